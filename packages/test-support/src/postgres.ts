@@ -1,0 +1,78 @@
+/**
+ * @module postgres
+ * A private PostgreSQL schema per test file. The connection string carries
+ * `search_path`, so any client made from it works inside the schema, and
+ * the schema is dropped when the file's tests end.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { after } from 'node:test';
+import pg from 'pg';
+import { missing, type Requirement } from './requirement.js';
+
+/** Where tests find PostgreSQL unless SWITCHYARD_TEST_PG_URL says otherwise. */
+export const DEFAULT_PG_URL = 'postgres://postgres@127.0.0.1:5432/test';
+
+/** A reachable PostgreSQL with a schema of the test file's own. */
+export interface PostgresForTests {
+  /** Server URL without the schema (for admin work). */
+  serverUrl: string;
+  /** URL whose sessions use `schema` by default. */
+  url: string;
+  /** Name of the file's schema. */
+  schema: string;
+}
+
+function withSearchPath(url: string, schema: string): string {
+  const parsed = new URL(url);
+  parsed.searchParams.set('options', `-c search_path=${schema}`);
+  return parsed.toString();
+}
+
+/**
+ * Gives the calling test file its own schema, or a skip message when
+ * PostgreSQL is unreachable (an error under CI).
+ *
+ * @example
+ * ```ts
+ * const pg = await postgresForTests(import.meta.url);
+ * test('stores rows', { skip: pg.skip }, async () => {
+ *   if (!pg.available) return;
+ *   const client = new Client({ connectionString: pg.url });
+ * });
+ * ```
+ */
+export async function postgresForTests(fileUrl: string, env: NodeJS.ProcessEnv = process.env): Promise<Requirement<PostgresForTests>> {
+  const serverUrl = env.SWITCHYARD_TEST_PG_URL || DEFAULT_PG_URL;
+  const tag = createHash('sha256').update(fileUrl).digest('hex').slice(0, 8);
+  const schema = `t_${tag}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: serverUrl, connectionTimeoutMillis: 3000 });
+  try {
+    await admin.connect();
+    await admin.query(`CREATE SCHEMA "${schema}"`);
+  } catch (error) {
+    await admin.end().catch(() => undefined);
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return missing(
+      `PostgreSQL is not reachable at ${redact(serverUrl)} (${reason})`,
+      'Start PostgreSQL there, or point SWITCHYARD_TEST_PG_URL at a server where the user may create schemas, to run these tests.',
+      env,
+    );
+  }
+  await admin.end();
+  after(async () => {
+    const cleanup = new pg.Client({ connectionString: serverUrl });
+    await cleanup.connect();
+    try {
+      await cleanup.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+    } finally {
+      await cleanup.end();
+    }
+  });
+  return { available: true, skip: false, serverUrl, url: withSearchPath(serverUrl, schema), schema };
+}
+
+function redact(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
+}

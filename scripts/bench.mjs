@@ -1,0 +1,30 @@
+#!/usr/bin/env node
+// Runs the benchmarks in bench/ from source.
+//   pnpm bench                 every benchmark
+//   pnpm bench relay           only bench/*relay*.bench.ts
+//   pnpm bench -- --smoke      quick pass, as CI runs it
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const benchDir = fileURLToPath(new URL('../bench/', import.meta.url));
+const args = process.argv.slice(2);
+const filters = args.filter((a) => !a.startsWith('-'));
+const flags = args.filter((a) => a.startsWith('-'));
+const files = readdirSync(benchDir)
+  .filter((f) => f.endsWith('.bench.ts'))
+  .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
+  .sort();
+const nodeOptions = [process.env.NODE_OPTIONS ?? '', '--conditions=@switchyard/source', '--import=tsx'].join(' ').trim();
+let failed = false;
+for (const file of files) {
+  const run = spawnSync(process.execPath, [`${benchDir}${file}`, ...flags], {
+    stdio: 'inherit',
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
+  });
+  if (run.status !== 0) {
+    console.error(`benchmark ${file} failed (exit ${run.status})`);
+    failed = true;
+  }
+}
+process.exit(failed ? 1 : 0);
