@@ -7,6 +7,39 @@
  */
 export { type Clock, every, FakeScheduler, type Scheduler, systemClock, systemScheduler, type TimerHandle } from './clock.js';
 export { AllProvidersInCooldown, NoProviderAvailable, ProviderNotFound, RoutingError, type RoutingErrorCode } from './errors.js';
+export { BatchQueue, type BatchQueueOptions, type BatchSettings } from './relay/batchQueue.js';
+export type { RelayErrorCode, RelayFailure } from './relay/errors.js';
+export type { AttemptEndEvent, DecisionEvent, RelayEvents, RequestEndEvent, RequestStartEvent } from './relay/events.js';
+export { type IngressFormat, ingressFormat, openAiFormat } from './relay/ingressFormat.js';
+export { globToRegExp, type ModelListing, ModelRouter, type RouteTarget } from './relay/modelRouter.js';
+export { AdapterRegistry, type BuildInput, type ProviderAdapter, type Transport } from './relay/providers/adapter.js';
+export { createMockAdapter, MockTransport } from './relay/providers/mock.js';
+export { chatBody, classifyOpenAiError, openAiAdapter, openAiCompatibleAdapter, openAiUsage } from './relay/providers/openai.js';
+export {
+  defaultAdapters,
+  Relay,
+  type RelayCooldowns,
+  type RelayCredentialPool,
+  type RelayHealth,
+  type RelayOptions,
+} from './relay/relay.js';
+export { type CachedResponse, type CacheStats, ResponseCache, type ResponseCacheSettings } from './relay/responseCache.js';
+export { parseGoDuration, retryAfterMs } from './relay/retryAfter.js';
+export { type Route, type RoutingStatus, RoutingTable } from './relay/routingTable.js';
+export { MemorySink, nodeResponseSink, type ResponseSink } from './relay/sink.js';
+export { OpenAiStreamTap } from './relay/sse.js';
+export type {
+  ApiFamily,
+  FailureKind,
+  ProviderConfig,
+  RelayCredential,
+  RelayRequest,
+  UpstreamFailure,
+  UpstreamRequest,
+  UpstreamResponse,
+  Usage,
+} from './relay/types.js';
+export { type ConnectionPoolSettings, classifyTransportError, UndiciTransport } from './relay/upstream.js';
 export {
   type CandidateSpec,
   type CandidateStatus,

@@ -1,0 +1,33 @@
+/**
+ * @module relayErrors
+ * What the relay tells a client when it cannot deliver an answer, as a
+ * stable code plus the HTTP status the servers send. The body's shape is the
+ * client family's own (see `ingressFormat`).
+ */
+
+/** Client-facing error codes of the data plane. */
+export type RelayErrorCode =
+  | 'all_providers_in_cooldown'
+  | 'no_provider_available'
+  | 'no_credentials'
+  | 'upstream_error'
+  | 'model_not_found'
+  | 'invalid_request'
+  | 'invalid_api_key'
+  | 'not_found'
+  | 'payload_too_large';
+
+/** A failure to answer a client, ready to be formatted. */
+export interface RelayFailure {
+  status: number;
+  code: RelayErrorCode;
+  message: string;
+  /** OpenAI-style error type. */
+  type: 'invalid_request_error' | 'authentication_error' | 'rate_limit_error' | 'server_error' | 'not_found_error';
+  /** The upstream's status, for `upstream_error`. */
+  upstreamStatus?: number;
+  /** Seconds, for `Retry-After`. */
+  retryAfterSeconds?: number;
+  /** The request field at fault, for `invalid_request`. */
+  param?: string;
+}

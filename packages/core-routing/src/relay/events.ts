@@ -1,0 +1,65 @@
+/**
+ * @module events
+ * The relay's typed events. Metrics, logs, traces and dashboards subscribe
+ * to these; the relay never calls them directly.
+ */
+
+/** A request arrived. */
+export interface RequestStartEvent {
+  requestId: string;
+  model: string;
+  ingress: string;
+  stream: boolean;
+  at: number;
+}
+
+/** A request finished (answered, failed, or cut off). */
+export interface RequestEndEvent {
+  requestId: string;
+  model: string;
+  /** The provider of the last attempt, or null when none was tried. */
+  provider: string | null;
+  credentialId: string | null;
+  outcome: 'success' | 'error';
+  /** The status the client got (200 for a stream that broke after its first byte). */
+  httpStatus: number;
+  errorType: string | null;
+  latencyMs: number;
+  /** Time to the first byte sent to the client. */
+  ttfbMs: number | null;
+  tokens: { input: number; output: number };
+  cached: boolean;
+  attempts: number;
+  at: number;
+}
+
+/** One try against one provider finished. */
+export interface AttemptEndEvent {
+  requestId: string;
+  provider: string;
+  credentialId: string | null;
+  attempt: number;
+  outcome: 'success' | 'error';
+  httpStatus: number | null;
+  errorType: string | null;
+  latencyMs: number;
+  at: number;
+}
+
+/** The strategy chose a provider. */
+export interface DecisionEvent {
+  requestId: string;
+  model: string;
+  provider: string;
+  strategy: string;
+  candidates: string[];
+  at: number;
+}
+
+/** Event map of the relay's emitter. */
+export interface RelayEvents {
+  'request:start': (event: RequestStartEvent) => void;
+  'request:end': (event: RequestEndEvent) => void;
+  'attempt:end': (event: AttemptEndEvent) => void;
+  decision: (event: DecisionEvent) => void;
+}

@@ -1,0 +1,67 @@
+/**
+ * @module adapter
+ * A provider adapter knows one provider kind: where its API lives, how it
+ * authenticates, what it calls its models, and what its errors mean. The
+ * relay does the rest (routing, retries, streaming) the same for every kind.
+ */
+import type { ApiFamily, ProviderConfig, RelayCredential, UpstreamFailure, UpstreamRequest, UpstreamResponse, Usage } from '../types.js';
+
+/** Sends upstream requests: undici for real providers, in-process for the mock. */
+export interface Transport {
+  send(request: UpstreamRequest, options: { signal?: AbortSignal }): Promise<UpstreamResponse>;
+}
+
+/** What the relay asks an adapter to build. */
+export interface BuildInput {
+  /** The client's body, in the adapter's family. */
+  body: Record<string, unknown>;
+  /** The client's body bytes, reused when no field needs rewriting. */
+  rawBody: Uint8Array;
+  /** The model name to send upstream (after aliases). */
+  upstreamModel: string;
+  stream: boolean;
+  /** Client headers worth forwarding. */
+  headers?: Record<string, string>;
+}
+
+/** A provider kind. */
+export interface ProviderAdapter {
+  readonly kind: string;
+  /** The wire format the provider speaks. */
+  readonly family: ApiFamily;
+  /** False for providers that need no credential (the mock). */
+  readonly requiresCredential: boolean;
+  /** An in-process transport, used instead of HTTP when present. */
+  readonly transport?: Transport;
+  /** The upstream request for one attempt. */
+  buildRequest(provider: ProviderConfig, credential: RelayCredential | undefined, input: BuildInput): UpstreamRequest;
+  /** A cheap request that tells whether the provider is up (health checks). */
+  healthRequest(provider: ProviderConfig, credential: RelayCredential | undefined): UpstreamRequest;
+  /** Classifies a non-2xx response. */
+  classify(status: number, headers: Record<string, string>, body: Uint8Array, now: number): UpstreamFailure;
+  /** Token usage from a complete JSON response, if reported. */
+  usageFromResponse(json: unknown): Usage | undefined;
+  /** Token usage from one streamed event's JSON data, if it carries it. */
+  usageFromEvent(json: unknown): Usage | undefined;
+}
+
+/** Adapters by kind. */
+export class AdapterRegistry {
+  private readonly adapters = new Map<string, ProviderAdapter>();
+
+  constructor(adapters: readonly ProviderAdapter[] = []) {
+    for (const adapter of adapters) this.register(adapter);
+  }
+
+  register(adapter: ProviderAdapter): void {
+    this.adapters.set(adapter.kind, adapter);
+  }
+
+  get(kind: string): ProviderAdapter | undefined {
+    return this.adapters.get(kind);
+  }
+
+  kinds(): string[] {
+    return [...this.adapters.keys()];
+  }
+}

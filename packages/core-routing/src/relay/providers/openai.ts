@@ -1,0 +1,103 @@
+/**
+ * @module openai
+ * The `openai` and `openai-compatible` provider kinds: the chat completions
+ * API at `<base_url>/chat/completions`, bearer-token auth. `openai-compatible`
+ * is the same wire format for any other vendor or a local server, with its
+ * own base URL, extra headers, model list and aliases.
+ */
+import { retryAfterMs } from '../retryAfter.js';
+import type { ProviderConfig, RelayCredential, UpstreamFailure, UpstreamRequest, Usage } from '../types.js';
+import type { BuildInput, ProviderAdapter } from './adapter.js';
+
+const OPENAI_BASE_URL = 'https://api.openai.com/v1';
+const decoder = new TextDecoder();
+
+function baseUrl(provider: ProviderConfig, fallback: string | undefined): string {
+  const url = provider.baseUrl ?? fallback;
+  if (!url) throw new Error(`provider ${provider.name} (${provider.kind}) needs base_url`);
+  return url.endsWith('/') ? url.slice(0, -1) : url;
+}
+
+function headers(provider: ProviderConfig, credential: RelayCredential | undefined, extra: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = { ...extra, ...provider.headers };
+  if (credential) out.authorization = `Bearer ${credential.token}`;
+  return out;
+}
+
+/**
+ * The request body for one attempt. The client's bytes go through untouched
+ * unless a field must change: an aliased model name, or (when streaming) the
+ * `stream_options.include_usage` flag the relay needs to count tokens.
+ */
+export function chatBody(input: BuildInput): Uint8Array | string {
+  const { body } = input;
+  const streamOptions = body.stream_options as { include_usage?: unknown } | undefined;
+  const renameModel = body.model !== input.upstreamModel;
+  const askUsage = input.stream && streamOptions?.include_usage !== true;
+  if (!renameModel && !askUsage) return input.rawBody;
+  const rewritten: Record<string, unknown> = { ...body, model: input.upstreamModel };
+  if (askUsage) rewritten.stream_options = { ...(streamOptions ?? {}), include_usage: true };
+  return JSON.stringify(rewritten);
+}
+
+/** Usage from an OpenAI chat completion (or a streamed chunk carrying `usage`). */
+export function openAiUsage(json: unknown): Usage | undefined {
+  const usage = (json as { usage?: { prompt_tokens?: unknown; completion_tokens?: unknown } } | null)?.usage;
+  if (!usage || typeof usage.prompt_tokens !== 'number') return undefined;
+  return { input: usage.prompt_tokens, output: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0 };
+}
+
+/** Classifies an OpenAI-style error response. */
+export function classifyOpenAiError(status: number, headerMap: Record<string, string>, body: Uint8Array, now: number): UpstreamFailure {
+  let message = `upstream answered ${status}`;
+  let code: unknown;
+  try {
+    const parsed = JSON.parse(decoder.decode(body)) as { error?: { message?: unknown; code?: unknown; type?: unknown } };
+    if (typeof parsed.error?.message === 'string') message = parsed.error.message;
+    code = parsed.error?.code ?? parsed.error?.type;
+  } catch {
+    // Not JSON: keep the generic message; the body is still passed through for client errors.
+  }
+  const base = { status, message, body, headers: headerMap };
+  const wait = retryAfterMs(headerMap, now);
+  const retry = wait === undefined ? {} : { retryAfterMs: wait };
+  if (status === 429) return { ...base, ...retry, kind: code === 'insufficient_quota' ? 'quota_exceeded' : 'rate_limit' };
+  if (status === 401 || status === 403) return { ...base, kind: 'unauthorized' };
+  if (status === 408 || status === 409 || status >= 500) return { ...base, ...retry, kind: 'server' };
+  return { ...base, kind: 'client' };
+}
+
+function createOpenAiAdapter(kind: 'openai' | 'openai-compatible', defaultBaseUrl: string | undefined): ProviderAdapter {
+  return {
+    kind,
+    family: 'openai-chat',
+    requiresCredential: kind === 'openai',
+    buildRequest(provider, credential, input): UpstreamRequest {
+      return {
+        url: `${baseUrl(provider, defaultBaseUrl)}/chat/completions`,
+        method: 'POST',
+        headers: headers(provider, credential, {
+          'content-type': 'application/json',
+          accept: input.stream ? 'text/event-stream' : 'application/json',
+        }),
+        body: chatBody(input),
+      };
+    },
+    healthRequest(provider, credential): UpstreamRequest {
+      return {
+        url: `${baseUrl(provider, defaultBaseUrl)}/models`,
+        method: 'GET',
+        headers: headers(provider, credential, { accept: 'application/json' }),
+      };
+    },
+    classify: classifyOpenAiError,
+    usageFromResponse: openAiUsage,
+    usageFromEvent: openAiUsage,
+  };
+}
+
+/** OpenAI itself (`https://api.openai.com/v1` unless `base_url` says otherwise). */
+export const openAiAdapter: ProviderAdapter = createOpenAiAdapter('openai', OPENAI_BASE_URL);
+
+/** Any OpenAI-compatible API; `base_url` is required, the credential optional (local servers). */
+export const openAiCompatibleAdapter: ProviderAdapter = createOpenAiAdapter('openai-compatible', undefined);

@@ -1,0 +1,521 @@
+/**
+ * @module relay
+ * Carries one client request to an upstream provider and back:
+ *
+ * 1. candidates are the providers serving the model, minus those cooling
+ *    down or unhealthy (the routing table's selectors hold them out);
+ * 2. the provider strategy picks one, the provider's credential pool picks a
+ *    credential;
+ * 3. the attempt runs (streams pass through event by event);
+ * 4. on a 429, a connection error, a timeout or a 5xx the failure is
+ *    recorded (per credential and per provider) and another candidate is
+ *    tried; on a 401 an OAuth credential is refreshed once, or rotated;
+ * 5. retries happen only before the first byte reaches the client, within
+ *    the attempt budget;
+ * 6. afterwards usage is reported (the pool deducts quota), and latency,
+ *    cost and outcome go out as events.
+ */
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'eventemitter3';
+import { type Clock, systemClock } from '../clock.js';
+import { NoProviderAvailable } from '../errors.js';
+import type { StrategyName } from '../selection/selector.js';
+import { type AttemptResult, runAttempt } from './attempt.js';
+import type { RelayFailure } from './errors.js';
+import type { RelayEvents, RequestEndEvent } from './events.js';
+import { ingressFormat } from './ingressFormat.js';
+import { failureToClient, selectionFailure } from './outcome.js';
+import { AdapterRegistry, type ProviderAdapter, type Transport } from './providers/adapter.js';
+import { createMockAdapter } from './providers/mock.js';
+import { openAiAdapter, openAiCompatibleAdapter } from './providers/openai.js';
+import type { ResponseCache } from './responseCache.js';
+import { type Route, RoutingTable } from './routingTable.js';
+import type { ResponseSink } from './sink.js';
+import type { ProviderConfig, RelayCredential, RelayRequest, UpstreamFailure, Usage } from './types.js';
+import { UndiciTransport } from './upstream.js';
+
+/** A provider's credentials, as the relay uses them (implemented by `@switchyard/credentials`). */
+export interface RelayCredentialPool {
+  acquire(options?: { exclude?: ReadonlySet<string> }): RelayCredential;
+  reportSuccess(credentialId: string, usage?: { inputTokens: number; outputTokens: number }): void;
+  reportFailure(
+    credentialId: string,
+    failure: { kind: 'rate_limit' | 'unauthorized' | 'quota_exceeded' | 'error'; retryAfterMs?: number; message?: string },
+  ): void;
+  refresh(credentialId: string): Promise<RelayCredential>;
+}
+
+/** Per-provider cooldown bookkeeping (implemented by `CooldownManager`). */
+export interface RelayCooldowns {
+  recordFailure(key: string, failure: { kind: 'rate_limit' | 'error'; retryAfterMs?: number; status?: number }): unknown;
+  recordSuccess(key: string): void;
+}
+
+/** Per-provider request statistics (implemented by `HealthMonitor`). */
+export interface RelayHealth {
+  recordRequest(provider: string, sample: { ok: boolean; latencyMs: number }): void;
+}
+
+/** Options of {@link Relay}. */
+export interface RelayOptions {
+  providers: ProviderConfig[];
+  strategy?: StrategyName;
+  /** Provider kinds; default `openai`, `openai-compatible` and `mock`. */
+  adapters?: AdapterRegistry;
+  /** HTTP transport; default an {@link UndiciTransport} with default pool settings. */
+  transport?: Transport;
+  credentials?: { pool(provider: string): RelayCredentialPool | undefined };
+  cooldowns?: RelayCooldowns;
+  health?: RelayHealth;
+  cache?: ResponseCache;
+  /** Attempts per request, the first included (default 3). */
+  maxAttempts?: number;
+  clock?: Clock;
+  latencyWindowMs?: number;
+}
+
+/** The default adapters: `openai`, `openai-compatible`, and the demo `mock`. */
+export function defaultAdapters(): AdapterRegistry {
+  return new AdapterRegistry([openAiAdapter, openAiCompatibleAdapter, createMockAdapter()]);
+}
+
+interface RequestState {
+  exhausted: Set<string>;
+  serverFailed: Set<string>;
+  noCredentials: Set<string>;
+  triedCredentials: Map<string, Set<string>>;
+  refreshed: Set<string>;
+  attempts: number;
+  lastFailure: UpstreamFailure | undefined;
+}
+
+/**
+ * The relay engine.
+ *
+ * @example
+ * ```ts
+ * const relay = new Relay({ providers: [{ name: 'demo', kind: 'mock', models: ['demo-model'] }] });
+ * const sink = new MemorySink();
+ * await relay.handle({ requestId: '1', ingress: 'openai-chat', model: 'demo-model', stream: false, body, rawBody }, sink);
+ * ```
+ */
+export class Relay {
+  readonly events = new EventEmitter<RelayEvents>();
+  readonly table: RoutingTable;
+  private options: RelayOptions;
+  private readonly adapters: AdapterRegistry;
+  private readonly transport: Transport;
+  private readonly clock: Clock;
+
+  constructor(options: RelayOptions) {
+    this.options = options;
+    this.clock = options.clock ?? systemClock;
+    this.adapters = options.adapters ?? defaultAdapters();
+    this.transport = options.transport ?? new UndiciTransport();
+    this.table = new RoutingTable(options.providers, {
+      strategy: options.strategy ?? 'round_robin',
+      clock: this.clock,
+      ...(options.latencyWindowMs !== undefined ? { latencyWindowMs: options.latencyWindowMs } : {}),
+    });
+  }
+
+  /** Applies new providers, strategy or attempt budget without dropping requests in flight. */
+  configure(options: Partial<Pick<RelayOptions, 'providers' | 'strategy' | 'maxAttempts'>>): void {
+    this.options = { ...this.options, ...options };
+    this.table.configure(this.options.providers, this.options.strategy ?? 'round_robin');
+  }
+
+  /** The models the providers serve, for `GET /v1/models`. */
+  models() {
+    return this.table.models();
+  }
+
+  /** The adapter of a provider kind. */
+  adapter(kind: string): ProviderAdapter | undefined {
+    return this.adapters.get(kind);
+  }
+
+  /** Handles one request, writing the answer (or an error in the client's format) to `sink`. */
+  async handle(request: RelayRequest, sink: ResponseSink): Promise<RequestEndEvent> {
+    const startedAt = this.clock.now();
+    this.events.emit('request:start', {
+      requestId: request.requestId,
+      model: request.model,
+      ingress: request.ingress,
+      stream: request.stream,
+      at: startedAt,
+    });
+    const end = (fields: Omit<RequestEndEvent, 'requestId' | 'model' | 'latencyMs' | 'at'>): RequestEndEvent => {
+      const at = this.clock.now();
+      const event = { requestId: request.requestId, model: request.model, latencyMs: at - startedAt, at, ...fields };
+      this.events.emit('request:end', event);
+      return event;
+    };
+
+    const cache = this.options.cache;
+    const cacheKey = !request.stream && cache && !request.noCache ? cache.key(request.ingress, request.body) : undefined;
+    if (cacheKey) {
+      const hit = cache!.get(cacheKey);
+      if (hit) {
+        sink.writeHead(hit.status, { ...hit.headers, 'x-request-id': request.requestId, 'x-switchyard-cache': 'hit' });
+        sink.end(hit.body);
+        return end({
+          provider: hit.provider,
+          credentialId: null,
+          outcome: 'success',
+          httpStatus: hit.status,
+          errorType: null,
+          ttfbMs: 0,
+          tokens: { input: 0, output: 0 },
+          cached: true,
+          attempts: 0,
+        });
+      }
+    }
+
+    const route = this.table.route(request.model);
+    if (!route) {
+      const failure: RelayFailure = {
+        status: 404,
+        code: 'model_not_found',
+        type: 'invalid_request_error',
+        param: 'model',
+        message: `no provider serves the model ${JSON.stringify(request.model)}`,
+      };
+      this.fail(request, sink, failure);
+      return end({
+        provider: null,
+        credentialId: null,
+        outcome: 'error',
+        httpStatus: 404,
+        errorType: failure.code,
+        ttfbMs: null,
+        tokens: { input: 0, output: 0 },
+        cached: false,
+        attempts: 0,
+      });
+    }
+
+    const state: RequestState = {
+      exhausted: new Set(),
+      serverFailed: new Set(),
+      noCredentials: new Set(),
+      triedCredentials: new Map(),
+      refreshed: new Set(),
+      attempts: 0,
+      lastFailure: undefined,
+    };
+    const maxAttempts = Math.max(1, this.options.maxAttempts ?? 3);
+    let pinned: { provider: string; credential: RelayCredential } | undefined;
+    let lastProvider: string | null = null;
+    let lastCredential: string | null = null;
+
+    while (state.attempts < maxAttempts && !request.signal?.aborted) {
+      let provider: string;
+      let credential: RelayCredential | undefined;
+      if (pinned) {
+        ({ provider, credential } = pinned);
+        pinned = undefined;
+      } else {
+        const picked = this.pick(route, state, request);
+        if ('failure' in picked) {
+          this.fail(request, sink, picked.failure);
+          return end({
+            provider: lastProvider,
+            credentialId: lastCredential,
+            outcome: 'error',
+            httpStatus: picked.failure.status,
+            errorType: picked.failure.code,
+            ttfbMs: null,
+            tokens: { input: 0, output: 0 },
+            cached: false,
+            attempts: state.attempts,
+          });
+        }
+        if (picked.retry) continue;
+        ({ provider, credential } = picked);
+      }
+      state.attempts++;
+      lastProvider = provider;
+      lastCredential = credential?.id ?? null;
+      const result = await this.attempt(request, sink, route, provider, credential, startedAt, state.attempts);
+      if (result.kind === 'success') {
+        this.recordSuccess(provider, credential, result.usage, this.clock.now() - startedAt);
+        if (cacheKey && result.body)
+          cache!.set(cacheKey, { status: result.status, headers: result.headers, body: result.body, provider, usage: result.usage });
+        return end({
+          provider,
+          credentialId: credential?.id ?? null,
+          outcome: 'success',
+          httpStatus: result.status,
+          errorType: null,
+          ttfbMs: result.ttfbMs,
+          tokens: usageOf(result.usage),
+          cached: false,
+          attempts: state.attempts,
+        });
+      }
+      const failure = result.failure;
+      state.lastFailure = failure;
+      if (result.kind === 'broken') {
+        if (result.usage && credential) this.options.credentials?.pool(provider)?.reportSuccess(credential.id, tokensOf(result.usage));
+        this.recordProviderFailure(provider, failure);
+        return end({
+          provider,
+          credentialId: credential?.id ?? null,
+          outcome: 'error',
+          httpStatus: 200,
+          errorType: failure.kind,
+          ttfbMs: result.ttfbMs,
+          tokens: usageOf(result.usage),
+          cached: false,
+          attempts: state.attempts,
+        });
+      }
+      if (failure.kind === 'client') {
+        this.passThroughClientError(request, sink, failure);
+        return end({
+          provider,
+          credentialId: credential?.id ?? null,
+          outcome: 'error',
+          httpStatus: failure.status ?? 400,
+          errorType: 'client',
+          ttfbMs: null,
+          tokens: { input: 0, output: 0 },
+          cached: false,
+          attempts: state.attempts,
+        });
+      }
+      const retrySame = await this.handleFailure(provider, credential, failure, state);
+      if (retrySame) pinned = { provider, credential: retrySame };
+    }
+    const failure = failureToClient(state.lastFailure, request.signal?.aborted === true);
+    this.fail(request, sink, failure);
+    return end({
+      provider: lastProvider,
+      credentialId: lastCredential,
+      outcome: 'error',
+      httpStatus: failure.status,
+      errorType: state.lastFailure?.kind ?? failure.code,
+      ttfbMs: null,
+      tokens: { input: 0, output: 0 },
+      cached: false,
+      attempts: state.attempts,
+    });
+  }
+
+  /** Chooses a provider and a credential for the next attempt. */
+  private pick(
+    route: Route,
+    state: RequestState,
+    request: RelayRequest,
+  ): { provider: string; credential: RelayCredential | undefined; retry?: false } | { retry: true } | { failure: RelayFailure } {
+    let provider: string;
+    try {
+      provider = route.selector.select(state.exhausted.size > 0 ? { exclude: state.exhausted } : undefined);
+    } catch (error) {
+      if (error instanceof NoProviderAvailable && state.serverFailed.size > 0) {
+        // Every candidate failed once: give the ones that failed with a server error a second try.
+        for (const name of state.serverFailed) state.exhausted.delete(name);
+        state.serverFailed.clear();
+        return { retry: true };
+      }
+      return { failure: selectionFailure(error, state, this.clock.now()) };
+    }
+    this.events.emit('decision', {
+      requestId: request.requestId,
+      model: request.model,
+      provider,
+      strategy: route.selector.strategy,
+      candidates: route.targets.map((t) => t.provider),
+      at: this.clock.now(),
+    });
+    const config = this.table.provider(provider)!;
+    const adapter = this.adapters.get(config.kind);
+    const pool = this.options.credentials?.pool(provider);
+    if (!adapter) {
+      state.exhausted.add(provider);
+      state.lastFailure = { kind: 'server', status: null, message: `provider ${provider} has unknown kind ${JSON.stringify(config.kind)}` };
+      return { retry: true };
+    }
+    if (!pool) {
+      if (!adapter.requiresCredential) return { provider, credential: undefined };
+      state.exhausted.add(provider);
+      state.noCredentials.add(provider);
+      return { retry: true };
+    }
+    try {
+      const tried = state.triedCredentials.get(provider);
+      return { provider, credential: pool.acquire(tried ? { exclude: tried } : undefined) };
+    } catch {
+      state.exhausted.add(provider);
+      state.noCredentials.add(provider);
+      this.noteProviderWideLimit(provider, pool);
+      return { retry: true };
+    }
+  }
+
+  /** When no credential of a provider is usable at all, the provider itself is rate limited. */
+  private noteProviderWideLimit(provider: string, pool: RelayCredentialPool): void {
+    try {
+      pool.acquire();
+    } catch {
+      this.options.cooldowns?.recordFailure(provider, { kind: 'rate_limit' });
+    }
+  }
+
+  private async attempt(
+    request: RelayRequest,
+    sink: ResponseSink,
+    route: Route,
+    provider: string,
+    credential: RelayCredential | undefined,
+    startedAt: number,
+    attempt: number,
+  ): Promise<AttemptResult> {
+    const config = this.table.provider(provider)!;
+    const adapter = this.adapters.get(config.kind)!;
+    const format = ingressFormat(request.ingress);
+    const controller = new AbortController();
+    const onAbort = () => controller.abort();
+    request.signal?.addEventListener('abort', onAbort, { once: true });
+    const attemptStart = this.clock.now();
+    route.selector.begin(provider);
+    let result: AttemptResult;
+    try {
+      const upstream = adapter.buildRequest(config, credential, {
+        body: request.body,
+        rawBody: request.rawBody,
+        upstreamModel: route.upstreamModel.get(provider) ?? request.model,
+        stream: request.stream,
+        ...(request.headers ? { headers: request.headers } : {}),
+      });
+      result = await runAttempt({
+        request: upstream,
+        adapter,
+        transport: adapter.transport ?? this.transport,
+        stream: request.stream,
+        stripUsageOnlyChunks: (request.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage !== true,
+        sink,
+        responseHeaders: { 'x-request-id': request.requestId, 'x-switchyard-provider': provider },
+        streamError: (failure) => format.streamError(failureToClient(failure, false)),
+        signal: controller.signal,
+        now: () => this.clock.now(),
+        startedAt,
+      });
+    } catch (error) {
+      result = { kind: 'failure', failure: { kind: 'server', status: null, message: `provider ${provider}: ${(error as Error).message}` } };
+    } finally {
+      route.selector.end(provider);
+      request.signal?.removeEventListener('abort', onAbort);
+    }
+    const failure = result.kind === 'success' ? undefined : result.failure;
+    this.events.emit('attempt:end', {
+      requestId: request.requestId,
+      provider,
+      credentialId: credential?.id ?? null,
+      attempt,
+      outcome: result.kind === 'success' ? 'success' : 'error',
+      httpStatus: result.kind === 'success' ? result.status : (failure?.status ?? null),
+      errorType: failure?.kind ?? null,
+      latencyMs: this.clock.now() - attemptStart,
+      at: this.clock.now(),
+    });
+    return result;
+  }
+
+  /** Records a failed attempt; returns a refreshed credential when the same provider should be tried again with it. */
+  private async handleFailure(
+    provider: string,
+    credential: RelayCredential | undefined,
+    failure: UpstreamFailure,
+    state: RequestState,
+  ): Promise<RelayCredential | undefined> {
+    const pool = this.options.credentials?.pool(provider);
+    const tried = state.triedCredentials.get(provider) ?? new Set<string>();
+    state.triedCredentials.set(provider, tried);
+    if (failure.kind === 'unauthorized' && credential && pool && credential.type === 'oauth' && !state.refreshed.has(credential.id)) {
+      state.refreshed.add(credential.id);
+      try {
+        return await pool.refresh(credential.id);
+      } catch {
+        // Refresh failed: fall through and rotate.
+      }
+    }
+    if (credential) {
+      tried.add(credential.id);
+      if (pool) {
+        const kind =
+          failure.kind === 'rate_limit' || failure.kind === 'unauthorized' || failure.kind === 'quota_exceeded' ? failure.kind : 'error';
+        pool.reportFailure(credential.id, {
+          kind,
+          ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+          message: failure.message,
+        });
+      }
+    }
+    if (failure.kind === 'rate_limit' && !pool) this.options.cooldowns?.recordFailure(provider, { kind: 'rate_limit', ...retry(failure) });
+    if (failure.kind === 'server' || failure.kind === 'timeout' || failure.kind === 'connection') {
+      this.recordProviderFailure(provider, failure);
+      state.exhausted.add(provider);
+      state.serverFailed.add(provider);
+    }
+    return undefined;
+  }
+
+  private recordProviderFailure(provider: string, failure: UpstreamFailure): void {
+    if (failure.kind === 'server' || failure.kind === 'timeout' || failure.kind === 'connection') {
+      this.options.cooldowns?.recordFailure(provider, {
+        kind: 'error',
+        ...(failure.status !== null ? { status: failure.status } : {}),
+        ...retry(failure),
+      });
+      this.options.health?.recordRequest(provider, { ok: false, latencyMs: 0 });
+    }
+  }
+
+  private recordSuccess(provider: string, credential: RelayCredential | undefined, usage: Usage | undefined, latencyMs: number): void {
+    if (credential) this.options.credentials?.pool(provider)?.reportSuccess(credential.id, tokensOf(usage));
+    this.options.cooldowns?.recordSuccess(provider);
+    this.options.health?.recordRequest(provider, { ok: true, latencyMs });
+    this.table.recordLatency(provider, latencyMs);
+  }
+
+  private fail(request: RelayRequest, sink: ResponseSink, failure: RelayFailure): void {
+    if (sink.headersSent || sink.closed) return;
+    const { body, headers } = ingressFormat(request.ingress).errorResponse(failure);
+    sink.writeHead(failure.status, { ...headers, 'x-request-id': request.requestId });
+    sink.end(body);
+  }
+
+  /** A client error from the upstream (a bad parameter, say) goes back as the upstream said it. */
+  private passThroughClientError(request: RelayRequest, sink: ResponseSink, failure: UpstreamFailure): void {
+    if (sink.headersSent || sink.closed) return;
+    const status = failure.status ?? 400;
+    const body = failure.body && failure.body.length > 0 ? failure.body : undefined;
+    if (body) {
+      sink.writeHead(status, {
+        'content-type': failure.headers?.['content-type'] ?? 'application/json',
+        'x-request-id': request.requestId,
+      });
+      sink.end(body);
+      return;
+    }
+    this.fail(request, sink, {
+      status,
+      code: 'upstream_error',
+      type: 'invalid_request_error',
+      message: failure.message,
+      upstreamStatus: status,
+    });
+  }
+
+  /** A fresh request id (`X-Request-Id` when the client sent none). */
+  static requestId(): string {
+    return randomUUID();
+  }
+}
+
+const retry = (failure: UpstreamFailure) => (failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {});
+const usageOf = (usage: Usage | undefined) => usage ?? { input: 0, output: 0 };
+const tokensOf = (usage: Usage | undefined) => (usage ? { inputTokens: usage.input, outputTokens: usage.output } : undefined);

@@ -1,0 +1,132 @@
+/**
+ * @module upstream
+ * The HTTP transport to real providers: one undici `Agent` whose per-origin
+ * pools keep connections alive between requests. Responses are read as
+ * streams, never buffered here, so backpressure reaches the upstream socket.
+ */
+import { Agent, errors as undiciErrors } from 'undici';
+import type { Transport } from './providers/adapter.js';
+import type { UpstreamFailure, UpstreamRequest, UpstreamResponse } from './types.js';
+
+/** `server.operations.connection_pool` plus the request timeout. */
+export interface ConnectionPoolSettings {
+  /**
+   * Total idle connections (default 100). Accepted for config compatibility
+   * and shown in status, but advisory: undici bounds connections per origin
+   * only (`maxIdleConnsPerHost`), so the total is that times the number of
+   * upstream hosts configured.
+   */
+  maxIdleConns?: number;
+  /** Connections kept per upstream host (default 10); requests beyond it queue in the pool. */
+  maxIdleConnsPerHost?: number;
+  /** How long an idle connection is kept (default 90 s). */
+  idleConnTimeoutMs?: number;
+  /** Time allowed for the response headers, and between body chunks (default 60 s). */
+  requestTimeoutMs?: number;
+  /** Time allowed to open a connection (default 10 s). */
+  connectTimeoutMs?: number;
+}
+
+function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/**
+ * Sends requests through undici.
+ *
+ * @example
+ * ```ts
+ * const transport = new UndiciTransport({ maxIdleConnsPerHost: 32, requestTimeoutMs: 120_000 });
+ * ```
+ */
+export class UndiciTransport implements Transport {
+  private agent: Agent;
+  private settings: Required<ConnectionPoolSettings>;
+
+  constructor(settings: ConnectionPoolSettings = {}) {
+    this.settings = UndiciTransport.resolve(settings);
+    this.agent = this.createAgent();
+  }
+
+  private static resolve(settings: ConnectionPoolSettings): Required<ConnectionPoolSettings> {
+    return {
+      maxIdleConns: settings.maxIdleConns ?? 100,
+      maxIdleConnsPerHost: settings.maxIdleConnsPerHost ?? 10,
+      idleConnTimeoutMs: settings.idleConnTimeoutMs ?? 90_000,
+      requestTimeoutMs: settings.requestTimeoutMs ?? 60_000,
+      connectTimeoutMs: settings.connectTimeoutMs ?? 10_000,
+    };
+  }
+
+  private createAgent(): Agent {
+    const s = this.settings;
+    return new Agent({
+      connections: s.maxIdleConnsPerHost,
+      keepAliveTimeout: s.idleConnTimeoutMs,
+      keepAliveMaxTimeout: s.idleConnTimeoutMs,
+      headersTimeout: s.requestTimeoutMs,
+      bodyTimeout: s.requestTimeoutMs,
+      connectTimeout: s.connectTimeoutMs,
+    });
+  }
+
+  /** Applies new pool settings; requests in flight finish on the old pools. */
+  reconfigure(settings: ConnectionPoolSettings): void {
+    const next = UndiciTransport.resolve(settings);
+    if (JSON.stringify(next) === JSON.stringify(this.settings)) return;
+    const old = this.agent;
+    this.settings = next;
+    this.agent = this.createAgent();
+    void old.close().catch(() => undefined);
+  }
+
+  /** Drops every pooled connection (a self-healing action). */
+  async resetConnections(): Promise<void> {
+    const old = this.agent;
+    this.agent = this.createAgent();
+    await old.close().catch(() => undefined);
+  }
+
+  async send(request: UpstreamRequest, options: { signal?: AbortSignal }): Promise<UpstreamResponse> {
+    const url = new URL(request.url);
+    const response = await this.agent.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
+      method: request.method,
+      headers: request.headers,
+      body: request.body ?? null,
+      signal: options.signal ?? null,
+    });
+    return {
+      status: response.statusCode,
+      headers: flattenHeaders(response.headers),
+      body: response.body,
+      cancel: () => response.body.destroy(),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/** Turns a transport exception (refused, reset, timed out) into a failure the relay can act on. */
+export function classifyTransportError(error: unknown): UpstreamFailure {
+  const code = (error as { code?: string })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  if (
+    (code && TIMEOUT_CODES.has(code)) ||
+    error instanceof undiciErrors.HeadersTimeoutError ||
+    error instanceof undiciErrors.BodyTimeoutError
+  ) {
+    return { kind: 'timeout', status: null, message: `upstream timed out (${code ?? 'timeout'})` };
+  }
+  return { kind: 'connection', status: null, message: `upstream connection failed: ${code ?? message}` };
+}

@@ -1,0 +1,47 @@
+/**
+ * @module apiKeys
+ * The client API keys of `/v1/*` (`api-keys` in the config). Keys are
+ * compared as SHA-256 digests with `timingSafeEqual`, against every
+ * configured key, so neither the length nor the prefix of a key leaks
+ * through response timing.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+
+const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest();
+
+/** A set of accepted client keys. */
+export class ApiKeySet {
+  private digests: Buffer[];
+
+  constructor(keys: readonly string[]) {
+    this.digests = keys.filter((k) => k.length > 0).map(digest);
+  }
+
+  /** True when no key is configured: `/v1/*` is open. */
+  get open(): boolean {
+    return this.digests.length === 0;
+  }
+
+  /** Whether `key` is one of the configured keys. */
+  accepts(key: string | undefined): boolean {
+    if (this.open) return true;
+    if (key === undefined || key.length === 0) return false;
+    const candidate = digest(key);
+    let match = false;
+    // No early exit: the time taken does not depend on which key matched.
+    for (const known of this.digests) match = timingSafeEqual(candidate, known) || match;
+    return match;
+  }
+}
+
+/**
+ * The key a client presented: `Authorization: Bearer <key>` (OpenAI), or
+ * `x-api-key` (Anthropic) or `x-goog-api-key` (Gemini).
+ */
+export function presentedKey(headers: IncomingHttpHeaders): string | undefined {
+  const authorization = headers.authorization;
+  if (authorization?.toLowerCase().startsWith('bearer ')) return authorization.slice(7).trim();
+  const apiKey = headers['x-api-key'] ?? headers['x-goog-api-key'];
+  return typeof apiKey === 'string' ? apiKey.trim() : undefined;
+}
