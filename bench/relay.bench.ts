@@ -1,0 +1,148 @@
+/**
+ * Relay benchmark: Switchyard's gateway against a bare node:http + undici
+ * pass-through proxy and against calling the upstream directly, in one run.
+ *
+ * - added latency (p50, p99) at a fixed 500 requests/s, non-streaming;
+ * - added time to first byte for streams;
+ * - maximum throughput of each proxy on one core (closed loop, 64 in flight).
+ *
+ * The proxies run pinned to CPU 1 (when `taskset` exists) and the upstream
+ * and this load generator to CPU 0, so "one core" means one core.
+ *
+ *   pnpm bench relay [--smoke]
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { type Row, SMOKE, report } from './lib.js';
+
+const RATE = 500;
+const LATENCY_SECONDS = SMOKE ? 1 : 10;
+const THROUGHPUT_SECONDS = SMOKE ? 1 : 8;
+const CONCURRENCY = 64;
+const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const children: ChildProcess[] = [];
+
+async function start(script: string, args: string[], cpu: number): Promise<number> {
+  const path = fileURLToPath(new URL(script, import.meta.url));
+  const command = hasTaskset ? 'taskset' : process.execPath;
+  const argv = hasTaskset ? ['-c', String(cpu), process.execPath, path, ...args] : [path, ...args];
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
+  children.push(child);
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (data: Buffer) => {
+      const match = /READY (\d+)/.exec(data.toString());
+      if (match) resolve(Number(match[1]));
+    });
+    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
+  });
+}
+
+if (hasTaskset) spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
+const upstreamPort = await start('./relay/upstream.ts', [], 0);
+const upstreamUrl = `http://127.0.0.1:${upstreamPort}/v1`;
+const barePort = await start('./relay/proxy.ts', ['bare', upstreamUrl], 1);
+const gatewayPort = await start('./relay/proxy.ts', ['gateway', upstreamUrl], 1);
+
+const targets = {
+  direct: new Pool(`http://127.0.0.1:${upstreamPort}`, { connections: CONCURRENCY, pipelining: 1 }),
+  bare: new Pool(`http://127.0.0.1:${barePort}`, { connections: CONCURRENCY, pipelining: 1 }),
+  gateway: new Pool(`http://127.0.0.1:${gatewayPort}`, { connections: CONCURRENCY, pipelining: 1 }),
+};
+type Target = keyof typeof targets;
+
+const plainBody = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Say something about foxes.' }] });
+const streamBody = JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'Say something about foxes.' }] });
+
+/** One request; resolves with [time to first body byte, total] in ms. */
+async function once(target: Target, body: string): Promise<[number, number]> {
+  const started = performance.now();
+  const response = await targets[target].request({
+    path: '/v1/chat/completions',
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+    body,
+  });
+  let first = -1;
+  for await (const _chunk of response.body) if (first < 0) first = performance.now() - started;
+  if (response.statusCode !== 200) throw new Error(`${target} answered ${response.statusCode}`);
+  return [first, performance.now() - started];
+}
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+
+/** Open loop: a request every 1/RATE s for `seconds`, whatever the answers do. */
+async function fixedRate(target: Target, body: string, seconds: number): Promise<{ p50: number; p99: number; ttfb50: number; ttfb99: number }> {
+  for (let i = 0; i < 200; i++) await once(target, body); // warm up connections and JIT
+  const total = RATE * seconds;
+  const interval = 1000 / RATE;
+  const latencies: number[] = [];
+  const ttfbs: number[] = [];
+  const start = performance.now();
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < total; i++) {
+    const due = start + i * interval;
+    const wait = due - performance.now();
+    if (wait > 1) await new Promise((r) => setTimeout(r, wait - 0.5));
+    pending.push(
+      once(target, body).then(([first, all]) => {
+        ttfbs.push(first);
+        latencies.push(all);
+      }),
+    );
+  }
+  await Promise.all(pending);
+  latencies.sort((a, b) => a - b);
+  ttfbs.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), ttfb50: percentile(ttfbs, 50), ttfb99: percentile(ttfbs, 99) };
+}
+
+/** Closed loop: CONCURRENCY requests always in flight for `seconds`. */
+async function maxThroughput(target: Target, seconds: number): Promise<number> {
+  for (let i = 0; i < 500; i++) await once(target, plainBody);
+  let done = 0;
+  const end = performance.now() + seconds * 1000;
+  const worker = async () => {
+    while (performance.now() < end) {
+      await once(target, plainBody);
+      done++;
+    }
+  };
+  const start = performance.now();
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return done / ((performance.now() - start) / 1000);
+}
+
+try {
+  const plain = { direct: await fixedRate('direct', plainBody, LATENCY_SECONDS), bare: await fixedRate('bare', plainBody, LATENCY_SECONDS), gateway: await fixedRate('gateway', plainBody, LATENCY_SECONDS) };
+  const stream = { direct: await fixedRate('direct', streamBody, LATENCY_SECONDS), bare: await fixedRate('bare', streamBody, LATENCY_SECONDS), gateway: await fixedRate('gateway', streamBody, LATENCY_SECONDS) };
+  const throughput = { bare: await maxThroughput('bare', THROUGHPUT_SECONDS), gateway: await maxThroughput('gateway', THROUGHPUT_SECONDS) };
+  const added = (which: 'bare' | 'gateway', key: 'p50' | 'p99' | 'ttfb50') => (which === 'bare' ? plain : stream)[which][key] - plain.direct[key];
+  const addedGateway50 = plain.gateway.p50 - plain.direct.p50;
+  const addedGateway99 = plain.gateway.p99 - plain.direct.p99;
+  const addedTtfb = stream.gateway.ttfb50 - stream.direct.ttfb50;
+  void added;
+  const rows: Row[] = [
+    { name: `direct to upstream: p50 / p99 at ${RATE} req/s`, value: plain.direct.p50, unit: `ms / ${plain.direct.p99.toFixed(2)} ms` },
+    { name: 'bare pass-through proxy: added p50', value: plain.bare.p50 - plain.direct.p50, unit: 'ms' },
+    { name: 'bare pass-through proxy: added p99', value: plain.bare.p99 - plain.direct.p99, unit: 'ms' },
+    { name: 'gateway: added p50', value: addedGateway50, unit: 'ms', target: '≤ 0.3 ms', pass: addedGateway50 <= 0.3 },
+    { name: 'gateway: added p99', value: addedGateway99, unit: 'ms', target: '≤ 1 ms', pass: addedGateway99 <= 1 },
+    { name: 'stream, direct: time to first byte p50', value: stream.direct.ttfb50, unit: 'ms' },
+    { name: 'stream, bare proxy: added time to first byte p50', value: stream.bare.ttfb50 - stream.direct.ttfb50, unit: 'ms' },
+    { name: 'stream, gateway: added time to first byte p50', value: addedTtfb, unit: 'ms', target: '≤ 0.5 ms', pass: addedTtfb <= 0.5 },
+    { name: 'bare pass-through proxy: max throughput on one core', value: throughput.bare, unit: 'req/s' },
+    {
+      name: 'gateway: max throughput on one core',
+      value: throughput.gateway,
+      unit: 'req/s',
+      baseline: throughput.bare,
+      target: '≥ 80% of bare',
+      pass: throughput.gateway >= 0.8 * throughput.bare,
+    },
+  ];
+  report(`relay (${hasTaskset ? 'proxies pinned to CPU 1, upstream and load generator to CPU 0' : 'not pinned: taskset missing'})`, rows);
+} finally {
+  for (const pool of Object.values(targets)) await pool.close();
+  for (const child of children) child.kill();
+}

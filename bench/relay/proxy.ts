@@ -1,0 +1,51 @@
+/**
+ * Benchmark proxies, one per process:
+ *   proxy.ts bare <upstream-url>      node:http + undici pass-through: the floor of any proxy
+ *   proxy.ts gateway <upstream-url>   Switchyard's data plane and relay
+ */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Relay, UndiciTransport } from '@switchyard/core-routing';
+import { createDataPlane } from '@switchyard/server-http';
+import { Agent } from 'undici';
+
+const [mode, upstream] = process.argv.slice(2);
+const KEY = 'sk-bench';
+
+function bare() {
+  const agent = new Agent({ connections: 64, keepAliveTimeout: 90_000 });
+  const target = new URL(upstream!);
+  return createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    try {
+      const response = await agent.request({
+        origin: target.origin,
+        path: `${target.pathname}/chat/completions`,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: Buffer.concat(chunks),
+      });
+      res.writeHead(response.statusCode, { 'content-type': String(response.headers['content-type']) });
+      for await (const chunk of response.body) if (!res.write(chunk)) await new Promise((r) => res.once('drain', r));
+      res.end();
+    } catch {
+      res.writeHead(502).end();
+    }
+  });
+}
+
+function gateway() {
+  const relay = new Relay({
+    providers: [{ name: 'bench', kind: 'openai-compatible', baseUrl: upstream!, models: ['bench-model'] }],
+    transport: new UndiciTransport({ maxIdleConnsPerHost: 64 }),
+  });
+  const dataPlane = createDataPlane({ relay, apiKeys: [KEY] });
+  return createServer(async (req, res) => {
+    if (!(await dataPlane.handle(req, res))) res.writeHead(404).end();
+  });
+}
+
+const server = mode === 'bare' ? bare() : gateway();
+server.keepAliveTimeout = 120_000;
+server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, describe, test } from 'node:test';
+import { type ServerType, serve } from '@hono/node-server';
+import { FakeScheduler } from '@switchyard/core-routing';
+import { Hono } from 'hono';
+import { managementAuth } from './managementAuth.js';
+
+const servers: ServerType[] = [];
+after(() => {
+  for (const server of servers) server.close();
+});
+
+async function guarded(settings: { secret: string; allowRemote?: boolean; trusted?: string[] }, clock = new FakeScheduler(0)) {
+  const config = { secret: settings.secret, allowRemote: settings.allowRemote ?? false, trusted: settings.trusted ?? [] };
+  const auth = managementAuth({
+    secretKey: () => config.secret,
+    allowRemote: () => config.allowRemote,
+    trustedProxies: () => config.trusted,
+    clock,
+  });
+  const app = new Hono();
+  app.use('/v0/management/*', auth.middleware);
+  app.get('/v0/management/ping', (c) => c.json({ ok: true }));
+  const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+  servers.push(server);
+  await new Promise((resolve) => server.once('listening', resolve));
+  const { port } = server.address() as AddressInfo;
+  const call = (headers: Record<string, string> = {}) => fetch(`http://127.0.0.1:${port}/v0/management/ping`, { headers });
+  return { call, config, clock };
+}
+
+const code = async (response: Response) => ((await response.json()) as { error?: { code: string } }).error?.code;
+
+describe('management auth', () => {
+  test('an empty secret key hides every route with 404', async () => {
+    const { call } = await guarded({ secret: '' });
+    const response = await call({ authorization: 'Bearer anything' });
+    assert.equal(response.status, 404);
+    assert.equal(await code(response), 'not_found');
+  });
+
+  test('the key is accepted as Bearer or X-Management-Key; missing or wrong is 401', async () => {
+    const { call } = await guarded({ secret: 's3cret' });
+    assert.equal((await call({ authorization: 'Bearer s3cret' })).status, 200);
+    assert.equal((await call({ 'x-management-key': 's3cret' })).status, 200);
+    const missing = await call();
+    assert.equal(missing.status, 401);
+    assert.equal(await code(missing), 'unauthorized');
+    assert.equal((await call({ authorization: 'Bearer s3cre' })).status, 401);
+    assert.equal((await call({ 'x-management-key': 's3cret-and-more' })).status, 401);
+  });
+
+  test('5 wrong keys lock the address out for 30 minutes with 429 and Retry-After', async () => {
+    const { call, clock } = await guarded({ secret: 's3cret' });
+    for (let i = 0; i < 5; i++) assert.equal((await call({ authorization: 'Bearer wrong' })).status, 401);
+    const locked = await call({ authorization: 'Bearer s3cret' });
+    assert.equal(locked.status, 429, 'even the right key waits out the lockout');
+    assert.equal(locked.headers.get('retry-after'), '1800');
+    await clock.advance(29 * 60_000);
+    assert.equal((await call({ authorization: 'Bearer s3cret' })).headers.get('retry-after'), '60');
+    await clock.advance(60_000);
+    assert.equal((await call({ authorization: 'Bearer s3cret' })).status, 200);
+  });
+
+  test('missing keys do not count toward the lockout; a success resets the count', async () => {
+    const { call } = await guarded({ secret: 's3cret' });
+    for (let i = 0; i < 10; i++) await call();
+    for (let i = 0; i < 4; i++) await call({ authorization: 'Bearer wrong' });
+    assert.equal((await call({ authorization: 'Bearer s3cret' })).status, 200);
+    for (let i = 0; i < 4; i++) await call({ authorization: 'Bearer wrong' });
+    assert.equal((await call({ authorization: 'Bearer s3cret' })).status, 200);
+  });
+
+  test('a non-local client gets 403 unless allow-remote; X-Forwarded-For counts only from trusted proxies', async () => {
+    const viaProxy = await guarded({ secret: 's3cret', trusted: ['127.0.0.1'] });
+    const remote = await viaProxy.call({ authorization: 'Bearer s3cret', 'x-forwarded-for': '203.0.113.7' });
+    assert.equal(remote.status, 403);
+    assert.equal(await code(remote), 'forbidden');
+    assert.equal((await viaProxy.call({ authorization: 'Bearer s3cret', 'x-forwarded-for': '127.0.0.1' })).status, 200);
+    viaProxy.config.allowRemote = true;
+    assert.equal((await viaProxy.call({ authorization: 'Bearer s3cret', 'x-forwarded-for': '203.0.113.7' })).status, 200);
+    const untrusted = await guarded({ secret: 's3cret' });
+    assert.equal(
+      (await untrusted.call({ authorization: 'Bearer s3cret', 'x-forwarded-for': '203.0.113.7' })).status,
+      200,
+      'a forged header from a direct client is ignored',
+    );
+  });
+
+  test('lockouts are per address: a locked-out remote client does not lock out localhost', async () => {
+    const { call } = await guarded({ secret: 's3cret', trusted: ['127.0.0.1'], allowRemote: true });
+    for (let i = 0; i < 5; i++) await call({ authorization: 'Bearer wrong', 'x-forwarded-for': '198.51.100.9' });
+    assert.equal((await call({ authorization: 'Bearer s3cret', 'x-forwarded-for': '198.51.100.9' })).status, 429);
+    assert.equal((await call({ authorization: 'Bearer s3cret' })).status, 200);
+  });
+});

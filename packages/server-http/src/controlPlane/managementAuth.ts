@@ -1,0 +1,148 @@
+/**
+ * @module managementAuth
+ * The rules that guard `/v0/management` and `/v0/operations`, in order:
+ *
+ * 1. an empty `remote-management.secret-key` hides every route (404);
+ * 2. a client that is not on this machine gets 403 unless `allow-remote`
+ *    is true (`X-Forwarded-For` counts only from `trusted-proxies`);
+ * 3. an address locked out after 5 failed keys gets 429 with `Retry-After`
+ *    for 30 minutes;
+ * 4. the key (`Authorization: Bearer` or `X-Management-Key`) is compared in
+ *    constant time; a missing or wrong key is 401, and a wrong one counts
+ *    toward the lockout.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { type Clock, systemClock } from '@switchyard/core-routing';
+import type { MiddlewareHandler } from 'hono';
+import { respondError } from './apiError.js';
+
+/** What the guard reads; functions, so a config reload applies at once. */
+export interface ManagementAuthOptions {
+  secretKey: () => string;
+  allowRemote: () => boolean;
+  /** Addresses of reverse proxies whose `X-Forwarded-For` is believed. */
+  trustedProxies: () => readonly string[];
+  /** Failed attempts before a lockout (default 5). */
+  maxFailures?: number;
+  /** Lockout length (default 30 minutes). */
+  lockoutMs?: number;
+  clock?: Clock;
+}
+
+const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+
+/** Strips the IPv4-mapped prefix (`::ffff:127.0.0.1` → `127.0.0.1`). */
+export function normalizeAddress(address: string): string {
+  return address.startsWith('::ffff:') ? address.slice(7) : address;
+}
+
+/** True for loopback addresses (127.0.0.0/8 and ::1). */
+export function isLoopback(address: string): boolean {
+  const ip = normalizeAddress(address);
+  return ip === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(ip);
+}
+
+/**
+ * The client's address: the socket's peer, or, when that peer is a trusted
+ * proxy, the right-most address in `X-Forwarded-For` that is not a trusted
+ * proxy itself.
+ */
+export function clientAddress(req: IncomingMessage, trustedProxies: readonly string[]): string {
+  const peer = normalizeAddress(req.socket.remoteAddress ?? '');
+  if (!trustedProxies.includes(peer)) return peer;
+  const header = req.headers['x-forwarded-for'];
+  const hops = (Array.isArray(header) ? header.join(',') : (header ?? ''))
+    .split(',')
+    .map((hop) => normalizeAddress(hop.trim()))
+    .filter(Boolean);
+  for (let i = hops.length - 1; i >= 0; i--) if (!trustedProxies.includes(hops[i]!)) return hops[i]!;
+  return peer;
+}
+
+/** The key a caller presented, from either header. */
+export function presentedManagementKey(headers: IncomingMessage['headers']): string | undefined {
+  const authorization = headers.authorization;
+  if (authorization?.toLowerCase().startsWith('bearer ')) return authorization.slice(7).trim();
+  const key = headers['x-management-key'];
+  return typeof key === 'string' ? key.trim() : undefined;
+}
+
+const TRACKED_ADDRESSES = 10_000;
+
+/**
+ * The guard, as Hono middleware (the node-server adapter passes the
+ * node:http request as `c.env.incoming`).
+ *
+ * @example
+ * ```ts
+ * app.use('/v0/management/*', managementAuth({ secretKey: () => config.secret, allowRemote: () => false, trustedProxies: () => [] }).middleware);
+ * ```
+ */
+export function managementAuth(options: ManagementAuthOptions): {
+  middleware: MiddlewareHandler;
+  lockedOut(address: string): number | undefined;
+} {
+  const clock = options.clock ?? systemClock;
+  const maxFailures = options.maxFailures ?? 5;
+  const lockoutMs = options.lockoutMs ?? 30 * 60_000;
+  // Bounded: an attacker cycling addresses cannot grow it without limit.
+  const failures = new Map<string, { count: number; lockedUntil: number }>();
+
+  const lockedUntil = (address: string): number | undefined => {
+    const entry = failures.get(address);
+    if (!entry || entry.lockedUntil <= clock.now()) return undefined;
+    return entry.lockedUntil;
+  };
+
+  const recordFailure = (address: string) => {
+    const entry = failures.get(address) ?? { count: 0, lockedUntil: 0 };
+    if (entry.lockedUntil !== 0 && entry.lockedUntil <= clock.now()) {
+      entry.count = 0;
+      entry.lockedUntil = 0;
+    }
+    entry.count++;
+    if (entry.count >= maxFailures) entry.lockedUntil = clock.now() + lockoutMs;
+    failures.delete(address);
+    failures.set(address, entry);
+    if (failures.size > TRACKED_ADDRESSES) failures.delete(failures.keys().next().value!);
+  };
+
+  const middleware: MiddlewareHandler = async (c, next) => {
+    const secret = options.secretKey();
+    if (secret.length === 0) return respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`);
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    const address = incoming ? clientAddress(incoming, options.trustedProxies()) : '';
+    if (!options.allowRemote() && !isLoopback(address)) {
+      return respondError(c, 'forbidden', 'remote management is disabled (remote-management.allow-remote is false)');
+    }
+    const until = lockedUntil(address);
+    if (until !== undefined) {
+      const seconds = Math.max(1, Math.ceil((until - clock.now()) / 1000));
+      return respondError(
+        c,
+        'too_many_requests',
+        `too many failed management keys from this address; try again in ${seconds} s`,
+        undefined,
+        {
+          'retry-after': String(seconds),
+        },
+      );
+    }
+    const key = incoming ? presentedManagementKey(incoming.headers) : undefined;
+    const ok = key !== undefined && key.length > 0 && timingSafeEqual(digest(key), digest(secret));
+    if (!ok) {
+      // Only a wrong key counts toward a lockout: a missing one guesses nothing.
+      if (key) recordFailure(address);
+      return respondError(
+        c,
+        'unauthorized',
+        key ? 'wrong management key' : 'missing management key (Authorization: Bearer or X-Management-Key)',
+      );
+    }
+    failures.delete(address);
+    await next();
+  };
+
+  return { middleware, lockedOut: lockedUntil };
+}
