@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, describe, test } from 'node:test';
+import { request } from 'undici';
+import { assertCallableUrl, blockedRange, guardedAgent, SsrfBlocked } from './ssrf.js';
+
+describe('SSRF guard', () => {
+  test('classifies addresses', () => {
+    const cases: [string, string | undefined][] = [
+      ['127.0.0.1', 'loopback'],
+      ['127.9.9.9', 'loopback'],
+      ['::1', 'loopback'],
+      ['::ffff:127.0.0.1', 'loopback'],
+      ['10.1.2.3', 'private'],
+      ['172.20.0.1', 'private'],
+      ['192.168.1.1', 'private'],
+      ['100.64.0.1', 'private'],
+      ['fd12::1', 'private'],
+      ['169.254.169.254', 'metadata'],
+      ['fd00:ec2::254', 'metadata'],
+      ['169.254.10.10', 'link-local'],
+      ['fe80::1', 'link-local'],
+      ['0.0.0.0', 'unspecified'],
+      ['224.0.0.1', 'multicast'],
+      ['::ffff:10.0.0.1', 'private'],
+      ['8.8.8.8', undefined],
+      ['2606:4700::1111', undefined],
+      ['172.32.0.1', undefined],
+    ];
+    for (const [address, expected] of cases) assert.equal(blockedRange(address), expected, address);
+  });
+
+  test('literal addresses and odd schemes are refused before any lookup', () => {
+    assert.throws(() => assertCallableUrl('http://169.254.169.254/latest/meta-data', { allow: [] }), SsrfBlocked);
+    assert.throws(() => assertCallableUrl('http://[::1]:8080/', { allow: [] }), SsrfBlocked);
+    assert.throws(() => assertCallableUrl('file:///etc/passwd', { allow: [] }), /only http and https/);
+    assert.throws(() => assertCallableUrl('gopher://example.com', { allow: [] }), /only http and https/);
+    assert.equal(assertCallableUrl('http://127.0.0.1:1/', { allow: ['127.0.0.1'] }).hostname, '127.0.0.1');
+  });
+
+  const server = createServer((_req, res) => res.end('reached'));
+  after(() => server.close());
+
+  test('a hostname resolving to a blocked address is refused at connect time; allow-listed ones pass', async () => {
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    let connects = 0;
+    server.on('connection', () => connects++);
+    const blocked = guardedAgent({ allow: [] });
+    await assert.rejects(request(`http://localhost:${port}/`, { dispatcher: blocked }), (error: Error) => {
+      const cause = (error as { cause?: unknown }).cause ?? error;
+      return cause instanceof SsrfBlocked || /not allowed/.test(String((cause as Error).message));
+    });
+    assert.equal(connects, 0, 'nothing reached the server');
+    // A resolver that answers with a public address first and a private one second is still refused.
+    const sneaky = guardedAgent({ allow: [] }, ((
+      _host: string,
+      _opts: unknown,
+      cb: (e: null, a: { address: string; family: number }[]) => void,
+    ) =>
+      cb(null, [
+        { address: '93.184.216.34', family: 4 },
+        { address: '127.0.0.1', family: 4 },
+      ])) as never);
+    await assert.rejects(request(`http://rebind.test:${port}/`, { dispatcher: sneaky }));
+    assert.equal(connects, 0);
+    const allowed = guardedAgent({ allow: ['localhost'] });
+    const response = await request(`http://localhost:${port}/`, { dispatcher: allowed });
+    assert.equal(await response.body.text(), 'reached');
+    await Promise.all([blocked.close(), sneaky.close(), allowed.close()]);
+  });
+});

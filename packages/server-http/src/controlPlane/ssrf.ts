@@ -1,0 +1,134 @@
+/**
+ * @module ssrf
+ * Outbound calls made on a caller's behalf (`/v0/management/api-call`) must
+ * not reach the gateway's own network. The guard runs at connect time, on
+ * the addresses the connection will really use, so a hostname that resolves
+ * to a private address, or re-resolves to one later (DNS rebinding), is
+ * refused before a single byte leaves.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP } from 'node:net';
+import { Agent } from 'undici';
+
+/** Why an address is refused. */
+export type BlockedRange = 'loopback' | 'private' | 'link-local' | 'metadata' | 'unspecified' | 'multicast' | 'reserved';
+
+// Most specific first: the metadata addresses sit inside the link-local and private ranges.
+const ranges: [BlockedRange, string, number, 'ipv4' | 'ipv6'][] = [
+  ['metadata', '169.254.169.254', 32, 'ipv4'],
+  ['metadata', 'fd00:ec2::254', 128, 'ipv6'],
+  ['loopback', '127.0.0.0', 8, 'ipv4'],
+  ['loopback', '::1', 128, 'ipv6'],
+  ['unspecified', '0.0.0.0', 8, 'ipv4'],
+  ['unspecified', '::', 128, 'ipv6'],
+  ['private', '10.0.0.0', 8, 'ipv4'],
+  ['private', '172.16.0.0', 12, 'ipv4'],
+  ['private', '192.168.0.0', 16, 'ipv4'],
+  ['private', '100.64.0.0', 10, 'ipv4'],
+  ['private', 'fc00::', 7, 'ipv6'],
+  ['link-local', '169.254.0.0', 16, 'ipv4'],
+  ['link-local', 'fe80::', 10, 'ipv6'],
+  ['multicast', '224.0.0.0', 4, 'ipv4'],
+  ['multicast', 'ff00::', 8, 'ipv6'],
+  ['reserved', '240.0.0.0', 4, 'ipv4'],
+  ['reserved', '192.0.0.0', 24, 'ipv4'],
+  ['reserved', '198.18.0.0', 15, 'ipv4'],
+];
+
+const lists = ranges.map(([name, network, prefix, family]) => {
+  const list = new BlockList();
+  list.addSubnet(network, prefix, family);
+  return { name, list };
+});
+
+/** The range an IP address falls in, or undefined when it is a public address. */
+export function blockedRange(address: string): BlockedRange | undefined {
+  let ip = address;
+  // IPv4-mapped IPv6 (::ffff:10.0.0.1) is the IPv4 address underneath.
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
+  if (mapped) ip = mapped[1]!;
+  const family = isIP(ip);
+  if (family === 0) return 'reserved';
+  for (const { name, list } of lists) if (list.check(ip, family === 4 ? 'ipv4' : 'ipv6')) return name;
+  return undefined;
+}
+
+/** Hosts and addresses a caller may reach even though they are private (e.g. a local model server). */
+export interface SsrfPolicy {
+  /** Host names (exact, lower-case) or IP addresses allowed despite their range. */
+  allow: readonly string[];
+}
+
+/** A refused destination. */
+export class SsrfBlocked extends Error {
+  override name = 'SsrfBlocked';
+  readonly code = 'SSRF_BLOCKED';
+  constructor(
+    readonly host: string,
+    readonly address: string,
+    readonly range: BlockedRange,
+  ) {
+    super(`refusing to connect to ${host} (${address}): ${range} addresses are not allowed`);
+  }
+}
+
+type LookupFunction = typeof dnsLookup;
+
+/**
+ * A `lookup` for `net.connect` that resolves every address of the host and
+ * refuses the connection if any is in a blocked range (all of them, so a
+ * host cannot smuggle a private address behind a public one).
+ */
+export function guardedLookup(policy: SsrfPolicy, resolve: LookupFunction = dnsLookup): LookupFunction {
+  const allowed = new Set(policy.allow.map((h) => h.toLowerCase()));
+  const guarded = (hostname: string, options: unknown, callback: (...args: unknown[]) => void) => {
+    const cb = typeof options === 'function' ? (options as typeof callback) : callback;
+    const wantsAll = typeof options === 'object' && options !== null && (options as { all?: boolean }).all === true;
+    resolve(hostname, { all: true }, (error, addresses) => {
+      if (error) return cb(error);
+      const list = addresses as LookupAddress[];
+      if (!allowed.has(hostname.toLowerCase())) {
+        for (const { address } of list) {
+          const range = blockedRange(address);
+          if (range && !allowed.has(address)) return cb(new SsrfBlocked(hostname, address, range));
+        }
+      }
+      if (list.length === 0) return cb(Object.assign(new Error(`${hostname} has no addresses`), { code: 'ENOTFOUND' }));
+      if (wantsAll) return cb(null, list);
+      return cb(null, list[0]!.address, list[0]!.family);
+    });
+  };
+  return guarded as unknown as LookupFunction;
+}
+
+/**
+ * An undici dispatcher for calls on a caller's behalf: addresses are vetted
+ * at connect time and redirects are not followed.
+ *
+ * @example
+ * ```ts
+ * const agent = guardedAgent({ allow: ['models.internal.example'] });
+ * await undici.request(url, { dispatcher: agent });
+ * ```
+ */
+export function guardedAgent(policy: SsrfPolicy, resolve?: LookupFunction): Agent {
+  return new Agent({ connect: { lookup: guardedLookup(policy, resolve) } });
+}
+
+/** Refuses a URL before any lookup: only http and https, and literal IPs checked up front. */
+export function assertCallableUrl(url: string, policy: SsrfPolicy): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new TypeError(`not a URL: ${url}`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new TypeError(`only http and https URLs are allowed, got ${parsed.protocol}`);
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0 && !policy.allow.includes(host)) {
+    const range = blockedRange(host);
+    if (range) throw new SsrfBlocked(host, host, range);
+  }
+  return parsed;
+}
