@@ -14,7 +14,7 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { type Row, SMOKE, report } from './lib.js';
+import { type Row, report, SMOKE } from './lib.js';
 
 const RATE = 500;
 const LATENCY_SECONDS = SMOKE ? 1 : 10;
@@ -52,7 +52,11 @@ const targets = {
 type Target = keyof typeof targets;
 
 const plainBody = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Say something about foxes.' }] });
-const streamBody = JSON.stringify({ model: 'bench-model', stream: true, messages: [{ role: 'user', content: 'Say something about foxes.' }] });
+const streamBody = JSON.stringify({
+  model: 'bench-model',
+  stream: true,
+  messages: [{ role: 'user', content: 'Say something about foxes.' }],
+});
 
 /** One request; resolves with [time to first body byte, total] in ms. */
 async function once(target: Target, body: string): Promise<[number, number]> {
@@ -72,7 +76,11 @@ async function once(target: Target, body: string): Promise<[number, number]> {
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 /** Open loop: a request every 1/RATE s for `seconds`, whatever the answers do. */
-async function fixedRate(target: Target, body: string, seconds: number): Promise<{ p50: number; p99: number; ttfb50: number; ttfb99: number }> {
+async function fixedRate(
+  target: Target,
+  body: string,
+  seconds: number,
+): Promise<{ p50: number; p99: number; ttfb50: number; ttfb99: number }> {
   for (let i = 0; i < 200; i++) await once(target, body); // warm up connections and JIT
   const total = RATE * seconds;
   const interval = 1000 / RATE;
@@ -114,14 +122,20 @@ async function maxThroughput(target: Target, seconds: number): Promise<number> {
 }
 
 try {
-  const plain = { direct: await fixedRate('direct', plainBody, LATENCY_SECONDS), bare: await fixedRate('bare', plainBody, LATENCY_SECONDS), gateway: await fixedRate('gateway', plainBody, LATENCY_SECONDS) };
-  const stream = { direct: await fixedRate('direct', streamBody, LATENCY_SECONDS), bare: await fixedRate('bare', streamBody, LATENCY_SECONDS), gateway: await fixedRate('gateway', streamBody, LATENCY_SECONDS) };
+  const plain = {
+    direct: await fixedRate('direct', plainBody, LATENCY_SECONDS),
+    bare: await fixedRate('bare', plainBody, LATENCY_SECONDS),
+    gateway: await fixedRate('gateway', plainBody, LATENCY_SECONDS),
+  };
+  const stream = {
+    direct: await fixedRate('direct', streamBody, LATENCY_SECONDS),
+    bare: await fixedRate('bare', streamBody, LATENCY_SECONDS),
+    gateway: await fixedRate('gateway', streamBody, LATENCY_SECONDS),
+  };
   const throughput = { bare: await maxThroughput('bare', THROUGHPUT_SECONDS), gateway: await maxThroughput('gateway', THROUGHPUT_SECONDS) };
-  const added = (which: 'bare' | 'gateway', key: 'p50' | 'p99' | 'ttfb50') => (which === 'bare' ? plain : stream)[which][key] - plain.direct[key];
   const addedGateway50 = plain.gateway.p50 - plain.direct.p50;
   const addedGateway99 = plain.gateway.p99 - plain.direct.p99;
   const addedTtfb = stream.gateway.ttfb50 - stream.direct.ttfb50;
-  void added;
   const rows: Row[] = [
     { name: `direct to upstream: p50 / p99 at ${RATE} req/s`, value: plain.direct.p50, unit: `ms / ${plain.direct.p99.toFixed(2)} ms` },
     { name: 'bare pass-through proxy: added p50', value: plain.bare.p50 - plain.direct.p50, unit: 'ms' },

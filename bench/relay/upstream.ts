@@ -12,7 +12,14 @@ const completion = Buffer.from(
     object: 'chat.completion',
     created: 1767225600,
     model: 'bench-model',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'The quick brown fox jumps over the lazy dog.' }, finish_reason: 'stop', logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: 'The quick brown fox jumps over the lazy dog.' },
+        finish_reason: 'stop',
+        logprobs: null,
+      },
+    ],
     usage: { prompt_tokens: 12, completion_tokens: 10, total_tokens: 22 },
   }),
 );
