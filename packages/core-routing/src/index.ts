@@ -6,6 +6,28 @@
  * a typed event.
  */
 export { type Clock, every, FakeScheduler, type Scheduler, systemClock, systemScheduler, type TimerHandle } from './clock.js';
+export { CooldownManager } from './cooldown/cooldownManager.js';
+export type { CooldownDetection, CooldownDurations } from './cooldown/cooldownSettings.js';
+export {
+  COOLDOWN_REASONS,
+  type CooldownDeleteOptions,
+  type CooldownEndCause,
+  type CooldownPeriod,
+  type CooldownReason,
+  type CooldownStateStore,
+  type CooldownStoreChange,
+  MemoryCooldownStateStore,
+  parseCooldownPeriod,
+  samePeriod,
+} from './cooldown/cooldownStateStore.js';
+export type {
+  CooldownEndEvent,
+  CooldownEvents,
+  CooldownFailure,
+  CooldownManagerOptions,
+  CooldownSource,
+  CooldownStatus,
+} from './cooldown/cooldownTypes.js';
 export { AllProvidersInCooldown, NoProviderAvailable, ProviderNotFound, RoutingError, type RoutingErrorCode } from './errors.js';
 export {
   type CandidateSpec,
@@ -18,3 +40,4 @@ export {
   type StrategyName,
   type UnavailableReason,
 } from './selection/selector.js';
+export { withTimeout } from './timeout.js';
