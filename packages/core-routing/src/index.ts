@@ -5,6 +5,7 @@
  * from an injected clock, state sits behind ports, and every state change is
  * a typed event.
  */
+export { type AvailabilityBinding, bindAvailability } from './bindAvailability.js';
 export { type Clock, every, FakeScheduler, type Scheduler, systemClock, systemScheduler, type TimerHandle } from './clock.js';
 export { CooldownManager } from './cooldown/cooldownManager.js';
 export type { CooldownDetection, CooldownDurations } from './cooldown/cooldownSettings.js';
@@ -29,6 +30,27 @@ export type {
   CooldownStatus,
 } from './cooldown/cooldownTypes.js';
 export { AllProvidersInCooldown, NoProviderAvailable, ProviderNotFound, RoutingError, type RoutingErrorCode } from './errors.js';
+export { HealthMonitor } from './health/healthMonitor.js';
+export type {
+  HealthAggregate,
+  HealthCheckResult,
+  HealthEvents,
+  HealthMonitorOptions,
+  HealthProbe,
+  HealthRecord,
+  HealthSettings,
+  HealthStatus,
+  ProviderStatusRecord,
+} from './health/healthTypes.js';
+export {
+  type HealingAction,
+  type HealingOutcome,
+  type HealingStatus,
+  SelfHealer,
+  type SelfHealingEvents,
+  type SelfHealingSettings,
+} from './health/selfHealer.js';
+export { ConsistentHashRing, type ConsistentHashRingOptions, ringPosition } from './ring/consistentHashRing.js';
 export {
   type CandidateSpec,
   type CandidateStatus,

@@ -21,11 +21,11 @@ import { EventEmitter } from 'eventemitter3';
 import { type Scheduler, systemScheduler, type TimerHandle } from '../clock.js';
 import { errorMessage, RoutingError } from '../errors.js';
 import { withTimeout } from '../timeout.js';
+import { positiveMs } from '../validate.js';
 import {
   DEFAULT_HEALTH_CHECK_TIMEOUT_MS,
   DEFAULT_RECOVERY_INTERVAL_MS,
   DurationTable,
-  positiveMs,
   type ResolvedDetection,
   resolveDetection,
 } from './cooldownSettings.js';

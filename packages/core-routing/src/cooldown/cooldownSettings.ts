@@ -6,6 +6,7 @@
  * once, when settings are given or reloaded, never on the request path.
  */
 import { RoutingError } from '../errors.js';
+import { boolean, definedOnly, integerIn, positiveMs } from '../validate.js';
 
 /** How long a key cools down, per key (a provider's `cooldown` block). */
 export interface CooldownDurations {
@@ -61,11 +62,9 @@ const MAX_ERROR_THRESHOLD = 10_000;
 /** Detection settings merged over `current`, checked. */
 export function resolveDetection(detection: CooldownDetection | undefined, current?: ResolvedDetection): ResolvedDetection {
   const merged = { enabled: true, windowMs: 60_000, errorThreshold: 5, ...current, ...definedOnly(detection ?? {}) };
-  if (typeof merged.enabled !== 'boolean') throw invalid('detection.enabled must be a boolean');
+  boolean(merged.enabled, 'detection.enabled');
   positiveMs(merged.windowMs, 'detection.windowMs');
-  if (!Number.isInteger(merged.errorThreshold) || merged.errorThreshold < 1 || merged.errorThreshold > MAX_ERROR_THRESHOLD) {
-    throw invalid(`detection.errorThreshold must be an integer from 1 to ${MAX_ERROR_THRESHOLD}`);
-  }
+  integerIn(merged.errorThreshold, 'detection.errorThreshold', 1, MAX_ERROR_THRESHOLD);
   return merged;
 }
 
@@ -73,7 +72,7 @@ export function resolveDetection(detection: CooldownDetection | undefined, curre
 export function resolveDurations(durations: CooldownDurations | undefined, where: string): ResolvedDurations {
   const d = durations ?? {};
   if (typeof d !== 'object' || d === null) throw invalid(`${where} must be an object`);
-  if (d.enabled !== undefined && typeof d.enabled !== 'boolean') throw invalid(`${where}.enabled must be a boolean`);
+  if (d.enabled !== undefined) boolean(d.enabled, `${where}.enabled`);
   const defaultMs = d.defaultMs === undefined ? DEFAULT_COOLDOWN_MS : positiveMs(d.defaultMs, `${where}.defaultMs`);
   const multiplier = d.backoff?.multiplier ?? 1;
   if (typeof multiplier !== 'number' || !Number.isFinite(multiplier) || multiplier < 1) {
@@ -115,18 +114,6 @@ export class DurationTable {
   }
 }
 
-/** Checks a duration in milliseconds and returns it. */
-export function positiveMs(value: unknown, where: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) {
-    throw invalid(`${where} must be a positive, finite number of milliseconds`);
-  }
-  return value;
-}
-
 function invalid(message: string): RoutingError {
   return new RoutingError('invalid_config', message);
-}
-
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
 }
