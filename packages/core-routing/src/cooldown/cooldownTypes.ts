@@ -28,10 +28,10 @@ export interface CooldownManagerOptions {
 /** A failure to record: `rate_limit` for a 429, `error` for anything else that counts. */
 export interface CooldownFailure {
   kind: 'rate_limit' | 'error';
-  /** The upstream's `Retry-After`, in milliseconds. */
-  retryAfterMs?: number;
+  /** The upstream's `Retry-After`, in milliseconds (undefined when the response had none). */
+  retryAfterMs?: number | undefined;
   /** The HTTP status, for the record. */
-  status?: number;
+  status?: number | undefined;
 }
 
 /** Whether a change was made by this manager or applied from the shared store. */
