@@ -9,47 +9,57 @@
 const SECOND = 1000;
 const MINUTE_BUCKETS = 60;
 
+/** Fields of one bucket, interleaved so that recording touches one or two cache lines. */
+const STAMP = 0;
+const REQUESTS = 1;
+const ERRORS = 2;
+const LATENCY_SUM = 3;
+const LATENCY_COUNT = 4;
+const FIELDS = 5;
+
 /** Requests, errors and latency over the last 60 seconds. */
 export class RequestWindow {
-  private readonly stamp = new Float64Array(MINUTE_BUCKETS).fill(-1);
-  private readonly requests = new Float64Array(MINUTE_BUCKETS);
-  private readonly errors = new Float64Array(MINUTE_BUCKETS);
-  private readonly latencySum = new Float64Array(MINUTE_BUCKETS);
-  private readonly latencyCount = new Float64Array(MINUTE_BUCKETS);
+  private readonly buckets = new Float64Array(MINUTE_BUCKETS * FIELDS);
+
+  constructor() {
+    for (let i = 0; i < MINUTE_BUCKETS; i++) this.buckets[i * FIELDS + STAMP] = -1;
+  }
 
   /** O(1). A non-finite or negative latency counts the request but not its latency. */
   record(now: number, ok: boolean, latencyMs: number): void {
     const second = Math.floor(now / SECOND);
-    const index = second % MINUTE_BUCKETS;
-    if (this.stamp[index] !== second) {
-      this.stamp[index] = second;
-      this.requests[index] = 0;
-      this.errors[index] = 0;
-      this.latencySum[index] = 0;
-      this.latencyCount[index] = 0;
+    const at = (second % MINUTE_BUCKETS) * FIELDS;
+    const b = this.buckets;
+    if (b[at + STAMP] !== second) {
+      b[at + STAMP] = second;
+      b[at + REQUESTS] = 0;
+      b[at + ERRORS] = 0;
+      b[at + LATENCY_SUM] = 0;
+      b[at + LATENCY_COUNT] = 0;
     }
-    this.requests[index]! += 1;
-    if (!ok) this.errors[index]! += 1;
+    b[at + REQUESTS]! += 1;
+    if (!ok) b[at + ERRORS]! += 1;
     if (latencyMs >= 0 && latencyMs < Number.POSITIVE_INFINITY) {
-      this.latencySum[index]! += latencyMs;
-      this.latencyCount[index]! += 1;
+      b[at + LATENCY_SUM]! += latencyMs;
+      b[at + LATENCY_COUNT]! += 1;
     }
   }
 
   /** Totals over the 60 one-second buckets ending with the current one. */
   totals(now: number): { requests: number; errors: number; averageLatencyMs: number | null } {
     const second = Math.floor(now / SECOND);
+    const b = this.buckets;
     let requests = 0;
     let errors = 0;
     let latencySum = 0;
     let latencyCount = 0;
-    for (let i = 0; i < MINUTE_BUCKETS; i++) {
-      const stamp = this.stamp[i]!;
+    for (let at = 0; at < b.length; at += FIELDS) {
+      const stamp = b[at + STAMP]!;
       if (stamp > second - MINUTE_BUCKETS && stamp <= second) {
-        requests += this.requests[i]!;
-        errors += this.errors[i]!;
-        latencySum += this.latencySum[i]!;
-        latencyCount += this.latencyCount[i]!;
+        requests += b[at + REQUESTS]!;
+        errors += b[at + ERRORS]!;
+        latencySum += b[at + LATENCY_SUM]!;
+        latencyCount += b[at + LATENCY_COUNT]!;
       }
     }
     return { requests, errors, averageLatencyMs: latencyCount > 0 ? latencySum / latencyCount : null };
