@@ -12,7 +12,7 @@
  *   pnpm bench core-routing [--smoke]
  */
 import { CooldownManager, FakeScheduler, HealthMonitor, Selector, STRATEGIES } from '@switchyard/core-routing';
-import { type Row, report, SMOKE, throughput } from './lib.js';
+import { type Row, report, throughput } from './lib.js';
 
 const N = 1000;
 const BATCH = 10_000;
