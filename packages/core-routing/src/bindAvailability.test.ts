@@ -85,3 +85,39 @@ test('a reason set by someone else (exhausted, disabled) is left alone', () => {
   assert.throws(() => selector.select(), NoProviderAvailable);
   unbind();
 });
+
+test('end to end on a fake clock: 429s cool a provider, recovery waits for its probe, the selector follows throughout', async () => {
+  const clock = new FakeScheduler(T0);
+  const up: Record<string, boolean> = { a: true, b: true };
+  const health = new HealthMonitor({
+    scheduler: clock,
+    providers: ['a', 'b'],
+    settings: { enabled: false }, // no periodic probing here: only the cooldown's recovery probes
+    probe: async (p) => {
+      if (!up[p]) throw new Error(`${p} is down`);
+    },
+  });
+  const cooldowns = new CooldownManager({
+    scheduler: clock,
+    detection: { errorThreshold: 2 },
+    defaultDurations: { rateLimitMs: 60_000 },
+    recoveryIntervalMs: 30_000,
+    healthCheck: async (key) => !health.providers.includes(key) || (await health.checkNow(key)).ok,
+  });
+  const selector = new Selector([{ id: 'a' }, { id: 'b', priority: 1 }], { strategy: 'priority', clock });
+  bindAvailability(selector, { cooldowns, health });
+  cooldowns.start();
+
+  cooldowns.recordFailure('a', { kind: 'rate_limit' });
+  cooldowns.recordFailure('a', { kind: 'rate_limit' });
+  up.a = false;
+  assert.equal(selector.select(), 'b');
+  await clock.advance(60_000);
+  assert.equal(selector.select(), 'b', 'the end passed, the probe failed: still out');
+  up.a = true;
+  await clock.advance(29_999);
+  assert.equal(selector.select(), 'b');
+  await clock.advance(1);
+  assert.equal(selector.select(), 'a', 'the re-check 30 s later passed');
+  cooldowns.stop();
+});

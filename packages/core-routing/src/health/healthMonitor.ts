@@ -226,8 +226,12 @@ export class HealthMonitor {
     if (!this.settings.enabled) return;
     const round = async () => {
       this.timer = undefined;
-      await this.checkAll();
-      if (this.loop === loop && this.running) this.timer = this.scheduler.setTimeout(round, this.settings.intervalMs);
+      try {
+        await this.checkAll();
+      } finally {
+        // Even if a listener threw: the loop must outlive one bad round.
+        if (this.loop === loop && this.running) this.timer = this.scheduler.setTimeout(round, this.settings.intervalMs);
+      }
     };
     this.timer = this.scheduler.setTimeout(round, firstDelayMs);
   }

@@ -235,6 +235,14 @@ export class SelfHealer {
   private async attempt(provider: string, episode: Episode): Promise<void> {
     if (this.episodes.get(provider) !== episode || episode.running) return;
     episode.running = true;
+    try {
+      await this.runAttempt(provider, episode);
+    } finally {
+      episode.running = false;
+    }
+  }
+
+  private async runAttempt(provider: string, episode: Episode): Promise<void> {
     const attempt = ++episode.attempts;
     const { maxAttempts } = this.settings;
     this.events.emit('healing:attempt', { provider, attempt, maxAttempts, at: this.scheduler.now() });
@@ -264,7 +272,6 @@ export class SelfHealer {
     } catch (failure) {
       error = errorMessage(failure);
     }
-    episode.running = false;
     // Cancelled, recovered by the monitor or restarted while this attempt ran: that already has its outcome.
     if (this.episodes.get(provider) !== episode) return;
     episode.lastError = error ?? null;
