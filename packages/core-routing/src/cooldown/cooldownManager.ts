@@ -91,6 +91,9 @@ export class CooldownManager {
   private running = false;
   private unsubscribe: (() => void) | undefined;
   private writes: Promise<void> = Promise.resolve();
+  /** Sequence number of the last transition of each key, so a slow `list()` cannot undo a newer change. */
+  private readonly changedAt = new Map<string, number>();
+  private changes = 0;
 
   constructor(options: CooldownManagerOptions = {}) {
     this.scheduler = options.scheduler ?? systemScheduler;
@@ -263,8 +266,12 @@ export class CooldownManager {
     for (const entry of this.cooling.values()) this.unschedule(entry);
   }
 
-  /** Loads every period from the shared store into the in-memory view. */
+  /**
+   * Loads every period from the shared store into the in-memory view. A key
+   * that changed while the list was loading keeps its newer state.
+   */
   async sync(): Promise<void> {
+    const since = this.changes;
     let periods: CooldownPeriod[];
     try {
       periods = await this.store.list();
@@ -272,7 +279,9 @@ export class CooldownManager {
       this.storeError('list', undefined, error);
       throw error;
     }
-    for (const period of periods) this.apply({ type: 'set', period });
+    for (const period of periods) {
+      if ((this.changedAt.get(period?.key) ?? -1) <= since) this.apply({ type: 'set', period });
+    }
   }
 
   /** Resolves when every write so far has reached the store. */
@@ -286,6 +295,7 @@ export class CooldownManager {
     const frozen = Object.freeze({ ...period });
     const entry: Cooling = { period: frozen, phase: 'waiting', dueAt: frozen.endsAt, timer: undefined, failedChecks: 0, generation: 0 };
     this.cooling.set(frozen.key, entry);
+    this.changedAt.set(frozen.key, ++this.changes);
     if (source === 'local') this.write('set', frozen.key, () => this.store.set(frozen));
     this.schedule(entry);
     // Events last: a throwing listener must not leave the state half changed.
@@ -300,6 +310,7 @@ export class CooldownManager {
     entry.phase = 'waiting';
     entry.dueAt = frozen.endsAt;
     entry.generation++;
+    this.changedAt.set(frozen.key, ++this.changes);
     if (source === 'local') this.write('set', frozen.key, () => this.store.set(frozen));
     this.schedule(entry);
     this.events.emit('cooldown:update', { period: frozen, previous, source });
@@ -310,6 +321,7 @@ export class CooldownManager {
     const { period } = entry;
     if (this.cooling.get(period.key) !== entry) return;
     this.cooling.delete(period.key);
+    this.changedAt.set(period.key, ++this.changes);
     this.unschedule(entry);
     entry.generation++;
     if (source === 'local') this.write('delete', period.key, () => this.store.delete(period.key, { ifMatches: period, endedBy }));

@@ -121,6 +121,30 @@ describe('CooldownManager: sharing through a CooldownStateStore', () => {
     );
   });
 
+  test('a slow list() at start does not undo a change that arrived while it loaded', async () => {
+    const shared = new MemoryCooldownStateStore();
+    await shared.set({ key: 'p', reason: 'rate_limit', startedAt: T0, endsAt: T0 + 60_000 });
+    let releaseList: () => void = () => {};
+    const slow: CooldownStateStore = Object.assign(Object.create(shared), {
+      list: async () => {
+        const snapshot = await shared.list();
+        await new Promise<void>((resolve) => (releaseList = resolve));
+        return snapshot;
+      },
+    });
+    const clock = new FakeScheduler(T0);
+    const late = new CooldownManager({ scheduler: clock, store: slow });
+    late.start(); // subscribes, then lists
+    await clock.advance(0);
+    const newer = { key: 'p', reason: 'manual' as const, startedAt: T0, endsAt: T0 + 600_000 };
+    await shared.set(newer); // another node, while the list is in flight
+    await clock.advance(0);
+    releaseList();
+    await clock.advance(0);
+    assert.deepEqual(late.period('p'), newer);
+    late.stop();
+  });
+
   test('when the store fails, the node keeps its own view and reports the failure', async () => {
     const store = new MemoryCooldownStateStore();
     const failing: CooldownStateStore = {
