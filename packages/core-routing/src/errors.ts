@@ -10,7 +10,8 @@ export type RoutingErrorCode =
   | 'no_provider_available'
   | 'provider_not_found'
   | 'invalid_argument'
-  | 'invalid_config';
+  | 'invalid_config'
+  | 'timeout';
 
 /** Base error of `@switchyard/core-routing`. */
 export class RoutingError extends Error {
@@ -60,4 +61,10 @@ export class ProviderNotFound extends RoutingError {
     super('provider_not_found', `provider ${JSON.stringify(provider)} is not configured`);
     this.provider = provider;
   }
+}
+
+/** An error as a short message for events and status (never a stack, never unbounded). */
+export function errorMessage(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return message.length > 300 ? `${message.slice(0, 297)}...` : message;
 }

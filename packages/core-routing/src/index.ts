@@ -5,8 +5,51 @@
  * from an injected clock, state sits behind ports, and every state change is
  * a typed event.
  */
+export { type AvailabilityBinding, bindAvailability } from './bindAvailability.js';
 export { type Clock, every, FakeScheduler, type Scheduler, systemClock, systemScheduler, type TimerHandle } from './clock.js';
+export { CooldownManager } from './cooldown/cooldownManager.js';
+export type { CooldownDetection, CooldownDurations } from './cooldown/cooldownSettings.js';
+export {
+  COOLDOWN_REASONS,
+  type CooldownDeleteOptions,
+  type CooldownEndCause,
+  type CooldownPeriod,
+  type CooldownReason,
+  type CooldownStateStore,
+  type CooldownStoreChange,
+  MemoryCooldownStateStore,
+  parseCooldownPeriod,
+  samePeriod,
+} from './cooldown/cooldownStateStore.js';
+export type {
+  CooldownEndEvent,
+  CooldownEvents,
+  CooldownFailure,
+  CooldownManagerOptions,
+  CooldownSource,
+  CooldownStatus,
+} from './cooldown/cooldownTypes.js';
 export { AllProvidersInCooldown, NoProviderAvailable, ProviderNotFound, RoutingError, type RoutingErrorCode } from './errors.js';
+export { HealthMonitor } from './health/healthMonitor.js';
+export type {
+  HealthAggregate,
+  HealthCheckResult,
+  HealthEvents,
+  HealthMonitorOptions,
+  HealthProbe,
+  HealthRecord,
+  HealthSettings,
+  HealthStatus,
+  ProviderStatusRecord,
+} from './health/healthTypes.js';
+export {
+  type HealingAction,
+  type HealingOutcome,
+  type HealingStatus,
+  SelfHealer,
+  type SelfHealingEvents,
+  type SelfHealingSettings,
+} from './health/selfHealer.js';
 export { BatchQueue, type BatchQueueOptions, type BatchSettings } from './relay/batchQueue.js';
 export type { RelayErrorCode, RelayFailure } from './relay/errors.js';
 export type { AttemptEndEvent, DecisionEvent, RelayEvents, RequestEndEvent, RequestStartEvent } from './relay/events.js';
@@ -40,6 +83,7 @@ export type {
   Usage,
 } from './relay/types.js';
 export { type ConnectionPoolSettings, classifyTransportError, UndiciTransport } from './relay/upstream.js';
+export { ConsistentHashRing, type ConsistentHashRingOptions, ringPosition } from './ring/consistentHashRing.js';
 export {
   type CandidateSpec,
   type CandidateStatus,
@@ -51,3 +95,4 @@ export {
   type StrategyName,
   type UnavailableReason,
 } from './selection/selector.js';
+export { withTimeout } from './timeout.js';

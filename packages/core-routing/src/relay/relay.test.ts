@@ -384,3 +384,65 @@ test('a client that goes away aborts the upstream call', async () => {
   assert.equal(end.outcome, 'error');
   assert.ok(!sink.text().includes('[DONE]'));
 });
+
+describe('Relay with CooldownManager and HealthMonitor', () => {
+  test('429s past the threshold cool a provider; the relay routes around it, then reports all cooling with Retry-After', async () => {
+    const { CooldownManager } = await import('../cooldown/cooldownManager.js');
+    const clock = new FakeScheduler(1_000_000);
+    const limited = await upstream(() => ({ type: 'status', status: 429, headers: { 'retry-after': '120' } }));
+    const good = await upstream();
+    const cooldowns = new CooldownManager({
+      scheduler: clock,
+      detection: { windowMs: 60_000, errorThreshold: 3 },
+      defaultDurations: { rateLimitMs: 60_000 },
+    });
+    const relay = new Relay({
+      providers: [compatible('limited', limited), compatible('good', good)],
+      transport: transport(),
+      cooldowns,
+      clock,
+    });
+    for (let i = 0; i < 20; i++) {
+      const sink = new MemorySink();
+      await relay.handle(chat('gpt-4o'), sink);
+      assert.equal(sink.status, 200);
+    }
+    assert.equal(limited.chatCount, 3, 'no traffic to the provider once it is cooling');
+    assert.ok(cooldowns.isCooling('limited'));
+    cooldowns.cooldown('good', 30_000);
+    const sink = new MemorySink();
+    await relay.handle(chat('gpt-4o'), sink);
+    assert.equal(sink.status, 429);
+    assert.equal(sink.headers['retry-after'], '30');
+    cooldowns.recover('good');
+    const again = new MemorySink();
+    await relay.handle(chat('gpt-4o'), again);
+    assert.equal(again.status, 200);
+    relay.close();
+  });
+
+  test('an unhealthy provider is held out until it is healthy again', async () => {
+    const { HealthMonitor } = await import('../health/healthMonitor.js');
+    const clock = new FakeScheduler(0);
+    const a = await upstream();
+    const b = await upstream();
+    let aUp = false;
+    const health = new HealthMonitor({
+      scheduler: clock,
+      providers: ['a', 'b'],
+      settings: { unhealthyThreshold: 1, healthyThreshold: 1 },
+      probe: async (provider) => {
+        if (provider === 'a' && !aUp) throw new Error('down');
+      },
+    });
+    await health.checkAll();
+    const relay = new Relay({ providers: [compatible('a', a), compatible('b', b)], transport: transport(), health, clock });
+    for (let i = 0; i < 6; i++) await relay.handle(chat('gpt-4o'), new MemorySink());
+    assert.equal(a.chatCount, 0);
+    aUp = true;
+    await health.checkAll();
+    for (let i = 0; i < 6; i++) await relay.handle(chat('gpt-4o'), new MemorySink());
+    assert.equal(a.chatCount, 3);
+    relay.close();
+  });
+});

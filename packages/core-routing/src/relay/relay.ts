@@ -18,7 +18,9 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
 import { type Clock, systemClock } from '../clock.js';
+import type { CooldownEvents } from '../cooldown/cooldownTypes.js';
 import { NoProviderAvailable } from '../errors.js';
+import type { HealthEvents } from '../health/healthTypes.js';
 import type { StrategyName } from '../selection/selector.js';
 import { type AttemptResult, runAttempt } from './attempt.js';
 import type { RelayFailure } from './errors.js';
@@ -45,15 +47,25 @@ export interface RelayCredentialPool {
   refresh(credentialId: string): Promise<RelayCredential>;
 }
 
-/** Per-provider cooldown bookkeeping (implemented by `CooldownManager`). */
+/**
+ * Per-provider cooldown bookkeeping (implemented by `CooldownManager`). With
+ * `events`, the relay holds cooling providers out of selection as cooldowns
+ * start and end, on this node or (through a shared store) another.
+ */
 export interface RelayCooldowns {
   recordFailure(key: string, failure: { kind: 'rate_limit' | 'error'; retryAfterMs?: number; status?: number }): unknown;
   recordSuccess(key: string): void;
+  period?(key: string): { endsAt: number } | undefined;
+  events?: EventEmitter<CooldownEvents>;
 }
 
-/** Per-provider request statistics (implemented by `HealthMonitor`). */
+/** Per-provider request statistics (implemented by `HealthMonitor`); with `events`, unhealthy providers are held out. */
 export interface RelayHealth {
   recordRequest(provider: string, sample: { ok: boolean; latencyMs: number }): void;
+  isHealthy?(provider: string): boolean;
+  /** The providers it watches; others are never held out as unhealthy. */
+  readonly providers?: readonly string[];
+  events?: EventEmitter<HealthEvents>;
 }
 
 /** Options of {@link Relay}. */
@@ -106,6 +118,7 @@ export class Relay {
   private readonly adapters: AdapterRegistry;
   private readonly transport: Transport;
   private readonly clock: Clock;
+  private readonly unsubscribe: (() => void)[] = [];
 
   constructor(options: RelayOptions) {
     this.options = options;
@@ -117,12 +130,62 @@ export class Relay {
       clock: this.clock,
       ...(options.latencyWindowMs !== undefined ? { latencyWindowMs: options.latencyWindowMs } : {}),
     });
+    this.followAvailability();
+  }
+
+  /** Holds providers out of selection while they cool down or are unhealthy, and lets them back after. */
+  private followAvailability(): void {
+    const { cooldowns, health } = this.options;
+    const table = this.table;
+    if (cooldowns?.events) {
+      const onStart: CooldownEvents['cooldown:start'] = (period) => table.markUnavailable(period.key, 'cooldown', period.endsAt);
+      const onUpdate: CooldownEvents['cooldown:update'] = (event) =>
+        table.markUnavailable(event.period.key, 'cooldown', event.period.endsAt);
+      const onEnd: CooldownEvents['cooldown:end'] = (event) => table.markAvailable(event.key, 'cooldown');
+      cooldowns.events.on('cooldown:start', onStart);
+      cooldowns.events.on('cooldown:update', onUpdate);
+      cooldowns.events.on('cooldown:end', onEnd);
+      this.unsubscribe.push(() => {
+        cooldowns.events?.off('cooldown:start', onStart);
+        cooldowns.events?.off('cooldown:update', onUpdate);
+        cooldowns.events?.off('cooldown:end', onEnd);
+      });
+    }
+    if (health?.events) {
+      const onChange: HealthEvents['health:change'] = (event) => {
+        if (event.status === 'unhealthy') table.markUnavailable(event.provider, 'unhealthy');
+        else table.markAvailable(event.provider, 'unhealthy');
+      };
+      health.events.on('health:change', onChange);
+      this.unsubscribe.push(() => health.events?.off('health:change', onChange));
+    }
+    this.resyncAvailability();
+  }
+
+  /** Re-applies the current cooldown and health state to every provider (after a reload). */
+  resyncAvailability(): void {
+    const { cooldowns, health } = this.options;
+    const watched = new Set(health?.providers ?? []);
+    for (const provider of this.options.providers) {
+      const period = cooldowns?.period?.(provider.name);
+      if (period) this.table.markUnavailable(provider.name, 'cooldown', period.endsAt);
+      else this.table.markAvailable(provider.name, 'cooldown');
+      if (health?.isHealthy && watched.has(provider.name) && !health.isHealthy(provider.name))
+        this.table.markUnavailable(provider.name, 'unhealthy');
+      else this.table.markAvailable(provider.name, 'unhealthy');
+    }
+  }
+
+  /** Stops following cooldown and health events. */
+  close(): void {
+    for (const off of this.unsubscribe.splice(0)) off();
   }
 
   /** Applies new providers, strategy or attempt budget without dropping requests in flight. */
   configure(options: Partial<Pick<RelayOptions, 'providers' | 'strategy' | 'maxAttempts'>>): void {
     this.options = { ...this.options, ...options };
     this.table.configure(this.options.providers, this.options.strategy ?? 'round_robin');
+    this.resyncAvailability();
   }
 
   /** The models the providers serve, for `GET /v1/models`. */

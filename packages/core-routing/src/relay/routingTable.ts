@@ -18,10 +18,8 @@ export interface Route {
   selector: Selector;
 }
 
-interface Availability {
-  reason: UnavailableReason;
-  until: number | undefined;
-}
+/** Why a provider is held out, and until when (for cooldowns). */
+type Availability = Map<UnavailableReason, number | undefined>;
 
 /** Options of {@link RoutingTable}. */
 export interface RoutingTableOptions {
@@ -93,8 +91,7 @@ export class RoutingTable {
         ...(this.options.latencyWindowMs !== undefined ? { latencyWindowMs: this.options.latencyWindowMs } : {}),
       });
       for (const name of names) {
-        const down = this.availability.get(name);
-        if (down) selector.markUnavailable(name, down.reason, down.until);
+        for (const [reason, until] of this.availability.get(name) ?? []) selector.markUnavailable(name, reason, until);
         if (this.quota.has(name)) selector.setRemainingQuota(name, this.quota.get(name));
       }
       this.selectors.set(key, selector);
@@ -113,16 +110,23 @@ export class RoutingTable {
     return this.providers.find((p) => p.name === name);
   }
 
-  /** Takes a provider out of every group. */
+  /** Holds a provider out of every group for `reason`. Names that are not providers are ignored. */
   markUnavailable(provider: string, reason: UnavailableReason, until?: number): void {
-    this.availability.set(provider, { reason, until });
+    if (!this.provider(provider)) return;
+    const reasons = this.availability.get(provider) ?? new Map();
+    reasons.set(reason, until);
+    this.availability.set(provider, reasons);
     this.forEachSelectorWith(provider, (s) => s.markUnavailable(provider, reason, until));
   }
 
-  /** Puts a provider back in every group. */
-  markAvailable(provider: string): void {
-    this.availability.delete(provider);
-    this.forEachSelectorWith(provider, (s) => s.markAvailable(provider));
+  /** Clears one reason (or, without one, every reason) that holds a provider out. */
+  markAvailable(provider: string, reason?: UnavailableReason): void {
+    const reasons = this.availability.get(provider);
+    if (!reasons) return;
+    if (reason === undefined) reasons.clear();
+    else reasons.delete(reason);
+    if (reasons.size === 0) this.availability.delete(provider);
+    this.forEachSelectorWith(provider, (s) => s.markAvailable(provider, reason));
   }
 
   /** Whether a provider is in the running. */
@@ -146,7 +150,10 @@ export class RoutingTable {
     const all = new Selector(this.specsFor(this.providers.filter((p) => p.enabled !== false).map((p) => p.name)), {
       strategy: this.strategy,
     });
-    for (const [name, down] of this.availability) if (all.candidateIds.includes(name)) all.markUnavailable(name, down.reason, down.until);
+    for (const [name, reasons] of this.availability) {
+      if (!all.candidateIds.includes(name)) continue;
+      for (const [reason, until] of reasons) all.markUnavailable(name, reason, until);
+    }
     const overview = all.status();
     const groups = [...this.selectors].map(([key, selector]) => ({ providers: key.split('\u0000'), status: selector.status() }));
     // Per-provider figures (picks, latency, in flight) are summed or taken from the groups that saw them.

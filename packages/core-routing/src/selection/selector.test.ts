@@ -188,6 +188,35 @@ describe('Selector: further strategies', () => {
     assert.throws(() => selector.markAvailable('nope'), /unknown candidate/);
   });
 
+  test('a candidate held out for two reasons returns only when both are cleared', () => {
+    for (const strategy of STRATEGIES) {
+      const selector = new Selector(ids(2), { strategy });
+      selector.markUnavailable('p0', 'exhausted');
+      selector.markUnavailable('p0', 'cooldown', 5000);
+      assert.deepEqual(selector.unavailableReasons('p0'), ['cooldown', 'exhausted']);
+      assert.equal(selector.status().candidates[0]?.available_at, new Date(5000).toISOString());
+      selector.markAvailable('p0', 'cooldown');
+      assert.equal(selector.isAvailable('p0'), false, strategy);
+      assert.equal(selector.status().candidates[0]?.unavailable_reason, 'exhausted');
+      assert.equal(selector.status().candidates[0]?.available_at, null);
+      assert.ok(!pickMany(selector, 6).includes('p0'), strategy);
+      selector.markAvailable('p0', 'exhausted');
+      assert.ok(pickMany(selector, 6).includes('p0'), strategy);
+      selector.markUnavailable('p1', 'unhealthy');
+      selector.markUnavailable('p1', 'disabled');
+      selector.markAvailable('p1');
+      assert.equal(selector.isAvailable('p1'), true, 'markAvailable without a reason clears every reason');
+    }
+    const selector = new Selector(ids(1));
+    assert.throws(
+      () => selector.markUnavailable('p0', 'asleep' as 'cooldown'),
+      (e: unknown) => e instanceof RoutingError && e.code === 'invalid_argument' && /asleep/.test(e.message),
+    );
+    assert.equal(selector.isAvailable('p0'), true);
+    assert.equal(selector.has('p0'), true);
+    assert.equal(selector.has('p9'), false);
+  });
+
   test('status gives the strategy, counter, candidates with stats, and the last decision', () => {
     const clock = new FakeScheduler(Date.parse('2026-03-01T00:00:00Z'));
     const selector = new Selector([{ id: 'a', priority: 1, weight: 2 }, { id: 'b' }], { clock });
@@ -203,6 +232,7 @@ describe('Selector: further strategies', () => {
       id: 'a',
       available: true,
       unavailable_reason: null,
+      unavailable_reasons: [],
       available_at: null,
       priority: 1,
       weight: 2,
@@ -221,7 +251,7 @@ describe('Selector: properties', () => {
   type Op =
     | { kind: 'select' }
     | { kind: 'down'; slot: number; reason: 'cooldown' | 'unhealthy' }
-    | { kind: 'up'; slot: number }
+    | { kind: 'up'; slot: number; reason?: 'cooldown' | 'unhealthy' }
     | { kind: 'quota'; slot: number; value: number }
     | { kind: 'latency'; slot: number; value: number }
     | { kind: 'begin'; slot: number }
@@ -231,7 +261,10 @@ describe('Selector: properties', () => {
   const op: fc.Arbitrary<Op> = fc.oneof(
     { weight: 5, arbitrary: fc.constant({ kind: 'select' as const }) },
     fc.record({ kind: fc.constant('down' as const), slot, reason: fc.constantFrom('cooldown' as const, 'unhealthy' as const) }),
-    fc.record({ kind: fc.constant('up' as const), slot }),
+    fc.record(
+      { kind: fc.constant('up' as const), slot, reason: fc.constantFrom('cooldown' as const, 'unhealthy' as const) },
+      { requiredKeys: ['kind', 'slot'] },
+    ),
     fc.record({ kind: fc.constant('quota' as const), slot, value: fc.integer({ min: -10, max: 1000 }) }),
     fc.record({ kind: fc.constant('latency' as const), slot, value: fc.integer({ min: 0, max: 5000 }) }),
     fc.record({ kind: fc.constant('begin' as const), slot }),
@@ -248,7 +281,13 @@ describe('Selector: properties', () => {
     fc.assert(
       fc.property(fc.constantFrom(...STRATEGIES), fc.array(op, { maxLength: 200 }), (strategy, ops) => {
         const selector = new Selector(specs, { strategy });
-        const down = new Set<string>();
+        const held = new Map<string, Set<string>>();
+        const down = {
+          has: (id: string) => (held.get(id)?.size ?? 0) > 0,
+          get size() {
+            return specs.filter((s) => down.has(s.id)).length;
+          },
+        };
         const quota = new Map<string, number>();
         for (const o of ops) {
           if (o.kind === 'select') {
@@ -272,10 +311,11 @@ describe('Selector: properties', () => {
             const id = `p${o.slot}`;
             if (o.kind === 'down') {
               selector.markUnavailable(id, o.reason, 1000);
-              down.add(id);
+              held.set(id, (held.get(id) ?? new Set()).add(o.reason));
             } else if (o.kind === 'up') {
-              selector.markAvailable(id);
-              down.delete(id);
+              selector.markAvailable(id, o.reason);
+              if (o.reason) held.get(id)?.delete(o.reason);
+              else held.delete(id);
             } else if (o.kind === 'quota') {
               selector.setRemainingQuota(id, o.value);
               quota.set(id, o.value);

@@ -41,10 +41,25 @@ export interface CandidateSpec {
   costPer1k?: { input: number; output: number };
 }
 
-/** Why a candidate is out of the running. */
+/**
+ * Why a candidate is out of the running. A candidate can be held out for
+ * several reasons at once (cooling down and exhausted, say); it returns when
+ * every reason is cleared.
+ */
 export type UnavailableReason = 'cooldown' | 'unhealthy' | 'disabled' | 'exhausted';
 
+/** In order of display: the first reason held is the one `status()` names. */
 const REASONS: readonly UnavailableReason[] = ['cooldown', 'unhealthy', 'disabled', 'exhausted'];
+const COOLDOWN_BIT = 1;
+const bitOf = (reason: UnavailableReason): number => {
+  const index = REASONS.indexOf(reason);
+  if (index < 0)
+    throw new RoutingError(
+      'invalid_argument',
+      `unknown unavailable reason ${JSON.stringify(reason)}; expected one of ${REASONS.join(', ')}`,
+    );
+  return 1 << index;
+};
 
 /** Options of {@link Selector}. */
 export interface SelectorOptions {
@@ -65,7 +80,10 @@ export interface SelectOptions {
 export interface CandidateStatus {
   id: string;
   available: boolean;
+  /** The first reason held, in the order cooldown, unhealthy, disabled, exhausted. */
   unavailable_reason: UnavailableReason | null;
+  /** Every reason held. */
+  unavailable_reasons: UnavailableReason[];
   /** When a cooling candidate returns (ISO 8601), if known. */
   available_at: string | null;
   priority: number;
@@ -119,6 +137,7 @@ export class Selector {
   private lastPick = new Float64Array(0);
   private picks = new Float64Array(0);
   private pass = new Float64Array(0);
+  /** Bit set of the reasons a slot is held out for (bit i = REASONS[i]); 0 = available. */
   private reason = new Uint8Array(0);
   private until = new Float64Array(0);
   private latSum = new Float64Array(0);
@@ -226,24 +245,34 @@ export class Selector {
     this.rebuildIndex();
   }
 
-  /** Takes a candidate out of the running; `until` (epoch ms) is when a cooldown ends. */
+  /**
+   * Takes a candidate out of the running for `reason`; `until` (epoch ms) is
+   * when a cooldown ends. Holding a candidate out for a second reason keeps
+   * the first: it returns only when both are cleared.
+   */
   markUnavailable(id: string, reason: UnavailableReason, until?: number): void {
     const slot = this.slot(id);
+    const bit = bitOf(reason);
     const wasAvailable = this.reason[slot] === NO_REASON;
-    this.reason[slot] = REASONS.indexOf(reason) + 1;
-    this.until[slot] = until ?? Number.NaN;
+    this.reason[slot]! |= bit;
+    if (bit === COOLDOWN_BIT || until !== undefined) this.until[slot] = until ?? Number.NaN;
     if (wasAvailable) {
       this.eligibleDirty = true;
       this.heap?.remove(slot);
     }
   }
 
-  /** Puts a candidate back in the running. */
-  markAvailable(id: string): void {
+  /**
+   * Clears `reason` (or, without one, every reason) for a candidate. It is
+   * back in the running once no reason is left.
+   */
+  markAvailable(id: string, reason?: UnavailableReason): void {
     const slot = this.slot(id);
     if (this.reason[slot] === NO_REASON) return;
-    this.reason[slot] = NO_REASON;
-    this.until[slot] = Number.NaN;
+    const bit = reason === undefined ? 0xff : bitOf(reason);
+    this.reason[slot]! &= ~bit;
+    if (bit & COOLDOWN_BIT) this.until[slot] = Number.NaN;
+    if (this.reason[slot] !== NO_REASON) return;
     this.eligibleDirty = true;
     if (this.heap) {
       // A returning candidate joins `weighted` at the current pass, so it does not burst to catch up.
@@ -255,6 +284,16 @@ export class Selector {
   /** Whether a candidate is in the running. */
   isAvailable(id: string): boolean {
     return this.reason[this.slot(id)] === NO_REASON;
+  }
+
+  /** Whether `id` is a candidate. */
+  has(id: string): boolean {
+    return this.slotOf.has(id);
+  }
+
+  /** The reasons a candidate is held out for (empty when available). */
+  unavailableReasons(id: string): UnavailableReason[] {
+    return reasonsOf(this.reason[this.slot(id)]!);
   }
 
   /** Sets a candidate's remaining quota; `undefined` means unlimited. */
@@ -320,12 +359,13 @@ export class Selector {
       counter: this.counter,
       candidates: this.ids.map((id, slot) => {
         this.recomputeLatency(slot, bucket);
-        const reason = this.reason[slot]!;
+        const reasons = reasonsOf(this.reason[slot]!);
         const until = this.until[slot]!;
         return {
           id,
-          available: reason === NO_REASON,
-          unavailable_reason: reason === NO_REASON ? null : REASONS[reason - 1]!,
+          available: reasons.length === 0,
+          unavailable_reason: reasons[0] ?? null,
+          unavailable_reasons: reasons,
           available_at: Number.isNaN(until) ? null : new Date(until).toISOString(),
           priority: this.priority[slot]!,
           weight: this.weight[slot]!,
@@ -416,9 +456,8 @@ export class Selector {
     if (this.ids.length === 0) throw new NoProviderAvailable('no candidates are configured');
     let earliest = Number.POSITIVE_INFINITY;
     let cooling = 0;
-    const cooldown = REASONS.indexOf('cooldown') + 1;
     for (let slot = 0; slot < this.ids.length; slot++) {
-      if (this.reason[slot] !== cooldown) continue;
+      if (!(this.reason[slot]! & COOLDOWN_BIT)) continue;
       cooling++;
       const until = this.until[slot]!;
       if (!Number.isNaN(until) && until < earliest) earliest = until;
@@ -440,8 +479,7 @@ export class Selector {
   private describeUnavailable(): string {
     const counts = new Map<string, number>();
     for (let slot = 0; slot < this.ids.length; slot++) {
-      const reason = this.reason[slot]!;
-      if (reason !== NO_REASON) counts.set(REASONS[reason - 1]!, (counts.get(REASONS[reason - 1]!) ?? 0) + 1);
+      for (const reason of reasonsOf(this.reason[slot]!)) counts.set(reason, (counts.get(reason) ?? 0) + 1);
     }
     return [...counts].map(([reason, count]) => `${count} ${reason}`).join(', ');
   }
@@ -552,6 +590,11 @@ export class Selector {
       latSamples: this.latSamples,
     };
   }
+}
+
+function reasonsOf(bits: number): UnavailableReason[] {
+  if (bits === NO_REASON) return [];
+  return REASONS.filter((_, index) => bits & (1 << index));
 }
 
 function assertStrategy(strategy: string): asserts strategy is StrategyName {

@@ -1,0 +1,75 @@
+/**
+ * @module cooldownTypes
+ * The public shapes of a `CooldownManager`: its options, the failures it
+ * records, its typed events and its status for the operations API.
+ */
+import type { Scheduler } from '../clock.js';
+import type { CooldownDetection, CooldownDurations } from './cooldownSettings.js';
+import type { CooldownEndCause, CooldownPeriod, CooldownReason, CooldownStateStore } from './cooldownStateStore.js';
+
+/** Options of {@link CooldownManager}. */
+export interface CooldownManagerOptions {
+  /** Default `systemScheduler`. */
+  scheduler?: Scheduler;
+  /** Default a new `MemoryCooldownStateStore`. */
+  store?: CooldownStateStore;
+  detection?: CooldownDetection;
+  /** Per key (provider name, or `<provider>/<credential>`); keys not listed use `defaultDurations`. */
+  durations?: Record<string, CooldownDurations>;
+  defaultDurations?: CooldownDurations;
+  /** Gate of recovery: resolves true when the key may return. Absent: keys return when their end passes. */
+  healthCheck?: ((key: string) => Promise<boolean>) | undefined;
+  /** Interval between health checks of a key that failed one. Default 30,000. */
+  recoveryIntervalMs?: number;
+  /** A health check still pending after this counts as failed. Default 10,000. */
+  healthCheckTimeoutMs?: number;
+}
+
+/** A failure to record: `rate_limit` for a 429, `error` for anything else that counts. */
+export interface CooldownFailure {
+  kind: 'rate_limit' | 'error';
+  /** The upstream's `Retry-After`, in milliseconds (undefined when the response had none). */
+  retryAfterMs?: number | undefined;
+  /** The HTTP status, for the record. */
+  status?: number | undefined;
+}
+
+/** Whether a change was made by this manager or applied from the shared store. */
+export type CooldownSource = 'local' | 'remote';
+
+/** Payload of `cooldown:end`. */
+export interface CooldownEndEvent {
+  key: string;
+  reason: CooldownReason;
+  endedBy: CooldownEndCause;
+  at: number;
+  source: CooldownSource;
+}
+
+/** The typed events of a {@link CooldownManager}. */
+export interface CooldownEvents {
+  'cooldown:start': (period: CooldownPeriod & { source: CooldownSource }) => void;
+  /** A running period got a new end: a later `Retry-After`, or a manual cooldown over it. */
+  'cooldown:update': (event: { period: CooldownPeriod; previous: CooldownPeriod; source: CooldownSource }) => void;
+  'cooldown:end': (event: CooldownEndEvent) => void;
+  'cooldown:check_failed': (event: { key: string; at: number; error?: string; failedChecks: number; nextCheckAt: number }) => void;
+  /** The shared store failed; the in-memory view carries on. */
+  'cooldown:store_error': (event: { operation: 'set' | 'delete' | 'list' | 'apply'; key?: string; error: string; at: number }) => void;
+}
+
+/** The operations API's view of cooldowns. */
+export interface CooldownStatus {
+  providers_in_cooldown: string[];
+  cooldown_periods: Record<
+    string,
+    {
+      started_at: string;
+      ends_at: string;
+      reason: CooldownReason;
+      remaining_seconds: number;
+      /** The end has passed and the key waits for a health check to pass. */
+      awaiting_health_check: boolean;
+      failed_checks: number;
+    }
+  >;
+}
