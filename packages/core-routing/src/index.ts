@@ -53,6 +53,14 @@ export {
 export { BatchQueue, type BatchQueueOptions, type BatchSettings } from './relay/batchQueue.js';
 export type { RelayErrorCode, RelayFailure } from './relay/errors.js';
 export type { AttemptEndEvent, DecisionEvent, RelayEvents, RequestEndEvent, RequestStartEvent } from './relay/events.js';
+export {
+  AFFINITY_HEADER,
+  type FailoverSettings,
+  FORWARDED_HEADER,
+  type ForwardOutcome,
+  NodeFailover,
+  SERVED_BY_HEADER,
+} from './relay/failover.js';
 export { type IngressFormat, ingressFormat, openAiFormat } from './relay/ingressFormat.js';
 export { globToRegExp, type ModelListing, ModelRouter, type RouteTarget } from './relay/modelRouter.js';
 export { AdapterRegistry, type BuildInput, type ProviderAdapter, type Transport } from './relay/providers/adapter.js';

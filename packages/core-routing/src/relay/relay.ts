@@ -25,6 +25,7 @@ import type { StrategyName } from '../selection/selector.js';
 import { type AttemptResult, runAttempt } from './attempt.js';
 import type { RelayFailure } from './errors.js';
 import type { RelayEvents, RequestEndEvent } from './events.js';
+import { NodeFailover } from './failover.js';
 import { ingressFormat } from './ingressFormat.js';
 import { failureToClient, selectionFailure } from './outcome.js';
 import { AdapterRegistry, type ProviderAdapter, type Transport } from './providers/adapter.js';
@@ -80,6 +81,8 @@ export interface RelayOptions {
   cooldowns?: RelayCooldowns;
   health?: RelayHealth;
   cache?: ResponseCache;
+  /** Node failover (`server.failover`). */
+  failover?: NodeFailover;
   /** Attempts per request, the first included (default 3). */
   maxAttempts?: number;
   clock?: Clock;
@@ -236,6 +239,14 @@ export class Relay {
       }
     }
 
+    const failover = this.options.failover;
+    const owner = failover?.ownerElsewhere(NodeFailover.affinityKey(request), request.forwarded === true);
+    if (owner) {
+      const forwarded = await failover!.forward(owner, request, sink);
+      if (forwarded.kind === 'answered') return end(this.forwardedEnd(owner, forwarded.status));
+      // The owner is unreachable (and now off the ring): serve it here.
+    }
+
     const route = this.table.route(request.model);
     if (!route) {
       const failure: RelayFailure = {
@@ -282,6 +293,12 @@ export class Relay {
       } else {
         const picked = this.pick(route, state, request);
         if ('failure' in picked) {
+          const backup = failover?.backupFor(request.forwarded === true);
+          if (backup) {
+            // active_passive: nothing here can serve it; the backup gateway may.
+            const forwarded = await failover!.forward(backup, request, sink);
+            if (forwarded.kind === 'answered') return end(this.forwardedEnd(backup, forwarded.status));
+          }
           this.fail(request, sink, picked.failure);
           return end({
             provider: lastProvider,
@@ -365,6 +382,20 @@ export class Relay {
       cached: false,
       attempts: state.attempts,
     });
+  }
+
+  private forwardedEnd(node: string, status: number): Omit<RequestEndEvent, 'requestId' | 'model' | 'latencyMs' | 'at'> {
+    return {
+      provider: `node:${node}`,
+      credentialId: null,
+      outcome: status < 400 ? 'success' : 'error',
+      httpStatus: status,
+      errorType: status < 400 ? null : 'forwarded',
+      ttfbMs: null,
+      tokens: { input: 0, output: 0 },
+      cached: false,
+      attempts: 0,
+    };
   }
 
   /** Chooses a provider and a credential for the next attempt. */

@@ -28,6 +28,14 @@ export interface RelayRequest {
   noCache?: boolean;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
+  /** The path the client called (`/v1/chat/completions`), for forwarding to another node. */
+  path?: string;
+  /** The client's own `Authorization`, used only to forward the request to another node of this gateway. */
+  clientAuthorization?: string;
+  /** True when another node of this gateway forwarded the request here (it is never forwarded again). */
+  forwarded?: boolean;
+  /** The client's affinity key (`x-switchyard-affinity`), placing it on the failover ring. */
+  affinity?: string;
 }
 
 /** A provider as configured (`providers.<name>` in the gateway config). */

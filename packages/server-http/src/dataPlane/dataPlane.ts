@@ -8,7 +8,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
+  AFFINITY_HEADER,
   type ApiFamily,
+  FORWARDED_HEADER,
   ingressFormat,
   nodeResponseSink,
   type Relay,
@@ -46,6 +48,16 @@ function sendFailure(res: ServerResponse, family: ApiFamily, failure: RelayFailu
   const { body, headers } = ingressFormat(family).errorResponse(failure);
   res.writeHead(failure.status, { ...headers, 'x-request-id': requestId });
   res.end(body);
+}
+
+/** What forwarding to another node needs from the client: its key and its affinity. */
+function clientIdentity(req: IncomingMessage): { clientAuthorization?: string; affinity?: string } {
+  const key = presentedKey(req.headers);
+  const affinity = req.headers[AFFINITY_HEADER];
+  return {
+    ...(key ? { clientAuthorization: `Bearer ${key}` } : {}),
+    ...(typeof affinity === 'string' && affinity.length > 0 ? { affinity: affinity.slice(0, 256) } : {}),
+  };
 }
 
 function wantsNoCache(req: IncomingMessage): boolean {
@@ -131,6 +143,9 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       headers: forwardedHeaders(req),
       noCache: wantsNoCache(req),
       signal: controller.signal,
+      path: '/v1/chat/completions',
+      forwarded: typeof req.headers[FORWARDED_HEADER] === 'string',
+      ...clientIdentity(req),
     };
     await relay.handle(request, nodeResponseSink(res));
   }
