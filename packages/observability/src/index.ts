@@ -61,6 +61,7 @@ export { RotatingFileStream, type RotatingFileStreamOptions } from './logging/ro
 export { GatewayMetrics, type GatewayMetricsOptions, NO_PROVIDER_LABEL, REQUEST_DURATION_BUCKETS, TTFB_BUCKETS } from './metrics/gatewayMetrics.js';
 export { LabelLimiter, OTHER_LABEL, UNKNOWN_LABEL } from './metrics/labelLimiter.js';
 export { MetricsServer, type MetricsServerOptions } from './metrics/metricsServer.js';
+export { collectProcessMetrics } from './metrics/processMetrics.js';
 export { WorkflowMetrics, type WorkflowMetricsOptions } from './metrics/workflowMetrics.js';
 export { ChatWebhookNotifier, type ChatWebhookOptions, chatPayload } from './notify/chatNotifier.js';
 export { type DeliveryRecord, type DispatcherEvents, type DispatcherOptions, NotificationDispatcher } from './notify/dispatcher.js';

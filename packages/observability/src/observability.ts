@@ -8,7 +8,7 @@
  */
 import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
 import type { DestinationStream, Logger } from 'pino';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';
 import { AlertManager, type AlertsStatus } from './alerts/alertManager.js';
 import { type ObservabilityConfig, type ObservabilityConfigInput, observabilityConfigSchema } from './config/schemas.js';
@@ -16,6 +16,7 @@ import type { EventObserver, EventSource } from './events.js';
 import { createLogger } from './logging/logger.js';
 import { GatewayMetrics } from './metrics/gatewayMetrics.js';
 import { MetricsServer } from './metrics/metricsServer.js';
+import { collectProcessMetrics } from './metrics/processMetrics.js';
 import { WorkflowMetrics } from './metrics/workflowMetrics.js';
 import type { DeliveryRecord, NotificationDispatcher } from './notify/dispatcher.js';
 import { dispatcherFromConfig } from './notify/fromConfig.js';
@@ -101,7 +102,7 @@ export function createObservability(input: ObservabilityConfigInput | Observabil
   let metricsServer: MetricsServer | undefined;
   if (config.metrics.enabled) {
     registry = new Registry();
-    if (config.metrics.process_metrics) collectDefaultMetrics({ register: registry });
+    if (config.metrics.process_metrics) collectProcessMetrics(registry);
     gatewayMetrics = new GatewayMetrics({
       registry,
       clock: scheduler,

@@ -109,20 +109,22 @@ export const SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;
 export const alertRuleSchema = z
   .object({
     name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/, 'a rule name is a letter or _ then letters, digits, _ . - (≤ 100)'),
-    condition: z.string().min(1, 'the condition is empty'),
+    condition: z
+      .string()
+      .min(1, 'the condition is empty')
+      .superRefine((condition, ctx) => {
+        try {
+          parseCondition(condition);
+        } catch (error) {
+          ctx.issues.push({ code: 'custom', message: (error as Error).message, input: condition });
+        }
+      }),
     /** How long the condition must hold before the rule fires. */
     duration: durationSchema.default(0),
     severity: z.enum(SEVERITIES).default('warning'),
     notifications: z.array(z.enum(CHANNELS)).default([]),
     /** A sentence for the notification; the condition is shown when absent. */
     summary: z.string().optional(),
-  })
-  .superRefine((rule, ctx) => {
-    try {
-      parseCondition(rule.condition);
-    } catch (error) {
-      ctx.issues.push({ code: 'custom', message: (error as Error).message, path: ['condition'], input: rule.condition });
-    }
   });
 
 /** The documented example rules: error rate, provider down, rate limits, p95 latency. */
@@ -141,18 +143,25 @@ export const alertsConfigSchema = z
     evaluation_interval: durationSchema.default(15_000),
     rules: z.array(alertRuleSchema).prefault(DEFAULT_ALERT_RULES),
   })
-  .superRefine((value, ctx) => {
-    const seen = new Set<string>();
-    value.rules.forEach((rule, index) => {
-      if (seen.has(rule.name)) {
-        ctx.issues.push({ code: 'custom', message: `duplicate rule name ${JSON.stringify(rule.name)}`, path: ['rules', index, 'name'], input: rule.name });
+  .superRefine(
+    (value, ctx) => {
+      // Runs even when other fields failed, so a bad config lists every problem at once.
+      const rules: unknown[] = Array.isArray(value?.rules) ? value.rules : [];
+      const seen = new Set<string>();
+      rules.forEach((rule, index) => {
+        const name = (rule as { name?: unknown } | null)?.name;
+        if (typeof name !== 'string') return;
+        if (seen.has(name)) {
+          ctx.issues.push({ code: 'custom', message: `duplicate rule name ${JSON.stringify(name)}`, path: ['rules', index, 'name'], input: name });
+        }
+        seen.add(name);
+      });
+      if (typeof value?.evaluation_interval === 'number' && value.evaluation_interval < 100) {
+        ctx.issues.push({ code: 'custom', message: 'evaluation_interval must be at least 100ms', path: ['evaluation_interval'], input: value });
       }
-      seen.add(rule.name);
-    });
-    if (value.evaluation_interval < 100) {
-      ctx.issues.push({ code: 'custom', message: 'evaluation_interval must be at least 100ms', path: ['evaluation_interval'], input: value });
-    }
-  });
+    },
+    { when: () => true },
+  );
 
 const chatSchema = z
   .object({
@@ -162,7 +171,7 @@ const chatSchema = z
     channel: z.string().optional(),
     username: z.string().default('switchyard'),
   })
-  .superRefine(requireWhenEnabled('webhook_url'));
+  .superRefine(requireWhenEnabled('webhook_url'), { when: () => true });
 
 const pagerSchema = z
   .object({
@@ -174,7 +183,7 @@ const pagerSchema = z
     /** Events API base URL. */
     url: httpUrl.default('https://events.pagerduty.com'),
   })
-  .superRefine(requireWhenEnabled('service_key'));
+  .superRefine(requireWhenEnabled('service_key'), { when: () => true });
 
 const emailSchema = z
   .object({
@@ -195,12 +204,15 @@ const emailSchema = z
     username: z.string().optional(),
     password: z.string().optional(),
   })
-  .superRefine(requireWhenEnabled('smtp_server', 'from'))
-  .superRefine((value, ctx) => {
-    if (value.enabled && value.to.length === 0) {
-      ctx.issues.push({ code: 'custom', message: 'at least one recipient is required when enabled', path: ['to'], input: value.to });
-    }
-  });
+  .superRefine(requireWhenEnabled('smtp_server', 'from'), { when: () => true })
+  .superRefine(
+    (value, ctx) => {
+      if (value?.enabled === true && Array.isArray(value.to) && value.to.length === 0) {
+        ctx.issues.push({ code: 'custom', message: 'at least one recipient is required when enabled', path: ['to'], input: value.to });
+      }
+    },
+    { when: () => true },
+  );
 
 /** `notifications.*`: the channels alert rules and credential rotations go to. */
 export const notificationsConfigSchema = z.object({
@@ -230,7 +242,8 @@ export const notificationsConfigSchema = z.object({
 
 function requireWhenEnabled(...keys: string[]) {
   return (value: Record<string, unknown> & { enabled: boolean }, ctx: z.RefinementCtx) => {
-    if (!value.enabled) return;
+    // Runs even when other fields failed (see `when`), so `value` may be partial.
+    if (typeof value !== 'object' || value === null || value.enabled !== true) return;
     for (const key of keys) {
       if (value[key] === undefined || value[key] === '') {
         ctx.issues.push({ code: 'custom', message: `${key} is required when enabled`, path: [key], input: undefined });
