@@ -18,7 +18,13 @@ import type { Notification, Notifier } from './notification.js';
 /** Options of {@link NotificationDispatcher}. */
 export interface DispatcherOptions {
   notifiers: readonly Notifier[];
+  /** Clock and timers of the backoff between tries. */
   scheduler?: Scheduler;
+  /**
+   * Timers of the per-try time limit. Real time by default, even when
+   * `scheduler` is a fake one, because the I/O it bounds is real.
+   */
+  timeoutScheduler?: Scheduler;
   /** Tries per notification, the first included (default 5). */
   maxAttempts?: number;
   /** Backoff before the second try (default 1 s); doubles each try. */
@@ -76,6 +82,7 @@ const HISTORY = 100;
 export class NotificationDispatcher {
   readonly events = new EventEmitter<DispatcherEvents>();
   private readonly scheduler: Scheduler;
+  private readonly timeoutScheduler: Scheduler;
   private readonly queues = new Map<Channel, ChannelQueue>();
   private readonly maxAttempts: number;
   private readonly initialBackoffMs: number;
@@ -97,6 +104,7 @@ export class NotificationDispatcher {
       this.queues.set(notifier.channel, { notifier, items: [], running: false });
     }
     this.scheduler = options.scheduler ?? systemScheduler;
+    this.timeoutScheduler = options.timeoutScheduler ?? systemScheduler;
     this.maxAttempts = Math.max(1, options.maxAttempts ?? 5);
     this.initialBackoffMs = options.initialBackoffMs ?? 1000;
     this.maxBackoffMs = options.maxBackoffMs ?? 60_000;
@@ -194,11 +202,11 @@ export class NotificationDispatcher {
 
   private async attempt(notifier: Notifier, notification: Notification): Promise<void> {
     const controller = new AbortController();
-    const timer = this.scheduler.setTimeout(() => controller.abort(), this.timeoutMs);
+    const timer = this.timeoutScheduler.setTimeout(() => controller.abort(), this.timeoutMs);
     try {
       await notifier.send(notification, controller.signal);
     } finally {
-      this.scheduler.clearTimeout(timer);
+      this.timeoutScheduler.clearTimeout(timer);
     }
   }
 
