@@ -23,8 +23,16 @@ export {
   parseCondition,
   type SignalReader,
 } from './alerts/expression.js';
-export { DEFAULT_SIGNAL_WINDOW_MS, lookupSignal, type SignalKind, type SignalRef, SIGNALS, type SignalScope, type SignalSpec } from './alerts/signals.js';
 export { SignalStore, type SignalStoreOptions } from './alerts/signalStore.js';
+export {
+  DEFAULT_SIGNAL_WINDOW_MS,
+  lookupSignal,
+  SIGNALS,
+  type SignalKind,
+  type SignalRef,
+  type SignalScope,
+  type SignalSpec,
+} from './alerts/signals.js';
 export {
   type AlertRuleConfig,
   type AlertsConfig,
@@ -58,15 +66,21 @@ export { EventLog } from './logging/eventLog.js';
 export { type CreateLoggerOptions, createLogger, type Logger, type LoggerHandle, loggerOptions } from './logging/logger.js';
 export { REDACTED, redactionPaths, SECRET_KEYS, scrubSecrets } from './logging/redaction.js';
 export { RotatingFileStream, type RotatingFileStreamOptions } from './logging/rotatingFileStream.js';
-export { GatewayMetrics, type GatewayMetricsOptions, NO_PROVIDER_LABEL, REQUEST_DURATION_BUCKETS, TTFB_BUCKETS } from './metrics/gatewayMetrics.js';
+export {
+  GatewayMetrics,
+  type GatewayMetricsOptions,
+  NO_PROVIDER_LABEL,
+  REQUEST_DURATION_BUCKETS,
+  TTFB_BUCKETS,
+} from './metrics/gatewayMetrics.js';
 export { LabelLimiter, OTHER_LABEL, UNKNOWN_LABEL } from './metrics/labelLimiter.js';
 export { MetricsServer, type MetricsServerOptions } from './metrics/metricsServer.js';
 export { collectProcessMetrics } from './metrics/processMetrics.js';
 export { WorkflowMetrics, type WorkflowMetricsOptions } from './metrics/workflowMetrics.js';
 export { ChatWebhookNotifier, type ChatWebhookOptions, chatPayload } from './notify/chatNotifier.js';
 export { type DeliveryRecord, type DispatcherEvents, type DispatcherOptions, NotificationDispatcher } from './notify/dispatcher.js';
-export { type EmailOptions, EmailNotifier, emailMessage } from './notify/emailNotifier.js';
-export { dispatcherFromConfig, notifiersFromConfig, type NotifiersFromConfigOptions } from './notify/fromConfig.js';
+export { EmailNotifier, type EmailOptions, emailMessage } from './notify/emailNotifier.js';
+export { dispatcherFromConfig, type NotifiersFromConfigOptions, notifiersFromConfig } from './notify/fromConfig.js';
 export {
   type AlertNotification,
   type Notification,
@@ -79,6 +93,6 @@ export {
 export { PagerNotifier, type PagerOptions, pagerRequest } from './notify/pagerNotifier.js';
 export { RotationNotifier, type RotationNotifierOptions } from './notify/rotationNotifier.js';
 export { parseSmtpServer, type SmtpServerAddress } from './notify/smtpServer.js';
-export { type GatewaySources, type ObserverSinks, observeGateway, observeWorkflow } from './observe.js';
 export { type AlertsReport, type CreateObservabilityOptions, createObservability, type Observability } from './observability.js';
+export { type GatewaySources, type ObserverSinks, observeGateway, observeWorkflow } from './observe.js';
 export { ensureRequestId, REQUEST_ID_HEADER, requestIdFrom } from './requestId.js';

@@ -83,7 +83,10 @@ export interface Observability {
  * await obs.start();
  * ```
  */
-export function createObservability(input: ObservabilityConfigInput | ObservabilityConfig, options: CreateObservabilityOptions = {}): Observability {
+export function createObservability(
+  input: ObservabilityConfigInput | ObservabilityConfig,
+  options: CreateObservabilityOptions = {},
+): Observability {
   const config = observabilityConfigSchema.parse(input);
   const scheduler = options.scheduler ?? systemScheduler;
   const serviceName = options.serviceName ?? 'switchyard';
@@ -111,7 +114,12 @@ export function createObservability(input: ObservabilityConfigInput | Observabil
       ...(options.knownProviders ? { knownProviders: options.knownProviders } : {}),
     });
     workflowMetrics = new WorkflowMetrics({ registry, maxLabelValues: config.metrics.max_label_values });
-    metricsServer = new MetricsServer({ registries: registry, port: config.metrics.port, host: config.metrics.host, path: config.metrics.path });
+    metricsServer = new MetricsServer({
+      registries: registry,
+      port: config.metrics.port,
+      host: config.metrics.host,
+      path: config.metrics.path,
+    });
   }
 
   const dispatcher = dispatcherFromConfig(config.notifications, {

@@ -51,7 +51,12 @@ const RELAY_EVENTS: (keyof RelayEvents)[] = ['request:start', 'request:end', 'at
 const COOLDOWN_EVENTS: (keyof CooldownEvents)[] = ['cooldown:start', 'cooldown:end'];
 const HEALTH_EVENTS: (keyof HealthEvents)[] = ['health:change', 'health:check'];
 const CREDENTIAL_EVENTS: (keyof CredentialEvents)[] = ['credential:rotated', 'quota:update'];
-const WORKFLOW_EVENTS: (keyof WorkflowEvents)[] = ['workflow:transition', 'workflow:gate_failed', 'workflow:subcommand', 'workflow:agent_job'];
+const WORKFLOW_EVENTS: (keyof WorkflowEvents)[] = [
+  'workflow:transition',
+  'workflow:gate_failed',
+  'workflow:subcommand',
+  'workflow:agent_job',
+];
 
 function isPinoLogger(value: unknown): value is Logger {
   return typeof (value as Logger).info === 'function' && typeof (value as Logger).isLevelEnabled === 'function';
@@ -91,9 +96,7 @@ function subscribe(
   const detachers: (() => void)[] = [];
   for (const event of events) {
     const method = OBSERVER_METHODS[event];
-    const handlers = observers
-      .filter((o) => typeof o[method] === 'function')
-      .map((o) => (o[method] as (payload: unknown) => void).bind(o));
+    const handlers = observers.filter((o) => typeof o[method] === 'function').map((o) => (o[method] as (payload: unknown) => void).bind(o));
     if (handlers.length === 0) continue;
     const listener = (payload: unknown) => {
       for (const handler of handlers) {

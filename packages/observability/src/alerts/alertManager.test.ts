@@ -48,7 +48,8 @@ describe('each documented rule fires and resolves on a fake clock', () => {
   test('high_error_rate: error_rate > 0.05 for 5m (warning, chat + email)', async () => {
     const t = setup(only('high_error_rate'));
     const traffic = (errors: number) => (at: number) => {
-      for (let i = 0; i < 10; i++) t.relay.emit('request:end', requestEnd({ at, outcome: i < errors ? 'error' : 'success', httpStatus: i < errors ? 502 : 200 }));
+      for (let i = 0; i < 10; i++)
+        t.relay.emit('request:end', requestEnd({ at, outcome: i < errors ? 'error' : 'success', httpStatus: i < errors ? 502 : 200 }));
     };
     await t.run(60_000, traffic(2));
     assert.equal(t.rule('high_error_rate').state, 'pending');

@@ -159,7 +159,8 @@ export class AlertManager {
         const result = evaluateCondition(rule.condition, this.signals.reader, provider);
         this.step(rule, key, provider, result.active, result.values, now);
       }
-      for (const [key, instance] of rule.instances) if (!seen.has(key)) this.step(rule, key, instance.provider, false, instance.values, now);
+      for (const [key, instance] of rule.instances)
+        if (!seen.has(key)) this.step(rule, key, instance.provider, false, instance.values, now);
     }
   }
 

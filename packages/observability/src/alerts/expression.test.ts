@@ -91,24 +91,51 @@ describe('the language', () => {
     test(`rejects ${JSON.stringify(source)} with a column`, () => {
       assert.throws(
         () => parseCondition(source),
-        (e: unknown) => e instanceof InvalidExpression && e.code === 'invalid_expression' && message.test(e.message) && /column \d+/.test(e.message),
+        (e: unknown) =>
+          e instanceof InvalidExpression && e.code === 'invalid_expression' && message.test(e.message) && /column \d+/.test(e.message),
       );
     });
   }
 
   test('any input either parses or fails with InvalidExpression, never anything else (property)', () => {
-    const pieces = fc.constantFrom('error_rate', 'p95_latency', 'provider_health', '>', '==', '(', ')', '[5m]', 'and', 'or', 'not', '5s', '0.05', '5%', 'unhealthy', 'by', 'provider', "'x'", ' ');
+    const pieces = fc.constantFrom(
+      'error_rate',
+      'p95_latency',
+      'provider_health',
+      '>',
+      '==',
+      '(',
+      ')',
+      '[5m]',
+      'and',
+      'or',
+      'not',
+      '5s',
+      '0.05',
+      '5%',
+      'unhealthy',
+      'by',
+      'provider',
+      "'x'",
+      ' ',
+    );
     fc.assert(
-      fc.property(fc.oneof(fc.string(), fc.array(pieces, { maxLength: 12 }).map((p) => p.join(' '))), (source) => {
-        try {
-          const parsed = parseCondition(source);
-          const result = evaluateCondition(parsed, () => 1, parsed.scope === 'provider' ? 'p' : null);
-          assert.equal(typeof result.active, 'boolean');
-        } catch (error) {
-          assert.ok(error instanceof InvalidExpression, String(error));
-          assert.ok(error.position >= 0 && error.position <= source.length);
-        }
-      }),
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.array(pieces, { maxLength: 12 }).map((p) => p.join(' ')),
+        ),
+        (source) => {
+          try {
+            const parsed = parseCondition(source);
+            const result = evaluateCondition(parsed, () => 1, parsed.scope === 'provider' ? 'p' : null);
+            assert.equal(typeof result.active, 'boolean');
+          } catch (error) {
+            assert.ok(error instanceof InvalidExpression, String(error));
+            assert.ok(error.position >= 0 && error.position <= source.length);
+          }
+        },
+      ),
       { numRuns: 2000 },
     );
   });

@@ -19,8 +19,9 @@
  * ends in `by provider` is evaluated once per provider; otherwise once for
  * the whole service. A comparison whose signal has no data is false.
  */
-import { InvalidExpression } from '../errors.js';
+
 import { parseDuration } from '../config/units.js';
+import { InvalidExpression } from '../errors.js';
 import { DEFAULT_SIGNAL_WINDOW_MS, lookupSignal, type SignalKind, type SignalRef, signalNames } from './signals.js';
 
 /** A comparison operator. */
@@ -199,7 +200,10 @@ class Parser {
   private parseComparison(): ConditionNode {
     const name = this.next();
     if (name.kind !== 'ident' || KEYWORDS.has(name.text.toLowerCase())) {
-      this.fail(name, name.kind === 'end' ? 'expected a signal name, found the end' : `expected a signal name, found ${JSON.stringify(name.text)}`);
+      this.fail(
+        name,
+        name.kind === 'end' ? 'expected a signal name, found the end' : `expected a signal name, found ${JSON.stringify(name.text)}`,
+      );
     }
     const spec = lookupSignal(name.text);
     if (!spec) this.fail(name, `unknown signal ${JSON.stringify(name.text)} (known: ${signalNames().join(', ')})`);

@@ -65,7 +65,15 @@ class Bucket {
   }
 }
 
-type Counted = 'requests' | 'errors' | 'rateLimits' | 'latencySumMs' | 'healthFailures' | 'gateFailures' | 'failedJobs' | 'failedSubcommands';
+type Counted =
+  | 'requests'
+  | 'errors'
+  | 'rateLimits'
+  | 'latencySumMs'
+  | 'healthFailures'
+  | 'gateFailures'
+  | 'failedJobs'
+  | 'failedSubcommands';
 
 class Ring {
   private readonly buckets = Array.from({ length: BUCKETS }, () => new Bucket());

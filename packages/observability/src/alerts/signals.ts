@@ -65,7 +65,12 @@ export const SIGNALS: Readonly<Record<string, SignalSpec>> = {
   },
   gate_failures: { kind: 'count', scope: 'global', windowed: true, description: 'workflow governance gate failures in the window' },
   failed_agent_jobs: { kind: 'count', scope: 'global', windowed: true, description: 'workflow agent jobs that ended Failed in the window' },
-  failed_subcommands: { kind: 'count', scope: 'global', windowed: true, description: 'workflow subcommands that exited non-zero in the window' },
+  failed_subcommands: {
+    kind: 'count',
+    scope: 'global',
+    windowed: true,
+    description: 'workflow subcommands that exited non-zero in the window',
+  },
 };
 
 const PERCENTILE = /^p(\d{1,2}(?:\.\d+)?)_(latency|ttfb)$/;

@@ -67,7 +67,11 @@ test('every bad field is reported with its path', () => {
     },
     notifications: { chat: { enabled: true }, pager: { enabled: true }, email: { enabled: true, smtp_server: 'ftp://x', from: 'a@b.c' } },
   });
-  const expectPath = (prefix: string) => assert.ok(found.some((f) => f.startsWith(prefix)), `${prefix} in ${found.join('\n')}`);
+  const expectPath = (prefix: string) =>
+    assert.ok(
+      found.some((f) => f.startsWith(prefix)),
+      `${prefix} in ${found.join('\n')}`,
+    );
   expectPath('metrics.port');
   expectPath('logging.level');
   expectPath('logging.rotation.max_size: "10Q" is not a size');
@@ -85,7 +89,9 @@ test('every bad field is reported with its path', () => {
 });
 
 test('secrets never appear in validation messages', () => {
-  const found = issues({ notifications: { email: { enabled: true, smtp_server: 'ftp://user:hunter2@mail', from: 'a@b.c', to: ['x@y.z'] } } });
+  const found = issues({
+    notifications: { email: { enabled: true, smtp_server: 'ftp://user:hunter2@mail', from: 'a@b.c', to: ['x@y.z'] } },
+  });
   assert.ok(found.length > 0);
   assert.ok(!found.join('\n').includes('hunter2'));
 });

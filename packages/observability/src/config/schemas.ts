@@ -8,7 +8,7 @@
  */
 import { z } from 'zod';
 import { parseCondition } from '../alerts/expression.js';
-import { ObservabilityError } from '../errors.js';
+import type { ObservabilityError } from '../errors.js';
 import { parseSmtpServer } from '../notify/smtpServer.js';
 import { parseDuration, parseSize } from './units.js';
 
@@ -106,31 +106,36 @@ export type Channel = (typeof CHANNELS)[number];
 export const SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;
 
 /** One `alerts.rules[]` entry. */
-export const alertRuleSchema = z
-  .object({
-    name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/, 'a rule name is a letter or _ then letters, digits, _ . - (≤ 100)'),
-    condition: z
-      .string()
-      .min(1, 'the condition is empty')
-      .superRefine((condition, ctx) => {
-        try {
-          parseCondition(condition);
-        } catch (error) {
-          ctx.issues.push({ code: 'custom', message: (error as Error).message, input: condition });
-        }
-      }),
-    /** How long the condition must hold before the rule fires. */
-    duration: durationSchema.default(0),
-    severity: z.enum(SEVERITIES).default('warning'),
-    notifications: z.array(z.enum(CHANNELS)).default([]),
-    /** A sentence for the notification; the condition is shown when absent. */
-    summary: z.string().optional(),
-  });
+export const alertRuleSchema = z.object({
+  name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/, 'a rule name is a letter or _ then letters, digits, _ . - (≤ 100)'),
+  condition: z
+    .string()
+    .min(1, 'the condition is empty')
+    .superRefine((condition, ctx) => {
+      try {
+        parseCondition(condition);
+      } catch (error) {
+        ctx.issues.push({ code: 'custom', message: (error as Error).message, input: condition });
+      }
+    }),
+  /** How long the condition must hold before the rule fires. */
+  duration: durationSchema.default(0),
+  severity: z.enum(SEVERITIES).default('warning'),
+  notifications: z.array(z.enum(CHANNELS)).default([]),
+  /** A sentence for the notification; the condition is shown when absent. */
+  summary: z.string().optional(),
+});
 
 /** The documented example rules: error rate, provider down, rate limits, p95 latency. */
 export const DEFAULT_ALERT_RULES: z.input<typeof alertRuleSchema>[] = [
   { name: 'high_error_rate', condition: 'error_rate > 0.05', duration: '5m', severity: 'warning', notifications: ['chat', 'email'] },
-  { name: 'provider_down', condition: 'provider_health == unhealthy', duration: '2m', severity: 'critical', notifications: ['chat', 'pager'] },
+  {
+    name: 'provider_down',
+    condition: 'provider_health == unhealthy',
+    duration: '2m',
+    severity: 'critical',
+    notifications: ['chat', 'pager'],
+  },
   { name: 'rate_limit_exceeded', condition: 'rate_limit_count > 10', duration: '1m', severity: 'warning', notifications: ['chat'] },
   { name: 'high_latency', condition: 'p95_latency > 5s', duration: '10m', severity: 'warning', notifications: ['chat'] },
 ];
@@ -152,12 +157,22 @@ export const alertsConfigSchema = z
         const name = (rule as { name?: unknown } | null)?.name;
         if (typeof name !== 'string') return;
         if (seen.has(name)) {
-          ctx.issues.push({ code: 'custom', message: `duplicate rule name ${JSON.stringify(name)}`, path: ['rules', index, 'name'], input: name });
+          ctx.issues.push({
+            code: 'custom',
+            message: `duplicate rule name ${JSON.stringify(name)}`,
+            path: ['rules', index, 'name'],
+            input: name,
+          });
         }
         seen.add(name);
       });
       if (typeof value?.evaluation_interval === 'number' && value.evaluation_interval < 100) {
-        ctx.issues.push({ code: 'custom', message: 'evaluation_interval must be at least 100ms', path: ['evaluation_interval'], input: value });
+        ctx.issues.push({
+          code: 'custom',
+          message: 'evaluation_interval must be at least 100ms',
+          path: ['evaluation_interval'],
+          input: value,
+        });
       }
     },
     { when: () => true },

@@ -18,7 +18,11 @@ test('durations parse as the config writes them', () => {
 test('bad durations are refused with the input quoted', () => {
   for (const bad of ['', '5', '5x', 'm5', '5 m', '-5s', '1h 30m', 's']) {
     if (bad === '5') continue; // a bare number is milliseconds
-    assert.throws(() => parseDuration(bad), (e: unknown) => e instanceof ObservabilityError && e.code === 'invalid_argument', bad);
+    assert.throws(
+      () => parseDuration(bad),
+      (e: unknown) => e instanceof ObservabilityError && e.code === 'invalid_argument',
+      bad,
+    );
   }
   assert.throws(() => parseDuration(-1), ObservabilityError);
   assert.throws(() => parseDuration(Number.NaN), ObservabilityError);

@@ -107,7 +107,17 @@ describe('levels', () => {
       const { logger, lines } = capture({ level });
       const relay = new EventEmitter();
       observeGateway({ relay }, { logger });
-      relay.emit('attempt:end', { requestId: 'r', provider: 'p', credentialId: null, attempt: 1, outcome: 'success', httpStatus: 200, errorType: null, latencyMs: 5, at: 0 });
+      relay.emit('attempt:end', {
+        requestId: 'r',
+        provider: 'p',
+        credentialId: null,
+        attempt: 1,
+        outcome: 'success',
+        httpStatus: 200,
+        errorType: null,
+        latencyMs: 5,
+        at: 0,
+      });
       assert.equal(lines.length, expected);
     }
   });
@@ -128,7 +138,8 @@ describe('secrets are redacted', () => {
       'hello',
     );
     const text = JSON.stringify(lines[0]);
-    for (const secret of ['Bearer top', 'Bearer one', 'k1', 'c=1', '"g"', '"t"', '"r"', '"s"', 'k0']) assert.ok(!text.includes(secret), `${secret} in ${text}`);
+    for (const secret of ['Bearer top', 'Bearer one', 'k1', 'c=1', '"g"', '"t"', '"r"', '"s"', 'k0'])
+      assert.ok(!text.includes(secret), `${secret} in ${text}`);
     assert.match(text, /"accept":"json"/);
     assert.match(text, /"id":"cred-7"/);
     assert.match(text, /"url":"https:\/\/api"/);

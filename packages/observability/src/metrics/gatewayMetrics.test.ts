@@ -13,7 +13,9 @@ const promtool = requirePromtool();
 
 async function value(metrics: { registry: { getSingleMetricAsString(name: string): Promise<string> } }, name: string, labels: string) {
   const family = name.replace(/_(bucket|sum|count)$/, '');
-  const text = await metrics.registry.getSingleMetricAsString(family.startsWith('svc_request_duration') || family.startsWith('svc_time_to') ? family : name);
+  const text = await metrics.registry.getSingleMetricAsString(
+    family.startsWith('svc_request_duration') || family.startsWith('svc_time_to') ? family : name,
+  );
   const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`) || (labels === '' && l.startsWith(`${name} `)));
   return line === undefined ? undefined : Number(line.slice(line.lastIndexOf(' ') + 1));
 }
@@ -39,7 +41,14 @@ test('requests, errors, tokens, latency, ttfb, cache hits and in-flight follow t
   relay.emit('request:end', requestEnd({ requestId: 'b', cached: true, tokens: { input: 0, output: 0 }, latencyMs: 3 }));
   relay.emit(
     'request:end',
-    requestEnd({ requestId: 'c', provider: null, outcome: 'error', httpStatus: 503, errorType: 'all_providers_in_cooldown', tokens: { input: 0, output: 0 } }),
+    requestEnd({
+      requestId: 'c',
+      provider: null,
+      outcome: 'error',
+      httpStatus: 503,
+      errorType: 'all_providers_in_cooldown',
+      tokens: { input: 0, output: 0 },
+    }),
   );
   relay.emit('attempt:end', attemptEnd({ outcome: 'error', httpStatus: 500, errorType: 'upstream_error' }));
   relay.emit('attempt:end', attemptEnd());
@@ -83,7 +92,11 @@ test('health, cooldown (with remaining seconds at scrape time), quota and rotati
   assert.equal(await value(metrics, 'svc_credential_quota_remaining', 'provider="openai",credential="k1"'), 750);
   assert.equal(await value(metrics, 'svc_credential_quota_limit', 'provider="openai",credential="k1"'), 1000);
   assert.equal(await value(metrics, 'svc_credential_quota_used', 'provider="anthropic",credential="k2"'), 10);
-  assert.equal(await value(metrics, 'svc_credential_quota_remaining', 'provider="anthropic",credential="k2"'), undefined, 'unlimited: no series');
+  assert.equal(
+    await value(metrics, 'svc_credential_quota_remaining', 'provider="anthropic",credential="k2"'),
+    undefined,
+    'unlimited: no series',
+  );
   assert.equal(await value(metrics, 'svc_credential_rotations_total', 'provider="anthropic",reason="exhausted"'), 1);
 });
 

@@ -41,7 +41,9 @@ test('HEAD answers without a body; other methods 405; other paths 404', async ()
   assert.equal((await fetch(`${base}/metrics?x=1`)).status, 200);
 });
 
-test('promtool check metrics passes on what the server serves (gateway, workflow and process metrics)', { skip: promtool.skip }, async () => {
+test('promtool check metrics passes on what the server serves (gateway, workflow and process metrics)', {
+  skip: promtool.skip,
+}, async () => {
   if (!promtool.available) return;
   const body = await (await fetch(`${base}/metrics`)).text();
   assert.doesNotThrow(() => promtool.checkMetrics(body));

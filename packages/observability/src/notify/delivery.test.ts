@@ -15,7 +15,10 @@ const START = Date.parse('2026-03-01T00:00:00Z');
 
 /** Undoes quoted-printable (RFC 2045), which nodemailer uses for non-ASCII text bodies. */
 const unquote = (raw: string) =>
-  Buffer.from(raw.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))), 'latin1').toString('utf8');
+  Buffer.from(
+    raw.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16))),
+    'latin1',
+  ).toString('utf8');
 
 const firing: AlertNotification = {
   kind: 'alert',
@@ -43,7 +46,11 @@ describe('each notifier against a local receiver', () => {
     assert.equal(request!.method, 'POST');
     assert.equal(request!.url, '/services/T000/B000/XXXX');
     assert.equal(request!.headers['content-type'], 'application/json');
-    const body = request!.json() as { channel: string; text: string; attachments: { color: string; fields: { title: string; value: string }[] }[] };
+    const body = request!.json() as {
+      channel: string;
+      text: string;
+      attachments: { color: string; fields: { title: string; value: string }[] }[];
+    };
     assert.equal(body.channel, '#alerts');
     assert.equal(body.text, '[FIRING] provider_down · openai (critical)');
     assert.equal(body.attachments[0]!.color, '#d0021b');
@@ -51,12 +58,18 @@ describe('each notifier against a local receiver', () => {
   });
 
   test('pager: Events v2 trigger and resolve with the same dedup_key; rotations as change events', async () => {
-    const pd = await startReceiver((req) => ({ status: 202, body: JSON.stringify({ status: 'success', dedup_key: (req.json() as { dedup_key?: string }).dedup_key }) }));
+    const pd = await startReceiver((req) => ({
+      status: 202,
+      body: JSON.stringify({ status: 'success', dedup_key: (req.json() as { dedup_key?: string }).dedup_key }),
+    }));
     after(() => pd.close());
     const pager = new PagerNotifier({ serviceKey: 'R0UTINGKEY', url: pd.url });
     await pager.send(firing, AbortSignal.timeout(10_000));
     await pager.send(resolved, AbortSignal.timeout(10_000));
-    await pager.send({ kind: 'credential_rotation', provider: 'openai', from: 'k1', to: 'k2', reason: 'exhausted', at: START }, AbortSignal.timeout(10_000));
+    await pager.send(
+      { kind: 'credential_rotation', provider: 'openai', from: 'k1', to: 'k2', reason: 'exhausted', at: START },
+      AbortSignal.timeout(10_000),
+    );
     const [trigger, resolve, change] = pd.received.map((r) => ({ url: r.url, body: r.json() as Record<string, unknown> }));
     assert.equal(trigger!.url, '/v2/enqueue');
     assert.equal(trigger!.body.routing_key, 'R0UTINGKEY');
@@ -67,7 +80,10 @@ describe('each notifier against a local receiver', () => {
     assert.equal(payload.source, 'switchyard');
     assert.equal(payload.component, 'openai');
     assert.equal(payload.timestamp, new Date(START + 120_000).toISOString());
-    assert.deepEqual(resolve, { url: '/v2/enqueue', body: { routing_key: 'R0UTINGKEY', event_action: 'resolve', dedup_key: 'switchyard:provider_down:openai' } });
+    assert.deepEqual(resolve, {
+      url: '/v2/enqueue',
+      body: { routing_key: 'R0UTINGKEY', event_action: 'resolve', dedup_key: 'switchyard:provider_down:openai' },
+    });
     assert.equal(change!.url, '/v2/change/enqueue');
     assert.match(String((change!.body.payload as Record<string, unknown>).summary), /Credential rotated · openai/);
   });
@@ -95,10 +111,18 @@ describe('each notifier against a local receiver', () => {
   test('email: a 4xx reply is retryable, a 5xx is not, and errors never carry the password', async () => {
     const sink = await startMailSink();
     after(() => sink.close());
-    const email = new EmailNotifier({ smtpServer: `127.0.0.1:${sink.port}`, from: 'a@example.test', to: ['b@example.test'], password: 'never-shown' });
+    const email = new EmailNotifier({
+      smtpServer: `127.0.0.1:${sink.port}`,
+      from: 'a@example.test',
+      to: ['b@example.test'],
+      password: 'never-shown',
+    });
     after(() => email.close());
     sink.failures.push(451, 554);
-    await assert.rejects(email.send(firing, AbortSignal.timeout(10_000)), (e: { retryable: boolean; message: string }) => e.retryable && !e.message.includes('never-shown'));
+    await assert.rejects(
+      email.send(firing, AbortSignal.timeout(10_000)),
+      (e: { retryable: boolean; message: string }) => e.retryable && !e.message.includes('never-shown'),
+    );
     await assert.rejects(email.send(firing, AbortSignal.timeout(10_000)), (e: { retryable: boolean }) => e.retryable === false);
   });
 });
@@ -179,7 +203,12 @@ describe('the dispatcher', () => {
     const gone = await startReceiver();
     const url = `${gone.url}/services/SECRET-PATH`;
     await gone.close();
-    const dispatcher = new NotificationDispatcher({ notifiers: [new ChatWebhookNotifier({ webhookUrl: url })], scheduler: clock, maxAttempts: 2, initialBackoffMs: 10 });
+    const dispatcher = new NotificationDispatcher({
+      notifiers: [new ChatWebhookNotifier({ webhookUrl: url })],
+      scheduler: clock,
+      maxAttempts: 2,
+      initialBackoffMs: 10,
+    });
     dispatcher.dispatch(firing, ['chat']);
     await until(() => clock.pending > 0 || dispatcher.recent().length > 0, 10_000, 'first attempt');
     await clock.advance(100);
@@ -203,7 +232,15 @@ test('end to end from config: a provider goes down and up; chat, pager and e-mai
     {
       metrics: { process_metrics: false, port: 0 },
       alerts: {
-        rules: [{ name: 'provider_down', condition: 'provider_health == unhealthy', duration: '2m', severity: 'critical', notifications: ['chat', 'pager', 'email'] }],
+        rules: [
+          {
+            name: 'provider_down',
+            condition: 'provider_health == unhealthy',
+            duration: '2m',
+            severity: 'critical',
+            notifications: ['chat', 'pager', 'email'],
+          },
+        ],
       },
       notifications: {
         chat: { enabled: true, webhook_url: `${hook.url}/hook`, channel: '#ops' },

@@ -35,11 +35,18 @@ export function notifiersFromConfig(config: NotificationsConfig, options: Notifi
   const { chat, pager, email } = config;
   if (chat.enabled && chat.webhook_url) {
     notifiers.push(
-      new ChatWebhookNotifier({ webhookUrl: chat.webhook_url, username: chat.username, ...(chat.channel ? { channel: chat.channel } : {}), ...dispatcher }),
+      new ChatWebhookNotifier({
+        webhookUrl: chat.webhook_url,
+        username: chat.username,
+        ...(chat.channel ? { channel: chat.channel } : {}),
+        ...dispatcher,
+      }),
     );
   }
   if (pager.enabled && pager.service_key) {
-    notifiers.push(new PagerNotifier({ serviceKey: pager.service_key, url: pager.url, source: options.source ?? 'switchyard', ...dispatcher }));
+    notifiers.push(
+      new PagerNotifier({ serviceKey: pager.service_key, url: pager.url, source: options.source ?? 'switchyard', ...dispatcher }),
+    );
   }
   if (email.enabled && email.smtp_server && email.from) {
     notifiers.push(

@@ -40,7 +40,12 @@ export function pagerRequest(
       path: '/v2/change/enqueue',
       body: {
         routing_key: options.serviceKey,
-        payload: { summary: rendered.title.slice(0, 1024), timestamp: new Date(rendered.at).toISOString(), source, custom_details: details },
+        payload: {
+          summary: rendered.title.slice(0, 1024),
+          timestamp: new Date(rendered.at).toISOString(),
+          source,
+          custom_details: details,
+        },
       },
     };
   }

@@ -63,7 +63,9 @@ export interface Receiver {
   waitFor(count: number, timeoutMs?: number): Promise<void>;
 }
 
-export async function startReceiver(answer: (req: ReceivedRequest) => { status: number; body?: string } | undefined = () => undefined): Promise<Receiver> {
+export async function startReceiver(
+  answer: (req: ReceivedRequest) => { status: number; body?: string } | undefined = () => undefined,
+): Promise<Receiver> {
   const received: ReceivedRequest[] = [];
   const statuses: number[] = [];
   const server: Server = createServer((req, res) => {

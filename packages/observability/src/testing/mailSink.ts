@@ -29,7 +29,8 @@ export async function startMailSink(options: { auth?: { user: string; pass: stri
     allowInsecureAuth: true,
     logger: false,
     onAuth(auth, _session, callback) {
-      if (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass) return callback(null, { user: auth.username });
+      if (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass)
+        return callback(null, { user: auth.username });
       return callback(new Error('invalid credentials'));
     },
     onData(stream, session, callback) {

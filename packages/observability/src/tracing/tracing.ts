@@ -15,8 +15,8 @@ import {
   ParentBasedSampler,
   SimpleSpanProcessor,
   type SpanExporter,
-  TracerProvider,
   TraceIdRatioBasedSampler,
+  TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { type Clock, systemClock } from '@switchyard/core-routing';
@@ -58,7 +58,8 @@ export interface Tracing {
  * ```
  */
 export function exporterFor(config: TracingConfig): SpanExporter {
-  if (config.exporter === 'zipkin') return new ZipkinExporter({ url: config.endpoint, serviceName: config.service_name, headers: config.headers });
+  if (config.exporter === 'zipkin')
+    return new ZipkinExporter({ url: config.endpoint, serviceName: config.service_name, headers: config.headers });
   // Jaeger ingests OTLP natively (since 1.35), so `jaeger` is OTLP to Jaeger's endpoint.
   return new OTLPTraceExporter({ url: config.endpoint, headers: config.headers });
 }
