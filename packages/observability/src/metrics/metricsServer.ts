@@ -69,6 +69,11 @@ export class MetricsServer {
     return server.address() as AddressInfo;
   }
 
+  /** The bound address while listening. */
+  address(): AddressInfo | undefined {
+    return (this.server?.address() as AddressInfo | null) ?? undefined;
+  }
+
   /** Stops listening and closes idle keep-alive connections. */
   async close(): Promise<void> {
     const server = this.server;
