@@ -64,7 +64,7 @@ export type * from './events.js';
 export { OBSERVER_METHODS } from './events.js';
 export { EventLog } from './logging/eventLog.js';
 export { type CreateLoggerOptions, createLogger, type Logger, type LoggerHandle, loggerOptions } from './logging/logger.js';
-export { REDACTED, redactionPaths, SECRET_KEYS, scrubSecrets } from './logging/redaction.js';
+export { REDACTED, redactSecrets, SECRET_KEYS, scrubSecrets } from './logging/redaction.js';
 export { RotatingFileStream, type RotatingFileStreamOptions } from './logging/rotatingFileStream.js';
 export {
   GatewayMetrics,

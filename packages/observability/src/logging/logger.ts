@@ -8,7 +8,7 @@
 import { type Clock, systemClock } from '@switchyard/core-routing';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { LoggingConfig } from '../config/schemas.js';
-import { REDACTED, redactionPaths, scrubSecrets } from './redaction.js';
+import { REDACTED, redactSecrets, scrubSecrets } from './redaction.js';
 import { RotatingFileStream } from './rotatingFileStream.js';
 
 /** The logger type: pino's. */
@@ -61,8 +61,8 @@ export function loggerOptions(
     messageKey: 'msg',
     base: options.base ?? null,
     timestamp: () => `,"timestamp":"${new Date(clock.now()).toISOString()}"`,
-    formatters: { level: (label) => ({ level: label }) },
-    redact: { paths: redactionPaths(settings.redact), censor: REDACTED },
+    formatters: { level: (label) => ({ level: label }), log: (object) => redactSecrets(object) },
+    ...(settings.redact && settings.redact.length > 0 ? { redact: { paths: [...settings.redact], censor: REDACTED } } : {}),
     serializers: { err: serializeError, error: serializeError },
     hooks: {
       logMethod(args, method) {

@@ -19,6 +19,7 @@ import type {
   RequestEndEvent,
   RequestStartEvent,
 } from '../events.js';
+import { type CounterCell, CounterCells } from './counterCells.js';
 import { LabelLimiter } from './labelLimiter.js';
 
 /** Buckets of svc_request_duration_seconds: LLM calls run from tens of ms to minutes. */
@@ -45,7 +46,26 @@ export interface GatewayMetricsOptions {
 /** Label value of requests that never reached a provider (every candidate cooling, say). */
 export const NO_PROVIDER_LABEL = 'none';
 
-type Labelled<C> = { labels(...values: string[]): C };
+type Observer = { observe(value: number): void };
+
+/** The hot-path state of one (provider, model) pair. */
+interface PairCells {
+  success: CounterCell;
+  error: CounterCell;
+  tokensIn: CounterCell;
+  tokensOut: CounterCell;
+  cacheHits: CounterCell;
+}
+
+/** The hot-path state of one provider. */
+interface ProviderCells {
+  models: Map<string, PairCells>;
+  errorTypes: Map<string, CounterCell>;
+  attemptsOk: CounterCell;
+  attemptsFailed: CounterCell;
+  duration: Observer;
+  ttfb: Observer;
+}
 
 /**
  * The gateway's metrics, as an {@link EventObserver}.
@@ -66,18 +86,18 @@ export class GatewayMetrics implements EventObserver {
   private readonly credentials: LabelLimiter;
   private readonly cooldownKeys: LabelLimiter;
   private readonly errorTypes: LabelLimiter;
-  private readonly children = new Map<string, unknown>();
+  private readonly byProvider = new Map<string, ProviderCells>();
+  private readonly requestCells = new CounterCells<'provider' | 'model' | 'status'>();
+  private readonly errorCells = new CounterCells<'provider' | 'error_type'>();
+  private readonly tokenCells = new CounterCells<'provider' | 'model' | 'type'>();
+  private readonly cacheCells = new CounterCells<'provider' | 'model'>();
+  private readonly attemptCells = new CounterCells<'provider' | 'outcome'>();
   private inFlight = 0;
   /** Active cooldowns by (folded) key → end time, for the remaining-seconds gauge. */
   private readonly cooling = new Map<string, number>();
 
-  private readonly requests: Counter<'provider' | 'model' | 'status'>;
-  private readonly errors: Counter<'provider' | 'error_type'>;
-  private readonly tokens: Counter<'provider' | 'model' | 'type'>;
   private readonly duration: Histogram<'provider'>;
   private readonly ttfb: Histogram<'provider'>;
-  private readonly cacheHits: Counter<'provider' | 'model'>;
-  private readonly attempts: Counter<'provider' | 'outcome'>;
   private readonly health: Gauge<'provider'>;
   private readonly healthChecks: Counter<'provider' | 'outcome'>;
   private readonly cooldownActive: Gauge<'key'>;
@@ -99,23 +119,32 @@ export class GatewayMetrics implements EventObserver {
     const registers = [registry];
     const self = this;
 
-    this.requests = new Counter({
+    new Counter({
       name: 'svc_requests_total',
       help: 'Client requests that ended, by provider, model and status (success or error).',
       labelNames: ['provider', 'model', 'status'],
       registers,
+      collect() {
+        self.requestCells.flushInto(this);
+      },
     });
-    this.errors = new Counter({
+    new Counter({
       name: 'svc_errors_total',
       help: 'Failed client requests by provider and error type.',
       labelNames: ['provider', 'error_type'],
       registers,
+      collect() {
+        self.errorCells.flushInto(this);
+      },
     });
-    this.tokens = new Counter({
+    new Counter({
       name: 'svc_tokens_total',
       help: 'Tokens by provider, model and type (input or output).',
       labelNames: ['provider', 'model', 'type'],
       registers,
+      collect() {
+        self.tokenCells.flushInto(this);
+      },
     });
     this.duration = new Histogram({
       name: 'svc_request_duration_seconds',
@@ -139,17 +168,23 @@ export class GatewayMetrics implements EventObserver {
         this.set(self.inFlight);
       },
     });
-    this.cacheHits = new Counter({
+    new Counter({
       name: 'svc_cache_hits_total',
       help: 'Client requests answered from the response cache, by provider and model.',
       labelNames: ['provider', 'model'],
       registers,
+      collect() {
+        self.cacheCells.flushInto(this);
+      },
     });
-    this.attempts = new Counter({
+    new Counter({
       name: 'svc_upstream_attempts_total',
       help: 'Upstream calls (first tries and retries) by provider and outcome.',
       labelNames: ['provider', 'outcome'],
       registers,
+      collect() {
+        self.attemptCells.flushInto(this);
+      },
     });
     this.health = new Gauge({
       name: 'svc_provider_health',
@@ -229,19 +264,24 @@ export class GatewayMetrics implements EventObserver {
 
   onRequestEnd(event: RequestEndEvent): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
-    const provider = this.providers.fold(event.provider ?? NO_PROVIDER_LABEL);
-    const model = this.models.fold(event.model);
-    this.child(this.requests, 'r', provider, model, event.outcome).inc();
-    if (event.outcome === 'error') this.child(this.errors, 'e', provider, this.errorTypes.fold(event.errorType ?? 'unknown')).inc();
-    if (event.tokens.input > 0) this.child(this.tokens, 'ti', provider, model, 'input').inc(event.tokens.input);
-    if (event.tokens.output > 0) this.child(this.tokens, 'to', provider, model, 'output').inc(event.tokens.output);
-    if (event.cached) this.child(this.cacheHits, 'c', provider, model).inc();
-    this.child(this.duration, 'd', provider).observe(event.latencyMs / 1000);
-    if (event.ttfbMs !== null) this.child(this.ttfb, 'f', provider).observe(event.ttfbMs / 1000);
+    const provider = this.provider(event.provider ?? NO_PROVIDER_LABEL);
+    const pair = this.pair(provider, event.model);
+    if (event.outcome === 'success') pair.success.value++;
+    else {
+      pair.error.value++;
+      this.errorCell(provider, event.errorType ?? 'unknown').value++;
+    }
+    if (event.tokens.input > 0) pair.tokensIn.value += event.tokens.input;
+    if (event.tokens.output > 0) pair.tokensOut.value += event.tokens.output;
+    if (event.cached) pair.cacheHits.value++;
+    provider.duration.observe(event.latencyMs / 1000);
+    if (event.ttfbMs !== null) provider.ttfb.observe(event.ttfbMs / 1000);
   }
 
   onAttemptEnd(event: AttemptEndEvent): void {
-    this.child(this.attempts, 'a', this.providers.fold(event.provider), event.outcome).inc();
+    const provider = this.provider(event.provider);
+    if (event.outcome === 'success') provider.attemptsOk.value++;
+    else provider.attemptsFailed.value++;
   }
 
   onCooldownStart(event: CooldownStartEvent): void {
@@ -279,16 +319,64 @@ export class GatewayMetrics implements EventObserver {
   }
 
   /**
-   * A labelled child, cached: prom-client hashes the label set on every
-   * `inc(labels)`, and this is the per-request path.
+   * The cells of a provider, keyed by its raw name: a known name costs one
+   * Map lookup, and folding happens only when a name is first seen.
    */
-  private child<C>(metric: Labelled<C>, tag: string, ...values: string[]): C {
-    const key = `${tag}\u0001${values.join('\u0001')}`;
-    let child = this.children.get(key) as C | undefined;
-    if (child === undefined) {
-      child = metric.labels(...values);
-      this.children.set(key, child);
+  private provider(raw: string): ProviderCells {
+    let cells = this.byProvider.get(raw);
+    if (cells) return cells;
+    const provider = this.providers.fold(raw);
+    cells = this.byProvider.get(provider);
+    if (!cells) {
+      cells = {
+        models: new Map(),
+        errorTypes: new Map(),
+        attemptsOk: this.attemptCells.create({ provider, outcome: 'success' }),
+        attemptsFailed: this.attemptCells.create({ provider, outcome: 'error' }),
+        duration: this.duration.labels(provider),
+        ttfb: this.ttfb.labels(provider),
+      };
+      this.byProvider.set(provider, cells);
+      this.labels.set(cells, provider);
     }
-    return child;
+    // Cache the raw name too (bounded: past the limit, names are not cached, only folded).
+    if (this.byProvider.size < this.providers.max * 4) this.byProvider.set(raw, cells);
+    return cells;
+  }
+
+  private pair(provider: ProviderCells, rawModel: string): PairCells {
+    let cells = provider.models.get(rawModel);
+    if (cells) return cells;
+    const model = this.models.fold(rawModel);
+    cells = provider.models.get(model);
+    if (!cells) {
+      const name = this.labelOf(provider);
+      cells = {
+        success: this.requestCells.create({ provider: name, model, status: 'success' }),
+        error: this.requestCells.create({ provider: name, model, status: 'error' }),
+        tokensIn: this.tokenCells.create({ provider: name, model, type: 'input' }),
+        tokensOut: this.tokenCells.create({ provider: name, model, type: 'output' }),
+        cacheHits: this.cacheCells.create({ provider: name, model }),
+      };
+      provider.models.set(model, cells);
+    }
+    if (provider.models.size < this.models.max * 4) provider.models.set(rawModel, cells);
+    return cells;
+  }
+
+  private errorCell(provider: ProviderCells, rawType: string): CounterCell {
+    let cell = provider.errorTypes.get(rawType);
+    if (cell) return cell;
+    const type = this.errorTypes.fold(rawType);
+    cell = provider.errorTypes.get(type) ?? this.errorCells.create({ provider: this.labelOf(provider), error_type: type });
+    provider.errorTypes.set(type, cell);
+    if (provider.errorTypes.size < this.errorTypes.max * 4) provider.errorTypes.set(rawType, cell);
+    return cell;
+  }
+
+  private readonly labels = new WeakMap<ProviderCells, string>();
+
+  private labelOf(provider: ProviderCells): string {
+    return this.labels.get(provider)!;
   }
 }
