@@ -12,7 +12,13 @@ test('with metrics and alerts off, nothing listens or serves, and the report say
   assert.equal(obs.registry, undefined);
   assert.equal(obs.metricsServer, undefined);
   assert.equal(obs.alerts, undefined);
-  assert.deepEqual(obs.alertsReport(), { enabled: false, evaluation_interval_ms: 15_000, evaluated_at: null, rules: [], notifications: [] });
+  assert.deepEqual(obs.alertsReport(), {
+    enabled: false,
+    evaluation_interval_ms: 15_000,
+    evaluated_at: null,
+    rules: [],
+    notifications: [],
+  });
   await obs.start();
   await obs.stop();
 });
@@ -30,7 +36,13 @@ test('the metrics listener serves the gateway and workflow metrics of one proces
   await obs.start();
   try {
     relay.emit('request:end', requestEnd());
-    workflow.emit('workflow:gate_failed', { featureSlug: 'f', wpSequence: null, transition: 'review->done', ruleIds: ['tests-pass'], at: clock.now() });
+    workflow.emit('workflow:gate_failed', {
+      featureSlug: 'f',
+      wpSequence: null,
+      transition: 'review->done',
+      ruleIds: ['tests-pass'],
+      at: clock.now(),
+    });
     const { port } = obs.metricsServer!.address()!;
     const body = await (await fetch(`http://127.0.0.1:${port}/prom`)).text();
     assert.match(body, /svc_requests_total\{provider="openai",model="gpt-4o",status="success"\} 1/);
