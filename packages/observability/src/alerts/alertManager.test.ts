@@ -222,3 +222,40 @@ describe('rule states', () => {
     assert.equal(t.alerts.status().evaluated_at, new Date(START + 15_000).toISOString(), 'stop() ends the loop');
   });
 });
+
+describe('reloading rules', () => {
+  test('unchanged rules keep their state and do not re-notify; removed ones resolve; new ones start inactive', async () => {
+    const t = setup(only('provider_down'));
+    t.health.emit('health:change', { provider: 'p1', status: 'unhealthy', previous: 'healthy', at: START });
+    await t.run(150_000);
+    assert.equal(t.rule('provider_down').state, 'firing');
+    const rules = alertsConfigSchema.parse({
+      rules: [
+        {
+          name: 'provider_down',
+          condition: 'provider_health == unhealthy',
+          duration: '2m',
+          severity: 'critical',
+          notifications: ['chat', 'pager'],
+        },
+        { name: 'busy', condition: 'in_flight > 100' },
+      ],
+    }).rules;
+    t.alerts.setRules(rules);
+    await t.run(30_000);
+    assert.equal(t.rule('provider_down').state, 'firing');
+    assert.equal(t.rule('busy').state, 'inactive');
+    await t.dispatcher.idle();
+    assert.equal(t.alertsOn('pager').length, 1, 'no second trigger after the reload');
+    t.alerts.setRules(rules.filter((r) => r.name === 'busy'));
+    await t.dispatcher.idle();
+    assert.deepEqual(
+      t.alertsOn('pager').map((n) => n.status),
+      ['firing', 'resolved'],
+    );
+    assert.deepEqual(
+      t.alerts.status().rules.map((r) => r.name),
+      ['busy'],
+    );
+  });
+});

@@ -109,7 +109,7 @@ export class AlertManager {
   readonly signals: SignalStore;
   private readonly scheduler: Scheduler;
   private readonly intervalMs: number;
-  private readonly rules: Rule[];
+  private rules: Rule[];
   private readonly dispatcher: NotificationDispatcher | undefined;
   private readonly logger: Logger | undefined;
   private readonly source: string;
@@ -134,6 +134,42 @@ export class AlertManager {
     this.logger = options.logger;
     this.source = options.source ?? 'switchyard';
     if (options.registry) this.registerMetrics(options.registry);
+  }
+
+  /**
+   * Replaces the rules (a config reload). A rule whose name, condition,
+   * duration and severity are unchanged keeps its state, so a reload does
+   * not re-notify what is already firing; a rule that is gone or changed
+   * resolves its firing instances first. Windows longer than the signal
+   * store's horizon (fixed at construction) are read over the horizon.
+   *
+   * @example
+   * ```ts
+   * alerts.setRules(alertsConfigSchema.parse(next.alerts).rules);
+   * ```
+   */
+  setRules(rules: readonly AlertRuleConfig[]): void {
+    const parsed = rules.map((config) => ({ config, condition: parseCondition(config.condition) }));
+    const now = this.scheduler.now();
+    const same = (a: AlertRuleConfig, b: AlertRuleConfig) =>
+      a.condition === b.condition && a.duration === b.duration && a.severity === b.severity;
+    const next: Rule[] = parsed.map(({ config, condition }) => {
+      const previous = this.rules.find((r) => r.config.name === config.name && same(r.config, config));
+      if (previous) {
+        previous.config = config;
+        return previous;
+      }
+      return { config, condition, instances: new Map(), lastFiredAt: null, lastResolvedAt: null };
+    });
+    for (const old of this.rules) {
+      if (next.includes(old)) continue;
+      for (const [key, instance] of old.instances) this.step(old, key, instance.provider, false, instance.values, now);
+    }
+    this.rules = next;
+    const longest = Math.max(0, ...next.map((r) => r.condition.maxWindowMs));
+    if (longest > this.signals.horizonMs) {
+      this.logger?.warn({ window_ms: longest, horizon_ms: this.signals.horizonMs }, 'alert_window_beyond_horizon');
+    }
   }
 
   /** Evaluates every `evaluationIntervalMs` until {@link stop}. */
@@ -250,14 +286,14 @@ export class AlertManager {
   }
 
   private registerMetrics(registry: Registry): void {
-    const rules = this.rules;
+    const self = this;
     new Gauge({
       name: 'svc_alerts',
       help: 'Alert rule instances by rule, severity and state (pending or firing).',
       labelNames: ['rule', 'severity', 'state'],
       registers: [registry],
       collect() {
-        for (const rule of rules) {
+        for (const rule of self.rules) {
           let pending = 0;
           let firing = 0;
           for (const instance of rule.instances.values()) instance.state === 'firing' ? firing++ : pending++;
