@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { type Server, createServer } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { FakeScheduler, NodeFailover, type ProviderConfig, Relay, UndiciTransport } from '@switchyard/core-routing';
@@ -27,7 +27,12 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-async function node(port: number, name: string, settings: ConstructorParameters<typeof NodeFailover>[0], scheduler = new FakeScheduler(0)): Promise<Node> {
+async function node(
+  port: number,
+  name: string,
+  settings: ConstructorParameters<typeof NodeFailover>[0],
+  scheduler = new FakeScheduler(0),
+): Promise<Node> {
   const providers: ProviderConfig[] = [{ name: `${name}-mock`, kind: 'mock', models: ['demo'] }];
   const failover = new NodeFailover(settings, { scheduler });
   const transport = new UndiciTransport();
@@ -98,14 +103,20 @@ describe('node failover', () => {
     const scheduler = new FakeScheduler(0);
     const ports = [await freePort(), await freePort()];
     const urls = ports.map((p) => `http://127.0.0.1:${p}`);
-    const a = await node(ports[0]!, 'a', { mode: 'active_active', selfUrl: urls[0]!, peers: [urls[1]!], healthCheckIntervalMs: 10_000 }, scheduler);
+    const a = await node(
+      ports[0]!,
+      'a',
+      { mode: 'active_active', selfUrl: urls[0]!, peers: [urls[1]!], healthCheckIntervalMs: 10_000 },
+      scheduler,
+    );
     let b = await node(ports[1]!, 'b', { mode: 'active_active', selfUrl: urls[1]!, peers: [urls[0]!] });
     a.failover.start();
     const keys = Array.from({ length: 40 }, (_, i) => `k${i}`);
     const ownedByB = keys.filter((key) => a.failover.ownerElsewhere(key, false) === urls[1]);
     assert.ok(ownedByB.length > 5, 'some keys belong to b');
     await b.stop();
-    for (const key of keys) assert.equal((await ask(a.url, { 'x-switchyard-affinity': key })).status, 200, `${key} failed while b was down`);
+    for (const key of keys)
+      assert.equal((await ask(a.url, { 'x-switchyard-affinity': key })).status, 200, `${key} failed while b was down`);
     assert.deepEqual(a.failover.deadPeers(), [urls[1]]);
     assert.equal(a.failover.ownerElsewhere(ownedByB[0]!, false), undefined, 'a serves b’s keys meanwhile');
     b = await node(ports[1]!, 'b', { mode: 'active_active', selfUrl: urls[1]!, peers: [urls[0]!] });
