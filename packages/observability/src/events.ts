@@ -1,0 +1,227 @@
+/**
+ * @module events
+ * The event payloads this package listens to, as structural types, so it
+ * depends on the shape of the relay's, the cooldown manager's, the health
+ * monitor's, the credential pool's and the workflow service's events, not
+ * on those packages. The emitters are eventemitter3 instances (a Node
+ * `EventEmitter` fits too).
+ */
+
+/** `request:start`, from the relay. */
+export interface RequestStartEvent {
+  requestId: string;
+  model: string;
+  ingress: string;
+  stream: boolean;
+  at: number;
+}
+
+/** `request:end`, from the relay. */
+export interface RequestEndEvent {
+  requestId: string;
+  model: string;
+  provider: string | null;
+  credentialId: string | null;
+  outcome: 'success' | 'error';
+  httpStatus: number;
+  errorType: string | null;
+  latencyMs: number;
+  ttfbMs: number | null;
+  tokens: { input: number; output: number };
+  cached: boolean;
+  attempts: number;
+  at: number;
+}
+
+/** `attempt:end`, from the relay: one upstream call. */
+export interface AttemptEndEvent {
+  requestId: string;
+  provider: string;
+  credentialId: string | null;
+  attempt: number;
+  outcome: 'success' | 'error';
+  httpStatus: number | null;
+  errorType: string | null;
+  latencyMs: number;
+  at: number;
+}
+
+/** Why a key cools down. */
+export type CooldownReason = 'rate_limit' | 'error' | 'manual';
+
+/** `cooldown:start`, from the cooldown manager. */
+export interface CooldownStartEvent {
+  key: string;
+  reason: CooldownReason;
+  startedAt: number;
+  endsAt: number;
+}
+
+/** `cooldown:end`, from the cooldown manager. */
+export interface CooldownEndEvent {
+  key: string;
+  reason: CooldownReason;
+  endedBy: 'expiry' | 'recover' | 'health_check';
+  at: number;
+}
+
+/** `health:change`, from the health monitor. */
+export interface HealthChangeEvent {
+  provider: string;
+  status: 'healthy' | 'unhealthy';
+  previous: 'healthy' | 'unhealthy';
+  at: number;
+}
+
+/** `health:check`, from the health monitor. */
+export interface HealthCheckEvent {
+  provider: string;
+  ok: boolean;
+  latencyMs: number;
+  error?: string;
+  at: number;
+}
+
+/** `credential:rotated`, from a credential pool. */
+export interface CredentialRotatedEvent {
+  provider: string;
+  from: string | null;
+  to: string;
+  reason: 'exhausted' | 'expired' | 'rate_limited' | 'error' | 'disabled';
+  /** Not in every emitter's payload; the observer's clock fills it in. */
+  at?: number;
+}
+
+/** `quota:update`, from a credential pool. */
+export interface QuotaUpdateEvent {
+  provider: string;
+  credentialId: string;
+  limit: number | null;
+  used: number;
+  remaining: number | null;
+}
+
+/** `workflow:transition`. */
+export interface WorkflowTransitionEvent {
+  featureSlug: string;
+  wpSequence: number | null;
+  from: string;
+  to: string;
+  actor: string;
+  at: number;
+}
+
+/** `workflow:gate_failed`. */
+export interface WorkflowGateFailedEvent {
+  featureSlug: string;
+  wpSequence: number | null;
+  transition: string;
+  ruleIds: string[];
+  at: number;
+}
+
+/** `workflow:subcommand`. */
+export interface WorkflowSubcommandEvent {
+  command: string;
+  exitCode: number;
+  durationMs: number;
+  at: number;
+}
+
+/** States of a workflow agent job. */
+export type AgentJobState = 'Pending' | 'Running' | 'Completed' | 'Failed' | 'Cancelled';
+
+/** `workflow:agent_job`. */
+export interface WorkflowAgentJobEvent {
+  jobId: string;
+  state: AgentJobState;
+  at: number;
+}
+
+/** Events of the relay. */
+export interface RelayEvents {
+  'request:start': RequestStartEvent;
+  'request:end': RequestEndEvent;
+  'attempt:end': AttemptEndEvent;
+}
+
+/** Events of the cooldown manager. */
+export interface CooldownEvents {
+  'cooldown:start': CooldownStartEvent;
+  'cooldown:end': CooldownEndEvent;
+}
+
+/** Events of the health monitor. */
+export interface HealthEvents {
+  'health:change': HealthChangeEvent;
+  'health:check': HealthCheckEvent;
+}
+
+/** Events of a credential pool. */
+export interface CredentialEvents {
+  'credential:rotated': CredentialRotatedEvent;
+  'quota:update': QuotaUpdateEvent;
+}
+
+/** Events of the workflow service. */
+export interface WorkflowEvents {
+  'workflow:transition': WorkflowTransitionEvent;
+  'workflow:gate_failed': WorkflowGateFailedEvent;
+  'workflow:subcommand': WorkflowSubcommandEvent;
+  'workflow:agent_job': WorkflowAgentJobEvent;
+}
+
+/** Every event this package understands. */
+export type ObservedEvents = RelayEvents & CooldownEvents & HealthEvents & CredentialEvents & WorkflowEvents;
+
+/**
+ * The part of an emitter the observers use: `on` and `off`. Both
+ * eventemitter3 and `node:events` emitters fit. Listener parameters are
+ * loosely typed here because eventemitter3's typed `on` does not accept a
+ * wider listener type structurally.
+ */
+export interface EventSource {
+  // biome-ignore lint/suspicious/noExplicitAny: structural fit for eventemitter3's generic signatures.
+  on(event: any, listener: (...args: any[]) => void): unknown;
+  // biome-ignore lint/suspicious/noExplicitAny: as above.
+  off(event: any, listener: (...args: any[]) => void): unknown;
+}
+
+/**
+ * A consumer of events: a metrics registry, a request logger, the alert
+ * signal store, a tracer. Each method is optional; `observeGateway` and
+ * `observeWorkflow` call the ones present, each inside its own try/catch, so
+ * a faulty consumer never throws into the emitter (the relay's hot path).
+ */
+export interface EventObserver {
+  onRequestStart?(event: RequestStartEvent): void;
+  onRequestEnd?(event: RequestEndEvent): void;
+  onAttemptEnd?(event: AttemptEndEvent): void;
+  onCooldownStart?(event: CooldownStartEvent): void;
+  onCooldownEnd?(event: CooldownEndEvent): void;
+  onHealthChange?(event: HealthChangeEvent): void;
+  onHealthCheck?(event: HealthCheckEvent): void;
+  onCredentialRotated?(event: CredentialRotatedEvent): void;
+  onQuotaUpdate?(event: QuotaUpdateEvent): void;
+  onWorkflowTransition?(event: WorkflowTransitionEvent): void;
+  onWorkflowGateFailed?(event: WorkflowGateFailedEvent): void;
+  onWorkflowSubcommand?(event: WorkflowSubcommandEvent): void;
+  onWorkflowAgentJob?(event: WorkflowAgentJobEvent): void;
+}
+
+/** Which observer method handles which event. */
+export const OBSERVER_METHODS = {
+  'request:start': 'onRequestStart',
+  'request:end': 'onRequestEnd',
+  'attempt:end': 'onAttemptEnd',
+  'cooldown:start': 'onCooldownStart',
+  'cooldown:end': 'onCooldownEnd',
+  'health:change': 'onHealthChange',
+  'health:check': 'onHealthCheck',
+  'credential:rotated': 'onCredentialRotated',
+  'quota:update': 'onQuotaUpdate',
+  'workflow:transition': 'onWorkflowTransition',
+  'workflow:gate_failed': 'onWorkflowGateFailed',
+  'workflow:subcommand': 'onWorkflowSubcommand',
+  'workflow:agent_job': 'onWorkflowAgentJob',
+} as const satisfies Record<keyof ObservedEvents, keyof EventObserver>;

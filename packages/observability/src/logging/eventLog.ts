@@ -1,0 +1,121 @@
+/**
+ * @module eventLog
+ * Turns events into log lines. Each finished client request is one line,
+ * `request_success` or `request_failed`, with `provider`, `model`,
+ * `request_id`, `latency_ms` and `tokens{input,output}`; cooldowns, health
+ * changes, rotations and workflow events get a line each too. Attempt lines
+ * are debug-level and skipped before any work when debug is off.
+ */
+import type { Logger } from 'pino';
+import type {
+  AttemptEndEvent,
+  CooldownEndEvent,
+  CooldownStartEvent,
+  CredentialRotatedEvent,
+  EventObserver,
+  HealthChangeEvent,
+  RequestEndEvent,
+  WorkflowAgentJobEvent,
+  WorkflowGateFailedEvent,
+  WorkflowSubcommandEvent,
+  WorkflowTransitionEvent,
+} from '../events.js';
+
+/**
+ * Logs events as JSON lines, as an {@link EventObserver}.
+ *
+ * @example
+ * ```ts
+ * const log = new EventLog(logger);
+ * log.onRequestEnd(event); // {"level":"info","timestamp":"…","msg":"request_success","provider":"openai",…}
+ * ```
+ */
+export class EventLog implements EventObserver {
+  constructor(private readonly logger: Logger) {}
+
+  onRequestEnd(event: RequestEndEvent): void {
+    const line = {
+      request_id: event.requestId,
+      provider: event.provider,
+      model: event.model,
+      latency_ms: event.latencyMs,
+      ttfb_ms: event.ttfbMs,
+      tokens: { input: event.tokens.input, output: event.tokens.output },
+      http_status: event.httpStatus,
+      attempts: event.attempts,
+      cached: event.cached,
+      credential_id: event.credentialId,
+    };
+    if (event.outcome === 'success') {
+      this.logger.info(line, 'request_success');
+      return;
+    }
+    const failed = { ...line, error_type: event.errorType };
+    // A 4xx is the client's or the quota's story; a 5xx (or no status) is ours.
+    if (event.httpStatus >= 400 && event.httpStatus < 500) this.logger.warn(failed, 'request_failed');
+    else this.logger.error(failed, 'request_failed');
+  }
+
+  onAttemptEnd(event: AttemptEndEvent): void {
+    if (!this.logger.isLevelEnabled('debug')) return;
+    this.logger.debug(
+      {
+        request_id: event.requestId,
+        provider: event.provider,
+        credential_id: event.credentialId,
+        attempt: event.attempt,
+        outcome: event.outcome,
+        http_status: event.httpStatus,
+        error_type: event.errorType,
+        latency_ms: event.latencyMs,
+      },
+      'upstream_attempt',
+    );
+  }
+
+  onCooldownStart(event: CooldownStartEvent): void {
+    this.logger.warn(
+      { key: event.key, reason: event.reason, ends_at: new Date(event.endsAt).toISOString(), duration_ms: event.endsAt - event.startedAt },
+      'cooldown_started',
+    );
+  }
+
+  onCooldownEnd(event: CooldownEndEvent): void {
+    this.logger.info({ key: event.key, reason: event.reason, ended_by: event.endedBy }, 'cooldown_ended');
+  }
+
+  onHealthChange(event: HealthChangeEvent): void {
+    if (event.status === 'unhealthy') this.logger.error({ provider: event.provider, previous: event.previous }, 'provider_unhealthy');
+    else this.logger.info({ provider: event.provider, previous: event.previous }, 'provider_healthy');
+  }
+
+  onCredentialRotated(event: CredentialRotatedEvent): void {
+    this.logger.info({ provider: event.provider, from: event.from, to: event.to, reason: event.reason }, 'credential_rotated');
+  }
+
+  onWorkflowTransition(event: WorkflowTransitionEvent): void {
+    this.logger.info(
+      { feature: event.featureSlug, wp: event.wpSequence, from: event.from, to: event.to, actor: event.actor },
+      'workflow_transition',
+    );
+  }
+
+  onWorkflowGateFailed(event: WorkflowGateFailedEvent): void {
+    this.logger.warn(
+      { feature: event.featureSlug, wp: event.wpSequence, transition: event.transition, rule_ids: event.ruleIds },
+      'workflow_gate_failed',
+    );
+  }
+
+  onWorkflowSubcommand(event: WorkflowSubcommandEvent): void {
+    const line = { command: event.command, exit_code: event.exitCode, duration_ms: event.durationMs };
+    if (event.exitCode === 0) this.logger.info(line, 'workflow_subcommand');
+    else this.logger.warn(line, 'workflow_subcommand');
+  }
+
+  onWorkflowAgentJob(event: WorkflowAgentJobEvent): void {
+    const line = { job_id: event.jobId, state: event.state };
+    if (event.state === 'Failed') this.logger.warn(line, 'workflow_agent_job');
+    else this.logger.info(line, 'workflow_agent_job');
+  }
+}

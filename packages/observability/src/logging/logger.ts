@@ -1,0 +1,117 @@
+/**
+ * @module logger
+ * The JSON-lines logger: pino with the field names the docs promise
+ * (`timestamp` in ISO 8601, `level` as a word, `msg`), secrets redacted by
+ * key and scrubbed from messages and errors, written to stdout, stderr or a
+ * size-rotated file.
+ */
+import { type Clock, systemClock } from '@switchyard/core-routing';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import type { LoggingConfig } from '../config/schemas.js';
+import { REDACTED, redactionPaths, scrubSecrets } from './redaction.js';
+import { RotatingFileStream } from './rotatingFileStream.js';
+
+/** The logger type: pino's. */
+export type { Logger } from 'pino';
+
+/** Options of {@link createLogger}. */
+export interface CreateLoggerOptions {
+  /** Where lines go; overrides `config.output` (tests, embedding). */
+  destination?: DestinationStream;
+  /** Source of `timestamp`. */
+  clock?: Clock;
+  /** Fields on every line (`service`, `node`). */
+  base?: Record<string, unknown>;
+  /** Write synchronously (default false: buffered, flushed on `logger.flush()` and at exit). */
+  sync?: boolean;
+}
+
+/** A logger and its destination, which the owner closes on shutdown. */
+export interface LoggerHandle {
+  logger: Logger;
+  destination: DestinationStream;
+  /** Flushes and closes the destination (not stdout/stderr). */
+  close(): Promise<void>;
+}
+
+function serializeError(error: unknown): unknown {
+  if (!(error instanceof Error)) return error;
+  const out = pino.stdSerializers.err(error) as { message?: string; stack?: string; [key: string]: unknown };
+  if (typeof out.message === 'string') out.message = scrubSecrets(out.message);
+  if (typeof out.stack === 'string') out.stack = scrubSecrets(out.stack);
+  return out;
+}
+
+/**
+ * pino options with Switchyard's line format and redaction. Exposed for
+ * users who bring their own destination or transport.
+ *
+ * @example
+ * ```ts
+ * const logger = pino(loggerOptions({ level: 'debug' }), process.stdout);
+ * ```
+ */
+export function loggerOptions(
+  settings: { level?: LoggingConfig['level']; redact?: readonly string[] } = {},
+  options: Pick<CreateLoggerOptions, 'clock' | 'base'> = {},
+): LoggerOptions {
+  const clock = options.clock ?? systemClock;
+  return {
+    level: settings.level ?? 'info',
+    messageKey: 'msg',
+    base: options.base ?? null,
+    timestamp: () => `,"timestamp":"${new Date(clock.now()).toISOString()}"`,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: { paths: redactionPaths(settings.redact), censor: REDACTED },
+    serializers: { err: serializeError, error: serializeError },
+    hooks: {
+      logMethod(args, method) {
+        // Scrub string arguments (the message and printf values); objects go through `redact`.
+        for (let i = 0; i < args.length; i++) {
+          const arg = args[i];
+          if (typeof arg === 'string') (args as unknown[])[i] = scrubSecrets(arg);
+        }
+        return method.apply(this, args as Parameters<typeof method>);
+      },
+    },
+  };
+}
+
+/**
+ * Builds the logger from the `logging` config section.
+ *
+ * @example
+ * ```ts
+ * const { logger, close } = createLogger(loggingConfigSchema.parse({ level: 'debug', output: 'file', file: './logs/gw.log' }));
+ * logger.info({ provider: 'openai' }, 'started');
+ * await close();
+ * ```
+ */
+export function createLogger(config: LoggingConfig, options: CreateLoggerOptions = {}): LoggerHandle {
+  const destination = options.destination ?? openDestination(config, options);
+  const logger = pino(loggerOptions({ level: config.level, redact: config.redact }, options), destination);
+  return {
+    logger,
+    destination,
+    async close() {
+      if (destination instanceof RotatingFileStream) return destination.close();
+      const flushable = destination as { flush?: (cb: (error?: Error) => void) => void };
+      if (typeof flushable.flush === 'function') await new Promise<void>((resolve) => flushable.flush!(() => resolve()));
+    },
+  };
+}
+
+function openDestination(config: LoggingConfig, options: CreateLoggerOptions): DestinationStream {
+  const sync = options.sync ?? false;
+  if (config.output === 'file') {
+    return new RotatingFileStream({
+      path: config.file,
+      maxSize: config.rotation.enabled ? config.rotation.max_size : 0,
+      maxAgeMs: config.rotation.enabled ? config.rotation.max_age : 0,
+      maxBackups: config.rotation.enabled ? config.rotation.max_backups : 0,
+      clock: options.clock ?? systemClock,
+      sync,
+    });
+  }
+  return pino.destination({ fd: config.output === 'stderr' ? 2 : 1, sync, minLength: sync ? 0 : 4096 });
+}

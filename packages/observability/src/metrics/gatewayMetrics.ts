@@ -1,0 +1,294 @@
+/**
+ * @module gatewayMetrics
+ * The gateway's svc_* metrics on a prom-client registry, fed by relay,
+ * cooldown, health and credential events. Labels that carry outside input
+ * (models, providers, credential ids, cooldown keys, error types) go
+ * through a {@link LabelLimiter}, so the number of series stays bounded.
+ */
+import { type Clock, systemClock } from '@switchyard/core-routing';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type {
+  AttemptEndEvent,
+  CooldownEndEvent,
+  CooldownStartEvent,
+  CredentialRotatedEvent,
+  EventObserver,
+  HealthChangeEvent,
+  HealthCheckEvent,
+  QuotaUpdateEvent,
+  RequestEndEvent,
+  RequestStartEvent,
+} from '../events.js';
+import { LabelLimiter } from './labelLimiter.js';
+
+/** Buckets of svc_request_duration_seconds: LLM calls run from tens of ms to minutes. */
+export const REQUEST_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300];
+/** Buckets of svc_time_to_first_byte_seconds. */
+export const TTFB_BUCKETS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30];
+
+/** Options of {@link GatewayMetrics}. */
+export interface GatewayMetricsOptions {
+  /** Registry to register on (a fresh one by default; never prom-client's global). */
+  registry?: Registry;
+  /** Distinct values kept per bounded label before folding into `other` (default 100). */
+  maxLabelValues?: number;
+  /** Configured models: always kept, never counted against the limit. */
+  knownModels?: Iterable<string>;
+  /** Configured providers: always kept. */
+  knownProviders?: Iterable<string>;
+  /** For cooldown remaining seconds at scrape time. */
+  clock?: Clock;
+  requestDurationBuckets?: number[];
+  ttfbBuckets?: number[];
+}
+
+/** Label value of requests that never reached a provider (every candidate cooling, say). */
+export const NO_PROVIDER_LABEL = 'none';
+
+type Labelled<C> = { labels(...values: string[]): C };
+
+/**
+ * The gateway's metrics, as an {@link EventObserver}.
+ *
+ * @example
+ * ```ts
+ * const metrics = new GatewayMetrics({ knownProviders: ['openai'] });
+ * metrics.onRequestEnd({ requestId: 'r1', model: 'gpt-4o', provider: 'openai', credentialId: null, outcome: 'success',
+ *   httpStatus: 200, errorType: null, latencyMs: 820, ttfbMs: 140, tokens: { input: 12, output: 40 }, cached: false, attempts: 1, at: Date.now() });
+ * console.log(await metrics.registry.metrics()); // svc_requests_total{provider="openai",model="gpt-4o",status="success"} 1 ...
+ * ```
+ */
+export class GatewayMetrics implements EventObserver {
+  readonly registry: Registry;
+  private readonly clock: Clock;
+  private readonly models: LabelLimiter;
+  private readonly providers: LabelLimiter;
+  private readonly credentials: LabelLimiter;
+  private readonly cooldownKeys: LabelLimiter;
+  private readonly errorTypes: LabelLimiter;
+  private readonly children = new Map<string, unknown>();
+  private inFlight = 0;
+  /** Active cooldowns by (folded) key → end time, for the remaining-seconds gauge. */
+  private readonly cooling = new Map<string, number>();
+
+  private readonly requests: Counter<'provider' | 'model' | 'status'>;
+  private readonly errors: Counter<'provider' | 'error_type'>;
+  private readonly tokens: Counter<'provider' | 'model' | 'type'>;
+  private readonly duration: Histogram<'provider'>;
+  private readonly ttfb: Histogram<'provider'>;
+  private readonly cacheHits: Counter<'provider' | 'model'>;
+  private readonly attempts: Counter<'provider' | 'outcome'>;
+  private readonly health: Gauge<'provider'>;
+  private readonly healthChecks: Counter<'provider' | 'outcome'>;
+  private readonly cooldownActive: Gauge<'key'>;
+  private readonly cooldowns: Counter<'key' | 'reason'>;
+  private readonly quotaRemaining: Gauge<'provider' | 'credential'>;
+  private readonly quotaUsed: Gauge<'provider' | 'credential'>;
+  private readonly quotaLimit: Gauge<'provider' | 'credential'>;
+  private readonly rotations: Counter<'provider' | 'reason'>;
+
+  constructor(options: GatewayMetricsOptions = {}) {
+    const registry = (this.registry = options.registry ?? new Registry());
+    this.clock = options.clock ?? systemClock;
+    const max = options.maxLabelValues ?? 100;
+    this.models = new LabelLimiter(max, options.knownModels);
+    this.providers = new LabelLimiter(max, [...(options.knownProviders ?? []), NO_PROVIDER_LABEL]);
+    this.credentials = new LabelLimiter(max);
+    this.cooldownKeys = new LabelLimiter(max);
+    this.errorTypes = new LabelLimiter(Math.min(max, 50));
+    const registers = [registry];
+    const self = this;
+
+    this.requests = new Counter({
+      name: 'svc_requests_total',
+      help: 'Client requests that ended, by provider, model and status (success or error).',
+      labelNames: ['provider', 'model', 'status'],
+      registers,
+    });
+    this.errors = new Counter({
+      name: 'svc_errors_total',
+      help: 'Failed client requests by provider and error type.',
+      labelNames: ['provider', 'error_type'],
+      registers,
+    });
+    this.tokens = new Counter({
+      name: 'svc_tokens_total',
+      help: 'Tokens by provider, model and type (input or output).',
+      labelNames: ['provider', 'model', 'type'],
+      registers,
+    });
+    this.duration = new Histogram({
+      name: 'svc_request_duration_seconds',
+      help: 'Client request latency in seconds, by provider.',
+      labelNames: ['provider'],
+      buckets: options.requestDurationBuckets ?? REQUEST_DURATION_BUCKETS,
+      registers,
+    });
+    this.ttfb = new Histogram({
+      name: 'svc_time_to_first_byte_seconds',
+      help: 'Time from the client request to the first response byte, in seconds, by provider.',
+      labelNames: ['provider'],
+      buckets: options.ttfbBuckets ?? TTFB_BUCKETS,
+      registers,
+    });
+    new Gauge({
+      name: 'svc_requests_in_flight',
+      help: 'Client requests started and not yet ended.',
+      registers,
+      collect() {
+        this.set(self.inFlight);
+      },
+    });
+    this.cacheHits = new Counter({
+      name: 'svc_cache_hits_total',
+      help: 'Client requests answered from the response cache, by provider and model.',
+      labelNames: ['provider', 'model'],
+      registers,
+    });
+    this.attempts = new Counter({
+      name: 'svc_upstream_attempts_total',
+      help: 'Upstream calls (first tries and retries) by provider and outcome.',
+      labelNames: ['provider', 'outcome'],
+      registers,
+    });
+    this.health = new Gauge({
+      name: 'svc_provider_health',
+      help: 'Provider health as the health monitor judges it: 1 healthy, 0 unhealthy.',
+      labelNames: ['provider'],
+      registers,
+    });
+    this.healthChecks = new Counter({
+      name: 'svc_health_checks_total',
+      help: 'Active health checks by provider and outcome (ok or failed).',
+      labelNames: ['provider', 'outcome'],
+      registers,
+    });
+    this.cooldownActive = new Gauge({
+      name: 'svc_cooldown_active',
+      help: 'Whether a cooldown key (provider or credential) is cooling down: 1 yes, 0 no.',
+      labelNames: ['key'],
+      registers,
+    });
+    new Gauge({
+      name: 'svc_cooldown_remaining_seconds',
+      help: 'Seconds until a cooling key returns (absent when not cooling).',
+      labelNames: ['key'],
+      registers,
+      collect() {
+        this.reset();
+        const now = self.clock.now();
+        for (const [key, endsAt] of self.cooling) this.set({ key }, Math.max(0, (endsAt - now) / 1000));
+      },
+    });
+    this.cooldowns = new Counter({
+      name: 'svc_cooldowns_total',
+      help: 'Cooldowns started, by key and reason.',
+      labelNames: ['key', 'reason'],
+      registers,
+    });
+    this.quotaRemaining = new Gauge({
+      name: 'svc_credential_quota_remaining',
+      help: 'Quota left on a credential (absent when unlimited).',
+      labelNames: ['provider', 'credential'],
+      registers,
+    });
+    this.quotaUsed = new Gauge({
+      name: 'svc_credential_quota_used',
+      help: 'Quota used by a credential in its current period.',
+      labelNames: ['provider', 'credential'],
+      registers,
+    });
+    this.quotaLimit = new Gauge({
+      name: 'svc_credential_quota_limit',
+      help: 'Quota limit of a credential (absent when unlimited).',
+      labelNames: ['provider', 'credential'],
+      registers,
+    });
+    this.rotations = new Counter({
+      name: 'svc_credential_rotations_total',
+      help: 'Credential rotations by provider and reason.',
+      labelNames: ['provider', 'reason'],
+      registers,
+    });
+  }
+
+  /** Values folded into `other` so far, per label kind (a hint that a limit is too low). */
+  foldedLabels(): Record<'model' | 'provider' | 'credential' | 'cooldown_key' | 'error_type', number> {
+    return {
+      model: this.models.folded,
+      provider: this.providers.folded,
+      credential: this.credentials.folded,
+      cooldown_key: this.cooldownKeys.folded,
+      error_type: this.errorTypes.folded,
+    };
+  }
+
+  onRequestStart(_event: RequestStartEvent): void {
+    this.inFlight++;
+  }
+
+  onRequestEnd(event: RequestEndEvent): void {
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    const provider = this.providers.fold(event.provider ?? NO_PROVIDER_LABEL);
+    const model = this.models.fold(event.model);
+    this.child(this.requests, 'r', provider, model, event.outcome).inc();
+    if (event.outcome === 'error') this.child(this.errors, 'e', provider, this.errorTypes.fold(event.errorType ?? 'unknown')).inc();
+    if (event.tokens.input > 0) this.child(this.tokens, 'ti', provider, model, 'input').inc(event.tokens.input);
+    if (event.tokens.output > 0) this.child(this.tokens, 'to', provider, model, 'output').inc(event.tokens.output);
+    if (event.cached) this.child(this.cacheHits, 'c', provider, model).inc();
+    this.child(this.duration, 'd', provider).observe(event.latencyMs / 1000);
+    if (event.ttfbMs !== null) this.child(this.ttfb, 'f', provider).observe(event.ttfbMs / 1000);
+  }
+
+  onAttemptEnd(event: AttemptEndEvent): void {
+    this.child(this.attempts, 'a', this.providers.fold(event.provider), event.outcome).inc();
+  }
+
+  onCooldownStart(event: CooldownStartEvent): void {
+    const key = this.cooldownKeys.fold(event.key);
+    this.cooldownActive.set({ key }, 1);
+    this.cooldowns.inc({ key, reason: event.reason });
+    this.cooling.set(key, Math.max(this.cooling.get(key) ?? 0, event.endsAt));
+  }
+
+  onCooldownEnd(event: CooldownEndEvent): void {
+    const key = this.cooldownKeys.fold(event.key);
+    this.cooldownActive.set({ key }, 0);
+    this.cooling.delete(key);
+  }
+
+  onHealthChange(event: HealthChangeEvent): void {
+    this.health.set({ provider: this.providers.fold(event.provider) }, event.status === 'healthy' ? 1 : 0);
+  }
+
+  onHealthCheck(event: HealthCheckEvent): void {
+    this.healthChecks.inc({ provider: this.providers.fold(event.provider), outcome: event.ok ? 'ok' : 'failed' });
+  }
+
+  onCredentialRotated(event: CredentialRotatedEvent): void {
+    this.rotations.inc({ provider: this.providers.fold(event.provider), reason: event.reason });
+  }
+
+  onQuotaUpdate(event: QuotaUpdateEvent): void {
+    const labels = { provider: this.providers.fold(event.provider), credential: this.credentials.fold(event.credentialId) };
+    this.quotaUsed.set(labels, event.used);
+    if (event.remaining === null) this.quotaRemaining.remove(labels);
+    else this.quotaRemaining.set(labels, event.remaining);
+    if (event.limit === null) this.quotaLimit.remove(labels);
+    else this.quotaLimit.set(labels, event.limit);
+  }
+
+  /**
+   * A labelled child, cached: prom-client hashes the label set on every
+   * `inc(labels)`, and this is the per-request path.
+   */
+  private child<C>(metric: Labelled<C>, tag: string, ...values: string[]): C {
+    const key = `${tag}\u0001${values.join('\u0001')}`;
+    let child = this.children.get(key) as C | undefined;
+    if (child === undefined) {
+      child = metric.labels(...values);
+      this.children.set(key, child);
+    }
+    return child;
+  }
+}
