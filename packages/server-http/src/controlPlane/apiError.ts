@@ -102,10 +102,18 @@ export function respondError(
   return c.json(errorBody(code, message, details), API_ERROR_STATUS[code] as 400);
 }
 
-/** Field issues from zod issues (zod 3 and 4 share this shape). */
-export function fieldIssues(issues: readonly { path: readonly PropertyKey[]; message: string }[]): FieldIssue[] {
-  return issues.map((issue) => ({
-    field: issue.path.length === 0 ? '(body)' : issue.path.map((part) => String(part)).join('.'),
-    message: issue.message,
-  }));
+/**
+ * Field issues from zod issues (zod 3 and 4 share this shape). An unknown
+ * key is reported at the key itself, so the message points at the typo.
+ */
+export function fieldIssues(
+  issues: readonly { path: readonly PropertyKey[]; message: string; code?: string; keys?: readonly string[] }[],
+): FieldIssue[] {
+  return issues.flatMap((issue) => {
+    const base = issue.path.map((part) => String(part));
+    if (issue.code === 'unrecognized_keys' && issue.keys?.length) {
+      return issue.keys.map((key) => ({ field: [...base, key].join('.'), message: `unknown key ${JSON.stringify(key)}` }));
+    }
+    return [{ field: base.length === 0 ? '(body)' : base.join('.'), message: issue.message }];
+  });
 }

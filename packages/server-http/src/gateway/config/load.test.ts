@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, parseConfig } from './load.js';
+
+describe('gateway config', () => {
+  test('an empty config takes every documented default', () => {
+    const config = parseConfig('');
+    assert.equal(config.host, '127.0.0.1');
+    assert.equal(config.port, 8317);
+    assert.equal(config['auth-dir'], './auths');
+    assert.deepEqual(config['api-keys'], []);
+    assert.deepEqual([config.metrics.enabled, config.metrics.port, config.metrics.path], [true, 9090, '/metrics']);
+    assert.deepEqual([config.logging.level, config.logging.format], ['info', 'json']);
+    assert.deepEqual(
+      [config.logging.rotation.max_size, config.logging.rotation.max_age, config.logging.rotation.max_backups],
+      [100 * 1024 ** 2, 30 * 86_400_000, 10],
+    );
+    assert.equal(config.tracing.sample_rate, 0.1);
+    assert.deepEqual(
+      [config.auth.refresh.enabled, config.auth.refresh.check_interval, config.auth.refresh.refresh_lead_time],
+      [true, 300_000, 600_000],
+    );
+    const ops = config.server.operations;
+    assert.deepEqual([ops.load_balancing.strategy, ops.load_balancing.latency_window], ['round_robin', 300_000]);
+    assert.deepEqual(
+      [ops.connection_pool.max_idle_conns, ops.connection_pool.max_idle_conns_per_host, ops.connection_pool.idle_conn_timeout],
+      [100, 10, 90_000],
+    );
+    assert.deepEqual([ops.batch_processing.max_batch_size, ops.batch_processing.timeout], [10, 100]);
+    assert.deepEqual([ops.cache.size, ops.cache.ttl], [1000, 300_000]);
+    assert.deepEqual([ops.cooldown.detection_window, ops.cooldown.error_threshold], [60_000, 5]);
+    assert.deepEqual(
+      [ops.health_check.interval, ops.health_check.timeout, ops.health_check.unhealthy_threshold, ops.health_check.healthy_threshold],
+      [30_000, 10_000, 3, 2],
+    );
+    assert.deepEqual(
+      [ops.self_healing.check_interval, ops.self_healing.max_attempts, ops.self_healing.backoff_duration],
+      [60_000, 3, 30_000],
+    );
+    assert.equal(config['remote-management']['secret-key'], '');
+    assert.equal(config['quota-exceeded']['switch-project'], true);
+  });
+
+  test('a provider block parses with its durations and defaults', () => {
+    const config = parseConfig(`
+providers:
+  openai:
+    kind: openai
+    models: [gpt-4o, "gpt-4o-*"]
+    priority: 1
+    quota: { limit: 1000000, reset: daily }
+    cost_per_1k_tokens: { input: 0.0025, output: 0.01 }
+    cooldown: { rate_limit_duration: 90s }
+`);
+    const provider = config.providers.openai!;
+    assert.equal(provider.cooldown.rate_limit_duration, 90_000);
+    assert.equal(provider.cooldown.default_duration, 300_000);
+    assert.equal(provider.enabled, true);
+    assert.deepEqual(provider.quota, { limit: 1_000_000, reset: 'daily' });
+  });
+
+  test('a bad config lists every bad path at once', () => {
+    try {
+      parseConfig(
+        `
+port: 99999
+api-keys: "not-a-list"
+typo_key: 1
+providers:
+  a:
+    kind: openai-compatible
+  b:
+    kind: frobnicator
+    priority: high
+server:
+  operations:
+    cache: { ttl: forever }
+    load_balancing: { strategy: random }
+`,
+        { knownKinds: ['openai', 'openai-compatible', 'mock'] },
+      );
+      assert.fail('should have thrown');
+    } catch (error) {
+      assert.ok(error instanceof ConfigError);
+      const fields = error.issues.map((i) => i.field);
+      for (const expected of [
+        'port',
+        'api-keys',
+        'providers.a.base_url',
+        'providers.b.priority',
+        'server.operations.cache.ttl',
+        'server.operations.load_balancing.strategy',
+      ]) {
+        assert.ok(fields.includes(expected), `${expected} missing from ${fields.join(', ')}`);
+      }
+      assert.ok(
+        error.issues.some((i) => /typo_key/.test(i.message) || i.field.includes('typo_key')),
+        'unknown keys are reported',
+      );
+      assert.match(error.message, /cache\.ttl: .*duration/);
+    }
+  });
+
+  test('unknown kinds are reported when the server says which it knows', () => {
+    assert.throws(
+      () => parseConfig('providers:\n  x:\n    kind: frob\n', { knownKinds: ['mock'] }),
+      /providers\.x\.kind: unknown kind "frob"/,
+    );
+  });
+
+  test('${VAR} and ${VAR:-default} expand from the environment; a missing one is an error', () => {
+    const config = parseConfig("api-keys: ['${GW_KEY}', '${GW_OTHER:-fallback}']\n", { env: { GW_KEY: 'sk-from-env' } });
+    assert.deepEqual(config['api-keys'], ['sk-from-env', 'fallback']);
+    assert.throws(() => parseConfig("api-keys: ['${NOPE}']\n", { env: {} }), /api-keys\.0: environment variable NOPE is not set/);
+  });
+
+  test('YAML syntax errors name the line', () => {
+    assert.throws(
+      () => parseConfig('port: 8317\nproviders: [unclosed\n'),
+      (e: unknown) => e instanceof ConfigError && /line \d+/.test(e.issues[0]!.field),
+    );
+    assert.throws(() => parseConfig('port: 1\nport: 2\n'), ConfigError);
+  });
+
+  test('failover modes need their URLs; encryption needs its key; a cluster needs its database', () => {
+    assert.throws(() => parseConfig('server:\n  failover:\n    mode: active_passive\n'), /server\.failover\.backup_url/);
+    assert.throws(() => parseConfig('auth:\n  encryption:\n    enabled: true\n'), /auth\.encryption\.key/);
+    assert.throws(() => parseConfig('cluster:\n  enabled: true\n'), /cluster\.database_url/);
+  });
+});

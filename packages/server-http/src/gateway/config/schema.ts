@@ -1,0 +1,244 @@
+/**
+ * @module schema
+ * The gateway's YAML config, as one zod schema: every documented key, its
+ * default, and what it accepts. Durations are written `100ms`, `30s`, `5m`
+ * and parse to milliseconds. Unknown keys are errors (a typo must not be
+ * silently ignored), and every bad path is reported at once.
+ * `docs/configuration.md` documents the same keys.
+ */
+import { STRATEGIES } from '@switchyard/core-routing';
+import { durationSchema, observabilityConfigSchema } from '@switchyard/observability';
+import { z } from 'zod';
+
+const port = z.number().int().min(0).max(65_535);
+const nonNegativeInt = z.number().int().min(0);
+const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
+
+/** A provider's cooldown durations (`providers.<p>.cooldown`). */
+const providerCooldownSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  default_duration: durationSchema.default(5 * 60_000),
+  rate_limit_duration: durationSchema.optional(),
+  error_duration: durationSchema.optional(),
+});
+
+/** How a provider's health is checked (`providers.<p>.health_check`). */
+const providerHealthSchema = z.strictObject({
+  enabled: z.boolean().default(true),
+  /** Path (relative to `base_url`) or absolute URL; default: the kind's models endpoint. */
+  endpoint: z.string().min(1).optional(),
+  method: z.enum(['GET', 'HEAD', 'POST']).default('GET'),
+});
+
+/** `providers.<name>`. */
+export const providerSchema = z
+  .strictObject({
+    kind: z.string().min(1, 'kind is required (openai, openai-compatible, anthropic, gemini, mock, …)'),
+    enabled: z.boolean().default(true),
+    base_url: httpUrl.optional(),
+    /** Models served: exact names or globs (`gpt-4o*`). */
+    models: z.array(z.string().min(1)).default([]),
+    /** Client-facing model name → name sent upstream. */
+    aliases: z.record(z.string().min(1), z.string().min(1)).default({}),
+    /** Extra headers sent upstream. */
+    headers: z.record(z.string().min(1), z.string()).default({}),
+    /** Lower is preferred by the `priority` strategy. */
+    priority: z.number().int().default(0),
+    /** Share of traffic under the `weighted` strategy. */
+    weight: z.number().positive().default(1),
+    quota: z
+      .strictObject({
+        limit: nonNegativeInt,
+        reset: z.enum(['daily', 'monthly']).default('monthly'),
+      })
+      .optional(),
+    cost_per_1k_tokens: z.strictObject({ input: z.number().min(0), output: z.number().min(0) }).optional(),
+    cooldown: providerCooldownSchema.prefault({}),
+    health_check: providerHealthSchema.prefault({}),
+    /** Fallback models tried once when every credential for a model is exhausted (`quota-exceeded.switch-preview-model`). */
+    preview_models: z.array(z.string().min(1)).default([]),
+    /** Kind-specific settings (the mock provider's `latency_ms`, `fail_every`, …). */
+    options: z.record(z.string(), z.unknown()).default({}),
+  })
+  .superRefine((provider, ctx) => {
+    if (provider.kind === 'openai-compatible' && !provider.base_url) {
+      ctx.issues.push({ code: 'custom', message: 'openai-compatible needs base_url', path: ['base_url'], input: provider });
+    }
+  });
+
+/** `remote-management.*`. */
+const remoteManagementSchema = z.strictObject({
+  /** Key of `/v0/management` and `/v0/operations`; empty hides them (404). */
+  'secret-key': z.string().default(''),
+  /** Whether clients other than this machine may use them. */
+  'allow-remote': z.boolean().default(false),
+  /** Reverse proxies whose `X-Forwarded-For` is believed. */
+  'trusted-proxies': z.array(z.string().min(1)).default([]),
+  /** Wrong keys from one address before it is locked out. */
+  'max-failures': z.number().int().min(1).default(5),
+  'lockout-duration': durationSchema.default(30 * 60_000),
+  /** Hosts `/api-call` may reach although they resolve to private addresses. */
+  'api-call-allow': z.array(z.string().min(1)).default([]),
+});
+
+/** `auth.*`. */
+const authSchema = z.strictObject({
+  /** How a provider's credential is chosen. */
+  selection_strategy: z.enum(['round_robin', 'quota_aware', 'priority']).default('round_robin'),
+  encryption: z
+    .strictObject({
+      enabled: z.boolean().default(false),
+      /** 32-byte key, base64 or hex. */
+      key: z.string().default(''),
+    })
+    .prefault({})
+    .refine((e) => !e.enabled || e.key.length > 0, {
+      message: 'auth.encryption.key is required when encryption is enabled',
+      path: ['key'],
+    }),
+  quota: z
+    .strictObject({
+      /** Per provider: when credential quotas reset (UTC boundaries). */
+      reset_schedule: z.record(z.string(), z.enum(['daily', 'monthly'])).default({}),
+    })
+    .prefault({}),
+  refresh: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      check_interval: durationSchema.default(5 * 60_000),
+      refresh_lead_time: durationSchema.default(10 * 60_000),
+    })
+    .prefault({}),
+});
+
+/** `server.operations.*`. */
+const operationsSchema = z.strictObject({
+  load_balancing: z
+    .strictObject({
+      strategy: z.enum(STRATEGIES).default('round_robin'),
+      latency_window: durationSchema.default(5 * 60_000),
+    })
+    .prefault({}),
+  cooldown: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      detection_window: durationSchema.default(60_000),
+      error_threshold: z.number().int().min(1).default(5),
+    })
+    .prefault({}),
+  health_check: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      interval: durationSchema.default(30_000),
+      timeout: durationSchema.default(10_000),
+      unhealthy_threshold: z.number().int().min(1).default(3),
+      healthy_threshold: z.number().int().min(1).default(2),
+    })
+    .prefault({}),
+  self_healing: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      check_interval: durationSchema.default(60_000),
+      max_attempts: z.number().int().min(1).default(3),
+      backoff_duration: durationSchema.default(30_000),
+    })
+    .prefault({}),
+  connection_pool: z
+    .strictObject({
+      max_idle_conns: z.number().int().min(1).default(100),
+      max_idle_conns_per_host: z.number().int().min(1).default(10),
+      idle_conn_timeout: durationSchema.default(90_000),
+      request_timeout: durationSchema.default(60_000),
+    })
+    .prefault({}),
+  batch_processing: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      max_batch_size: z.number().int().min(1).default(10),
+      timeout: durationSchema.default(100),
+    })
+    .prefault({}),
+  cache: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      size: z.number().int().min(1).default(1000),
+      ttl: durationSchema.default(5 * 60_000),
+    })
+    .prefault({}),
+  retry: z
+    .strictObject({
+      /** Attempts per request, the first included. */
+      max_attempts: z.number().int().min(1).max(10).default(3),
+    })
+    .prefault({}),
+});
+
+/** `server.failover.*`. */
+const failoverSchema = z
+  .strictObject({
+    mode: z.enum(['none', 'active_passive', 'active_active']).default('none'),
+    /** active_passive: where traffic goes when this node's providers are all down. */
+    backup_url: httpUrl.optional(),
+    failover_timeout: durationSchema.default(30_000),
+    health_check_interval: durationSchema.default(10_000),
+    /** active_active: the other nodes' base URLs. */
+    peers: z.array(httpUrl).default([]),
+    load_balancing: z.literal('consistent_hash').default('consistent_hash'),
+    /** This node's own base URL, as peers reach it (its place on the ring). */
+    self_url: httpUrl.optional(),
+  })
+  .superRefine((value, ctx) => {
+    if (value.mode === 'active_passive' && !value.backup_url) {
+      ctx.issues.push({ code: 'custom', message: 'backup_url is required for active_passive', path: ['backup_url'], input: value });
+    }
+    if (value.mode === 'active_active' && !value.self_url) {
+      ctx.issues.push({ code: 'custom', message: 'self_url is required for active_active', path: ['self_url'], input: value });
+    }
+  });
+
+/** `cluster.*` (several nodes on one PostgreSQL; off by default). */
+const clusterSchema = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    database_url: z.string().default(''),
+    node_id: z.string().default(''),
+  })
+  .refine((c) => !c.enabled || c.database_url.length > 0, {
+    message: 'cluster.database_url is required when the cluster is enabled',
+    path: ['database_url'],
+  });
+
+/** The whole gateway config. */
+export const gatewayConfigSchema = z.strictObject({
+  host: z.string().min(1).default('127.0.0.1'),
+  port: port.default(8317),
+  'auth-dir': z.string().min(1).default('./auths'),
+  /** Keys clients send to `/v1/*`; empty leaves `/v1/*` open (loopback only, unless --insecure). */
+  'api-keys': z.array(z.string().min(1)).default([]),
+  'remote-management': remoteManagementSchema.prefault({}),
+  'quota-exceeded': z
+    .strictObject({
+      'switch-project': z.boolean().default(true),
+      'switch-preview-model': z.boolean().default(true),
+    })
+    .prefault({}),
+  auth: authSchema.prefault({}),
+  providers: z
+    .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a provider name is letters, digits, _ . -'), providerSchema)
+    .default({}),
+  server: z
+    .strictObject({
+      operations: operationsSchema.prefault({}),
+      failover: failoverSchema.prefault({}),
+    })
+    .prefault({}),
+  cluster: clusterSchema.prefault({}),
+  ...observabilityConfigSchema.shape,
+});
+
+/** The parsed config, durations in milliseconds. */
+export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
+/** The config as written. */
+export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;
+/** One parsed provider block. */
+export type ProviderBlock = z.output<typeof providerSchema>;
