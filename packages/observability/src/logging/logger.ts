@@ -88,7 +88,7 @@ export function loggerOptions(
  * ```
  */
 export function createLogger(config: LoggingConfig, options: CreateLoggerOptions = {}): LoggerHandle {
-  const destination = options.destination ?? openDestination(config, options);
+  const destination = options.destination ?? openLogDestination(config, options);
   const logger = pino(loggerOptions({ level: config.level, redact: config.redact }, options), destination);
   return {
     logger,
@@ -101,7 +101,8 @@ export function createLogger(config: LoggingConfig, options: CreateLoggerOptions
   };
 }
 
-function openDestination(config: LoggingConfig, options: CreateLoggerOptions): DestinationStream {
+/** The destination `logging` configures: stdout, stderr, or a rotated file. */
+export function openLogDestination(config: LoggingConfig, options: CreateLoggerOptions = {}): DestinationStream {
   const sync = options.sync ?? false;
   if (config.output === 'file') {
     return new RotatingFileStream({
