@@ -1,0 +1,54 @@
+/**
+ * @module @switchyard/workflow
+ * The feature-workflow domain: features and work packages with their state
+ * machines, governance gates, a tamper-evident audit trail per feature
+ * (audit-chain), the subcommand registry and its audit log, git and
+ * artifacts, triage and the backlog, agent dispatch with a review loop, and
+ * tracker/code-host sync. Pure classes over store ports; the CLI, HTTP and
+ * gRPC surfaces are thin adapters over it.
+ */
+export {
+  type AuditQueryOptions,
+  type AuditQueryRow,
+  parseGroupBy,
+  parseOrderBy,
+  parseWhere,
+  QUERY_FIELDS,
+  type QueryField,
+  runQuery,
+} from './audit/auditQuery.js';
+export { type AuditRecord, AuditTrail, auditOrigin, GOVERNANCE_CHAIN, type TrailVerification } from './audit/auditTrail.js';
+export { defaultRules, evaluateGates, type GateEvaluation, type GateSubject } from './domain/governance.js';
+export * from './domain/inputs.js';
+export * from './domain/model.js';
+export * from './domain/records.js';
+export {
+  assertWorkPackageMove,
+  FEATURE_COMMANDS,
+  type FeatureCommand,
+  type FeatureMovePlan,
+  featureCommandTarget,
+  parseTransition,
+  planFeatureMove,
+  toFeatureState,
+  toWorkPackageState,
+  transitionString,
+  WP_TRANSITIONS,
+} from './domain/stateMachine.js';
+export { computeWaves, effectiveDependencies, type Orderable, scopesOverlap } from './domain/waves.js';
+export {
+  asWorkflowError,
+  GateFailedError,
+  InvalidArgumentError,
+  NotFoundError,
+  type Violation,
+  WorkflowError,
+  type WorkflowErrorCode,
+} from './errors.js';
+export { type AgentEvent, WorkflowEventEmitter, type WorkflowEvents } from './events.js';
+export { type EnforceAction, GovernanceService } from './governanceService.js';
+export { FeatureRecords } from './recordsService.js';
+export { MemoryWorkflowStore } from './store/memoryWorkflowStore.js';
+export type { EvidenceFilter, WorkflowReader, WorkflowStore, WorkflowTx } from './store/workflowStore.js';
+export { type Clock, systemClock } from './util/clock.js';
+export { type FeatureTransitionResult, Workflow, type WorkflowOptions, type WorkPackageTransitionResult } from './workflow.js';
