@@ -161,7 +161,7 @@ export class Workflow {
    * `validate`, `ship`, `retrospective`): one step forward, or a recorded
    * skip with `force`.
    */
-  advance(
+  async advance(
     slug: string,
     command: FeatureCommand | string,
     options: { actor: string; force?: boolean; evidence_refs?: number[] },
@@ -221,7 +221,7 @@ export class Workflow {
   }
 
   /** The generic transition the HTTP body describes: the feature, or a work package when `wp_sequence` is set. */
-  transition(slug: string, input: TransitionInput): Promise<FeatureTransitionResult | WorkPackageTransitionResult> {
+  async transition(slug: string, input: TransitionInput): Promise<FeatureTransitionResult | WorkPackageTransitionResult> {
     const data = parseInput(transitionInput, input);
     if (data.wp_sequence !== undefined) {
       if (data.force) throw new InvalidArgumentError('force', 'work-package moves cannot be forced');
