@@ -68,7 +68,7 @@ test('force skips steps but never their gates', async () => {
   await workflow.createFeature({ slug: 'f', title: 'F', actor: 'alice' });
   await assert.rejects(workflow.transitionFeature('f', { to: 'SHIPPED', actor: 'alice', force: true }), (e: unknown) => {
     assert.ok(e instanceof WorkflowError && e.code === 'gate_failed');
-    const ids = (e.details?.violations as { rule_id: string }[]).map((v) => v.rule_id).sort();
+    const ids = ((e.details?.violations ?? []) as { rule_id: string }[]).map((v) => v.rule_id).sort();
     assert.deepEqual(ids, ['feature-security-scan-before-ship', 'feature-tests-before-validated']);
     return true;
   });
