@@ -46,9 +46,22 @@ export {
   type WorkflowErrorCode,
 } from './errors.js';
 export { type AgentEvent, WorkflowEventEmitter, type WorkflowEvents } from './events.js';
+export { type Artifact, ArtifactStore, artifactHash, DEFAULT_ARTIFACT_ROOT } from './git/artifactStore.js';
+export {
+  type BranchInfo,
+  type CommitInfo,
+  type DiffStat,
+  GIT_DEFAULTS,
+  GitRepository,
+  type StashEntry,
+  type Worktree,
+  workPackageBranch,
+} from './git/gitRepository.js';
+export { assertBranchName, assertRevision, assertSafeArgument, confinedPath } from './git/safety.js';
 export { type EnforceAction, GovernanceService } from './governanceService.js';
 export { FeatureRecords } from './recordsService.js';
 export { MemoryWorkflowStore } from './store/memoryWorkflowStore.js';
 export type { EvidenceFilter, WorkflowReader, WorkflowStore, WorkflowTx } from './store/workflowStore.js';
+export * from './subcommands/index.js';
 export { type Clock, systemClock } from './util/clock.js';
 export { type FeatureTransitionResult, Workflow, type WorkflowOptions, type WorkPackageTransitionResult } from './workflow.js';
