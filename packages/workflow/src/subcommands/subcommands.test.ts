@@ -197,14 +197,14 @@ describe('audited invocations in a temporary repository', () => {
       ctx,
     );
     assert.equal((fromFile.result as { size_bytes: number }).size_bytes, 6);
-    const escape = await runSubcommand(
+    const escaped = await runSubcommand(
       registry,
       log,
       'artifact:write',
       { feature_slug: 'f', relative_path: 'x', from_file: '/etc/passwd' },
       ctx,
     );
-    assert.equal(escape.error?.code, 'path_escape');
+    assert.equal(escaped.error?.code, 'path_escape');
     const hashed = await runSubcommand(registry, log, 'artifact:hash', { feature_slug: 'f', relative_path: 'plan.md' }, ctx);
     assert.match((hashed.result as { hash: string }).hash, /^sha256:[0-9a-f]{64}$/);
   });
