@@ -59,9 +59,12 @@ export {
 } from './git/gitRepository.js';
 export { assertBranchName, assertRevision, assertSafeArgument, confinedPath } from './git/safety.js';
 export { type EnforceAction, GovernanceService } from './governanceService.js';
+export { type ChatMessage, GatewayClient, type GatewayClientOptions } from './llm/gatewayClient.js';
 export { FeatureRecords } from './recordsService.js';
 export { MemoryWorkflowStore } from './store/memoryWorkflowStore.js';
 export type { EvidenceFilter, WorkflowReader, WorkflowStore, WorkflowTx } from './store/workflowStore.js';
 export * from './subcommands/index.js';
+export { type AddBacklogItemInput, addBacklogItemInput, BacklogQueue, queueOrder, type TriageResult } from './triage/backlogQueue.js';
+export { CLASSIFIER_WEIGHTS, type Classification, Classifier, classifyHeuristic } from './triage/classifier.js';
 export { type Clock, systemClock } from './util/clock.js';
 export { type FeatureTransitionResult, Workflow, type WorkflowOptions, type WorkPackageTransitionResult } from './workflow.js';
