@@ -62,7 +62,7 @@ test('with a gateway configured, an LLM classifies; any failure falls back to th
     () => JSON.stringify({ type: 'epic', confidence: 2, priority: 30 }),
   ];
   let call = 0;
-  const gateway = await fakeServer((req, res) => {
+  const gateway = await fakeServer((_req, res) => {
     if (call === 3) {
       res.writeHead(503).end('overloaded');
       return;
