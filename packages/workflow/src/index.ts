@@ -7,6 +7,28 @@
  * tracker/code-host sync. Pure classes over store ports; the CLI, HTTP and
  * gRPC surfaces are thin adapters over it.
  */
+
+export {
+  type AgentAdapter,
+  type AgentConfig,
+  type AgentRunHooks,
+  type AgentTask,
+  MockAgentAdapter,
+  reportedPrUrl,
+} from './agents/agentAdapter.js';
+export { AgentDispatcher, type AgentDispatcherOptions, agentConfigInput } from './agents/agentDispatcher.js';
+export { AgentSessionAdapter, type AgentSessionOptions } from './agents/agentSessionAdapter.js';
+export { ProcessAgentAdapter, type ProcessAgentOptions } from './agents/processAgentAdapter.js';
+export {
+  type CiStatus,
+  type CiStatusSource,
+  HeuristicReviewer,
+  LlmReviewer,
+  type Reviewer,
+  type ReviewInput,
+  type ReviewVerdict,
+} from './agents/reviewers.js';
+export { type JobOutcome, type LoopReport, ReviewLoop, type ReviewLoopDeps } from './agents/reviewLoop.js';
 export {
   type AuditQueryOptions,
   type AuditQueryRow,
