@@ -12,10 +12,10 @@ import { GatewayClient } from '../llm/gatewayClient.js';
 import type { Workflow } from '../workflow.js';
 import { type AgentTask, MockAgentAdapter } from './agentAdapter.js';
 import { AgentDispatcher } from './agentDispatcher.js';
-import { type CiStatusSource, HeuristicReviewer, LlmReviewer } from './reviewers.js';
+import { type CiStatusSource, HeuristicReviewer, LlmReviewer, type Reviewer } from './reviewers.js';
 
 const verdicts: string[] = [];
-const gateway = await fakeServer((req, res) => {
+const gateway = await fakeServer((_req, res) => {
   const next = verdicts.shift();
   if (next === undefined) {
     res.writeHead(500).end('no verdict queued');
@@ -55,7 +55,7 @@ function committingAgent(withTest = true) {
   });
 }
 
-function dispatcher(agent: MockAgentAdapter, reviewer = new LlmReviewer(new GatewayClient({ baseUrl: gateway.url, model: 'reviewer' }))) {
+function dispatcher(agent: MockAgentAdapter, reviewer: Reviewer = new LlmReviewer(new GatewayClient({ baseUrl: gateway.url, model: 'reviewer' }))) {
   return new AgentDispatcher({ workflow, git: new GitRepository(repo.root), reviewer, ciSource: greenCi, adapters: [agent] });
 }
 
