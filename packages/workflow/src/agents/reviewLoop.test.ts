@@ -55,7 +55,10 @@ function committingAgent(withTest = true) {
   });
 }
 
-function dispatcher(agent: MockAgentAdapter, reviewer: Reviewer = new LlmReviewer(new GatewayClient({ baseUrl: gateway.url, model: 'reviewer' }))) {
+function dispatcher(
+  agent: MockAgentAdapter,
+  reviewer: Reviewer = new LlmReviewer(new GatewayClient({ baseUrl: gateway.url, model: 'reviewer' })),
+) {
   return new AgentDispatcher({ workflow, git: new GitRepository(repo.root), reviewer, ciSource: greenCi, adapters: [agent] });
 }
 
