@@ -86,6 +86,28 @@ export { FeatureRecords } from './recordsService.js';
 export { MemoryWorkflowStore } from './store/memoryWorkflowStore.js';
 export type { EvidenceFilter, WorkflowReader, WorkflowStore, WorkflowTx } from './store/workflowStore.js';
 export * from './subcommands/index.js';
+export {
+  type CodeHostAdapter,
+  type CodeHostAuth,
+  DEFAULT_STATE_MAPPING,
+  GitHubCodeHostAdapter,
+  type GitHubCodeHostOptions,
+  type IssueContent,
+  type RemoteIssue,
+  RestTrackerAdapter,
+  type RestTrackerOptions,
+  type TrackerAdapter,
+} from './sync/adapters.js';
+export { type OAuthClientCredentials, OAuthTokenSource } from './sync/http.js';
+export {
+  contentHash,
+  SyncEngine,
+  type SyncEngineOptions,
+  type SyncResult,
+  signBody,
+  verifySignature,
+  type WebhookResult,
+} from './sync/syncEngine.js';
 export { type AddBacklogItemInput, addBacklogItemInput, BacklogQueue, queueOrder, type TriageResult } from './triage/backlogQueue.js';
 export { CLASSIFIER_WEIGHTS, type Classification, Classifier, classifyHeuristic } from './triage/classifier.js';
 export { type Clock, systemClock } from './util/clock.js';

@@ -16,7 +16,9 @@ import {
   parseInput,
   type TransitionInput,
   transitionInput,
+  type UpdateFeatureInput,
   type UpdateWorkPackageInput,
+  updateFeatureInput,
   updateWorkPackageInput,
 } from './domain/inputs.js';
 import {
@@ -150,6 +152,32 @@ export class Workflow {
     const feature = await this.store.reader.getFeature(slug);
     if (!feature) throw new NotFoundError('feature', slug);
     return feature;
+  }
+
+  /** Changes a feature's title, description or target branch (audited; never its state). */
+  async updateFeature(slug: string, input: UpdateFeatureInput): Promise<Feature> {
+    const { actor, ...patch } = parseInput(updateFeatureInput, input);
+    const fields = stripUndefined(patch);
+    return this.store.transact(async (tx) => {
+      await tx.lock(slug);
+      const feature = await this.featureIn(tx, slug);
+      const updated = await tx.updateFeature(feature.id, { ...fields, updated_at: isoNow(this.clock) });
+      await tx.appendAudit(
+        slug,
+        this.audit.builder(slug, [
+          {
+            feature_slug: slug,
+            wp_sequence: null,
+            actor,
+            transition: transitionString(feature.state, feature.state),
+            evidence_refs: [],
+            action: 'feature_updated',
+            detail: { fields: Object.keys(fields).sort() },
+          },
+        ]),
+      );
+      return updated;
+    });
   }
 
   listFeatures(filter: { state?: FeatureState } = {}): Promise<Feature[]> {

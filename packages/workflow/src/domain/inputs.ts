@@ -27,6 +27,14 @@ export const createFeatureInput = z.object({
 });
 export type CreateFeatureInput = z.input<typeof createFeatureInput>;
 
+export const updateFeatureInput = z.object({
+  title: z.string().min(1).max(200).optional(),
+  description: z.string().max(100_000).optional(),
+  target_branch: z.string().min(1).max(200).optional(),
+  actor: actorSchema,
+});
+export type UpdateFeatureInput = z.input<typeof updateFeatureInput>;
+
 export const transitionInput = z.object({
   /** Target state, upper or lower case. */
   to: z.string().min(1),

@@ -157,6 +157,7 @@ export type Contract = z.infer<typeof contractSchema>;
 /** What the workflow writes into each audit entry besides the chain's own fields. */
 export type AuditAction =
   | 'feature_created'
+  | 'feature_updated'
   | 'transition'
   | 'work_package_created'
   | 'work_package_updated'
