@@ -202,6 +202,8 @@ export class Workflow {
     const data = parseInput(transitionInput, input);
     const to = toFeatureState(data.to);
     let failed: { transition: string; gate: GateEvaluation } | undefined;
+    // Built-in rules are seeded once per process, outside the transition's transaction.
+    await this.governance.ready();
     try {
       const result = await this.store.transact(async (tx) => {
         await tx.lock(slug);
@@ -209,7 +211,6 @@ export class Workflow {
         const plan = planFeatureMove(feature.state, to, data.force);
         const transition = transitionString(feature.state, to);
         await this.checkEvidenceRefs(tx, feature, null, data.evidence_refs);
-        await this.governance.ensureRules(tx);
         const gate = await evaluateGates(tx, { feature, transitions: plan.steps.map((s) => transitionString(s.from, s.to)) });
         if (!gate.passed) {
           failed = { transition, gate };
@@ -350,6 +351,8 @@ export class Workflow {
     const data = parseInput(transitionInput, input);
     const to = toWorkPackageState(data.to);
     let failed: { transition: string; gate: GateEvaluation } | undefined;
+    // Built-in rules are seeded once per process, outside the transition's transaction.
+    await this.governance.ready();
     try {
       const result = await this.store.transact(async (tx) => {
         await tx.lock(slug);
@@ -359,7 +362,6 @@ export class Workflow {
         const transition = transitionString(wp.state, to);
         if (to === 'DOING') await this.assertPrerequisitesDone(tx, feature, wp);
         await this.checkEvidenceRefs(tx, feature, wp, data.evidence_refs);
-        await this.governance.ensureRules(tx);
         const gate = await evaluateGates(tx, { feature, workPackage: wp, transitions: [transition] });
         if (!gate.passed) {
           failed = { transition, gate };
