@@ -76,20 +76,15 @@ export class GovernanceService {
       const updated: GovernanceRule = { ...rule, enabled, updated_at: isoNow(this.clock), updated_by: actor };
       await tx.putRule(updated);
       const label = (on: boolean) => (on ? 'ENABLED' : 'DISABLED');
-      await tx.appendAudit(
-        GOVERNANCE_CHAIN,
-        this.audit.builder(GOVERNANCE_CHAIN, [
-          {
-            feature_slug: null,
-            wp_sequence: null,
-            actor,
-            transition: `${label(rule.enabled)} -> ${label(enabled)}`,
-            evidence_refs: [],
-            action: 'rule_enforced',
-            detail: { rule_id: ruleId, enforce: action },
-          },
-        ]),
-      );
+      await this.audit.append(tx, GOVERNANCE_CHAIN, {
+        feature_slug: null,
+        wp_sequence: null,
+        actor,
+        transition: `${label(rule.enabled)} -> ${label(enabled)}`,
+        evidence_refs: [],
+        action: 'rule_enforced',
+        detail: { rule_id: ruleId, enforce: action },
+      });
       return updated;
     });
   }
@@ -114,20 +109,15 @@ export class GovernanceService {
         updated_by: actor,
       };
       await tx.putRule(rule);
-      await tx.appendAudit(
-        GOVERNANCE_CHAIN,
-        this.audit.builder(GOVERNANCE_CHAIN, [
-          {
-            feature_slug: null,
-            wp_sequence: null,
-            actor,
-            transition: `${existing ? 'DEFINED' : 'NONE'} -> DEFINED`,
-            evidence_refs: [],
-            action: 'rule_defined',
-            detail: { rule_id: rule.rule_id, transition: rule.transition, scope: rule.scope },
-          },
-        ]),
-      );
+      await this.audit.append(tx, GOVERNANCE_CHAIN, {
+        feature_slug: null,
+        wp_sequence: null,
+        actor,
+        transition: `${existing ? 'DEFINED' : 'NONE'} -> DEFINED`,
+        evidence_refs: [],
+        action: 'rule_defined',
+        detail: { rule_id: rule.rule_id, transition: rule.transition, scope: rule.scope },
+      });
       return rule;
     });
   }

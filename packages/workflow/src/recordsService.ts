@@ -63,20 +63,15 @@ export class FeatureRecords {
         created_at: isoNow(this.clock),
       });
       const state = wp ? wp.state : feature.state;
-      await tx.appendAudit(
-        slug,
-        this.audit.builder(slug, [
-          {
-            feature_slug: slug,
-            wp_sequence: wp ? wp.sequence : null,
-            actor: data.actor,
-            transition: transitionString(state, state),
-            evidence_refs: [evidence.id],
-            action: 'evidence_attached',
-            detail: { type: data.type, passed: data.passed },
-          },
-        ]),
-      );
+      await this.audit.append(tx, slug, {
+        feature_slug: slug,
+        wp_sequence: wp ? wp.sequence : null,
+        actor: data.actor,
+        transition: transitionString(state, state),
+        evidence_refs: [evidence.id],
+        action: 'evidence_attached',
+        detail: { type: data.type, passed: data.passed },
+      });
       return evidence;
     });
   }
@@ -104,20 +99,15 @@ export class FeatureRecords {
         recorded_at: isoNow(this.clock),
       });
       const state = wp ? wp.state : feature.state;
-      await tx.appendAudit(
-        slug,
-        this.audit.builder(slug, [
-          {
-            feature_slug: slug,
-            wp_sequence: wp ? wp.sequence : null,
-            actor: data.actor,
-            transition: transitionString(state, state),
-            evidence_refs: [],
-            action: 'metric_recorded',
-            detail: { name: data.name, value: data.value },
-          },
-        ]),
-      );
+      await this.audit.append(tx, slug, {
+        feature_slug: slug,
+        wp_sequence: wp ? wp.sequence : null,
+        actor: data.actor,
+        transition: transitionString(state, state),
+        evidence_refs: [],
+        action: 'metric_recorded',
+        detail: { name: data.name, value: data.value },
+      });
       return metric;
     });
   }
@@ -149,20 +139,15 @@ export class FeatureRecords {
         actor: data.actor,
         created_at: isoNow(this.clock),
       });
-      await tx.appendAudit(
-        slug,
-        this.audit.builder(slug, [
-          {
-            feature_slug: slug,
-            wp_sequence: null,
-            actor: data.actor,
-            transition: transitionString(feature.state, feature.state),
-            evidence_refs: [],
-            action: 'contract_versioned',
-            detail: { name: contract.name, version: contract.version, content_hash: contentHash },
-          },
-        ]),
-      );
+      await this.audit.append(tx, slug, {
+        feature_slug: slug,
+        wp_sequence: null,
+        actor: data.actor,
+        transition: transitionString(feature.state, feature.state),
+        evidence_refs: [],
+        action: 'contract_versioned',
+        detail: { name: contract.name, version: contract.version, content_hash: contentHash },
+      });
       return { contract, created: true };
     });
   }

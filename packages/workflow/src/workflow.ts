@@ -7,7 +7,7 @@
  */
 import type { AuditEntry } from '@switchyard/audit-chain';
 import { AuditTrail } from './audit/auditTrail.js';
-import { evaluateGates, type GateEvaluation } from './domain/governance.js';
+import { evaluateGates, type GateEvaluation, type GateSubject } from './domain/governance.js';
 import {
   type CreateFeatureInput,
   type CreateWorkPackageInput,
@@ -162,20 +162,15 @@ export class Workflow {
       await tx.lock(slug);
       const feature = await this.featureIn(tx, slug);
       const updated = await tx.updateFeature(feature.id, { ...fields, updated_at: isoNow(this.clock) });
-      await tx.appendAudit(
-        slug,
-        this.audit.builder(slug, [
-          {
-            feature_slug: slug,
-            wp_sequence: null,
-            actor,
-            transition: transitionString(feature.state, feature.state),
-            evidence_refs: [],
-            action: 'feature_updated',
-            detail: { fields: Object.keys(fields).sort() },
-          },
-        ]),
-      );
+      await this.audit.append(tx, slug, {
+        feature_slug: slug,
+        wp_sequence: null,
+        actor,
+        transition: transitionString(feature.state, feature.state),
+        evidence_refs: [],
+        action: 'feature_updated',
+        detail: { fields: Object.keys(fields).sort() },
+      });
       return updated;
     });
   }
@@ -201,52 +196,25 @@ export class Workflow {
   async transitionFeature(slug: string, input: Omit<TransitionInput, 'wp_sequence'>): Promise<FeatureTransitionResult> {
     const data = parseInput(transitionInput, input);
     const to = toFeatureState(data.to);
-    let failed: { transition: string; gate: GateEvaluation } | undefined;
-    // Built-in rules are seeded once per process, outside the transition's transaction.
-    await this.governance.ready();
-    try {
-      const result = await this.store.transact(async (tx) => {
-        await tx.lock(slug);
-        const feature = await this.featureIn(tx, slug);
-        const plan = planFeatureMove(feature.state, to, data.force);
-        const transition = transitionString(feature.state, to);
-        await this.checkEvidenceRefs(tx, feature, null, data.evidence_refs);
-        const gate = await evaluateGates(tx, { feature, transitions: plan.steps.map((s) => transitionString(s.from, s.to)) });
-        if (!gate.passed) {
-          failed = { transition, gate };
-          throw new GateFailedError(transition, gate.violations);
-        }
-        const updated = await tx.updateFeature(feature.id, { state: to, updated_at: isoNow(this.clock) });
-        const forced = plan.skipped.length > 0;
-        const [sealed] = await tx.appendAudit(
-          slug,
-          this.audit.builder(slug, [
-            {
-              feature_slug: slug,
-              wp_sequence: null,
-              actor: data.actor,
-              transition,
-              evidence_refs: union(gate.evidenceRefs, data.evidence_refs),
-              action: 'transition',
-              ...(forced ? { forced: true, detail: { skipped: plan.skipped } } : {}),
-            },
-          ]),
-        );
-        return { feature: updated, from: feature.state, to, skipped: plan.skipped, entry: sealed!.entry };
-      });
-      this.events.emit('workflow:transition', {
-        featureSlug: slug,
-        wpSequence: null,
-        from: result.from,
-        to,
+    return this.gatedTransaction(slug, null, data.actor, async (tx, passGates) => {
+      const feature = await this.featureIn(tx, slug);
+      const plan = planFeatureMove(feature.state, to, data.force);
+      const transition = transitionString(feature.state, to);
+      await this.checkEvidenceRefs(tx, feature, null, data.evidence_refs);
+      const used = await passGates({ feature, transitions: plan.steps.map((s) => transitionString(s.from, s.to)) }, transition);
+      const updated = await tx.updateFeature(feature.id, { state: to, updated_at: isoNow(this.clock) });
+      const forced = plan.skipped.length > 0;
+      const entry = await this.audit.append(tx, slug, {
+        feature_slug: slug,
+        wp_sequence: null,
         actor: data.actor,
-        at: this.clock.now(),
+        transition,
+        evidence_refs: union(used, data.evidence_refs),
+        action: 'transition',
+        ...(forced ? { forced: true, detail: { skipped: plan.skipped } } : {}),
       });
-      return result;
-    } catch (error) {
-      if (failed) this.emitGateFailed(slug, null, failed.transition, failed.gate);
-      throw error;
-    }
+      return { feature: updated, from: feature.state, to, skipped: plan.skipped, entry };
+    });
   }
 
   /** The generic transition the HTTP body describes: the feature, or a work package when `wp_sequence` is set. */
@@ -282,19 +250,14 @@ export class Workflow {
         updated_at: now,
         ...draft,
       });
-      await tx.appendAudit(
-        slug,
-        this.audit.builder(slug, [
-          {
-            feature_slug: slug,
-            wp_sequence: sequence,
-            actor: data.actor,
-            transition: 'NONE -> PLANNED',
-            evidence_refs: [],
-            action: 'work_package_created',
-          },
-        ]),
-      );
+      await this.audit.append(tx, slug, {
+        feature_slug: slug,
+        wp_sequence: sequence,
+        actor: data.actor,
+        transition: 'NONE -> PLANNED',
+        evidence_refs: [],
+        action: 'work_package_created',
+      });
       return wp;
     });
   }
@@ -320,20 +283,15 @@ export class Workflow {
       const all = await tx.listWorkPackages(feature.id);
       if (patch.depends_on || patch.file_scope) computeWaves(all.map((w) => (w.id === wp.id ? { ...w, ...stripUndefined(patch) } : w)));
       const updated = await tx.updateWorkPackage(wp.id, { ...stripUndefined(patch), updated_at: isoNow(this.clock) });
-      await tx.appendAudit(
-        slug,
-        this.audit.builder(slug, [
-          {
-            feature_slug: slug,
-            wp_sequence: sequence,
-            actor,
-            transition: transitionString(wp.state, wp.state),
-            evidence_refs: [],
-            action: 'work_package_updated',
-            detail: { fields: Object.keys(stripUndefined(patch)).sort() },
-          },
-        ]),
-      );
+      await this.audit.append(tx, slug, {
+        feature_slug: slug,
+        wp_sequence: sequence,
+        actor,
+        transition: transitionString(wp.state, wp.state),
+        evidence_refs: [],
+        action: 'work_package_updated',
+        detail: { fields: Object.keys(stripUndefined(patch)).sort() },
+      });
       return updated;
     });
   }
@@ -350,52 +308,25 @@ export class Workflow {
   ): Promise<WorkPackageTransitionResult> {
     const data = parseInput(transitionInput, input);
     const to = toWorkPackageState(data.to);
-    let failed: { transition: string; gate: GateEvaluation } | undefined;
-    // Built-in rules are seeded once per process, outside the transition's transaction.
-    await this.governance.ready();
-    try {
-      const result = await this.store.transact(async (tx) => {
-        await tx.lock(slug);
-        const feature = await this.featureIn(tx, slug);
-        const wp = await this.workPackageIn(tx, feature, sequence);
-        assertWorkPackageMove(wp.state, to);
-        const transition = transitionString(wp.state, to);
-        if (to === 'DOING') await this.assertPrerequisitesDone(tx, feature, wp);
-        await this.checkEvidenceRefs(tx, feature, wp, data.evidence_refs);
-        const gate = await evaluateGates(tx, { feature, workPackage: wp, transitions: [transition] });
-        if (!gate.passed) {
-          failed = { transition, gate };
-          throw new GateFailedError(transition, gate.violations);
-        }
-        const updated = await tx.updateWorkPackage(wp.id, { state: to, updated_at: isoNow(this.clock) });
-        const [sealed] = await tx.appendAudit(
-          slug,
-          this.audit.builder(slug, [
-            {
-              feature_slug: slug,
-              wp_sequence: sequence,
-              actor: data.actor,
-              transition,
-              evidence_refs: union(gate.evidenceRefs, data.evidence_refs),
-              action: 'transition',
-            },
-          ]),
-        );
-        return { feature, work_package: updated, from: wp.state, to, entry: sealed!.entry };
-      });
-      this.events.emit('workflow:transition', {
-        featureSlug: slug,
-        wpSequence: sequence,
-        from: result.from,
-        to,
+    return this.gatedTransaction(slug, sequence, data.actor, async (tx, passGates) => {
+      const feature = await this.featureIn(tx, slug);
+      const wp = await this.workPackageIn(tx, feature, sequence);
+      assertWorkPackageMove(wp.state, to);
+      const transition = transitionString(wp.state, to);
+      if (to === 'DOING') await this.assertPrerequisitesDone(tx, feature, wp);
+      await this.checkEvidenceRefs(tx, feature, wp, data.evidence_refs);
+      const used = await passGates({ feature, workPackage: wp, transitions: [transition] }, transition);
+      const updated = await tx.updateWorkPackage(wp.id, { state: to, updated_at: isoNow(this.clock) });
+      const entry = await this.audit.append(tx, slug, {
+        feature_slug: slug,
+        wp_sequence: sequence,
         actor: data.actor,
-        at: this.clock.now(),
+        transition,
+        evidence_refs: union(used, data.evidence_refs),
+        action: 'transition',
       });
-      return result;
-    } catch (error) {
-      if (failed) this.emitGateFailed(slug, sequence, failed.transition, failed.gate);
-      throw error;
-    }
+      return { feature, work_package: updated, from: wp.state, to, entry };
+    });
   }
 
   /** The work packages in dependency waves (topological layers; shared files ordered by sequence). */
@@ -478,6 +409,47 @@ export class Workflow {
       if (!evidence || evidence.feature_id !== feature.id || (wp !== null && evidence.wp_id !== null && evidence.wp_id !== wp.id)) {
         throw new InvalidArgumentError('evidence_refs', `evidence ${id} does not belong to this ${wp ? 'work package' : 'feature'}`);
       }
+    }
+  }
+
+  /**
+   * Runs a transition in one transaction under the feature's lock. `passGates`
+   * evaluates the gates and throws `GateFailedError` (emitting
+   * `workflow:gate_failed`) when they fail; success emits `workflow:transition`.
+   */
+  private async gatedTransaction<T extends { from: string; to: string }>(
+    slug: string,
+    wpSequence: number | null,
+    actor: string,
+    work: (tx: WorkflowTx, passGates: (subject: GateSubject, transition: string) => Promise<number[]>) => Promise<T>,
+  ): Promise<T> {
+    // Built-in rules are seeded once per process, outside the transition's transaction.
+    await this.governance.ready();
+    let failed: { transition: string; gate: GateEvaluation } | undefined;
+    try {
+      const result = await this.store.transact(async (tx) => {
+        await tx.lock(slug);
+        return work(tx, async (subject, transition) => {
+          const gate = await evaluateGates(tx, subject);
+          if (!gate.passed) {
+            failed = { transition, gate };
+            throw new GateFailedError(transition, gate.violations);
+          }
+          return gate.evidenceRefs;
+        });
+      });
+      this.events.emit('workflow:transition', {
+        featureSlug: slug,
+        wpSequence,
+        from: result.from,
+        to: result.to,
+        actor,
+        at: this.clock.now(),
+      });
+      return result;
+    } catch (error) {
+      if (failed) this.emitGateFailed(slug, wpSequence, failed.transition, failed.gate);
+      throw error;
     }
   }
 

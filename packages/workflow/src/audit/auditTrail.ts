@@ -6,10 +6,10 @@
  * the change they record. Reading, verifying, exporting and querying live
  * here too.
  */
-import { AuditLog, type EntryBuilder, type EntryFields, type SealedEntry } from '@switchyard/audit-chain';
+import { type AuditEntry, AuditLog, type EntryBuilder, type EntryFields, type SealedEntry } from '@switchyard/audit-chain';
 import type { AuditAction, AuditTrailEntry, AuditVerification } from '../domain/model.js';
 import { InvalidArgumentError } from '../errors.js';
-import type { WorkflowStore } from '../store/workflowStore.js';
+import type { WorkflowStore, WorkflowTx } from '../store/workflowStore.js';
 import type { Clock } from '../util/clock.js';
 import { type AuditQueryOptions, type AuditQueryRow, runQuery } from './auditQuery.js';
 
@@ -83,6 +83,12 @@ export class AuditTrail {
     // A JSON round trip drops undefined members and proves every value is JSON before it is hashed.
     const fields = records.map((r) => JSON.parse(JSON.stringify(r)) as EntryFields);
     return (head) => log.seal(head, fields, timestamp);
+  }
+
+  /** Appends one record to `chain` inside the caller's transaction; resolves with the sealed entry. */
+  async append(tx: Pick<WorkflowTx, 'appendAudit'>, chain: string, record: AuditRecord): Promise<AuditEntry> {
+    const [sealed] = await tx.appendAudit(chain, this.builder(chain, [record]));
+    return sealed!.entry;
   }
 
   /** Entries of a chain, oldest first; `since` is an RFC 3339 lower bound, `limit` keeps the newest. */
