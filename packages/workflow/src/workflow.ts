@@ -39,6 +39,7 @@ import {
   toWorkPackageState,
   transitionString,
 } from './domain/stateMachine.js';
+import { assertPrerequisitesDone, checkEvidenceRefs } from './domain/transitionChecks.js';
 import { computeWaves, effectiveDependencies } from './domain/waves.js';
 import { GateFailedError, InvalidArgumentError, NotFoundError, WorkflowError } from './errors.js';
 import { WorkflowEventEmitter } from './events.js';
@@ -200,7 +201,7 @@ export class Workflow {
       const feature = await this.featureIn(tx, slug);
       const plan = planFeatureMove(feature.state, to, data.force);
       const transition = transitionString(feature.state, to);
-      await this.checkEvidenceRefs(tx, feature, null, data.evidence_refs);
+      await checkEvidenceRefs(tx, feature, null, data.evidence_refs);
       const used = await passGates({ feature, transitions: plan.steps.map((s) => transitionString(s.from, s.to)) }, transition);
       const updated = await tx.updateFeature(feature.id, { state: to, updated_at: isoNow(this.clock) });
       const forced = plan.skipped.length > 0;
@@ -313,8 +314,8 @@ export class Workflow {
       const wp = await this.workPackageIn(tx, feature, sequence);
       assertWorkPackageMove(wp.state, to);
       const transition = transitionString(wp.state, to);
-      if (to === 'DOING') await this.assertPrerequisitesDone(tx, feature, wp);
-      await this.checkEvidenceRefs(tx, feature, wp, data.evidence_refs);
+      if (to === 'DOING') await assertPrerequisitesDone(tx, feature, wp);
+      await checkEvidenceRefs(tx, feature, wp, data.evidence_refs);
       const used = await passGates({ feature, workPackage: wp, transitions: [transition] }, transition);
       const updated = await tx.updateWorkPackage(wp.id, { state: to, updated_at: isoNow(this.clock) });
       const entry = await this.audit.append(tx, slug, {
@@ -386,30 +387,6 @@ export class Workflow {
     const wp = await tx.getWorkPackage(feature.id, sequence);
     if (!wp) throw new NotFoundError('work package', `${feature.slug}/${sequence}`);
     return wp;
-  }
-
-  private async assertPrerequisitesDone(tx: WorkflowTx, feature: Feature, wp: WorkPackage): Promise<void> {
-    const all = await tx.listWorkPackages(feature.id);
-    const prerequisites = effectiveDependencies(all).get(wp.sequence) ?? new Set<number>();
-    const waiting = all.filter((w) => prerequisites.has(w.sequence) && w.state !== 'DONE').map((w) => w.sequence);
-    if (waiting.length > 0) {
-      throw new WorkflowError(
-        'conflict',
-        `work package ${wp.sequence} waits for ${waiting.join(', ')} (dependencies or shared files) to be DONE`,
-        {
-          details: { waiting_on: waiting },
-        },
-      );
-    }
-  }
-
-  private async checkEvidenceRefs(tx: WorkflowReader, feature: Feature, wp: WorkPackage | null, refs: readonly number[]): Promise<void> {
-    for (const id of refs) {
-      const evidence = await tx.getEvidence(id);
-      if (!evidence || evidence.feature_id !== feature.id || (wp !== null && evidence.wp_id !== null && evidence.wp_id !== wp.id)) {
-        throw new InvalidArgumentError('evidence_refs', `evidence ${id} does not belong to this ${wp ? 'work package' : 'feature'}`);
-      }
-    }
   }
 
   /**
