@@ -171,3 +171,40 @@ test('an agent that fails blocks the package; a job can be cancelled; one active
   );
   await assert.rejects(d2.get('00000000-0000-4000-8000-000000000000'), /does not exist/);
 });
+
+test('CI is polled while pending; failing CI blocks review and becomes the next cycle’s feedback', async () => {
+  verdicts.push(approve());
+  const answers = ['pending', 'failure', 'pending', 'success'] as const;
+  const polls: string[] = [];
+  const ci: CiStatusSource = {
+    ciStatus: async (ref) => {
+      const state = answers[polls.length] ?? 'success';
+      polls.push(`${ref.slice(0, 7)}:${state}`);
+      return { state, url: `https://ci.example/${polls.length}`, checks: [{ context: 'unit', state }] };
+    },
+  };
+  const waits: number[] = [];
+  const agent = committingAgent();
+  const d = new AgentDispatcher({
+    workflow,
+    git: new GitRepository(repo.root),
+    reviewer: new LlmReviewer(new GatewayClient({ baseUrl: gateway.url, model: 'reviewer' })),
+    ciSource: ci,
+    ciPollIntervalMs: 250,
+    sleep: async (ms) => {
+      waits.push(ms);
+    },
+    adapters: [agent],
+  });
+  const finished = await d.wait((await d.dispatch('001-login', 1, { review_cycles: 3 })).id);
+  assert.deepEqual([finished.outcome, finished.review_cycles], ['approved', 2]);
+  assert.equal(polls.length, 4);
+  assert.deepEqual(waits, [250, 250]);
+  assert.match(agent.tasks[1]!.context, /ci_output evidence for work package 1 of 001-login failed/);
+  const ciEvidence = (await workflow.records.listEvidence('001-login', 1)).filter((e) => e.type === 'ci_output');
+  assert.deepEqual(
+    ciEvidence.map((e) => e.passed),
+    [false, true],
+  );
+  assert.deepEqual((await wpTrail()).slice(0, 2), ['PLANNED -> DOING by agent:mock', 'DOING -> REVIEW by agent:mock']);
+});
