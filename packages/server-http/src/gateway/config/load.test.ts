@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are the config syntax ${VAR}, not template mistakes
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ConfigError, parseConfig } from './load.js';

@@ -1,0 +1,188 @@
+/**
+ * @module agentDispatcher
+ * Agent jobs: each dispatch creates a job (UUID v4, `Pending`), runs the
+ * review loop in the background (`Running`), and ends it `Completed`,
+ * `Failed` or `Cancelled`. Jobs live in the workflow store; every state
+ * change and every piece of agent activity is an event.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import { parseInput } from '../domain/inputs.js';
+import type { AgentJob, JobState } from '../domain/records.js';
+import { asWorkflowError, InvalidArgumentError, NotFoundError, WorkflowError } from '../errors.js';
+import type { AgentEvent } from '../events.js';
+import { isoNow } from '../util/clock.js';
+import type { AgentAdapter, AgentConfig } from './agentAdapter.js';
+import { ReviewLoop, type ReviewLoopDeps } from './reviewLoop.js';
+
+export const agentConfigInput = z.object({
+  kind: z.string().min(1),
+  timeout_ms: z
+    .number()
+    .int()
+    .min(1000)
+    .max(24 * 3_600_000)
+    .default(30 * 60_000),
+  review_cycles: z.number().int().min(1).max(20).default(3),
+});
+
+/** Options of {@link AgentDispatcher}. */
+export interface AgentDispatcherOptions extends ReviewLoopDeps {
+  /** Adapters by kind (`process`, `agent-session`, `mock`, …). */
+  adapters: readonly AgentAdapter[];
+  /** Defaults for `dispatch` (kind defaults to the first adapter). */
+  defaults?: Partial<AgentConfig>;
+}
+
+const FINAL: ReadonlySet<JobState> = new Set(['Completed', 'Failed', 'Cancelled']);
+
+/**
+ * @example
+ * ```ts
+ * const dispatcher = new AgentDispatcher({ workflow, git, reviewer: new HeuristicReviewer(), adapters: [new ProcessAgentAdapter({ command: 'my-agent' })] });
+ * const job = await dispatcher.dispatch('001-login', 1, { review_cycles: 2 });
+ * const done = await dispatcher.wait(job.id);
+ * ```
+ */
+export class AgentDispatcher {
+  private readonly loop: ReviewLoop;
+  private readonly adapters: Map<string, AgentAdapter>;
+  private readonly running = new Map<string, { controller: AbortController; done: Promise<AgentJob> }>();
+
+  constructor(private readonly options: AgentDispatcherOptions) {
+    this.loop = new ReviewLoop(options);
+    this.adapters = new Map(options.adapters.map((a) => [a.kind, a]));
+    if (this.adapters.size === 0) throw new InvalidArgumentError('adapters', 'at least one agent adapter is required');
+  }
+
+  private get workflow() {
+    return this.options.workflow;
+  }
+
+  private async update(id: string, patch: Partial<AgentJob>): Promise<AgentJob> {
+    const now = isoNow(this.workflow.clock);
+    const job = await this.workflow.store.transact((tx) => tx.updateJob(id, { ...patch, updated_at: now }));
+    if (patch.state) this.workflow.events.emit('workflow:agent_job', { jobId: id, state: patch.state, at: this.workflow.clock.now() });
+    return job;
+  }
+
+  /** Creates a job for a work package and starts it; resolves with the `Pending` job. */
+  async dispatch(featureSlug: string, wpSequence: number, config: Partial<AgentConfig> = {}): Promise<AgentJob> {
+    const merged = parseInput(agentConfigInput, { kind: this.options.adapters[0]!.kind, ...this.options.defaults, ...config }, 'config');
+    const adapter = this.adapters.get(merged.kind);
+    if (!adapter)
+      throw new InvalidArgumentError('config.kind', `no ${merged.kind} adapter; configured: ${[...this.adapters.keys()].join(', ')}`);
+    await this.workflow.getWorkPackage(featureSlug, wpSequence);
+    const active = (await this.workflow.store.reader.listJobs({ featureSlug })).find(
+      (j) => j.wp_sequence === wpSequence && !FINAL.has(j.state),
+    );
+    if (active)
+      throw new WorkflowError('conflict', `work package ${wpSequence} already has job ${active.id} (${active.state})`, {
+        details: { job_id: active.id },
+      });
+    const now = isoNow(this.workflow.clock);
+    const job: AgentJob = {
+      id: randomUUID(),
+      feature_slug: featureSlug,
+      wp_sequence: wpSequence,
+      kind: adapter.kind,
+      state: 'Pending',
+      review_cycles: 0,
+      max_review_cycles: merged.review_cycles,
+      outcome: null,
+      result: null,
+      error: null,
+      created_at: now,
+      updated_at: now,
+      started_at: null,
+      finished_at: null,
+    };
+    await this.workflow.store.transact((tx) => tx.insertJob(job));
+    this.workflow.events.emit('workflow:agent_job', { jobId: job.id, state: 'Pending', at: this.workflow.clock.now() });
+    const controller = new AbortController();
+    const done = this.execute(job, adapter, merged, controller.signal);
+    this.running.set(job.id, { controller, done });
+    void done.finally(() => this.running.delete(job.id));
+    return job;
+  }
+
+  private async execute(job: AgentJob, adapter: AgentAdapter, config: AgentConfig, signal: AbortSignal): Promise<AgentJob> {
+    // Let dispatch() return the Pending job before anything runs.
+    await Promise.resolve();
+    const emit = (kind: AgentEvent['kind'], data: Record<string, unknown>) => {
+      if (kind === 'cycle') void this.update(job.id, { review_cycles: data.cycle as number }).catch(() => undefined);
+      this.workflow.events.emit('workflow:agent_event', {
+        jobId: job.id,
+        featureSlug: job.feature_slug,
+        wpSequence: job.wp_sequence,
+        kind,
+        data,
+        at: this.workflow.clock.now(),
+      });
+    };
+    try {
+      await this.update(job.id, { state: 'Running', started_at: isoNow(this.workflow.clock) });
+      emit('status', { state: 'Running' });
+      const report = await this.loop.run(job, adapter, config, signal, emit);
+      const state: JobState = report.outcome === 'approved' ? 'Completed' : 'Failed';
+      emit('status', { state, outcome: report.outcome });
+      return await this.update(job.id, {
+        state,
+        outcome: report.outcome,
+        review_cycles: report.cycles,
+        result: report.result,
+        finished_at: isoNow(this.workflow.clock),
+      });
+    } catch (error) {
+      const cancelled = signal.aborted;
+      const state: JobState = cancelled ? 'Cancelled' : 'Failed';
+      const message = cancelled ? 'cancelled' : asWorkflowError(error, 'upstream_failed').message;
+      emit('status', { state, error: message });
+      return this.update(job.id, {
+        state,
+        outcome: cancelled ? 'cancelled' : 'error',
+        error: message,
+        finished_at: isoNow(this.workflow.clock),
+      });
+    }
+  }
+
+  /** Resolves when the job has ended. */
+  async wait(jobId: string): Promise<AgentJob> {
+    const running = this.running.get(jobId);
+    return running ? running.done : this.get(jobId);
+  }
+
+  /** Cancels a running job (its agent is stopped); a job that already ended is returned as it is. */
+  async cancel(jobId: string): Promise<AgentJob> {
+    const running = this.running.get(jobId);
+    if (!running) return this.get(jobId);
+    running.controller.abort(new WorkflowError('cancelled', 'the job was cancelled'));
+    return running.done;
+  }
+
+  async get(jobId: string): Promise<AgentJob> {
+    const job = await this.workflow.store.reader.getJob(jobId);
+    if (!job) throw new NotFoundError('job', jobId);
+    return job;
+  }
+
+  list(filter: { featureSlug?: string; state?: JobState } = {}): Promise<AgentJob[]> {
+    return this.workflow.store.reader.listJobs(filter);
+  }
+
+  /** Marks jobs a previous process left `Pending` or `Running` as `Failed` (interrupted); returns them. */
+  async recoverInterrupted(): Promise<AgentJob[]> {
+    const stale = (await this.list()).filter((j) => !FINAL.has(j.state) && !this.running.has(j.id));
+    return Promise.all(
+      stale.map((j) =>
+        this.update(j.id, {
+          state: 'Failed',
+          outcome: 'interrupted',
+          error: 'the process running this job stopped',
+          finished_at: isoNow(this.workflow.clock),
+        }),
+      ),
+    );
+  }
+}

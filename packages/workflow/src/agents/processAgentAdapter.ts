@@ -1,0 +1,98 @@
+/**
+ * @module processAgentAdapter
+ * Runs a local agent command (for example a coding CLI) in the work
+ * package's worktree: the prompt on stdin, output captured and streamed,
+ * killed (TERM, then KILL) on timeout or cancellation. Spawned with an
+ * argument array, never a shell.
+ */
+import { spawn } from 'node:child_process';
+import type { AgentResult } from '../domain/records.js';
+import { WorkflowError } from '../errors.js';
+import { assertSafeArgument } from '../git/safety.js';
+import {
+  type AgentAdapter,
+  type AgentConfig,
+  type AgentRunHooks,
+  type AgentTask,
+  commitsSince,
+  headOf,
+  OutputBuffer,
+  reportedPrUrl,
+} from './agentAdapter.js';
+
+/** Options of {@link ProcessAgentAdapter}. */
+export interface ProcessAgentOptions {
+  /** The executable (looked up on PATH). */
+  command: string;
+  args?: string[];
+  /** Extra environment; the task's ids are added as `SWITCHYARD_FEATURE_SLUG` and `SWITCHYARD_WP_SEQUENCE`. */
+  env?: Record<string, string>;
+  /** Output kept for the result (default 1 MiB, the tail). */
+  maxOutputBytes?: number;
+  /** Grace between TERM and KILL (default 5 s). */
+  killGraceMs?: number;
+}
+
+/**
+ * @example
+ * ```ts
+ * const agent = new ProcessAgentAdapter({ command: 'my-agent', args: ['--non-interactive'] });
+ * ```
+ */
+export class ProcessAgentAdapter implements AgentAdapter {
+  readonly kind = 'process';
+
+  constructor(private readonly options: ProcessAgentOptions) {
+    assertSafeArgument(options.command, 'command');
+  }
+
+  async run(task: AgentTask, config: AgentConfig, hooks: AgentRunHooks): Promise<AgentResult> {
+    const start = await headOf(task.worktree);
+    const output = new OutputBuffer(this.options.maxOutputBytes);
+    const exitCode = await new Promise<number>((resolve, reject) => {
+      const child = spawn(this.options.command, this.options.args ?? [], {
+        cwd: task.worktree,
+        env: {
+          ...process.env,
+          ...this.options.env,
+          SWITCHYARD_FEATURE_SLUG: task.feature_slug,
+          SWITCHYARD_WP_SEQUENCE: String(task.work_package.sequence),
+        },
+        stdio: ['pipe', 'pipe', 'pipe'],
+        shell: false,
+      });
+      let ended: 'timeout' | 'cancelled' | undefined;
+      const stop = (why: 'timeout' | 'cancelled') => {
+        ended ??= why;
+        child.kill('SIGTERM');
+        setTimeout(() => child.kill('SIGKILL'), this.options.killGraceMs ?? 5000).unref();
+      };
+      const timer = setTimeout(() => stop('timeout'), config.timeout_ms);
+      const onAbort = () => stop('cancelled');
+      hooks.signal.addEventListener('abort', onAbort, { once: true });
+      const collect = (chunk: Buffer) => {
+        const text = chunk.toString('utf8');
+        output.append(text);
+        hooks.onOutput(text);
+      };
+      child.stdout.on('data', collect);
+      child.stderr.on('data', collect);
+      // An agent that never reads stdin must not crash us with EPIPE.
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(`${task.context ? `${task.context}\n\n` : ''}${task.prompt}\n`);
+      child.on('error', (error) => {
+        clearTimeout(timer);
+        reject(new WorkflowError('upstream_failed', `agent command ${this.options.command}: ${error.message}`, { cause: error }));
+      });
+      child.on('close', (code, signal) => {
+        clearTimeout(timer);
+        hooks.signal.removeEventListener('abort', onAbort);
+        if (ended === 'timeout') reject(new WorkflowError('timeout', `the agent ran longer than ${config.timeout_ms} ms and was stopped`));
+        else if (ended === 'cancelled') reject(new WorkflowError('cancelled', 'the job was cancelled'));
+        else resolve(code ?? (signal ? 128 : 1));
+      });
+    });
+    const text = output.toString();
+    return { exit_code: exitCode, commits: await commitsSince(task.worktree, start), pr_url: reportedPrUrl(text), output: text };
+  }
+}

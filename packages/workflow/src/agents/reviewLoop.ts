@@ -1,0 +1,172 @@
+/**
+ * @module reviewLoop
+ * One agent job on one work package: run the agent in the package's
+ * worktree, attach CI evidence, move it to REVIEW, have the reviewer judge
+ * the diff, and either approve (REVIEW -> DONE) or feed the comments back
+ * for another cycle (REVIEW -> DOING). After the last cycle without
+ * approval the package is BLOCKED. Every move is an audited transition.
+ */
+import type { AgentJob, AgentResult } from '../domain/records.js';
+import { GateFailedError, WorkflowError } from '../errors.js';
+import type { AgentEvent } from '../events.js';
+import { type GitRepository, workPackageBranch } from '../git/gitRepository.js';
+import type { Workflow } from '../workflow.js';
+import { type AgentAdapter, type AgentConfig, headOf } from './agentAdapter.js';
+import type { CiStatus, CiStatusSource, Reviewer } from './reviewers.js';
+
+/** How a job ended. */
+export type JobOutcome = 'approved' | 'review_exhausted' | 'agent_failed';
+
+/** Collaborators of the loop. */
+export interface ReviewLoopDeps {
+  workflow: Workflow;
+  git: GitRepository;
+  reviewer: Reviewer;
+  ciSource?: CiStatusSource;
+  /** Waits between CI polls; injected so tests do not sleep. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** CI polls while the state is pending (default 10, every 5 s). */
+  ciPollAttempts?: number;
+  ciPollIntervalMs?: number;
+}
+
+export interface LoopReport {
+  outcome: JobOutcome;
+  cycles: number;
+  result: AgentResult | null;
+}
+
+const realSleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+
+/** Runs the agent-and-review cycles for a job. */
+export class ReviewLoop {
+  constructor(private readonly deps: ReviewLoopDeps) {}
+
+  async run(
+    job: AgentJob,
+    adapter: AgentAdapter,
+    config: AgentConfig,
+    signal: AbortSignal,
+    emit: (kind: AgentEvent['kind'], data: Record<string, unknown>) => void,
+  ): Promise<LoopReport> {
+    const { workflow } = this.deps;
+    const slug = job.feature_slug;
+    const seq = job.wp_sequence;
+    const agentActor = `agent:${adapter.kind}`;
+    const move = async (to: string, actor: string) => {
+      const r = await workflow.transitionWorkPackage(slug, seq, { to, actor });
+      emit('transition', { from: r.from, to: r.to, actor, entry_id: r.entry.id });
+    };
+    const feature = await workflow.getFeature(slug);
+    let wp = await workflow.getWorkPackage(slug, seq);
+    if (wp.state === 'PLANNED' || wp.state === 'BLOCKED') await move('DOING', agentActor);
+    else if (wp.state !== 'DOING')
+      throw new WorkflowError(
+        'invalid_transition',
+        `work package ${seq} is ${wp.state}; an agent starts on PLANNED, BLOCKED or DOING work`,
+      );
+    const worktree = await this.worktreeFor(slug, seq, feature.target_branch);
+    const base = (
+      await this.deps.git.run(['merge-base', feature.target_branch, 'HEAD'], { cwd: worktree }).catch(() => headOf(worktree))
+    ).trim();
+    wp = await workflow.updateWorkPackage(slug, seq, { agent_id: job.id, actor: agentActor });
+    let feedback: string[] = [];
+    let last: AgentResult | null = null;
+    for (let cycle = 1; cycle <= config.review_cycles; cycle++) {
+      signal.throwIfAborted();
+      emit('cycle', { cycle, of: config.review_cycles });
+      const context = [
+        feature.description,
+        feedback.length ? `Reviewer feedback from cycle ${cycle - 1}:\n${feedback.map((c) => `- ${c}`).join('\n')}` : '',
+      ]
+        .filter(Boolean)
+        .join('\n\n');
+      const prompt = `Work package ${seq} of feature ${slug}: ${wp.title}${wp.file_scope.length ? `\nFiles in scope: ${wp.file_scope.join(', ')}` : ''}\nCommit your changes in this worktree.`;
+      last = await adapter.run({ feature_slug: slug, work_package: wp, context, prompt, worktree, attempt: cycle }, config, {
+        signal,
+        onOutput: (chunk) => emit('output', { cycle, chunk }),
+      });
+      signal.throwIfAborted();
+      if (last.pr_url) wp = await workflow.updateWorkPackage(slug, seq, { pr_url: last.pr_url, actor: agentActor });
+      if (last.exit_code !== 0) {
+        await move('BLOCKED', agentActor);
+        return { outcome: 'agent_failed', cycles: cycle, result: last };
+      }
+      const head = await headOf(worktree);
+      const ci = await this.pollCi(head, signal);
+      if (ci && ci.state !== 'none') {
+        await workflow.records.attachEvidence(slug, {
+          wp_sequence: seq,
+          type: 'ci_output',
+          reference: ci.url ?? `ci:${head}`,
+          summary: `CI ${ci.state} for ${head.slice(0, 12)}`,
+          passed: ci.state === 'success',
+          data: { state: ci.state, commit: head, checks: ci.checks },
+          actor: 'ci',
+        });
+      }
+      try {
+        await move('REVIEW', agentActor);
+      } catch (error) {
+        if (!(error instanceof GateFailedError)) throw error;
+        feedback = error.violations.map((v) => `${v.message}. ${v.remediation}`);
+        emit('review', { cycle, approved: false, reviewer: 'governance', summary: error.message, comments: feedback });
+        continue;
+      }
+      const stat = await this.deps.git.diffStat({ from: base, to: head, cwd: worktree });
+      const diff = await this.deps.git.diff({ from: base, to: head, cwd: worktree });
+      const lint = (await workflow.records.listEvidence(slug, seq)).filter((e) => e.type === 'lint_result').at(-1);
+      const verdict = await this.deps.reviewer.review(
+        { featureSlug: slug, wpSequence: seq, title: wp.title, diff, stat, ci, lintPassed: lint ? lint.passed : null, cycle },
+        { signal },
+      );
+      emit('review', { cycle, ...verdict });
+      const reviewerActor = `reviewer:${verdict.reviewer}`;
+      if (verdict.approved) {
+        await workflow.records.attachEvidence(slug, {
+          wp_sequence: seq,
+          type: 'review_approval',
+          reference: `review:${job.id}:${cycle}`,
+          summary: verdict.summary,
+          passed: true,
+          data: { commit: head, reviewer: verdict.reviewer },
+          actor: reviewerActor,
+        });
+        await move('DONE', reviewerActor);
+        return { outcome: 'approved', cycles: cycle, result: last };
+      }
+      feedback = verdict.comments.length ? verdict.comments : [verdict.summary];
+      await move('DOING', reviewerActor);
+    }
+    await move('BLOCKED', 'workflow:review-loop');
+    return { outcome: 'review_exhausted', cycles: config.review_cycles, result: last };
+  }
+
+  private async pollCi(ref: string, signal: AbortSignal): Promise<CiStatus | null> {
+    const source = this.deps.ciSource;
+    if (!source) return null;
+    const attempts = this.deps.ciPollAttempts ?? 10;
+    let status = await source.ciStatus(ref, { signal });
+    for (let i = 1; i < attempts && status.state === 'pending'; i++) {
+      await (this.deps.sleep ?? realSleep)(this.deps.ciPollIntervalMs ?? 5000, signal);
+      status = await source.ciStatus(ref, { signal });
+    }
+    return status;
+  }
+
+  /** The package's worktree: the existing one on its branch, or a new one from the feature's target branch. */
+  private async worktreeFor(slug: string, seq: number, base: string): Promise<string> {
+    const branch = workPackageBranch(slug, seq);
+    const existing = (await this.deps.git.listWorktrees()).find((w) => w.branch === branch);
+    if (existing) return existing.path;
+    return (await this.deps.git.addWorktree({ featureSlug: slug, wpSequence: seq, base })).path;
+  }
+}

@@ -1,0 +1,196 @@
+/**
+ * @module registry
+ * The hidden subcommand registry: every `<category>:<action>` with its
+ * argument schema (names, types, documented defaults) and its handler. The
+ * CLI, the dispatch tool and MCP only translate into `invoke`; argument
+ * keys may be kebab-case or snake_case (`relative-path` or
+ * `relative_path`). Versioning: arguments are never removed, new ones are
+ * optional with defaults, deprecated subcommands move to `legacy:*`.
+ */
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import { parseInput } from '../domain/inputs.js';
+import { InvalidArgumentError, WorkflowError } from '../errors.js';
+import type { ArtifactStore } from '../git/artifactStore.js';
+import type { GitRepository } from '../git/gitRepository.js';
+import { confinedPath } from '../git/safety.js';
+import type { Workflow } from '../workflow.js';
+
+/** The eight categories. */
+export const SUBCOMMAND_CATEGORIES = ['branch', 'commit', 'diff', 'stash', 'worktree', 'artifact', 'governance', 'audit'] as const;
+export type SubcommandCategory = (typeof SUBCOMMAND_CATEGORIES)[number];
+
+/** What a handler works with. */
+export interface SubcommandContext {
+  workflow: Workflow;
+  git: GitRepository;
+  artifacts: ArtifactStore;
+  /** Who runs it (recorded in audit entries). */
+  actor: string;
+  /** Standard input, for `artifact:write` without `content` or `from_file`. */
+  readStdin?: () => Promise<Buffer>;
+}
+
+/** One subcommand. */
+export interface SubcommandDefinition {
+  name: string;
+  category: SubcommandCategory;
+  action: string;
+  summary: string;
+  /** One of the 24 documented subcommands (their arguments and defaults are a contract). */
+  documented: boolean;
+  args: z.ZodObject;
+  run(ctx: SubcommandContext, args: Record<string, unknown>): Promise<unknown>;
+}
+
+/** Argument helpers: values from a command line arrive as strings, from JSON as their own types. */
+export const arg = {
+  text: (description: string) => z.string().min(1).describe(description),
+  int: (description: string) => z.coerce.number().int().describe(description),
+  bool: (description: string) => z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()).describe(description),
+  list: (description: string) =>
+    z
+      .preprocess(
+        (v) =>
+          typeof v === 'string'
+            ? v
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean)
+            : v,
+        z.array(z.string().min(1)),
+      )
+      .describe(description),
+};
+
+/** Defines a subcommand with typed arguments. */
+export function defineSubcommand<S extends z.ZodObject>(def: {
+  name: `${SubcommandCategory}:${string}`;
+  summary: string;
+  documented?: boolean;
+  args: S;
+  run: (ctx: SubcommandContext, args: z.output<S>) => Promise<unknown>;
+}): SubcommandDefinition {
+  const [category, action] = def.name.split(':') as [SubcommandCategory, string];
+  return {
+    name: def.name,
+    category,
+    action,
+    summary: def.summary,
+    documented: def.documented ?? false,
+    args: def.args.strict(),
+    run: def.run as SubcommandDefinition['run'],
+  };
+}
+
+/** Describes one argument for help output and tool schemas. */
+export interface ArgumentDescription {
+  name: string;
+  /** The command-line spelling. */
+  option: string;
+  required: boolean;
+  default: unknown;
+  description: string;
+}
+
+const snake = (key: string) => key.replace(/-/g, '_');
+
+/**
+ * The registry.
+ *
+ * @example
+ * ```ts
+ * const registry = new SubcommandRegistry(BUILTIN_SUBCOMMANDS);
+ * const result = await registry.invoke('diff:stat', { from: 'main' }, ctx);
+ * ```
+ */
+export class SubcommandRegistry {
+  private readonly byName = new Map<string, SubcommandDefinition>();
+
+  constructor(definitions: readonly SubcommandDefinition[]) {
+    for (const def of definitions) {
+      if (this.byName.has(def.name)) throw new WorkflowError('already_exists', `subcommand ${def.name} is defined twice`);
+      this.byName.set(def.name, def);
+    }
+  }
+
+  list(filter: { documented?: boolean; category?: SubcommandCategory } = {}): SubcommandDefinition[] {
+    return [...this.byName.values()].filter(
+      (d) =>
+        (filter.documented === undefined || d.documented === filter.documented) && (!filter.category || d.category === filter.category),
+    );
+  }
+
+  get(name: string): SubcommandDefinition {
+    const def = this.byName.get(name);
+    if (!def) {
+      const hint = [...this.byName.keys()].filter((n) => n.split(':')[0] === name.split(':')[0]);
+      throw new WorkflowError(
+        'invalid_argument',
+        `unknown subcommand ${JSON.stringify(name)}${hint.length ? `; ${name.split(':')[0]} has ${hint.join(', ')}` : ''}`,
+        {
+          details: { field: 'command' },
+        },
+      );
+    }
+    return def;
+  }
+
+  /** True when the subcommand takes `feature_slug` (the dispatch tool fills it from its envelope). */
+  takesFeatureSlug(name: string): boolean {
+    return 'feature_slug' in this.get(name).args.shape;
+  }
+
+  /** Normalizes keys (kebab-case to snake_case) and validates against the schema, applying defaults. */
+  parseArgs(name: string, raw: Record<string, unknown>): Record<string, unknown> {
+    const def = this.get(name);
+    const normalized: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(raw)) {
+      const k = snake(key);
+      if (k in normalized) throw new InvalidArgumentError(key, 'given twice (kebab-case and snake_case)');
+      if (value !== undefined) normalized[k] = value;
+    }
+    return parseInput(def.args, normalized) as Record<string, unknown>;
+  }
+
+  /** Parses the arguments and runs the handler. */
+  async invoke(name: string, raw: Record<string, unknown>, ctx: SubcommandContext): Promise<unknown> {
+    const def = this.get(name);
+    return def.run(ctx, this.parseArgs(name, raw));
+  }
+
+  /** Arguments of a subcommand, with their defaults, for help text. */
+  describe(name: string): { name: string; summary: string; documented: boolean; args: ArgumentDescription[] } {
+    const def = this.get(name);
+    const args = Object.entries(def.args.shape).map(([key, schema]) => {
+      const s = schema as z.ZodType;
+      const parsed = s.safeParse(undefined);
+      return {
+        name: key,
+        option: `--${key.replace(/_/g, '-')}`,
+        required: !parsed.success,
+        default: parsed.success ? parsed.data : undefined,
+        description: s.description ?? '',
+      };
+    });
+    return { name: def.name, summary: def.summary, documented: def.documented, args };
+  }
+
+  /** JSON Schema of a subcommand's arguments (for MCP tool schemas). */
+  jsonSchema(name: string): Record<string, unknown> {
+    return z.toJSONSchema(this.get(name).args, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  }
+}
+
+/** Reads `from_file` (confined to the repository) or standard input for `artifact:write`. */
+export async function artifactContent(
+  ctx: SubcommandContext,
+  args: { content?: string | undefined; from_file?: string | undefined },
+): Promise<Buffer> {
+  if (args.content !== undefined && args.from_file !== undefined)
+    throw new InvalidArgumentError('content', 'give content or from_file, not both');
+  if (args.content !== undefined) return Buffer.from(args.content, 'utf8');
+  if (args.from_file !== undefined) return readFile(await confinedPath(ctx.git.root, args.from_file, 'from_file'));
+  if (!ctx.readStdin) throw new InvalidArgumentError('content', 'no content, from_file or standard input');
+  return ctx.readStdin();
+}

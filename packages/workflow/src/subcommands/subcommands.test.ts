@@ -1,0 +1,241 @@
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { tempRepo } from '../../test/gitFixture.js';
+import { makeWorkflow } from '../../test/helpers.js';
+import { ArtifactStore } from '../git/artifactStore.js';
+import { GitRepository } from '../git/gitRepository.js';
+import {
+  BUILTIN_SUBCOMMANDS,
+  EXIT_CODES,
+  runSubcommand,
+  SUBCOMMAND_CATEGORIES,
+  SubcommandAuditLog,
+  SubcommandRegistry,
+  sanitizeArgs,
+} from './index.js';
+import type { SubcommandContext } from './registry.js';
+
+const run = promisify(execFile);
+const registry = new SubcommandRegistry(BUILTIN_SUBCOMMANDS);
+const auditChainBin = fileURLToPath(new URL('../../../audit-chain/src/bin.ts', import.meta.url));
+
+const DOCUMENTED_DEFAULTS: Record<string, Record<string, unknown>> = {
+  'branch:create': { name: undefined, base: 'main', checkout: false },
+  'branch:checkout': { name: undefined, create: false },
+  'branch:delete': { name: undefined, force: false },
+  'branch:list': {},
+  'commit:create': { message: undefined, all: true, paths: [], allow_empty: false },
+  'commit:amend': { message: undefined, all: true },
+  'commit:fixup': { target: undefined, all: true },
+  'commit:rebase': { onto: 'main', autosquash: true },
+  'diff:show': { from: 'HEAD~1', to: 'HEAD', context: 3, paths: [] },
+  'diff:stat': { from: 'HEAD~1', to: 'HEAD', paths: [] },
+  'stash:push': { message: undefined, include_untracked: false },
+  'stash:pop': { index: 0 },
+  'stash:list': {},
+  'worktree:add': { feature_slug: undefined, wp: undefined, base: 'main', path: undefined, branch: undefined },
+  'worktree:remove': { path: undefined, force: false },
+  'worktree:list': {},
+  'artifact:write': { feature_slug: undefined, relative_path: undefined, content: undefined, from_file: undefined },
+  'artifact:read': { feature_slug: undefined, relative_path: undefined },
+  'artifact:hash': { feature_slug: undefined, relative_path: undefined },
+  'governance:check': { feature_slug: undefined, wp: undefined, to: undefined },
+  'governance:enforce': { rule_id: undefined, action: undefined },
+  'audit:log': { feature_slug: undefined, limit: 50, since: undefined },
+  'audit:query': { feature_slug: undefined, where: undefined, group_by: undefined, order_by: undefined, limit: undefined },
+  'audit:verify': { feature_slug: undefined },
+};
+
+test('more than 40 subcommands in 8 categories; the 24 documented ones take exactly their documented arguments and defaults', () => {
+  assert.ok(registry.list().length > 40, `${registry.list().length} subcommands`);
+  assert.deepEqual([...new Set(registry.list().map((d) => d.category))].sort(), [...SUBCOMMAND_CATEGORIES].sort());
+  assert.deepEqual(
+    registry
+      .list({ documented: true })
+      .map((d) => d.name)
+      .sort(),
+    Object.keys(DOCUMENTED_DEFAULTS).sort(),
+  );
+  for (const [name, expected] of Object.entries(DOCUMENTED_DEFAULTS)) {
+    const described = registry.describe(name);
+    assert.deepEqual(Object.fromEntries(described.args.map((a) => [a.name, a.default])), expected, name);
+    assert.ok(described.args.every((a) => a.option === `--${a.name.replace(/_/g, '-')}`));
+  }
+  assert.equal(registry.describe('branch:create').args.find((a) => a.name === 'name')!.required, true);
+  for (const name of [
+    'branch:rename',
+    'commit:log',
+    'stash:drop',
+    'worktree:prune',
+    'artifact:list',
+    'artifact:verify',
+    'governance:list',
+    'audit:export',
+    'audit:checkpoint',
+  ]) {
+    assert.equal(registry.get(name).documented, false);
+  }
+  assert.ok(registry.takesFeatureSlug('artifact:write'));
+  assert.ok(!registry.takesFeatureSlug('branch:list'));
+  const schema = registry.jsonSchema('diff:show') as { properties: Record<string, { default?: unknown }> };
+  assert.equal(schema.properties.context!.default, 3);
+});
+
+test('arguments: kebab-case or snake_case, strings coerced, unknown ones refused by name', () => {
+  assert.deepEqual(registry.parseArgs('artifact:hash', { 'feature-slug': 'f', relative_path: 'a.md' }), {
+    feature_slug: 'f',
+    relative_path: 'a.md',
+  });
+  assert.deepEqual(registry.parseArgs('diff:show', { context: '5', paths: 'a.ts,b.ts' }), {
+    from: 'HEAD~1',
+    to: 'HEAD',
+    context: 5,
+    paths: ['a.ts', 'b.ts'],
+  });
+  assert.deepEqual(registry.parseArgs('branch:delete', { name: 'x', force: 'true' }), { name: 'x', force: true });
+  assert.throws(() => registry.parseArgs('branch:create', { name: 'x', colour: 'red' }), /colour|unrecognized/i);
+  assert.throws(
+    () => registry.parseArgs('branch:create', {}),
+    (e: unknown) => (e as { details: { field: string } }).details.field === 'name',
+  );
+  assert.throws(() => registry.parseArgs('artifact:hash', { 'feature-slug': 'f', feature_slug: 'g', relative_path: 'a' }), /given twice/);
+  assert.throws(() => registry.get('branch:explode'), /branch has branch:create/);
+});
+
+test('arguments are redacted and shortened before they are logged', () => {
+  assert.deepEqual(sanitizeArgs({ token: 's3cret', nested: { api_key: 'k' }, name: 'x', skip: undefined, content: 'y'.repeat(600) }), {
+    token: '[redacted]',
+    nested: { api_key: '[redacted]' },
+    name: 'x',
+    content: `[600 bytes sha256:${createHash('sha256').update('y'.repeat(600)).digest('hex')}]`,
+  });
+});
+
+describe('audited invocations in a temporary repository', () => {
+  let repo: Awaited<ReturnType<typeof tempRepo>>;
+  let log: SubcommandAuditLog;
+  let ctx: SubcommandContext;
+  before(async () => {
+    repo = await tempRepo();
+    log = await SubcommandAuditLog.open(repo.root, { repoName: 'demo' });
+    const { workflow } = makeWorkflow();
+    await workflow.createFeature({ slug: 'f', title: 'F', actor: 'alice' });
+    ctx = {
+      workflow,
+      git: new GitRepository(repo.root),
+      artifacts: new ArtifactStore(join(repo.root, '.agileplus', 'artifacts')),
+      actor: 'alice',
+    };
+  });
+  after(async () => {
+    await log.close();
+    await repo.cleanup();
+  });
+
+  test('each invocation writes exactly one complete line with its exit code and duration', async () => {
+    const ok = await runSubcommand(registry, log, 'branch:create', { name: 'topic' }, ctx);
+    assert.equal(ok.exit_code, EXIT_CODES.ok);
+    assert.equal((ok.result as { name: string }).name, 'topic');
+    assert.deepEqual(Object.keys(ok.audit).sort(), [
+      'actor',
+      'args',
+      'command',
+      'duration_ms',
+      'exit_code',
+      'hash',
+      'id',
+      'prev_hash',
+      'timestamp',
+    ]);
+    const cases: [string, Record<string, unknown>, number][] = [
+      ['branch:create', { name: '--upload-pack=evil' }, EXIT_CODES.usage],
+      ['branch:nope', {}, EXIT_CODES.usage],
+      ['audit:verify', { feature_slug: 'missing' }, EXIT_CODES.not_found],
+      ['governance:check', { feature_slug: 'f', to: 'SHIPPED' }, EXIT_CODES.ok],
+      ['governance:enforce', { rule_id: 'wp-ci-before-review', action: 'disable' }, EXIT_CODES.forbidden],
+      ['audit:query', { where: 'actor ==' }, EXIT_CODES.usage],
+      ['artifact:read', { feature_slug: 'f', relative_path: '../../etc/passwd' }, EXIT_CODES.usage],
+    ];
+    for (const [command, args, expected] of cases) {
+      const outcome = await runSubcommand(registry, log, command, args, ctx);
+      assert.equal(outcome.exit_code, expected, `${command} ${JSON.stringify(args)}: ${outcome.error?.message}`);
+      if (expected !== 0) assert.ok(outcome.error?.code && outcome.error.message);
+    }
+    const lines = (await readFile(log.path, 'utf8')).split('\n').filter(Boolean);
+    assert.equal(lines.length, 1 + cases.length);
+    const parsed = lines.map((l) => JSON.parse(l));
+    assert.deepEqual(
+      parsed.map((p) => p.exit_code),
+      [0, ...cases.map((c) => c[2])],
+    );
+    assert.ok(parsed.every((p) => Number.isInteger(p.duration_ms) && p.duration_ms >= 0 && p.actor === 'alice'));
+    const verified = await run(process.execPath, [auditChainBin, 'verify', log.path, '--origin', 'workflow:demo/subcommands', '--json']);
+    assert.equal(JSON.parse(verified.stdout).valid, true);
+  });
+
+  test('artifact:write reads standard input when neither content nor from_file is given; from_file is confined', async () => {
+    const stdinCtx = {
+      ...ctx,
+      readStdin: async () => Buffer.concat(await Readable.from([Buffer.from('from '), Buffer.from('stdin')]).toArray()),
+    };
+    const written = await runSubcommand(registry, log, 'artifact:write', { feature_slug: 'f', relative_path: 'notes.md' }, stdinCtx);
+    assert.equal(written.exit_code, 0);
+    assert.equal((await ctx.artifacts.read('f', 'notes.md')).content.toString(), 'from stdin');
+    await writeFile(join(repo.root, 'plan.md'), '# plan');
+    const fromFile = await runSubcommand(
+      registry,
+      log,
+      'artifact:write',
+      { feature_slug: 'f', relative_path: 'plan.md', from_file: 'plan.md' },
+      ctx,
+    );
+    assert.equal((fromFile.result as { size_bytes: number }).size_bytes, 6);
+    const escaped = await runSubcommand(
+      registry,
+      log,
+      'artifact:write',
+      { feature_slug: 'f', relative_path: 'x', from_file: '/etc/passwd' },
+      ctx,
+    );
+    assert.equal(escaped.error?.code, 'path_escape');
+    const hashed = await runSubcommand(registry, log, 'artifact:hash', { feature_slug: 'f', relative_path: 'plan.md' }, ctx);
+    assert.match((hashed.result as { hash: string }).hash, /^sha256:[0-9a-f]{64}$/);
+  });
+});
+
+test('parallel writers in 20 processes write 20 intact lines that form one chain', { timeout: 120_000 }, async () => {
+  const repo = await tempRepo();
+  try {
+    const writer = fileURLToPath(new URL('../../test/fixtures/subcommandWriter.ts', import.meta.url));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        run(process.execPath, ['--conditions=@switchyard/source', '--import=tsx', writer, repo.root, String(i)]),
+      ),
+    );
+    const lines = (await readFile(join(repo.root, '.agileplus', 'audit.jsonl'), 'utf8')).split('\n');
+    assert.equal(lines.pop(), '', 'the file ends with a newline');
+    assert.equal(lines.length, 20);
+    assert.deepEqual(
+      lines.map((l) => JSON.parse(l).args.writer).sort((a, b) => a - b),
+      Array.from({ length: 20 }, (_, i) => i),
+    );
+    const verified = await run(process.execPath, [
+      auditChainBin,
+      'verify',
+      join(repo.root, '.agileplus', 'audit.jsonl'),
+      '--origin',
+      'workflow:parallel/subcommands',
+      '--json',
+    ]);
+    assert.equal(JSON.parse(verified.stdout).entries_verified, 20);
+  } finally {
+    await repo.cleanup();
+  }
+});

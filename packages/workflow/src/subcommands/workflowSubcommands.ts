@@ -1,0 +1,213 @@
+/**
+ * @module workflowSubcommands
+ * The artifact, governance and audit subcommands.
+ */
+import { readFile } from 'node:fs/promises';
+import { createNoteSigner } from '@switchyard/audit-chain';
+import { z } from 'zod';
+import { InvalidArgumentError, NotFoundError } from '../errors.js';
+import { confinedPath } from '../git/safety.js';
+import { arg, artifactContent, defineSubcommand, type SubcommandDefinition } from './registry.js';
+
+const slug = () => arg.text('feature slug');
+const relativePath = () => arg.text('path inside the feature, e.g. spec.md');
+
+export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
+  defineSubcommand({
+    name: 'artifact:write',
+    documented: true,
+    summary: 'Write an artifact (content, from_file, or standard input)',
+    args: z.object({
+      feature_slug: slug(),
+      relative_path: relativePath(),
+      content: z.string().describe('the content').optional(),
+      from_file: arg.text('read the content from this file in the repository').optional(),
+    }),
+    run: async (ctx, a) => ctx.artifacts.write(a.feature_slug, a.relative_path, await artifactContent(ctx, a)),
+  }),
+  defineSubcommand({
+    name: 'artifact:read',
+    documented: true,
+    summary: 'Read an artifact',
+    args: z.object({ feature_slug: slug(), relative_path: relativePath() }),
+    run: async (ctx, a) => {
+      const { content, artifact } = await ctx.artifacts.read(a.feature_slug, a.relative_path);
+      return { ...artifact, content: content.toString('utf8') };
+    },
+  }),
+  defineSubcommand({
+    name: 'artifact:hash',
+    documented: true,
+    summary: 'Hash of an artifact: {path, hash, size_bytes}',
+    args: z.object({ feature_slug: slug(), relative_path: relativePath() }),
+    run: (ctx, a) => ctx.artifacts.hash(a.feature_slug, a.relative_path),
+  }),
+  defineSubcommand({
+    name: 'artifact:list',
+    summary: 'Artifacts of a feature',
+    args: z.object({ feature_slug: slug() }),
+    run: (ctx, a) => ctx.artifacts.list(a.feature_slug),
+  }),
+  defineSubcommand({
+    name: 'artifact:verify',
+    summary: 'Compare an artifact with an expected hash',
+    args: z.object({ feature_slug: slug(), relative_path: relativePath(), hash: arg.text('expected sha256:<hex>') }),
+    run: (ctx, a) => ctx.artifacts.verify(a.feature_slug, a.relative_path, a.hash),
+  }),
+  defineSubcommand({
+    name: 'artifact:delete',
+    summary: 'Delete an artifact',
+    args: z.object({ feature_slug: slug(), relative_path: relativePath() }),
+    run: (ctx, a) => ctx.artifacts.remove(a.feature_slug, a.relative_path),
+  }),
+  defineSubcommand({
+    name: 'governance:check',
+    documented: true,
+    summary: 'Check the gates of the next move (of the feature, or of a work package with --wp)',
+    args: z.object({
+      feature_slug: slug(),
+      wp: arg.int('work-package sequence').optional(),
+      to: arg.text('target state (default: the next one)').optional(),
+    }),
+    run: (ctx, a) =>
+      ctx.workflow.checkGovernance(a.feature_slug, {
+        ...(a.wp !== undefined ? { wp_sequence: a.wp } : {}),
+        ...(a.to !== undefined ? { to: a.to } : {}),
+      }),
+  }),
+  defineSubcommand({
+    name: 'governance:enforce',
+    documented: true,
+    summary: 'Enable, disable or reset a rule (admins only; audited)',
+    args: z.object({ rule_id: arg.text('rule id'), action: z.enum(['enable', 'disable', 'reset']).describe('what to do') }),
+    run: (ctx, a) => ctx.workflow.governance.enforce(a.rule_id, a.action, ctx.actor),
+  }),
+  defineSubcommand({
+    name: 'governance:show',
+    summary: 'One governance rule',
+    args: z.object({ rule_id: arg.text('rule id') }),
+    run: async (ctx, a) => {
+      const rule = (await ctx.workflow.governance.listRules()).find((r) => r.rule_id === a.rule_id);
+      if (!rule) throw new NotFoundError('governance rule', a.rule_id);
+      return rule;
+    },
+  }),
+  defineSubcommand({
+    name: 'governance:list',
+    summary: 'Governance rules and whether they are enabled',
+    args: z.object({}),
+    run: (ctx) => ctx.workflow.governance.listRules(),
+  }),
+  defineSubcommand({
+    name: 'governance:define',
+    summary: 'Define a custom rule (admins only; audited)',
+    args: z.object({
+      rule_id: arg.text('rule id'),
+      transition: arg.text('guarded transition, e.g. "DOING -> REVIEW"'),
+      scope: z.enum(['feature', 'work_package']).describe('what the rule guards'),
+      domain: z.enum(['security', 'quality', 'compliance', 'performance', 'custom']).default('custom').describe('policy domain'),
+      required_evidence: arg.list('evidence types required').default([]),
+      min: z.string().describe('thresholds as metric=value, comma separated (minimums)').optional(),
+      max: z.string().describe('thresholds as metric=value, comma separated (maximums)').optional(),
+      description: z.string().default('').describe('what the rule is for'),
+      remediation: z.string().default('').describe('what to do when it fails'),
+    }),
+    run: (ctx, a) => {
+      const thresholds = [
+        ...parseBounds(a.min, 'min').map(([metric, value]) => ({ metric, min: value })),
+        ...parseBounds(a.max, 'max').map(([metric, value]) => ({ metric, max: value })),
+      ];
+      return ctx.workflow.governance.defineRule(
+        { ...a, required_evidence: a.required_evidence as never, thresholds, transition: a.transition, scope: a.scope },
+        ctx.actor,
+      );
+    },
+  }),
+  defineSubcommand({
+    name: 'audit:log',
+    documented: true,
+    summary: "A feature's audit entries (newest --limit, default 50)",
+    args: z.object({
+      feature_slug: slug(),
+      limit: arg.int('how many of the newest').default(50),
+      since: arg.text('only entries at or after this RFC 3339 time').optional(),
+    }),
+    run: (ctx, a) => ctx.workflow.audit.entries(a.feature_slug, { limit: a.limit, ...(a.since !== undefined ? { since: a.since } : {}) }),
+  }),
+  defineSubcommand({
+    name: 'audit:query',
+    documented: true,
+    summary: 'Query audit entries (--where, --group-by, --order-by)',
+    args: z.object({
+      feature_slug: slug().optional(),
+      where: z.string().describe('filter, e.g. "actor = alice AND to = DONE"').optional(),
+      group_by: z.string().describe('fields to group by, with counts').optional(),
+      order_by: z.string().describe('fields with asc/desc').optional(),
+      limit: arg.int('at most this many rows').optional(),
+    }),
+    run: async (ctx, a) => {
+      if (a.feature_slug !== undefined) await ctx.workflow.getFeature(a.feature_slug);
+      return ctx.workflow.audit.query(a.feature_slug, {
+        ...(a.where !== undefined ? { where: a.where } : {}),
+        ...(a.group_by !== undefined ? { groupBy: a.group_by } : {}),
+        ...(a.order_by !== undefined ? { orderBy: a.order_by } : {}),
+        ...(a.limit !== undefined ? { limit: a.limit } : {}),
+      });
+    },
+  }),
+  defineSubcommand({
+    name: 'audit:verify',
+    documented: true,
+    summary: "Verify a feature's audit chain",
+    args: z.object({ feature_slug: slug() }),
+    run: async (ctx, a) => {
+      await ctx.workflow.getFeature(a.feature_slug);
+      return ctx.workflow.audit.verify(a.feature_slug);
+    },
+  }),
+  defineSubcommand({
+    name: 'audit:export',
+    summary: "A feature's audit chain as JSONL (for audit-chain verify)",
+    args: z.object({ feature_slug: slug() }),
+    run: async (ctx, a) => {
+      await ctx.workflow.getFeature(a.feature_slug);
+      return { origin: ctx.workflow.audit.origin(a.feature_slug), jsonl: await ctx.workflow.audit.exportJsonl(a.feature_slug) };
+    },
+  }),
+  defineSubcommand({
+    name: 'audit:checkpoint',
+    summary: 'The head of a chain (size, Merkle root), signed as a C2SP note when a key is given',
+    args: z.object({
+      feature_slug: slug(),
+      key_file: arg.text('Ed25519 private key (PEM) inside the repository').optional(),
+      key_name: arg.text('key name for the signature').optional(),
+    }),
+    run: async (ctx, a) => {
+      await ctx.workflow.getFeature(a.feature_slug);
+      const log = ctx.workflow.audit.log(a.feature_slug);
+      const head = await log.head();
+      const base = { origin: log.origin, size: head.size, root: head.root };
+      if (a.key_file === undefined) return { ...base, note: null };
+      if (a.key_name === undefined) throw new InvalidArgumentError('key_name', 'required with key_file');
+      const pem = await readFile(await confinedPath(ctx.git.root, a.key_file, 'key_file'), 'utf8');
+      return { ...base, note: await log.checkpoint(createNoteSigner(a.key_name, pem)) };
+    },
+  }),
+  defineSubcommand({
+    name: 'audit:chains',
+    summary: 'Chains in the store (one per feature, plus _governance)',
+    args: z.object({}),
+    run: async (ctx) => (await ctx.workflow.store.auditChains()).map((chain) => ({ chain, origin: ctx.workflow.audit.origin(chain) })),
+  }),
+];
+
+function parseBounds(text: string | undefined, field: string): [string, number][] {
+  if (text === undefined) return [];
+  return text.split(',').map((part) => {
+    const [metric, value] = part.split('=').map((s) => s.trim());
+    const n = Number(value);
+    if (!metric || value === undefined || !Number.isFinite(n))
+      throw new InvalidArgumentError(field, `expected metric=value, got ${JSON.stringify(part)}`);
+    return [metric, n];
+  });
+}

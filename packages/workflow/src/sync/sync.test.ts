@@ -1,0 +1,237 @@
+import assert from 'node:assert/strict';
+import { after, beforeEach, test } from 'node:test';
+import type { FakeScheduler } from '@switchyard/core-routing';
+import { fakeServer, sendJson } from '../../test/fakeServer.js';
+import { makeWorkflow } from '../../test/helpers.js';
+import { WorkflowError } from '../errors.js';
+import type { Workflow } from '../workflow.js';
+import { GitHubCodeHostAdapter, RestTrackerAdapter } from './adapters.js';
+import { contentHash, SyncEngine, signBody } from './syncEngine.js';
+
+// ---- a fake tracker: OAuth client credentials + /issues ----
+const issues = new Map<string, { id: string; title: string; description: string; state: string; url: string }>();
+let issuedTokens = 0;
+let revoked = new Set<string>();
+const tracker = await fakeServer((req, res) => {
+  if (req.url === '/oauth/token') {
+    const basic = Buffer.from(String(req.headers.authorization).replace(/^Basic /, ''), 'base64').toString();
+    if (basic !== 'client-1:secret-1' || !req.body.includes('grant_type=client_credentials'))
+      return sendJson(res, 401, { error: 'invalid_client' });
+    return sendJson(res, 200, { access_token: `token-${++issuedTokens}`, token_type: 'bearer', expires_in: 3600 });
+  }
+  const token = String(req.headers.authorization ?? '').replace(/^Bearer /, '');
+  if (!token.startsWith('token-') || revoked.has(token)) return sendJson(res, 401, { error: 'unauthorized' });
+  const body = req.json as { title: string; description: string; state: string };
+  if (req.method === 'POST' && req.url === '/api/issues') {
+    const id = String(issues.size + 100);
+    const issue = { id, ...body, url: `https://tracker.example/i/${id}` };
+    issues.set(id, issue);
+    return sendJson(res, 201, issue);
+  }
+  const match = /^\/api\/issues\/(\d+)$/.exec(req.url);
+  const issue = match && issues.get(match[1]!);
+  if (!issue) return sendJson(res, 404, { error: 'not found' });
+  if (req.method === 'PATCH') Object.assign(issue, body);
+  return sendJson(res, 200, issue);
+});
+after(() => tracker.close());
+
+let workflow: Workflow;
+let sync: SyncEngine;
+let clock: FakeScheduler;
+const SECRET = 'whsec-test';
+beforeEach(async () => {
+  ({ workflow, clock } = makeWorkflow());
+  issues.clear();
+  revoked = new Set();
+  const adapter = new RestTrackerAdapter({
+    baseUrl: `${tracker.url}/api`,
+    oauth: { tokenUrl: `${tracker.url}/oauth/token`, clientId: 'client-1', clientSecret: 'secret-1' },
+    stateMapping: { IMPLEMENTING: 'Doing' },
+    clock,
+  });
+  sync = new SyncEngine({ workflow, tracker: adapter, webhookSecret: SECRET });
+  await workflow.createFeature({ slug: '001-login', title: 'Login', description: 'Passkeys', actor: 'alice' });
+});
+
+test('push creates the issue with the mapped state, then reports in_sync, then pushes local changes', async () => {
+  const created = await sync.push('001-login');
+  assert.equal(created.status, 'created');
+  assert.deepEqual(issues.get(created.remote_id), {
+    id: created.remote_id,
+    title: 'Login',
+    description: 'Passkeys',
+    state: 'Backlog',
+    url: created.remote_url,
+  });
+  assert.equal((await sync.push('001-login')).status, 'in_sync');
+  await workflow.updateFeature('001-login', { title: 'Login with passkeys', actor: 'alice' });
+  await workflow.transitionFeature('001-login', { to: 'IMPLEMENTING', actor: 'alice', force: true });
+  assert.equal((await sync.push('001-login')).status, 'pushed');
+  assert.equal(issues.get(created.remote_id)!.state, 'Doing', 'the configured mapping applies');
+  assert.equal(issues.get(created.remote_id)!.title, 'Login with passkeys');
+  const [link] = await sync.status('tracker');
+  assert.equal(link!.local_hash, contentHash({ title: 'Login with passkeys', description: 'Passkeys', state: 'Doing' }));
+});
+
+test('OAuth: one token is reused until it expires, and a 401 fetches a fresh one', async () => {
+  const before = issuedTokens;
+  await sync.push('001-login');
+  await sync.push('001-login');
+  assert.equal(issuedTokens, before + 1, 'cached');
+  revoked.add(`token-${issuedTokens}`);
+  assert.equal((await sync.push('001-login')).status, 'in_sync');
+  assert.equal(issuedTokens, before + 2, 'refreshed after a 401');
+  await clock.advance(3600_000);
+  await sync.push('001-login');
+  assert.equal(issuedTokens, before + 3, 'refreshed on expiry');
+  const bad = new RestTrackerAdapter({
+    baseUrl: `${tracker.url}/api`,
+    oauth: { tokenUrl: `${tracker.url}/oauth/token`, clientId: 'client-1', clientSecret: 'wrong' },
+  });
+  await assert.rejects(
+    bad.getIssue('1'),
+    (e: unknown) => e instanceof WorkflowError && e.code === 'upstream_failed' && !e.message.includes('wrong'),
+  );
+});
+
+test('content hashes decide: remote-only changes are pulled, local-only pushed, both changed is a conflict that overwrites nothing', async () => {
+  const { remote_id } = await sync.push('001-login');
+  issues.get(remote_id)!.description = 'Passkeys and magic links';
+  assert.equal((await sync.push('001-login')).status, 'remote_changed');
+  assert.equal((await sync.pull('001-login')).status, 'pulled');
+  assert.equal((await workflow.getFeature('001-login')).description, 'Passkeys and magic links');
+  assert.equal((await workflow.audit.entries('001-login')).at(-1)!.actor, 'sync:tracker');
+  assert.equal((await sync.pull('001-login')).status, 'in_sync');
+  issues.get(remote_id)!.title = 'Remote title';
+  await workflow.updateFeature('001-login', { title: 'Local title', actor: 'alice' });
+  const conflict = await sync.push('001-login');
+  assert.equal(conflict.status, 'conflict');
+  assert.equal(conflict.remote!.title, 'Remote title');
+  assert.equal((await sync.pull('001-login')).status, 'conflict');
+  assert.equal(issues.get(remote_id)!.title, 'Remote title');
+  assert.equal((await workflow.getFeature('001-login')).title, 'Local title');
+  issues.get(remote_id)!.state = 'Done';
+  issues.get(remote_id)!.title = 'Local title';
+  const drift = await sync.pull('001-login');
+  assert.deepEqual(drift.state_drift, { remote: 'Done', local: 'CREATED', remote_means: 'SHIPPED' });
+  assert.equal((await workflow.getFeature('001-login')).state, 'CREATED', 'states are never pulled');
+  await assert.rejects(sync.pull('002-unlinked'), (e: unknown) => e instanceof WorkflowError && e.code === 'not_found');
+});
+
+test('webhooks: signed deliveries apply once; replays are duplicates; bad signatures are refused', async () => {
+  const { remote_id } = await sync.push('001-login');
+  const body = Buffer.from(
+    JSON.stringify({ issue: { id: remote_id, title: 'Login (renamed in tracker)', description: 'Passkeys', state: 'Backlog' } }),
+  );
+  const headers = { 'x-switchyard-signature': signBody(SECRET, body), 'x-switchyard-delivery': 'delivery-1' };
+  assert.deepEqual(await sync.handleTrackerWebhook({ headers, rawBody: body }), {
+    status: 'applied',
+    delivery_id: 'delivery-1',
+    feature_slug: '001-login',
+  });
+  assert.equal((await workflow.getFeature('001-login')).title, 'Login (renamed in tracker)');
+  const entries = (await workflow.audit.entries('001-login')).length;
+  assert.deepEqual(await sync.handleTrackerWebhook({ headers, rawBody: body }), { status: 'duplicate', delivery_id: 'delivery-1' });
+  assert.equal((await workflow.audit.entries('001-login')).length, entries, 'a replay changes nothing');
+  const invalid = (e: unknown) => e instanceof WorkflowError && e.code === 'signature_invalid';
+  const tampered = Buffer.from(body.toString().replace('renamed', 'hijacked'));
+  await assert.rejects(
+    sync.handleTrackerWebhook({ headers: { ...headers, 'x-switchyard-delivery': 'delivery-2' }, rawBody: tampered }),
+    invalid,
+  );
+  await assert.rejects(
+    sync.handleTrackerWebhook({
+      headers: { ...headers, 'x-switchyard-signature': signBody('other-secret', body), 'x-switchyard-delivery': 'd-3' },
+      rawBody: body,
+    }),
+    invalid,
+  );
+  await assert.rejects(
+    sync.handleTrackerWebhook({ headers: { 'x-switchyard-signature': 'sha256=abc', 'x-switchyard-delivery': 'd-4' }, rawBody: body }),
+    invalid,
+  );
+  await assert.rejects(sync.handleTrackerWebhook({ headers: { 'x-switchyard-delivery': 'd-5' }, rawBody: body }), invalid);
+  await assert.rejects(
+    sync.handleTrackerWebhook({ headers: { 'x-switchyard-signature': signBody(SECRET, body) }, rawBody: body }),
+    (e: unknown) => e instanceof WorkflowError && e.details?.field === 'delivery_id',
+  );
+  const unknown = Buffer.from(JSON.stringify({ issue: { id: '999', title: 'x' } }));
+  assert.equal(
+    (
+      await sync.handleTrackerWebhook({
+        headers: { 'x-switchyard-signature': signBody(SECRET, unknown), 'x-switchyard-delivery': 'd-6' },
+        rawBody: unknown,
+      })
+    ).status,
+    'ignored',
+  );
+  assert.equal((await workflow.getFeature('001-login')).title, 'Login (renamed in tracker)');
+});
+
+test('code host: issues, pull requests and CI status against a local GitHub-style server', async () => {
+  const statuses: Record<string, unknown> = {
+    abc123: { state: 'pending', statuses: [{ context: 'ci/test', state: 'pending', target_url: 'https://ci.example/1' }] },
+    def456: { state: 'failure', statuses: [{ context: 'ci/test', state: 'failure', target_url: 'https://ci.example/2' }] },
+    fff000: { state: 'pending', statuses: [] },
+  };
+  const ghIssues: Record<string, unknown>[] = [];
+  const host = await fakeServer((req, res) => {
+    assert.equal(req.headers.authorization, 'Bearer gho_test');
+    assert.equal(req.headers['x-github-api-version'], '2022-11-28');
+    if (req.method === 'POST' && req.url === '/repos/acme/shop/issues') {
+      const issue = {
+        number: ghIssues.length + 1,
+        title: (req.json as { title: string }).title,
+        body: (req.json as { body: string }).body,
+        state: 'open',
+        html_url: `https://code.example/acme/shop/issues/${ghIssues.length + 1}`,
+      };
+      ghIssues.push(issue);
+      return sendJson(res, 201, issue);
+    }
+    if (req.method === 'PATCH' && req.url === '/repos/acme/shop/issues/1')
+      return sendJson(res, 200, Object.assign(ghIssues[0]!, req.json as object));
+    if (req.method === 'GET' && req.url === '/repos/acme/shop/issues/1') return sendJson(res, 200, ghIssues[0]);
+    if (req.method === 'POST' && req.url === '/repos/acme/shop/pulls')
+      return sendJson(res, 201, { number: 7, html_url: 'https://code.example/acme/shop/pull/7' });
+    const status = /^\/repos\/acme\/shop\/commits\/(\w+)\/status$/.exec(req.url);
+    if (status)
+      return sendJson(res, 200, statuses[status[1]!] ?? { state: 'success', statuses: [{ context: 'ci/test', state: 'success' }] });
+    sendJson(res, 404, {});
+  });
+  try {
+    const gh = new GitHubCodeHostAdapter({
+      baseUrl: host.url,
+      owner: 'acme',
+      repo: 'shop',
+      auth: { type: 'oauth_token', token: 'gho_test' },
+    });
+    const engine = new SyncEngine({ workflow, codeHost: gh });
+    const created = await engine.push('001-login', 'code_host');
+    assert.deepEqual([created.status, created.remote_id, created.remote_url], ['created', '1', 'https://code.example/acme/shop/issues/1']);
+    await workflow.updateFeature('001-login', { description: 'Passkeys v2', actor: 'alice' });
+    assert.equal((await engine.push('001-login', 'code_host')).status, 'pushed');
+    assert.equal(ghIssues[0]!.body, 'Passkeys v2');
+    assert.deepEqual(await gh.createPullRequest({ title: 'WP1', head: '001-login/wp01', base: 'main', body: '' }), {
+      number: 7,
+      url: 'https://code.example/acme/shop/pull/7',
+    });
+    assert.deepEqual(await gh.ciStatus('abc123'), {
+      state: 'pending',
+      url: 'https://ci.example/1',
+      checks: [{ context: 'ci/test', state: 'pending' }],
+    });
+    assert.equal((await gh.ciStatus('def456')).state, 'failure');
+    assert.equal((await gh.ciStatus('fff000')).state, 'none', 'no statuses reported means no CI');
+    assert.equal((await gh.ciStatus('main')).state, 'success');
+    await assert.rejects(gh.ciStatus('../../etc'), (e: unknown) => e instanceof WorkflowError && e.code === 'invalid_argument');
+    assert.throws(
+      () => new GitHubCodeHostAdapter({ owner: 'acme/../x', repo: 'shop', auth: { type: 'oauth_token', token: 't' } }),
+      WorkflowError,
+    );
+    assert.ok(!JSON.stringify(await engine.status()).includes('gho_test'));
+  } finally {
+    await host.close();
+  }
+});
