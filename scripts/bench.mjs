@@ -15,7 +15,9 @@ const files = readdirSync(benchDir)
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => filters.length === 0 || filters.some((x) => f.includes(x)))
   .sort();
-const nodeOptions = [process.env.NODE_OPTIONS ?? '', '--conditions=@switchyard/source', '--import=tsx'].join(' ').trim();
+// tsx by absolute URL: children that run in another directory (a temp repo, say) still find it.
+const tsx = import.meta.resolve('tsx');
+const nodeOptions = [process.env.NODE_OPTIONS ?? '', '--conditions=@switchyard/source', `--import=${tsx}`].join(' ').trim();
 let failed = false;
 for (const file of files) {
   const run = spawnSync(process.execPath, [`${benchDir}${file}`, ...flags], {

@@ -43,7 +43,9 @@ if (files.length === 0) {
 }
 
 // Children (CLIs spawned by tests) inherit these, so they also run from source.
-const nodeOptions = [process.env.NODE_OPTIONS ?? '', '--conditions=@switchyard/source', '--import=tsx'].join(' ').trim();
+// tsx by absolute URL: children that run in another directory (a temp repo, say) still find it.
+const tsx = import.meta.resolve('tsx');
+const nodeOptions = [process.env.NODE_OPTIONS ?? '', '--conditions=@switchyard/source', `--import=${tsx}`].join(' ').trim();
 const child = spawn(
   process.execPath,
   ['--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...passThrough, ...files],

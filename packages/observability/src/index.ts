@@ -6,6 +6,8 @@
  * notifiers, all fed by the other packages' typed events, never called
  * from their hot paths. Tracing is in `@switchyard/observability/tracing`.
  */
+
+export type { DestinationStream } from 'pino';
 export {
   type AlertEvents,
   type AlertInstanceStatus,
@@ -63,7 +65,14 @@ export { InvalidExpression, NotificationFailed, ObservabilityError, type Observa
 export type * from './events.js';
 export { OBSERVER_METHODS } from './events.js';
 export { EventLog } from './logging/eventLog.js';
-export { type CreateLoggerOptions, createLogger, type Logger, type LoggerHandle, loggerOptions } from './logging/logger.js';
+export {
+  type CreateLoggerOptions,
+  createLogger,
+  type Logger,
+  type LoggerHandle,
+  loggerOptions,
+  openLogDestination,
+} from './logging/logger.js';
 export { REDACTED, redactSecrets, SECRET_KEYS, scrubSecrets } from './logging/redaction.js';
 export { RotatingFileStream, type RotatingFileStreamOptions } from './logging/rotatingFileStream.js';
 export {

@@ -201,6 +201,11 @@ export class Relay {
     return this.adapters.get(kind);
   }
 
+  /** The provider kinds this relay can talk to. */
+  adapterKinds(): string[] {
+    return this.adapters.kinds();
+  }
+
   /** Handles one request, writing the answer (or an error in the client's format) to `sink`. */
   async handle(request: RelayRequest, sink: ResponseSink): Promise<RequestEndEvent> {
     const startedAt = this.clock.now();

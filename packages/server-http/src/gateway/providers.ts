@@ -47,10 +47,14 @@ export function cooldownDurations(config: GatewayConfig): Record<string, Cooldow
   );
 }
 
-/** Providers whose health is checked: enabled, with `health_check.enabled`. */
-export function healthCheckedProviders(config: GatewayConfig): string[] {
+/**
+ * Providers the health monitor tracks: every enabled one, so each has
+ * request statistics; those with `health_check.enabled: false` are never
+ * probed (the probe passes at once).
+ */
+export function monitoredProviders(config: GatewayConfig): string[] {
   return Object.entries(config.providers)
-    .filter(([, p]) => p.enabled && p.health_check.enabled)
+    .filter(([, p]) => p.enabled)
     .map(([name]) => name);
 }
 
@@ -85,6 +89,7 @@ export function createHealthProbe(deps: ProbeDependencies): HealthProbe {
   return async (name, signal) => {
     const block = deps.config().providers[name];
     if (!block) throw new Error(`provider ${name} is not configured`);
+    if (!block.health_check.enabled) return;
     const adapter = deps.adapter(block.kind);
     const request = healthRequest(name, block, deps);
     const transport = adapter?.transport ?? deps.transport;

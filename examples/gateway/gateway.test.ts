@@ -1,0 +1,64 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import OpenAI from 'openai';
+
+const run = promisify(execFile);
+const bin = fileURLToPath(new URL('../../packages/server-http/src/bin.ts', import.meta.url));
+const exampleConfig = fileURLToPath(new URL('./config.yaml', import.meta.url));
+// tsx by absolute URL, since the gateway runs in a temporary directory.
+const flags = ['--conditions=@switchyard/source', `--import=${import.meta.resolve('tsx')}`];
+const dir = await mkdtemp(join(tmpdir(), 'example-gateway-'));
+let server: ChildProcess | undefined;
+after(async () => {
+  server?.kill('SIGTERM');
+  await rm(dir, { recursive: true, force: true });
+});
+
+test('switchyard config check accepts the quick-start config', async () => {
+  const { stdout } = await run(process.execPath, [...flags, bin, 'config', 'check', exampleConfig]);
+  assert.match(stdout, /valid \(2 providers, listening on 127\.0\.0\.1:8317\)/);
+});
+
+test('the quick-start gateway answers the official openai client, plain and streamed, and stops cleanly', { timeout: 60_000 }, async () => {
+  // The example config as written, on free ports so the test can run next to anything.
+  const config = (await readFile(exampleConfig, 'utf8')).replace('port: 8317', 'port: 0').replace('port: 9090', 'port: 0');
+  const path = join(dir, 'config.yaml');
+  await writeFile(path, config);
+  server = spawn(process.execPath, [...flags, bin, 'serve', '--config', path], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    server!.stdout!.on('data', (chunk) => {
+      out += chunk;
+      const match = /listening on (http:\/\/[^\s]+)/.exec(out);
+      if (match) resolve(match[1]!);
+    });
+    server!.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
+  });
+  const client = new OpenAI({ apiKey: 'unused-the-example-is-open-on-loopback', baseURL: `${url}/v1`, maxRetries: 0 });
+  const completion = await client.chat.completions.create({
+    model: 'demo-model',
+    messages: [{ role: 'user', content: 'Hi from the README' }],
+  });
+  assert.match(completion.choices[0]?.message.content ?? '', /You said: Hi from the README/);
+  const stream = await client.chat.completions.create({
+    model: 'demo-model',
+    messages: [{ role: 'user', content: 'and streamed' }],
+    stream: true,
+  });
+  let text = '';
+  for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+  assert.match(text, /You said: and streamed/);
+  const models = [];
+  for await (const model of client.models.list()) models.push(model.id);
+  assert.deepEqual(models, ['demo-model']);
+  const exited = new Promise<number | null>((resolve) => server!.once('exit', resolve));
+  server.kill('SIGTERM');
+  assert.equal(await exited, 0);
+  server = undefined;
+});

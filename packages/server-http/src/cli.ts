@@ -1,0 +1,98 @@
+/**
+ * @module cli
+ * The `switchyard` command: `serve` runs the gateway, `config check`
+ * validates a config without starting anything. Exit codes: 0 ok, 1 the
+ * server failed at run time, 2 a usage or config error.
+ */
+import { parseArgs } from 'node:util';
+import { defaultAdapters } from '@switchyard/core-routing';
+import { ConfigError, loadConfigFile } from './gateway/config/load.js';
+import { Gateway, UnsafeBindError } from './gateway/gateway.js';
+
+const USAGE = `switchyard: the Switchyard LLM gateway
+
+Usage:
+  switchyard serve [--config ./config.yaml] [--insecure]
+      Runs the gateway. The config file is watched: edits apply without a
+      restart, and a bad edit is logged while the running config stays.
+      --insecure allows a non-loopback host with no api-keys (do not).
+  switchyard config check [file]
+      Validates a config (default ./config.yaml) and lists every problem.
+  switchyard --help | --version
+
+Exit codes: 0 ok, 1 run-time failure, 2 usage or config error.
+`;
+
+/** Where the CLI writes. */
+export interface CliIo {
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+}
+
+const knownKinds = () => defaultAdapters().kinds();
+
+/** Runs the CLI; resolves with the exit code (for `serve`, once the server has stopped). */
+export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.EventEmitter = process): Promise<number> {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === '--help' || command === '-h' || command === 'help') {
+    io.stdout(USAGE);
+    return command === undefined ? 2 : 0;
+  }
+  if (command === '--version') {
+    io.stdout('switchyard 0.1.0\n');
+    return 0;
+  }
+  try {
+    if (command === 'config') {
+      const [sub, ...files] = rest;
+      if (sub !== 'check' || files.length > 1) throw new UsageError('usage: switchyard config check [file]');
+      const file = files[0] ?? './config.yaml';
+      const config = await loadConfigFile(file, { knownKinds: knownKinds() });
+      io.stdout(`${file}: valid (${Object.keys(config.providers).length} providers, listening on ${config.host}:${config.port})\n`);
+      return 0;
+    }
+    if (command === 'serve') {
+      const { values } = parseArgs({
+        args: [...rest],
+        options: { config: { type: 'string', short: 'c' }, insecure: { type: 'boolean' } },
+        strict: true,
+      });
+      const path = values.config ?? './config.yaml';
+      const config = await loadConfigFile(path, { knownKinds: knownKinds() });
+      const gateway = await Gateway.start({ config, configPath: path, insecure: values.insecure === true });
+      io.stdout(`switchyard gateway listening on ${gateway.url} (config ${path})\n`);
+      if (config.metrics.enabled) io.stdout(`metrics on http://${config.metrics.host}:${config.metrics.port}${config.metrics.path}\n`);
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          signals.off('SIGINT', stop);
+          signals.off('SIGTERM', stop);
+          io.stdout('stopping…\n');
+          void gateway.close().then(resolve, resolve);
+        };
+        signals.on('SIGINT', stop);
+        signals.on('SIGTERM', stop);
+      });
+      return 0;
+    }
+    throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  } catch (error) {
+    if (error instanceof ConfigError || error instanceof UsageError || error instanceof UnsafeBindError) {
+      io.stderr(`switchyard: ${error.message}\n`);
+      if (error instanceof UsageError) io.stderr(`\n${USAGE}`);
+      return 2;
+    }
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') {
+      io.stderr(`switchyard: cannot listen: ${(error as Error).message}\n`);
+      return 2;
+    }
+    if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+      io.stderr(`switchyard: ${(error as Error).message}\n\n${USAGE}`);
+      return 2;
+    }
+    io.stderr(`switchyard: ${(error as Error).stack ?? String(error)}\n`);
+    return 1;
+  }
+}
+
+class UsageError extends Error {}

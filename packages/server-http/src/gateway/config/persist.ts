@@ -1,0 +1,67 @@
+/**
+ * @module persist
+ * Writing the config file back: atomically (temp file, fsync, rename, with
+ * the original's mode or 0600, since it holds secrets), and for single
+ * settings through the YAML document, so comments and layout survive.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, rename, rm, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { SECRET_CONFIG_PATHS } from '@switchyard/observability';
+import { parseDocument } from 'yaml';
+import type { GatewayConfig } from './schema.js';
+
+/** Replaces `path` with `text` so a reader sees the old file or the new one, never a mix. */
+export async function writeFileAtomically(path: string, text: string): Promise<void> {
+  const mode = await stat(path).then(
+    (s) => s.mode & 0o777,
+    () => 0o600,
+  );
+  const temporary = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(temporary, 'wx', mode);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await rm(temporary, { force: true });
+    throw error;
+  }
+  await handle.close();
+  await rename(temporary, path);
+}
+
+/** The config text with one setting changed, comments and formatting kept. */
+export function setInYaml(text: string, path: readonly string[], value: unknown): string {
+  const document = parseDocument(text);
+  document.setIn(path, value);
+  return document.toString();
+}
+
+const MASK = '***';
+const mask = (value: unknown) => (typeof value === 'string' && value.length > 0 ? MASK : value);
+
+function maskPath(target: Record<string, unknown>, path: readonly string[]): void {
+  let node: unknown = target;
+  for (const key of path.slice(0, -1)) {
+    if (!node || typeof node !== 'object') return;
+    node = (node as Record<string, unknown>)[key];
+  }
+  const last = path[path.length - 1]!;
+  if (!node || typeof node !== 'object' || !(last in node)) return;
+  const holder = node as Record<string, unknown>;
+  const value = holder[last];
+  holder[last] = value && typeof value === 'object' ? Object.fromEntries(Object.keys(value).map((k) => [k, MASK])) : mask(value);
+}
+
+/** The config for display: every secret replaced by `***` (empty ones stay empty, so "unset" shows). */
+export function redactConfig(config: GatewayConfig): Record<string, unknown> {
+  const copy = structuredClone(config) as unknown as Record<string, unknown>;
+  copy['api-keys'] = (config['api-keys'] ?? []).map(() => MASK);
+  maskPath(copy, ['remote-management', 'secret-key']);
+  maskPath(copy, ['auth', 'encryption', 'key']);
+  maskPath(copy, ['cluster', 'database_url']);
+  for (const path of SECRET_CONFIG_PATHS) maskPath(copy, path.split('.'));
+  for (const provider of Object.values((copy.providers ?? {}) as Record<string, Record<string, unknown>>)) maskPath(provider, ['headers']);
+  return copy;
+}

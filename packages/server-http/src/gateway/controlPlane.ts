@@ -1,0 +1,111 @@
+/**
+ * @module controlPlane
+ * The gateway's Hono app: everything that is not `/v1/*`. Routes are
+ * declared with `@hono/zod-openapi`, so the schemas that validate requests
+ * also produce `/openapi.json`. Errors all take one shape; bad input is a
+ * 400 or 422 naming the field; a handler fault is a 500 with the request id
+ * and no stack trace.
+ */
+import { randomUUID } from 'node:crypto';
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { RoutingError } from '@switchyard/core-routing';
+import { HTTPException } from 'hono/http-exception';
+import { ApiError, type ApiErrorCode, fieldIssues, respondError } from '../controlPlane/apiError.js';
+import { managementAuth } from '../controlPlane/managementAuth.js';
+import type { Gateway } from './gateway.js';
+import { registerHealthRoutes } from './routes/health.js';
+import { registerManagementRoutes } from './routes/management.js';
+import { registerOperationsRoutes } from './routes/operations.js';
+
+/** The variables the middleware sets on each request. */
+export type ControlPlaneEnv = { Variables: { requestId: string } };
+
+/** The control-plane app type every route module registers on. */
+export type ControlPlaneApp = OpenAPIHono<ControlPlaneEnv>;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+const ROUTING_STATUS: Partial<Record<string, ApiErrorCode>> = {
+  provider_not_found: 'provider_not_found',
+  invalid_argument: 'bad_request',
+  invalid_config: 'validation_failed',
+};
+
+/**
+ * Builds the control plane for a gateway.
+ *
+ * @example
+ * ```ts
+ * const app = createControlPlane(gateway);
+ * const listener = getRequestListener(app.fetch);
+ * ```
+ */
+export function createControlPlane(gateway: Gateway): ControlPlaneApp {
+  const app: ControlPlaneApp = new OpenAPIHono<ControlPlaneEnv>({
+    defaultHook: (result, c) => {
+      if (result.success) return;
+      const target = (result as { target?: string }).target;
+      const issues = fieldIssues(result.error.issues);
+      const first = issues[0];
+      // A body that parses but breaks the rules is 422; a bad path or query parameter is 400.
+      const code: ApiErrorCode = target === 'json' ? 'validation_failed' : 'bad_request';
+      return respondError(c, code, first ? `${first.field}: ${first.message}` : 'invalid request', issues);
+    },
+  });
+
+  app.use('*', async (c, next) => {
+    const given = c.req.header('x-request-id');
+    const requestId = given && REQUEST_ID.test(given) ? given : randomUUID();
+    c.set('requestId', requestId);
+    c.header('x-request-id', requestId);
+    await next();
+  });
+
+  app.onError((error, c) => {
+    if (error instanceof ApiError) return respondError(c, error.code, error.message, error.details, error.headers);
+    if (error instanceof RoutingError) {
+      const code = ROUTING_STATUS[error.code];
+      if (code) return respondError(c, code, error.message);
+    }
+    if (error instanceof HTTPException) {
+      // Hono raises these for bodies it cannot read (malformed JSON) and for oversized ones.
+      if (error.status === 400) return respondError(c, 'bad_request', 'the request body is not valid JSON');
+      if (error.status === 413) return respondError(c, 'payload_too_large', error.message);
+      if (error.status === 415) return respondError(c, 'unsupported_media_type', 'send the body as application/json');
+      return respondError(c, error.status >= 500 ? 'internal' : 'bad_request', error.message);
+    }
+    const requestId = c.get('requestId');
+    gateway.observability.logger.error({ err: error, request_id: requestId, path: c.req.path }, 'control_plane_handler_failed');
+    return respondError(c, 'internal', 'internal error', { request_id: requestId });
+  });
+
+  app.notFound((c) => respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`));
+
+  const remote = () => gateway.config()['remote-management'];
+  const guard = managementAuth({
+    secretKey: () => remote()['secret-key'],
+    allowRemote: () => remote()['allow-remote'],
+    trustedProxies: () => remote()['trusted-proxies'],
+    maxFailures: remote()['max-failures'],
+    lockoutMs: remote()['lockout-duration'],
+    clock: gateway.scheduler,
+  });
+  app.use('/v0/management/*', guard.middleware);
+  app.use('/v0/operations/*', guard.middleware);
+
+  registerHealthRoutes(app, gateway);
+  registerOperationsRoutes(app, gateway);
+  registerManagementRoutes(app, gateway);
+
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Switchyard gateway control plane',
+      version: '0.1.0',
+      description:
+        'Management (`/v0/management`) and operations (`/v0/operations`) APIs of the Switchyard gateway. Both need the management key (`Authorization: Bearer` or `X-Management-Key`). Errors are `{"error": {"code", "message", "details"?}}`.',
+    },
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'managementKey', { type: 'http', scheme: 'bearer' });
+  return app;
+}

@@ -1,0 +1,328 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { requirePromtool } from '@switchyard/test-support';
+import OpenAI from 'openai';
+import { parseConfig } from './config/load.js';
+import { Gateway, UnsafeBindError } from './gateway.js';
+
+const dir = await mkdtemp(join(tmpdir(), 'gateway-'));
+const gateways: Gateway[] = [];
+after(async () => {
+  for (const gateway of gateways) await gateway.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const KEY = 'mgmt-secret';
+const BASE_CONFIG = `
+port: 0
+api-keys: [sk-client]
+remote-management:
+  secret-key: ${KEY}
+  trusted-proxies: [127.0.0.1]
+providers:
+  alpha:
+    kind: mock
+    models: [demo-model]
+  beta:
+    kind: mock
+    models: [demo-model]
+    headers: { x-secret-header: hush }
+metrics:
+  port: 0
+logging:
+  level: info
+`;
+
+async function start(text = BASE_CONFIG, name = `config-${gateways.length}.yaml`) {
+  const path = join(dir, name);
+  await writeFile(path, text);
+  const gateway = await Gateway.start({ config: parseConfig(text), configPath: path, logDestination: { write() {} } });
+  gateways.push(gateway);
+  const call = (route: string, init: RequestInit & { key?: string | null } = {}) => {
+    const headers = new Headers(init.headers);
+    if (init.key !== null) headers.set('authorization', `Bearer ${init.key ?? KEY}`);
+    return fetch(`${gateway.url}${route}`, { ...init, headers });
+  };
+  return { gateway, path, call, client: new OpenAI({ apiKey: 'sk-client', baseURL: `${gateway.url}/v1`, maxRetries: 0 }) };
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field
+const json = async (response: Response) => (await response.json()) as Record<string, any>;
+
+describe('gateway: the newcomer path', async () => {
+  const { client, gateway } = await start();
+
+  test('the official openai client gets answers, plain and streamed', async () => {
+    const completion = await client.chat.completions.create({ model: 'demo-model', messages: [{ role: 'user', content: 'hello' }] });
+    assert.match(completion.choices[0]?.message.content ?? '', /You said: hello/);
+    const stream = await client.chat.completions.create({
+      model: 'demo-model',
+      messages: [{ role: 'user', content: 'stream please' }],
+      stream: true,
+    });
+    let text = '';
+    for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
+    assert.match(text, /You said: stream please/);
+  });
+
+  test('/health is public and says whether the gateway can serve', async () => {
+    const body = await json(await fetch(`${gateway.url}/health`));
+    assert.equal(body.status, 'ok');
+    assert.equal(body.ready, true);
+    assert.equal(body.readiness.providers_total, 2);
+  });
+
+  test('/openapi.json describes the control plane', async () => {
+    const doc = await json(await fetch(`${gateway.url}/openapi.json`));
+    for (const path of [
+      '/v0/operations/providers/status',
+      '/v0/operations/providers/{p}/cooldown',
+      '/v0/management/config.yaml',
+      '/health',
+    ]) {
+      assert.ok(doc.paths[path], `${path} missing`);
+    }
+  });
+
+  test('metrics are served on their own port in a format promtool accepts', { skip: requirePromtool().skip }, async () => {
+    const address = gateway.observability.metricsServer!.address()!;
+    const text = await (await fetch(`http://127.0.0.1:${address.port}/metrics`)).text();
+    assert.match(text, /svc_requests_total\{[^}]*provider="(alpha|beta)"/);
+    const promtool = requirePromtool();
+    if (promtool.available) promtool.checkMetrics(text);
+  });
+});
+
+describe('gateway: management auth matrix', async () => {
+  const { call } = await start();
+  const closed = await start(BASE_CONFIG.replace(`secret-key: ${KEY}`, "secret-key: ''"));
+
+  test('no secret key: every management and operations route is 404', async () => {
+    for (const route of ['/v0/management/config', '/v0/operations/providers/status']) {
+      const response = await closed.call(route);
+      assert.equal(response.status, 404);
+      assert.equal((await json(response)).error.code, 'not_found');
+    }
+  });
+
+  test('401 with a wrong key in either header, 200 with the right one in either', async () => {
+    assert.equal((await call('/v0/operations/providers/status', { key: 'nope' })).status, 401);
+    assert.equal((await call('/v0/operations/providers/status', { key: null, headers: { 'x-management-key': 'nope' } })).status, 401);
+    assert.equal((await call('/v0/operations/providers/status', { key: null })).status, 401);
+    assert.equal((await call('/v0/operations/providers/status', { key: null, headers: { 'x-management-key': KEY } })).status, 200);
+    assert.equal((await call('/v0/operations/providers/status')).status, 200);
+  });
+
+  test('403 for a non-local client when allow-remote is false', async () => {
+    const response = await call('/v0/operations/providers/status', { headers: { 'x-forwarded-for': '203.0.113.50' } });
+    assert.equal(response.status, 403);
+    assert.equal((await json(response)).error.code, 'forbidden');
+  });
+
+  test('5 wrong keys lock the address out with 429 and Retry-After', async () => {
+    const remote = { 'x-forwarded-for': '198.51.100.77' };
+    const open = await start(BASE_CONFIG.replace('trusted-proxies: [127.0.0.1]', 'trusted-proxies: [127.0.0.1]\n  allow-remote: true'));
+    for (let i = 0; i < 5; i++) assert.equal((await open.call('/v0/operations/alerts', { key: 'bad', headers: remote })).status, 401);
+    const locked = await open.call('/v0/operations/alerts', { headers: remote });
+    assert.equal(locked.status, 429);
+    assert.equal(locked.headers.get('retry-after'), '1800');
+    assert.equal((await open.call('/v0/operations/alerts')).status, 200, 'other addresses are not locked out');
+  });
+});
+
+describe('gateway: operations routes', async () => {
+  const { call, client } = await start();
+
+  test('providers/status has the documented record for every provider', async () => {
+    await client.chat.completions.create({ model: 'demo-model', messages: [{ role: 'user', content: 'x' }] });
+    const body = await json(await call('/v0/operations/providers/status'));
+    for (const name of ['alpha', 'beta']) {
+      const record = body.providers[name];
+      for (const field of [
+        'status',
+        'in_cooldown',
+        'last_check',
+        'uptime_percent',
+        'requests_last_minute',
+        'errors_last_minute',
+        'average_latency_ms',
+      ]) {
+        assert.ok(field in record, `${name}.${field}`);
+      }
+    }
+  });
+
+  test('a manual cooldown holds a provider out; recover brings it back; both show in cooldown/status', async () => {
+    const response = await call('/v0/operations/providers/alpha/cooldown', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ duration: '5m', reason: 'maintenance' }),
+    });
+    assert.equal(response.status, 200);
+    const period = await json(response);
+    assert.equal(period.reason, 'manual');
+    const status = await json(await call('/v0/operations/cooldown/status'));
+    assert.deepEqual(status.providers_in_cooldown, ['alpha']);
+    assert.ok(status.cooldown_periods.alpha.remaining_seconds > 290);
+    for (let i = 0; i < 6; i++) {
+      // Distinct prompts: an identical one would be answered from the response cache.
+      const raw = await client.chat.completions
+        .create({ model: 'demo-model', messages: [{ role: 'user', content: `during cooldown ${i}` }] })
+        .withResponse();
+      assert.equal(raw.response.headers.get('x-switchyard-provider'), 'beta');
+    }
+    assert.deepEqual(await json(await call('/v0/operations/providers/alpha/recover', { method: 'POST' })), {
+      provider: 'alpha',
+      recovered: true,
+    });
+    assert.deepEqual((await json(await call('/v0/operations/cooldown/status'))).providers_in_cooldown, []);
+  });
+
+  test('unknown provider is 404 provider_not_found; a bad duration is 422 naming the field', async () => {
+    const unknown = await call('/v0/operations/providers/nope/recover', { method: 'POST' });
+    assert.equal(unknown.status, 404);
+    assert.equal((await json(unknown)).error.code, 'provider_not_found');
+    const bad = await call('/v0/operations/providers/alpha/cooldown', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ duration: 'forever' }),
+    });
+    assert.equal(bad.status, 422);
+    assert.equal((await json(bad)).error.details[0].field, 'duration');
+    const missing = await call('/v0/operations/providers/alpha/cooldown', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(missing.status, 422);
+    const malformed = await call('/v0/operations/providers/alpha/cooldown', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{nope',
+    });
+    assert.equal(malformed.status, 400);
+  });
+
+  test('load_balancing/status and alerts answer in their shapes', async () => {
+    const lb = await json(await call('/v0/operations/load_balancing/status'));
+    assert.equal(lb.strategy, 'round_robin');
+    assert.equal(typeof lb.counter, 'number');
+    assert.ok(Array.isArray(lb.candidates));
+    assert.ok(lb.last_decision === null || typeof lb.last_decision.id === 'string');
+    const alerts = await json(await call('/v0/operations/alerts'));
+    assert.equal(alerts.enabled, true);
+    assert.ok(Array.isArray(alerts.rules));
+  });
+});
+
+describe('gateway: management routes', async () => {
+  const { call, path, gateway } = await start();
+
+  test('/config is the running config with secrets redacted', async () => {
+    const body = await json(await call('/v0/management/config'));
+    assert.deepEqual(body['api-keys'], ['***']);
+    assert.equal(body['remote-management']['secret-key'], '***');
+    assert.equal(body.providers.beta.headers['x-secret-header'], '***');
+    assert.ok(!JSON.stringify(body).includes(KEY));
+    assert.ok(!JSON.stringify(body).includes('sk-client'));
+  });
+
+  test('PUT /config.yaml: invalid is 422 with every bad field and changes nothing; valid is applied and written', async () => {
+    const before = await readFile(path, 'utf8');
+    const bad = await call('/v0/management/config.yaml', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/yaml' },
+      body: 'port: -1\nproviders:\n  x:\n    kind: nope\n',
+    });
+    assert.equal(bad.status, 422);
+    const fields = (await json(bad)).error.details.map((d: { field: string }) => d.field);
+    assert.ok(fields.includes('port'));
+    assert.equal(await readFile(path, 'utf8'), before);
+    const next = before.replace('models: [demo-model]\n  beta:', 'models: [demo-model, extra-model]\n  beta:');
+    const ok = await call('/v0/management/config.yaml', { method: 'PUT', headers: { 'content-type': 'application/yaml' }, body: next });
+    assert.equal(ok.status, 200, await ok.clone().text());
+    assert.deepEqual(await json(ok), { ok: true, persisted: true, restart_needed: [] });
+    assert.equal(await readFile(path, 'utf8'), next);
+    assert.equal(await (await call('/v0/management/config.yaml')).text(), next);
+    assert.ok(gateway.relay.models().some((m) => m.id === 'extra-model'));
+  });
+
+  test('quota-exceeded toggles: GET, PUT and PATCH in the documented shape, persisted to the file', async () => {
+    assert.deepEqual(await json(await call('/v0/management/quota-exceeded/switch-project')), { 'switch-project': true });
+    const put = await call('/v0/management/quota-exceeded/switch-project', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ value: false }),
+    });
+    assert.deepEqual(await json(put), { 'switch-project': false });
+    assert.match(await readFile(path, 'utf8'), /switch-project: false/);
+    const patch = await call('/v0/management/quota-exceeded/switch-preview-model', {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ value: false }),
+    });
+    assert.deepEqual(await json(patch), { 'switch-preview-model': false });
+    const bad = await call('/v0/management/quota-exceeded/switch-project', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ value: 'yes' }),
+    });
+    assert.equal(bad.status, 422);
+  });
+
+  test('/logs returns recent request lines; follow=true streams new ones as SSE', async () => {
+    await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-client', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'demo-model', messages: [] }),
+    });
+    const body = await json(await call('/v0/management/logs?lines=50'));
+    const line = body.lines.find((l: { msg?: string }) => l.msg === 'request_success');
+    assert.ok(line, 'a request_success line');
+    for (const field of ['timestamp', 'level', 'provider', 'model', 'request_id', 'latency_ms', 'tokens']) assert.ok(field in line, field);
+    const controller = new AbortController();
+    const stream = await call('/v0/management/logs?lines=1&follow=true', { signal: controller.signal });
+    assert.equal(stream.headers.get('content-type'), 'text/event-stream');
+    const reader = stream.body!.getReader();
+    await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-client', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'demo-model', messages: [{ role: 'user', content: 'follow me' }] }),
+    });
+    let text = '';
+    while (!/request_success[\s\S]*request_success/.test(text)) text += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    assert.match(text, /event: log/);
+    const bad = await call('/v0/management/logs?lines=0');
+    assert.equal(bad.status, 400);
+  });
+});
+
+test('hot reload: an edit to the config file applies within a second, and a bad edit keeps the running config', async () => {
+  const { path, gateway } = await start();
+  const text = await readFile(path, 'utf8');
+  await writeFile(
+    path,
+    text.replace('strategy: round_robin', '').replace('models: [demo-model]\n  beta:', 'models: [demo-model, hot-model]\n  beta:'),
+  );
+  const deadline = Date.now() + 1000;
+  while (!gateway.relay.models().some((m) => m.id === 'hot-model') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  assert.ok(
+    gateway.relay.models().some((m) => m.id === 'hot-model'),
+    'applied within 1 s',
+  );
+  await writeFile(path, 'port: "not a port"\n');
+  await new Promise((r) => setTimeout(r, 300));
+  assert.ok(
+    gateway.relay.models().some((m) => m.id === 'hot-model'),
+    'the running config stays',
+  );
+});
+
+test('an open gateway (no api-keys) refuses a non-loopback host unless --insecure', async () => {
+  const config = parseConfig('host: 0.0.0.0\nport: 0\nmetrics: { enabled: false }\n');
+  await assert.rejects(Gateway.start({ config, logDestination: { write() {} } }), UnsafeBindError);
+});

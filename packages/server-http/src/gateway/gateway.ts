@@ -1,0 +1,339 @@
+/**
+ * @module gateway
+ * The reference gateway: composes the libraries into one process. One
+ * node:http server carries both planes (the `/v1/*` data plane on plain
+ * node:http, everything else on Hono), metrics listen on their own port,
+ * and a config change applies without a restart. The gateway decides
+ * nothing itself: the relay routes, the cooldown manager cools, the health
+ * monitor checks, and this module wires them and translates.
+ */
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { getRequestListener } from '@hono/node-server';
+import {
+  CooldownManager,
+  type HealingAction,
+  HealthMonitor,
+  NodeFailover,
+  Relay,
+  ResponseCache,
+  type Scheduler,
+  SelfHealer,
+  systemScheduler,
+  UndiciTransport,
+} from '@switchyard/core-routing';
+import type { DestinationStream } from '@switchyard/observability';
+import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
+import { type FSWatcher, watch } from 'chokidar';
+import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
+import { ConfigError, parseConfig } from './config/load.js';
+import type { GatewayConfig } from './config/schema.js';
+import { createControlPlane } from './controlPlane.js';
+import { LogTail } from './logTail.js';
+import { cooldownDurations, createHealthProbe, monitoredProviders, relayProviders } from './providers.js';
+
+/** Options of {@link Gateway.start}. */
+export interface GatewayOptions {
+  config: GatewayConfig;
+  /** The file the config came from: watched for changes, and written by `PUT /v0/management/config.yaml`. */
+  configPath?: string;
+  /** Allow binding a non-loopback host with no client API keys. */
+  insecure?: boolean;
+  scheduler?: Scheduler;
+  /** Log destination overriding `logging.output` (tests, embedding). */
+  logDestination?: DestinationStream;
+}
+
+/** Hosts that only this machine can reach. */
+export function isLoopbackHost(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** Refused start-up: an open gateway on a public interface. */
+export class UnsafeBindError extends Error {
+  override name = 'UnsafeBindError';
+}
+
+/**
+ * A running gateway.
+ *
+ * @example
+ * ```ts
+ * const gateway = await Gateway.start({ config: await loadConfigFile('config.yaml'), configPath: 'config.yaml' });
+ * console.log(`listening on ${gateway.url}`);
+ * ```
+ */
+export class Gateway {
+  readonly relay: Relay;
+  readonly cooldowns: CooldownManager;
+  readonly health: HealthMonitor;
+  readonly healer: SelfHealer;
+  readonly cache: ResponseCache;
+  readonly transport: UndiciTransport;
+  readonly failover: NodeFailover;
+  readonly observability: Observability;
+  readonly logTail: LogTail;
+  readonly dataPlane: DataPlane;
+  readonly scheduler: Scheduler;
+  readonly startedAt: number;
+  readonly configPath: string | undefined;
+  readonly server: Server;
+  private current: GatewayConfig;
+  private detach: (() => void) | undefined;
+  private watcher: FSWatcher | undefined;
+  /** The config file text last applied, so our own writes do not reload twice. */
+  private lastFileText: string | undefined;
+  private url_ = '';
+
+  private constructor(options: GatewayOptions) {
+    const config = options.config;
+    this.current = config;
+    this.configPath = options.configPath;
+    this.scheduler = options.scheduler ?? systemScheduler;
+    this.startedAt = this.scheduler.now();
+    const ops = config.server.operations;
+    this.logTail = new LogTail(options.logDestination ?? openLogDestination(config.logging, { clock: this.scheduler }));
+    this.observability = createObservability(config, {
+      scheduler: this.scheduler,
+      knownProviders: Object.keys(config.providers),
+      knownModels: Object.values(config.providers).flatMap((p) => p.models.filter((m) => !/[*?]/.test(m))),
+      logDestination: this.logTail,
+    });
+    this.transport = new UndiciTransport(this.poolSettings(config));
+    this.cache = new ResponseCache({ enabled: ops.cache.enabled, size: ops.cache.size, ttlMs: ops.cache.ttl });
+    this.failover = new NodeFailover(this.failoverSettings(config), { scheduler: this.scheduler });
+
+    // The relay is created before the probe needs it, so the probe reads it lazily.
+    let relay: Relay | undefined;
+    const probe = createHealthProbe({
+      config: () => this.current,
+      adapter: (kind) => relay?.adapter(kind),
+      transport: this.transport,
+      credential: () => undefined,
+    });
+    this.health = new HealthMonitor({
+      scheduler: this.scheduler,
+      providers: monitoredProviders(config),
+      probe,
+      settings: this.healthSettings(config),
+    });
+    this.cooldowns = new CooldownManager({
+      scheduler: this.scheduler,
+      detection: { enabled: ops.cooldown.enabled, windowMs: ops.cooldown.detection_window, errorThreshold: ops.cooldown.error_threshold },
+      durations: cooldownDurations(config),
+      healthCheck: (key) => this.recoveryCheck(key),
+    });
+    this.healer = new SelfHealer({
+      health: this.health,
+      scheduler: this.scheduler,
+      actions: this.healingActions(),
+      settings: this.healingSettings(config),
+    });
+    relay = new Relay({
+      providers: relayProviders(config),
+      strategy: ops.load_balancing.strategy,
+      latencyWindowMs: ops.load_balancing.latency_window,
+      transport: this.transport,
+      cooldowns: this.cooldowns,
+      health: this.health,
+      cache: this.cache,
+      failover: this.failover,
+      maxAttempts: ops.retry.max_attempts,
+      clock: this.scheduler,
+    });
+    this.relay = relay;
+    this.dataPlane = createDataPlane({ relay, apiKeys: config['api-keys'] });
+    const app = createControlPlane(this);
+    const hono = getRequestListener(app.fetch);
+    this.server = createServer(async (req, res) => {
+      try {
+        if (await this.dataPlane.handle(req, res)) return;
+        await hono(req, res);
+      } catch (error) {
+        this.observability.logger.error({ err: error, path: req.url }, 'request_handler_failed');
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: { code: 'internal', message: 'internal error' } }));
+      }
+    });
+  }
+
+  /** Builds, starts and binds a gateway. */
+  static async start(options: GatewayOptions): Promise<Gateway> {
+    const { config } = options;
+    if (config['api-keys'].length === 0 && !isLoopbackHost(config.host) && !options.insecure) {
+      throw new UnsafeBindError(
+        `refusing to serve ${config.host} with no api-keys: anyone who can reach it could use your providers. Set api-keys, bind 127.0.0.1, or pass --insecure.`,
+      );
+    }
+    const gateway = new Gateway(options);
+    gateway.detach = gateway.observability.observeGateway({
+      relay: gateway.relay.events,
+      cooldowns: gateway.cooldowns.events,
+      health: gateway.health.events,
+    });
+    await new Promise<void>((resolve, reject) => {
+      gateway.server.once('error', reject);
+      gateway.server.listen(config.port, config.host, () => {
+        gateway.server.off('error', reject);
+        resolve();
+      });
+    });
+    const { port } = gateway.server.address() as AddressInfo;
+    gateway.url_ = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    await gateway.observability.start();
+    gateway.cooldowns.start();
+    gateway.health.start();
+    gateway.healer.start();
+    gateway.failover.start();
+    if (options.configPath) await gateway.watchConfig(options.configPath);
+    gateway.observability.logger.info({ url: gateway.url_, providers: Object.keys(config.providers) }, 'gateway_started');
+    return gateway;
+  }
+
+  /** Base URL the gateway listens on. */
+  get url(): string {
+    return this.url_;
+  }
+
+  /** The config in force. */
+  config(): GatewayConfig {
+    return this.current;
+  }
+
+  /**
+   * Applies a new config to the running gateway. Everything routing-related
+   * takes effect for the next request; requests in flight finish on what
+   * they started with. Keys that need a restart (`host`, `port`,
+   * `metrics.*`, `auth-dir`) are reported in the result.
+   */
+  reload(config: GatewayConfig, options: { fromFile?: string } = {}): { restartNeeded: string[] } {
+    if (options.fromFile !== undefined) this.lastFileText = options.fromFile;
+    const previous = this.current;
+    const ops = config.server.operations;
+    this.current = config;
+    this.transport.reconfigure(this.poolSettings(config));
+    this.cache.configure({ enabled: ops.cache.enabled, size: ops.cache.size, ttlMs: ops.cache.ttl });
+    this.cooldowns.configure({
+      detection: { enabled: ops.cooldown.enabled, windowMs: ops.cooldown.detection_window, errorThreshold: ops.cooldown.error_threshold },
+      durations: cooldownDurations(config),
+    });
+    this.health.setProviders(monitoredProviders(config));
+    this.health.configure(this.healthSettings(config));
+    this.healer.configure(this.healingSettings(config), this.healingActions());
+    this.failover.configure(this.failoverSettings(config));
+    this.relay.configure({ providers: relayProviders(config), strategy: ops.load_balancing.strategy, maxAttempts: ops.retry.max_attempts });
+    this.dataPlane.setApiKeys(config['api-keys']);
+    this.observability.alerts?.setRules(config.alerts.rules);
+    this.observability.logger.level = config.logging.level;
+    const restartNeeded = (['host', 'port', 'auth-dir', 'metrics'] as const).filter(
+      (key) => JSON.stringify(previous[key]) !== JSON.stringify(config[key]),
+    );
+    this.observability.logger.info({ restart_needed: restartNeeded }, 'config_reloaded');
+    return { restartNeeded };
+  }
+
+  /** Applies edits of the config file as they happen; a bad edit is logged and the running config kept. */
+  private async watchConfig(path: string): Promise<void> {
+    this.lastFileText = await readFile(path, 'utf8').catch(() => undefined);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const apply = async () => {
+      let text: string;
+      try {
+        text = await readFile(path, 'utf8');
+      } catch {
+        return; // mid-replace; the next event brings the new file
+      }
+      if (text === this.lastFileText) return;
+      try {
+        const config = parseConfig(text, { source: path, knownKinds: this.relay.adapterKinds() });
+        this.reload(config, { fromFile: text });
+      } catch (error) {
+        this.lastFileText = text;
+        const issues = error instanceof ConfigError ? error.issues : [{ field: '(file)', message: (error as Error).message }];
+        this.observability.logger.error({ path, issues }, 'config_reload_rejected_keeping_running_config');
+      }
+    };
+    this.watcher = watch(path, { ignoreInitial: true });
+    this.watcher.on('all', (event) => {
+      if (event !== 'change' && event !== 'add') return;
+      // Editors write in bursts; apply once they settle.
+      clearTimeout(timer);
+      timer = setTimeout(() => void apply(), 50);
+    });
+    await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
+  }
+
+  /** Stops everything, letting requests in flight finish first. */
+  async close(): Promise<void> {
+    await this.watcher?.close();
+    this.healer.stop();
+    this.health.stop();
+    this.cooldowns.stop();
+    this.relay.close();
+    this.detach?.();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeIdleConnections();
+    });
+    await this.failover.close();
+    await this.transport.close();
+    await this.observability.stop();
+  }
+
+  /** A cooling provider may return once its health endpoint answers (or at once when it is not checked). */
+  private async recoveryCheck(key: string): Promise<boolean> {
+    if (!this.health.providers.includes(key)) return true;
+    const result = await this.health.checkNow(key);
+    return result.ok;
+  }
+
+  private healingActions(): HealingAction[] {
+    return [
+      {
+        name: 'reset_connection_pool',
+        run: async () => {
+          await this.transport.resetConnections();
+        },
+      },
+    ];
+  }
+
+  private poolSettings(config: GatewayConfig) {
+    const pool = config.server.operations.connection_pool;
+    return {
+      maxIdleConns: pool.max_idle_conns,
+      maxIdleConnsPerHost: pool.max_idle_conns_per_host,
+      idleConnTimeoutMs: pool.idle_conn_timeout,
+      requestTimeoutMs: pool.request_timeout,
+    };
+  }
+
+  private healthSettings(config: GatewayConfig) {
+    const h = config.server.operations.health_check;
+    return {
+      enabled: h.enabled,
+      intervalMs: h.interval,
+      timeoutMs: h.timeout,
+      unhealthyThreshold: h.unhealthy_threshold,
+      healthyThreshold: h.healthy_threshold,
+    };
+  }
+
+  private healingSettings(config: GatewayConfig) {
+    const s = config.server.operations.self_healing;
+    return { enabled: s.enabled, checkIntervalMs: s.check_interval, maxAttempts: s.max_attempts, backoffMs: s.backoff_duration };
+  }
+
+  private failoverSettings(config: GatewayConfig) {
+    const f = config.server.failover;
+    return {
+      mode: f.mode,
+      backupUrl: f.backup_url,
+      failoverTimeoutMs: f.failover_timeout,
+      healthCheckIntervalMs: f.health_check_interval,
+      peers: f.peers,
+      selfUrl: f.self_url,
+    };
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * @module logTail
+ * Keeps the last lines the logger wrote, for `GET /v0/management/logs`,
+ * and tells followers about new ones (`?follow=true`, as SSE), while
+ * every line still goes to the configured destination.
+ */
+import type { DestinationStream } from '@switchyard/observability';
+
+/** A log destination that also remembers recent lines. */
+export class LogTail implements DestinationStream {
+  private readonly inner: DestinationStream | undefined;
+  private readonly capacity: number;
+  private ring: string[] = [];
+  private start = 0;
+  private partial = '';
+  private readonly followers = new Set<(line: string) => void>();
+
+  constructor(inner: DestinationStream | undefined, capacity = 5_000) {
+    this.inner = inner;
+    this.capacity = capacity;
+  }
+
+  write(chunk: string): void {
+    this.inner?.write(chunk);
+    const text = this.partial + chunk;
+    const lines = text.split('\n');
+    this.partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.length === 0) continue;
+      this.remember(line);
+      for (const follower of this.followers) follower(line);
+    }
+  }
+
+  private remember(line: string): void {
+    if (this.ring.length < this.capacity) {
+      this.ring.push(line);
+      return;
+    }
+    this.ring[this.start] = line;
+    this.start = (this.start + 1) % this.capacity;
+  }
+
+  /** The last `n` complete lines, oldest first. */
+  last(n: number): string[] {
+    const ordered = this.ring.length < this.capacity ? this.ring : [...this.ring.slice(this.start), ...this.ring.slice(0, this.start)];
+    return n >= ordered.length ? [...ordered] : ordered.slice(ordered.length - n);
+  }
+
+  /** Calls `listener` with every new line until the returned function is called. */
+  follow(listener: (line: string) => void): () => void {
+    this.followers.add(listener);
+    return () => this.followers.delete(listener);
+  }
+
+  /** Followers currently attached. */
+  get followerCount(): number {
+    return this.followers.size;
+  }
+}

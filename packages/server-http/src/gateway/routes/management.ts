@@ -1,0 +1,236 @@
+/**
+ * @module management
+ * `/v0/management`: the config (redacted JSON, and the YAML itself, which a
+ * PUT replaces after validation), the recent logs (or a live SSE tail), and
+ * the two `quota-exceeded` toggles, which are written back to the file.
+ */
+import { readFile } from 'node:fs/promises';
+import { createRoute, z } from '@hono/zod-openapi';
+import { streamSSE } from 'hono/streaming';
+import { ApiError } from '../../controlPlane/apiError.js';
+import { ConfigError, parseConfig } from '../config/load.js';
+import { redactConfig, setInYaml, writeFileAtomically } from '../config/persist.js';
+import type { ControlPlaneApp } from '../controlPlane.js';
+import type { Gateway } from '../gateway.js';
+import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';
+
+const TOGGLES = ['switch-project', 'switch-preview-model'] as const;
+type Toggle = (typeof TOGGLES)[number];
+const MAX_CONFIG_BYTES = 1024 * 1024;
+
+/** Validates config text against the kinds this gateway knows. */
+function validate(gateway: Gateway, text: string, source: string) {
+  return parseConfig(text, { source, knownKinds: gateway.relay.adapterKinds() });
+}
+
+async function currentText(gateway: Gateway): Promise<string | undefined> {
+  if (!gateway.configPath) return undefined;
+  return readFile(gateway.configPath, 'utf8');
+}
+
+/**
+ * Validates `text`, writes it to the config file (when there is one) and
+ * applies it. Validation failures are 422 with every bad field.
+ */
+async function replaceConfig(gateway: Gateway, text: string): Promise<{ restartNeeded: string[]; persisted: boolean }> {
+  let config: ReturnType<typeof validate>;
+  try {
+    config = validate(gateway, text, 'request body');
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      throw new ApiError('validation_failed', error.issues.map((i) => `${i.field}: ${i.message}`).join('; '), { details: error.issues });
+    }
+    throw error;
+  }
+  if (gateway.configPath) await writeFileAtomically(gateway.configPath, text);
+  const result = gateway.reload(config, { fromFile: text });
+  return { restartNeeded: result.restartNeeded, persisted: gateway.configPath !== undefined };
+}
+
+/** Registers the management routes that do not concern credentials. */
+export function registerManagementRoutes(app: ControlPlaneApp, gateway: Gateway): void {
+  const tags = ['management'];
+  const security = [{ managementKey: [] }];
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v0/management/config',
+      tags,
+      security,
+      summary: 'The config in force, as JSON, with every secret redacted',
+      responses: {
+        200: jsonResponse(z.record(z.string(), z.unknown()), 'Durations are in milliseconds, sizes in bytes'),
+        ...protectedErrors,
+      },
+    }),
+    (c) => c.json(redactConfig(gateway.config()), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v0/management/config.yaml',
+      tags,
+      security,
+      summary: 'The config file as written (secrets included: this is the file an operator edits)',
+      responses: {
+        200: { description: 'The YAML text', content: { 'application/yaml': { schema: z.string() } } },
+        409: jsonResponse(ErrorSchema, 'The gateway was started without a config file'),
+        ...protectedErrors,
+      },
+    }),
+    async (c) => {
+      const text = await currentText(gateway);
+      if (text === undefined) throw new ApiError('conflict', 'this gateway was started without a config file');
+      return c.body(text, 200, { 'content-type': 'application/yaml; charset=utf-8' });
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/v0/management/config.yaml',
+      tags,
+      security,
+      summary: 'Replace the config: validated, written atomically, applied at once',
+      request: { body: { required: true, content: { 'application/yaml': { schema: z.string() }, 'text/plain': { schema: z.string() } } } },
+      responses: {
+        200: jsonResponse(z.object({ ok: z.literal(true), persisted: z.boolean(), restart_needed: z.array(z.string()) }), 'Applied'),
+        413: jsonResponse(ErrorSchema, 'Larger than 1 MiB'),
+        422: jsonResponse(ErrorSchema, 'Invalid: `details` lists every bad field'),
+        ...protectedErrors,
+      },
+    }),
+    async (c) => {
+      const text = await c.req.text();
+      if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) throw new ApiError('payload_too_large', 'the config is larger than 1 MiB');
+      const { restartNeeded, persisted } = await replaceConfig(gateway, text);
+      return c.json({ ok: true as const, persisted, restart_needed: restartNeeded }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v0/management/logs',
+      tags,
+      security,
+      summary: 'The last log lines; with follow=true, a live server-sent event stream',
+      request: {
+        query: z.object({
+          lines: z.coerce
+            .number()
+            .int()
+            .min(1)
+            .max(5000)
+            .default(100)
+            .openapi({ param: { name: 'lines', in: 'query' } }),
+          follow: z
+            .enum(['true', 'false'])
+            .default('false')
+            .openapi({ param: { name: 'follow', in: 'query' } }),
+        }),
+      },
+      responses: {
+        200: {
+          description: 'JSON `{lines: [...]}`, or `text/event-stream` with one `log` event per line when following',
+          content: {
+            'application/json': { schema: z.object({ lines: z.array(z.unknown()) }) },
+            'text/event-stream': { schema: z.string() },
+          },
+        },
+        ...protectedErrors,
+      },
+    }),
+    (c) => {
+      const { lines, follow } = c.req.valid('query');
+      const parse = (line: string) => {
+        try {
+          return JSON.parse(line) as unknown;
+        } catch {
+          return line;
+        }
+      };
+      if (follow === 'false') return c.json({ lines: gateway.logTail.last(lines).map(parse) }, 200);
+      return streamSSE(c, async (stream) => {
+        let id = 0;
+        for (const line of gateway.logTail.last(lines)) await stream.writeSSE({ event: 'log', data: line, id: String(++id) });
+        const queue: string[] = [];
+        let wake: (() => void) | undefined;
+        const stop = gateway.logTail.follow((line) => {
+          queue.push(line);
+          wake?.();
+        });
+        stream.onAbort(() => {
+          stop();
+          wake?.();
+        });
+        while (!stream.aborted && !stream.closed) {
+          if (queue.length === 0) {
+            // Wait for a line, or send a comment every 15 s so proxies keep the stream open.
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+              setTimeout(resolve, 15_000).unref();
+            });
+            wake = undefined;
+            if (queue.length === 0 && !stream.aborted) await stream.write(': keep-alive\n\n');
+            continue;
+          }
+          await stream.writeSSE({ event: 'log', data: queue.shift()!, id: String(++id) });
+        }
+        stop();
+      }) as never;
+    },
+  );
+
+  for (const toggle of TOGGLES) {
+    const ToggleSchema = z.object({ [toggle]: z.boolean() });
+    const path = `/v0/management/quota-exceeded/${toggle}`;
+    app.openapi(
+      createRoute({
+        method: 'get',
+        path,
+        tags,
+        security,
+        summary: `The quota-exceeded.${toggle} toggle`,
+        responses: { 200: jsonResponse(ToggleSchema, 'Its value'), ...protectedErrors },
+      }),
+      (c) => c.json({ [toggle]: gateway.config()['quota-exceeded'][toggle] }, 200),
+    );
+    for (const method of ['put', 'patch'] as const) {
+      app.openapi(
+        createRoute({
+          method,
+          path,
+          tags,
+          security,
+          summary: `Set quota-exceeded.${toggle}; written back to the config file`,
+          request: { body: { required: true, content: { 'application/json': { schema: z.object({ value: z.boolean() }) } } } },
+          responses: {
+            200: jsonResponse(ToggleSchema, 'The toggle as it now is'),
+            422: jsonResponse(ErrorSchema, '`value` is not a boolean'),
+            ...protectedErrors,
+          },
+        }),
+        async (c) => {
+          const { value } = c.req.valid('json');
+          await setToggle(gateway, toggle, value);
+          return c.json({ [toggle]: gateway.config()['quota-exceeded'][toggle] }, 200);
+        },
+      );
+    }
+  }
+}
+
+async function setToggle(gateway: Gateway, toggle: Toggle, value: boolean): Promise<void> {
+  const text = await currentText(gateway);
+  if (text === undefined) {
+    // No file to keep it in: apply to the running config only.
+    const next = structuredClone(gateway.config());
+    next['quota-exceeded'][toggle] = value;
+    gateway.reload(next);
+    return;
+  }
+  await replaceConfig(gateway, setInYaml(text, ['quota-exceeded', toggle], value));
+}

@@ -1,0 +1,191 @@
+/**
+ * @module operations
+ * `/v0/operations`: what the routing layer is doing, and the two levers an
+ * operator pulls by hand (cool a provider down, bring it back).
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import { parseDuration } from '@switchyard/observability';
+import { ApiError } from '../../controlPlane/apiError.js';
+import type { ControlPlaneApp } from '../controlPlane.js';
+import type { Gateway } from '../gateway.js';
+import { ErrorSchema, jsonResponse, ProviderParam, protectedErrors } from './schemas.js';
+
+const ProviderStatusSchema = z
+  .object({
+    status: z.string(),
+    in_cooldown: z.boolean(),
+    last_check: z.string().nullable(),
+    uptime_percent: z.number().nullable(),
+    requests_last_minute: z.number(),
+    errors_last_minute: z.number(),
+    average_latency_ms: z.number().nullable(),
+  })
+  .passthrough()
+  .openapi('ProviderStatus');
+
+const CooldownBodySchema = z
+  .object({
+    duration: z
+      .union([z.string(), z.number().nonnegative()])
+      .openapi({ example: '5m', description: 'A duration such as 30s or 5m, or milliseconds' }),
+    reason: z.string().max(200).optional().openapi({ description: 'Free text, logged with the cooldown' }),
+  })
+  .openapi('CooldownRequest');
+
+const PeriodSchema = z
+  .object({ provider: z.string(), reason: z.string(), started_at: z.string(), ends_at: z.string(), note: z.string().nullable() })
+  .openapi('CooldownPeriod');
+
+function assertProvider(gateway: Gateway, name: string): void {
+  if (!gateway.config().providers[name]) throw new ApiError('provider_not_found', `provider ${JSON.stringify(name)} is not configured`);
+}
+
+/** Registers the operations routes. */
+export function registerOperationsRoutes(app: ControlPlaneApp, gateway: Gateway): void {
+  const tag = ['operations'];
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v0/operations/providers/status',
+      tags: tag,
+      summary: 'Health, cooldown and traffic of every provider',
+      security: [{ managementKey: [] }],
+      responses: {
+        200: jsonResponse(
+          z.object({ providers: z.record(z.string(), ProviderStatusSchema), timestamp: z.string() }),
+          'One record per provider',
+        ),
+        ...protectedErrors,
+      },
+    }),
+    (c) => {
+      const providers: Record<string, z.infer<typeof ProviderStatusSchema>> = {};
+      for (const [name, block] of Object.entries(gateway.config().providers)) {
+        if (gateway.health.providers.includes(name)) {
+          providers[name] = { ...gateway.health.providerStatus(name) };
+          continue;
+        }
+        providers[name] = {
+          status: block.enabled ? 'unknown' : 'disabled',
+          in_cooldown: gateway.cooldowns.isCooling(name),
+          last_check: null,
+          uptime_percent: null,
+          requests_last_minute: 0,
+          errors_last_minute: 0,
+          average_latency_ms: null,
+        };
+      }
+      return c.json({ providers, timestamp: new Date(gateway.scheduler.now()).toISOString() }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v0/operations/cooldown/status',
+      tags: tag,
+      summary: 'Providers in cooldown and their periods',
+      security: [{ managementKey: [] }],
+      responses: {
+        200: jsonResponse(
+          z.object({ providers_in_cooldown: z.array(z.string()), cooldown_periods: z.record(z.string(), z.unknown()) }).passthrough(),
+          'Cooldown state',
+        ),
+        ...protectedErrors,
+      },
+    }),
+    (c) => c.json(gateway.cooldowns.status() as never, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v0/operations/providers/{p}/cooldown',
+      tags: tag,
+      summary: 'Cool a provider down by hand',
+      security: [{ managementKey: [] }],
+      request: { params: ProviderParam, body: { required: true, content: { 'application/json': { schema: CooldownBodySchema } } } },
+      responses: {
+        200: jsonResponse(PeriodSchema, 'The cooldown now in force'),
+        422: jsonResponse(ErrorSchema, 'A bad duration'),
+        ...protectedErrors,
+      },
+    }),
+    (c) => {
+      const { p } = c.req.valid('param');
+      const body = c.req.valid('json');
+      assertProvider(gateway, p);
+      let durationMs: number;
+      try {
+        durationMs = parseDuration(body.duration);
+      } catch (error) {
+        throw new ApiError('validation_failed', `duration: ${(error as Error).message}`, {
+          details: [{ field: 'duration', message: (error as Error).message }],
+        });
+      }
+      if (durationMs <= 0)
+        throw new ApiError('validation_failed', 'duration: must be longer than 0', {
+          details: [{ field: 'duration', message: 'must be longer than 0' }],
+        });
+      const period = gateway.cooldowns.cooldown(p, durationMs, 'manual');
+      gateway.observability.logger.info({ provider: p, duration_ms: durationMs, note: body.reason ?? null }, 'manual_cooldown');
+      return c.json(
+        {
+          provider: p,
+          reason: period.reason,
+          started_at: new Date(period.startedAt).toISOString(),
+          ends_at: new Date(period.endsAt).toISOString(),
+          note: body.reason ?? null,
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/v0/operations/providers/{p}/recover',
+      tags: tag,
+      summary: 'End a provider’s cooldown now',
+      security: [{ managementKey: [] }],
+      request: { params: ProviderParam },
+      responses: {
+        200: jsonResponse(z.object({ provider: z.string(), recovered: z.boolean() }), '`recovered` is false when it was not cooling'),
+        ...protectedErrors,
+      },
+    }),
+    (c) => {
+      const { p } = c.req.valid('param');
+      assertProvider(gateway, p);
+      return c.json({ provider: p, recovered: gateway.cooldowns.recover(p) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v0/operations/load_balancing/status',
+      tags: tag,
+      summary: 'Strategy, counter, candidates with their statistics, and the last decision',
+      security: [{ managementKey: [] }],
+      responses: {
+        200: jsonResponse(z.object({ strategy: z.string(), counter: z.number() }).passthrough(), 'Load-balancing state'),
+        ...protectedErrors,
+      },
+    }),
+    (c) => c.json(gateway.relay.table.status() as never, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v0/operations/alerts',
+      tags: tag,
+      summary: 'Alert rules, their states, and recent notifications',
+      security: [{ managementKey: [] }],
+      responses: { 200: jsonResponse(z.object({ enabled: z.boolean() }).passthrough(), 'Alert state'), ...protectedErrors },
+    }),
+    (c) => c.json(gateway.observability.alertsReport() as never, 200),
+  );
+}
