@@ -2,7 +2,8 @@
  * @module schemas
  * zod 4 schemas of the config sections this package owns: `metrics`,
  * `logging`, `tracing`, `alerts` and `notifications`, with the documented
- * defaults. The server composes them into its whole config. Durations and
+ * defaults. The server composes them into its whole config. Objects are
+ * strict: an unknown key (a typo) is an error, not silently dropped. Durations and
  * sizes come out as milliseconds and bytes; alert conditions are parsed
  * here, so a bad one fails at load with its column.
  */
@@ -32,7 +33,7 @@ const port = z.number().int().min(0).max(65_535);
 const httpUrl = z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' });
 
 /** `metrics.*`: the Prometheus endpoint. */
-export const metricsConfigSchema = z.object({
+export const metricsConfigSchema = z.strictObject({
   enabled: z.boolean().default(true),
   /** Port of the separate metrics listener. */
   port: port.default(9090),
@@ -50,14 +51,14 @@ export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 
 /** `logging.*`: JSON lines to stdout, stderr or a rotated file. */
 export const loggingConfigSchema = z
-  .object({
+  .strictObject({
     level: z.enum(LOG_LEVELS).default('info'),
     format: z.literal('json', { error: 'the only log format is json' }).default('json'),
     /** `stdout`, `stderr` or `file` (then `file` names it). */
     output: z.enum(['stdout', 'stderr', 'file']).default('stdout'),
     file: z.string().min(1).default('./logs/switchyard.log'),
     rotation: z
-      .object({
+      .strictObject({
         enabled: z.boolean().default(true),
         /** Rotate once the file would grow past this. */
         max_size: sizeSchema.default(100 * 1024 ** 2),
@@ -84,7 +85,7 @@ const DEFAULT_TRACING_ENDPOINTS = {
 
 /** `tracing.*`: OpenTelemetry spans to an OTLP, Jaeger (its OTLP endpoint) or Zipkin collector. */
 export const tracingConfigSchema = z
-  .object({
+  .strictObject({
     enabled: z.boolean().default(false),
     exporter: z.enum(['otlp', 'zipkin', 'jaeger']).default('otlp'),
     /** Collector URL; defaults to the exporter's usual local endpoint. */
@@ -106,7 +107,7 @@ export type Channel = (typeof CHANNELS)[number];
 export const SEVERITIES = ['critical', 'error', 'warning', 'info'] as const;
 
 /** One `alerts.rules[]` entry. */
-export const alertRuleSchema = z.object({
+export const alertRuleSchema = z.strictObject({
   name: z.string().regex(/^[A-Za-z_][A-Za-z0-9_.-]{0,99}$/, 'a rule name is a letter or _ then letters, digits, _ . - (≤ 100)'),
   condition: z
     .string()
@@ -142,7 +143,7 @@ export const DEFAULT_ALERT_RULES: z.input<typeof alertRuleSchema>[] = [
 
 /** `alerts.*`. */
 export const alertsConfigSchema = z
-  .object({
+  .strictObject({
     enabled: z.boolean().default(true),
     /** How often every rule is evaluated. */
     evaluation_interval: durationSchema.default(15_000),
@@ -179,7 +180,7 @@ export const alertsConfigSchema = z
   );
 
 const chatSchema = z
-  .object({
+  .strictObject({
     enabled: z.boolean().default(false),
     /** Slack-style incoming webhook URL (a secret: redacted from config output). */
     webhook_url: httpUrl.optional(),
@@ -189,7 +190,7 @@ const chatSchema = z
   .superRefine(requireWhenEnabled('webhook_url'), { when: () => true });
 
 const pagerSchema = z
-  .object({
+  .strictObject({
     enabled: z.boolean().default(false),
     /** REST API key. Events v2 authenticates by `service_key` alone, so this is kept for compatibility and never sent. */
     api_key: z.string().optional(),
@@ -201,7 +202,7 @@ const pagerSchema = z
   .superRefine(requireWhenEnabled('service_key'), { when: () => true });
 
 const emailSchema = z
-  .object({
+  .strictObject({
     enabled: z.boolean().default(false),
     /** `host[:port]` or `smtp(s)://[user:pass@]host[:port]`. */
     smtp_server: z
@@ -230,13 +231,13 @@ const emailSchema = z
   );
 
 /** `notifications.*`: the channels alert rules and credential rotations go to. */
-export const notificationsConfigSchema = z.object({
+export const notificationsConfigSchema = z.strictObject({
   chat: chatSchema.prefault({}),
   pager: pagerSchema.prefault({}),
   email: emailSchema.prefault({}),
   /** Retries of a failed delivery: exponential backoff with full jitter. */
   retry: z
-    .object({
+    .strictObject({
       max_attempts: z.number().int().min(1).max(20).default(5),
       initial_backoff: durationSchema.default(1000),
       max_backoff: durationSchema.default(60_000),
@@ -246,7 +247,7 @@ export const notificationsConfigSchema = z.object({
     .prefault({}),
   /** Notices when the credential pool rotates away from a credential. */
   credential_rotation: z
-    .object({
+    .strictObject({
       enabled: z.boolean().default(true),
       channels: z.array(z.enum(CHANNELS)).default(['chat', 'email']),
       /** At most one notice per provider and reason within this time. */
@@ -268,7 +269,7 @@ function requireWhenEnabled(...keys: string[]) {
 }
 
 /** The five sections together, for servers that take them as one block. */
-export const observabilityConfigSchema = z.object({
+export const observabilityConfigSchema = z.strictObject({
   metrics: metricsConfigSchema.prefault({}),
   logging: loggingConfigSchema.prefault({}),
   tracing: tracingConfigSchema.prefault({}),

@@ -102,6 +102,11 @@ server:
     }
   });
 
+  test('unknown keys are errors in every section, observability included', () => {
+    assert.throws(() => parseConfig('metrics:\n  prot: 9091\n'), /metrics\.prot: unknown key "prot"/);
+    assert.throws(() => parseConfig('server:\n  operations:\n    cache: { ttl: 5m, sise: 10 }\n'), /server\.operations\.cache\.sise/);
+  });
+
   test('unknown kinds are reported when the server says which it knows', () => {
     assert.throws(
       () => parseConfig('providers:\n  x:\n    kind: frob\n', { knownKinds: ['mock'] }),
