@@ -11,7 +11,7 @@
  *    constant time; a missing or wrong key is 401, and a wrong one counts
  *    toward the lockout.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { type Clock, systemClock } from '@switchyard/core-routing';
 import type { MiddlewareHandler } from 'hono';
@@ -28,7 +28,64 @@ export interface ManagementAuthOptions {
   /** Lockout length (default 30 minutes). */
   lockoutMs?: number;
   clock?: Clock;
+  /** Dashboard sessions: a valid session cookie stands in for the key. */
+  sessions?: SessionStore;
 }
+
+/** Name of the dashboard's session cookie. */
+export const SESSION_COOKIE = 'switchyard_session';
+
+/**
+ * Browser sessions of the dashboard: a random token in an HttpOnly,
+ * SameSite=Strict cookie, valid for `ttlMs`, kept in memory (a restart
+ * signs everyone out).
+ */
+export class SessionStore {
+  private readonly sessions = new Map<string, number>();
+  private readonly clock: Clock;
+  readonly ttlMs: number;
+
+  constructor(options: { clock?: Clock; ttlMs?: number } = {}) {
+    this.clock = options.clock ?? systemClock;
+    this.ttlMs = options.ttlMs ?? 8 * 3_600_000;
+  }
+
+  /** Opens a session; returns its token. */
+  create(): string {
+    this.prune();
+    const token = randomBytes(32).toString('base64url');
+    this.sessions.set(token, this.clock.now() + this.ttlMs);
+    return token;
+  }
+
+  valid(token: string | undefined): boolean {
+    if (!token) return false;
+    const expires = this.sessions.get(token);
+    return expires !== undefined && expires > this.clock.now();
+  }
+
+  revoke(token: string | undefined): void {
+    if (token) this.sessions.delete(token);
+  }
+
+  private prune(): void {
+    const now = this.clock.now();
+    for (const [token, expires] of this.sessions) if (expires <= now) this.sessions.delete(token);
+  }
+}
+
+/** The session token in a request's cookies. */
+export function sessionToken(cookieHeader: string | undefined): string | undefined {
+  if (!cookieHeader) return undefined;
+  for (const part of cookieHeader.split(';')) {
+    const [name, ...rest] = part.trim().split('=');
+    if (name === SESSION_COOKIE) return rest.join('=');
+  }
+  return undefined;
+}
+
+/** What checking a presented key came to. */
+export type KeyCheck = 'ok' | 'wrong' | 'missing' | 'locked';
 
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
@@ -82,6 +139,10 @@ const TRACKED_ADDRESSES = 10_000;
 export function managementAuth(options: ManagementAuthOptions): {
   middleware: MiddlewareHandler;
   lockedOut(address: string): number | undefined;
+  /** Checks a key for `address` with the lockout rules (for the dashboard's login form). */
+  checkKey(address: string, key: string | undefined): KeyCheck;
+  /** The client address of a request, as the guard sees it. */
+  address(incoming: IncomingMessage): string;
 } {
   const clock = options.clock ?? systemClock;
   const maxFailures = options.maxFailures ?? 5;
@@ -108,6 +169,18 @@ export function managementAuth(options: ManagementAuthOptions): {
     if (failures.size > TRACKED_ADDRESSES) failures.delete(failures.keys().next().value!);
   };
 
+  const checkKey = (address: string, key: string | undefined): KeyCheck => {
+    if (lockedUntil(address) !== undefined) return 'locked';
+    if (!key) return 'missing';
+    if (!timingSafeEqual(digest(key), digest(options.secretKey()))) {
+      // Only a wrong key counts toward a lockout: a missing one guesses nothing.
+      recordFailure(address);
+      return 'wrong';
+    }
+    failures.delete(address);
+    return 'ok';
+  };
+
   const middleware: MiddlewareHandler = async (c, next) => {
     const secret = options.secretKey();
     if (secret.length === 0) return respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`);
@@ -130,19 +203,21 @@ export function managementAuth(options: ManagementAuthOptions): {
       );
     }
     const key = incoming ? presentedManagementKey(incoming.headers) : undefined;
-    const ok = key !== undefined && key.length > 0 && timingSafeEqual(digest(key), digest(secret));
-    if (!ok) {
-      // Only a wrong key counts toward a lockout: a missing one guesses nothing.
-      if (key) recordFailure(address);
+    if (!key && options.sessions?.valid(sessionToken(incoming?.headers.cookie))) return next();
+    if (checkKey(address, key || undefined) !== 'ok') {
       return respondError(
         c,
         'unauthorized',
         key ? 'wrong management key' : 'missing management key (Authorization: Bearer or X-Management-Key)',
       );
     }
-    failures.delete(address);
     await next();
   };
 
-  return { middleware, lockedOut: lockedUntil };
+  return {
+    middleware,
+    lockedOut: lockedUntil,
+    checkKey,
+    address: (incoming) => clientAddress(incoming, options.trustedProxies()),
+  };
 }

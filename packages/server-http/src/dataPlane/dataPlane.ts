@@ -27,6 +27,8 @@ export interface DataPlaneOptions {
   apiKeys: readonly string[];
   /** Largest accepted request body (default 10 MiB). */
   maxBodyBytes?: number;
+  /** Live per-provider statistics, served at `GET /v1/metrics/providers`. */
+  providerStats?: () => unknown;
 }
 
 /** A node:http handler for `/v1/*`; resolves true when it answered the request. */
@@ -193,6 +195,11 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       }
       if (path === '/v1/models' && req.method === 'GET') {
         listModels(res, requestId);
+        return true;
+      }
+      if (path === '/v1/metrics/providers' && req.method === 'GET' && options.providerStats) {
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-request-id': requestId });
+        res.end(JSON.stringify(options.providerStats()));
         return true;
       }
       sendFailure(

@@ -11,8 +11,9 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { RoutingError } from '@switchyard/core-routing';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError, type ApiErrorCode, fieldIssues, respondError } from '../controlPlane/apiError.js';
-import { managementAuth } from '../controlPlane/managementAuth.js';
+import { managementAuth, SessionStore } from '../controlPlane/managementAuth.js';
 import type { Gateway } from './gateway.js';
+import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerManagementRoutes } from './routes/management.js';
 import { registerOperationsRoutes } from './routes/operations.js';
@@ -82,7 +83,9 @@ export function createControlPlane(gateway: Gateway): ControlPlaneApp {
   app.notFound((c) => respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`));
 
   const remote = () => gateway.config()['remote-management'];
+  const sessions = new SessionStore({ clock: gateway.scheduler });
   const guard = managementAuth({
+    sessions,
     secretKey: () => remote()['secret-key'],
     allowRemote: () => remote()['allow-remote'],
     trustedProxies: () => remote()['trusted-proxies'],
@@ -96,6 +99,7 @@ export function createControlPlane(gateway: Gateway): ControlPlaneApp {
   registerHealthRoutes(app, gateway);
   registerOperationsRoutes(app, gateway);
   registerManagementRoutes(app, gateway);
+  registerDashboardRoutes(app, gateway, guard, sessions);
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

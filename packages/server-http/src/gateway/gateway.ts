@@ -31,6 +31,7 @@ import { ConfigError, parseConfig } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
 import { createControlPlane } from './controlPlane.js';
 import { LogTail } from './logTail.js';
+import { ProviderStatsCollector } from './providerStats.js';
 import { cooldownDurations, createHealthProbe, monitoredProviders, relayProviders } from './providers.js';
 
 /** Options of {@link Gateway.start}. */
@@ -75,6 +76,7 @@ export class Gateway {
   readonly observability: Observability;
   readonly logTail: LogTail;
   readonly dataPlane: DataPlane;
+  readonly stats: ProviderStatsCollector;
   readonly scheduler: Scheduler;
   readonly startedAt: number;
   readonly configPath: string | undefined;
@@ -94,12 +96,16 @@ export class Gateway {
     this.startedAt = this.scheduler.now();
     const ops = config.server.operations;
     this.logTail = new LogTail(options.logDestination ?? openLogDestination(config.logging, { clock: this.scheduler }));
-    this.observability = createObservability(config, {
-      scheduler: this.scheduler,
-      knownProviders: Object.keys(config.providers),
-      knownModels: Object.values(config.providers).flatMap((p) => p.models.filter((m) => !/[*?]/.test(m))),
-      logDestination: this.logTail,
-    });
+    const { metrics, logging, tracing, alerts, notifications } = config;
+    this.observability = createObservability(
+      { metrics, logging, tracing, alerts, notifications },
+      {
+        scheduler: this.scheduler,
+        knownProviders: Object.keys(config.providers),
+        knownModels: Object.values(config.providers).flatMap((p) => p.models.filter((m) => !/[*?]/.test(m))),
+        logDestination: this.logTail,
+      },
+    );
     this.transport = new UndiciTransport(this.poolSettings(config));
     this.cache = new ResponseCache({ enabled: ops.cache.enabled, size: ops.cache.size, ttlMs: ops.cache.ttl });
     this.failover = new NodeFailover(this.failoverSettings(config), { scheduler: this.scheduler });
@@ -117,6 +123,8 @@ export class Gateway {
       providers: monitoredProviders(config),
       probe,
       settings: this.healthSettings(config),
+      // The cooldown manager is built next (its recovery check needs this monitor), so it is read lazily.
+      cooldowns: { isCooling: (key) => this.cooldowns.isCooling(key) },
     });
     this.cooldowns = new CooldownManager({
       scheduler: this.scheduler,
@@ -143,7 +151,10 @@ export class Gateway {
       clock: this.scheduler,
     });
     this.relay = relay;
-    this.dataPlane = createDataPlane({ relay, apiKeys: config['api-keys'] });
+    this.stats = new ProviderStatsCollector(this.scheduler);
+    relay.events.on('request:end', (event) => this.stats.record(event));
+    relay.events.on('decision', (event) => this.stats.recordDecision(event));
+    this.dataPlane = createDataPlane({ relay, apiKeys: config['api-keys'], providerStats: () => this.providerStats() });
     const app = createControlPlane(this);
     const hono = getRequestListener(app.fetch);
     this.server = createServer(async (req, res) => {
@@ -199,6 +210,11 @@ export class Gateway {
   /** The config in force. */
   config(): GatewayConfig {
     return this.current;
+  }
+
+  /** Live per-provider traffic (`GET /v1/metrics/providers`, the dashboard's charts). */
+  providerStats() {
+    return this.stats.report(Object.keys(this.current.providers));
   }
 
   /**

@@ -82,6 +82,24 @@ export function registerOperationsRoutes(app: ControlPlaneApp, gateway: Gateway)
   app.openapi(
     createRoute({
       method: 'get',
+      path: '/v0/operations/providers/stats',
+      tags: tag,
+      summary: 'Live traffic per provider: totals and per-second series of the last 5 minutes (as GET /v1/metrics/providers)',
+      security: [{ managementKey: [] }],
+      responses: {
+        200: jsonResponse(
+          z.object({ window_seconds: z.number(), until: z.number(), providers: z.record(z.string(), z.unknown()) }).passthrough(),
+          'Statistics',
+        ),
+        ...protectedErrors,
+      },
+    }),
+    (c) => c.json(gateway.providerStats() as never, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
       path: '/v0/operations/cooldown/status',
       tags: tag,
       summary: 'Providers in cooldown and their periods',
