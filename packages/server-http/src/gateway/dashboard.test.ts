@@ -1,4 +1,3 @@
-/// <reference lib="dom" />
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { after, describe, test } from 'node:test';
@@ -86,13 +85,13 @@ test('in Chromium: sign in, see providers, traffic and decisions, cool a provide
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.waitForSelector('body[data-ready="true"]');
     assert.equal(await page.locator('#providers tr[data-provider]').count(), 2);
-    assert.match(await page.locator('#strategy').innerText(), /round_robin/);
+    assert.match((await page.locator('#strategy').textContent()) ?? '', /round_robin/);
     assert.ok((await page.locator('#decisions tr').count()) >= 1);
     assert.ok(Number(await page.locator('#chart-rate').getAttribute('data-max')) >= 1, 'the rate chart has data');
     await page.getByRole('button', { name: 'Cool primary down for 5 minutes' }).click();
-    await page.waitForFunction(() =>
-      /left \(manual\)/.test(document.querySelector('.countdown[data-provider="primary"]')?.textContent ?? ''),
-    );
+    // Locators, not page-evaluated predicates: the page's CSP (rightly) forbids eval.
+    const countdown = (text: RegExp) => page.locator('.countdown[data-provider="primary"]').filter({ hasText: text }).waitFor();
+    await countdown(/left \(manual\)/);
     assert.ok(gateway.cooldowns.isCooling('primary'));
     await traffic(10);
     await page.waitForTimeout(2200);
@@ -100,7 +99,7 @@ test('in Chromium: sign in, see providers, traffic and decisions, cool a provide
     await mkdir(fileURLToPath(new URL('../../../../docs/', import.meta.url)), { recursive: true });
     await page.screenshot({ path: screenshot, fullPage: true });
     await page.getByRole('button', { name: 'End the cooldown of primary now' }).click();
-    await page.waitForFunction(() => /none/.test(document.querySelector('.countdown[data-provider="primary"]')?.textContent ?? ''));
+    await countdown(/none/);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();
