@@ -10,7 +10,9 @@ export type RoutingErrorCode =
   | 'no_provider_available'
   | 'provider_not_found'
   | 'invalid_argument'
-  | 'invalid_config';
+  | 'invalid_config'
+  | 'invalid_request'
+  | 'unsupported_translation';
 
 /** Base error of `@switchyard/core-routing`. */
 export class RoutingError extends Error {
@@ -59,5 +61,27 @@ export class ProviderNotFound extends RoutingError {
   constructor(provider: string) {
     super('provider_not_found', `provider ${JSON.stringify(provider)} is not configured`);
     this.provider = provider;
+  }
+}
+
+/**
+ * A request or response that cannot be carried from one API family to
+ * another: a malformed field (`invalid_request`), or a feature the target
+ * family has no way to express (`unsupported_translation`). `param` names
+ * the field, as a JSON path into the client's body (`messages[2].content`).
+ *
+ * @example
+ * ```ts
+ * try { translateRequest('openai-chat', 'anthropic-messages', body, ctx); }
+ * catch (e) { if (e instanceof TranslationError) reply(400, e.param, e.message); }
+ * ```
+ */
+export class TranslationError extends RoutingError {
+  override name = 'TranslationError';
+  readonly param: string | undefined;
+
+  constructor(code: 'invalid_request' | 'unsupported_translation', message: string, param?: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.param = param;
   }
 }
