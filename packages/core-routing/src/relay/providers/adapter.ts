@@ -4,6 +4,7 @@
  * authenticates, what it calls its models, and what its errors mean. The
  * relay does the rest (routing, retries, streaming) the same for every kind.
  */
+import type { EncodeRequestOptions } from '../../translate/codec.js';
 import type { ApiFamily, ProviderConfig, RelayCredential, UpstreamFailure, UpstreamRequest, UpstreamResponse, Usage } from '../types.js';
 
 /** Sends upstream requests: undici for real providers, in-process for the mock. */
@@ -43,6 +44,12 @@ export interface ProviderAdapter {
   usageFromResponse(json: unknown): Usage | undefined;
   /** Token usage from one streamed event's JSON data, if it carries it. */
   usageFromEvent(json: unknown): Usage | undefined;
+  /** A request that counts the input tokens of `input.body` (a request in the adapter's family), if the provider can. */
+  countTokensRequest?(provider: ProviderConfig, credential: RelayCredential | undefined, input: BuildInput): UpstreamRequest;
+  /** The token count in the answer to {@link countTokensRequest}. */
+  countFromResponse?(json: unknown): number | undefined;
+  /** Settings for requests translated into this provider's family (a default `max_tokens`, say). */
+  encodeOptions?(provider: ProviderConfig): EncodeRequestOptions;
 }
 
 /** Adapters by kind. */
