@@ -28,7 +28,11 @@ import { ingressFormat } from './ingressFormat.js';
 import { failureToClient, selectionFailure } from './outcome.js';
 import { AdapterRegistry, type ProviderAdapter, type Transport } from './providers/adapter.js';
 import { createMockAdapter } from './providers/mock.js';
+import { anthropicAdapter } from './providers/anthropic.js';
+import { codeAssistantAdapter } from './providers/codeAssistant.js';
+import { geminiAdapter } from './providers/gemini.js';
 import { openAiAdapter, openAiCompatibleAdapter } from './providers/openai.js';
+import { openAiResponsesAdapter } from './providers/responses.js';
 import type { ResponseCache } from './responseCache.js';
 import { type Route, RoutingTable } from './routingTable.js';
 import type { ResponseSink } from './sink.js';
@@ -61,7 +65,7 @@ export interface RelayHealth {
 export interface RelayOptions {
   providers: ProviderConfig[];
   strategy?: StrategyName;
-  /** Provider kinds; default `openai`, `openai-compatible` and `mock`. */
+  /** Provider kinds; default {@link defaultAdapters}. */
   adapters?: AdapterRegistry;
   /** HTTP transport; default an {@link UndiciTransport} with default pool settings. */
   transport?: Transport;
@@ -86,9 +90,20 @@ export interface RelayOptions {
 
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
 
-/** The default adapters: `openai`, `openai-compatible`, and the demo `mock`. */
+/**
+ * The default adapters: `openai`, `openai-compatible`, `openai-responses`,
+ * `anthropic`, `gemini`, `code-assistant`, and the demo `mock`.
+ */
 export function defaultAdapters(): AdapterRegistry {
-  return new AdapterRegistry([openAiAdapter, openAiCompatibleAdapter, createMockAdapter()]);
+  return new AdapterRegistry([
+    openAiAdapter,
+    openAiCompatibleAdapter,
+    openAiResponsesAdapter,
+    anthropicAdapter,
+    geminiAdapter,
+    codeAssistantAdapter,
+    createMockAdapter(),
+  ]);
 }
 
 interface RequestState {
