@@ -236,6 +236,7 @@ export function encodeResponsesRequest(request: ChatRequest): Json {
       if (part.type !== 'tool_result') continue;
       const texts = part.content.filter((c) => c.type === 'text');
       if (texts.length < part.content.length) request.dropped.push(`messages[${i}].tool_result.image`);
+      if (part.isError) request.dropped.push(`messages[${i}].tool_result.is_error`);
       input.push({ type: 'function_call_output', call_id: part.callId, output: texts.map((t) => t.text).join('') });
     }
     const rest = message.parts.filter((p) => p.type === 'text' || p.type === 'image');
