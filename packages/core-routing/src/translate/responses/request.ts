@@ -46,7 +46,6 @@ const KNOWN = new Set([
   'stream',
   'user',
   'store',
-  'metadata',
 ]);
 const STATEFUL = ['previous_response_id', 'conversation', 'prompt'] as const;
 const EFFORTS = new Set(['minimal', 'low', 'medium', 'high']);
@@ -202,6 +201,8 @@ export function decodeResponsesRequest(body: Json, context: DecodeContext): Chat
     });
   }
   noteUnknown(body, KNOWN, request.dropped);
+  // Only OpenAI keeps responses; `store: false` asks for what every other family does anyway.
+  if (body.store === true) request.dropped.push('store');
   return request;
 }
 
