@@ -11,7 +11,11 @@ before(async () => {
 });
 after(() => gateway.close());
 
-const tool = { name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, input_schema: WEATHER_TOOL.parameters as Anthropic.Tool.InputSchema };
+const tool = {
+  name: WEATHER_TOOL.name,
+  description: WEATHER_TOOL.description,
+  input_schema: WEATHER_TOOL.parameters as Anthropic.Tool.InputSchema,
+};
 
 for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', 'gemini'] as const) {
   describe(`Anthropic SDK client → ${family} upstream`, () => {
@@ -123,7 +127,10 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
         'openai-chat': ['"url":"data:image/png;base64,iVBORw0KGgo="', '"url":"https://example.com/cat.jpg"'],
         'openai-responses': ['"image_url":"data:image/png;base64,iVBORw0KGgo="', '"image_url":"https://example.com/cat.jpg"'],
         'anthropic-messages': ['"media_type":"image/png"', '"url":"https://example.com/cat.jpg"'],
-        gemini: ['"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}', '"fileData":{"mimeType":"image/jpeg","fileUri":"https://example.com/cat.jpg"}'],
+        gemini: [
+          '"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}',
+          '"fileData":{"mimeType":"image/jpeg","fileUri":"https://example.com/cat.jpg"}',
+        ],
       }[family];
       for (const fragment of expected) assert.ok(text.includes(fragment), `${fragment} in ${text}`);
     });
@@ -132,11 +139,14 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
       const fake = gateway.upstream(family).fake;
       fake.setBehaviour(() => ({ type: 'status', status: 400 }));
       try {
-        await assert.rejects(client.messages.create({ model: model(), max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }), (error: unknown) => {
-          assert.ok(error instanceof Anthropic.BadRequestError, String(error));
-          assert.match(error.message, /fake upstream says 400/);
-          return true;
-        });
+        await assert.rejects(
+          client.messages.create({ model: model(), max_tokens: 8, messages: [{ role: 'user', content: 'x' }] }),
+          (error: unknown) => {
+            assert.ok(error instanceof Anthropic.BadRequestError, String(error));
+            assert.match(error.message, /fake upstream says 400/);
+            return true;
+          },
+        );
       } finally {
         fake.setBehaviour(undefined);
       }
@@ -146,7 +156,11 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
       const fake = gateway.upstream(family).fake;
       fake.setBehaviour(() => ({ type: 'cut', afterChunks: 1 }));
       try {
-        const stream = client.messages.stream({ model: model(), max_tokens: 64, messages: [{ role: 'user', content: 'one two three four' }] });
+        const stream = client.messages.stream({
+          model: model(),
+          max_tokens: 64,
+          messages: [{ role: 'user', content: 'one two three four' }],
+        });
         await assert.rejects(stream.finalMessage(), (error: unknown) => {
           assert.ok(error instanceof Anthropic.APIError, String(error));
           return true;

@@ -17,7 +17,9 @@ function call(model: string, action: string, body: unknown, query = '') {
   });
 }
 
-const tools = [{ functionDeclarations: [{ name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, parameters: WEATHER_TOOL.parameters }] }];
+const tools = [
+  { functionDeclarations: [{ name: WEATHER_TOOL.name, description: WEATHER_TOOL.description, parameters: WEATHER_TOOL.parameters }] },
+];
 
 interface Candidate {
   content: { role: string; parts: { text?: string; functionCall?: { name: string; args: unknown } }[] };
@@ -47,7 +49,10 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
       assert.equal(body.candidates[0]?.content.parts[0]?.text, 'Echo: second question');
       assert.equal(body.candidates[0]?.finishReason, 'STOP');
       const { promptTokenCount, candidatesTokenCount, totalTokenCount } = body.usageMetadata ?? {};
-      assert.deepEqual({ promptTokenCount, candidatesTokenCount, totalTokenCount }, { promptTokenCount: 11, candidatesTokenCount: 7, totalTokenCount: 18 });
+      assert.deepEqual(
+        { promptTokenCount, candidatesTokenCount, totalTokenCount },
+        { promptTokenCount: 11, candidatesTokenCount: 7, totalTokenCount: 18 },
+      );
       const sent = lastRequest(gateway.upstream(family)).body!;
       if (family === 'anthropic-messages') {
         assert.equal(sent.system, 'You are terse.');
@@ -57,7 +62,12 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
     });
 
     test('streamGenerateContent?alt=sse: chunks, then one with finishReason and usage; no empty frames', async () => {
-      const response = await call(model(), 'streamGenerateContent', { contents: [{ role: 'user', parts: [{ text: 'one two three' }] }] }, '?alt=sse');
+      const response = await call(
+        model(),
+        'streamGenerateContent',
+        { contents: [{ role: 'user', parts: [{ text: 'one two three' }] }] },
+        '?alt=sse',
+      );
       assert.equal(response.status, 200);
       assert.match(response.headers.get('content-type') ?? '', /text\/event-stream/);
       const events = await readSse(response);
@@ -76,7 +86,9 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
       assert.deepEqual(plain.candidates[0]?.content.parts.find((p) => p.functionCall)?.functionCall?.args, { location: 'Paris' });
       assert.equal(plain.candidates[0]?.content.parts.find((p) => p.functionCall)?.functionCall?.name, 'get_weather');
       const events = await readSse(await call(model(), 'streamGenerateContent', { contents, tools }, '?alt=sse'));
-      const calls = events.flatMap((e) => (JSON.parse(e.data) as GenerateContentResponse).candidates[0]?.content.parts.filter((p) => p.functionCall) ?? []);
+      const calls = events.flatMap(
+        (e) => (JSON.parse(e.data) as GenerateContentResponse).candidates[0]?.content.parts.filter((p) => p.functionCall) ?? [],
+      );
       assert.equal(calls.length, 1, 'the call arrives whole, once');
       assert.deepEqual(calls[0]?.functionCall?.args, { location: 'Paris' });
     });
@@ -94,7 +106,10 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
       assert.ok(sent.includes('foggy'));
       const expected = {
         'openai-chat': ['"role":"tool","tool_call_id":"call_0","content":"foggy"', '"url":"data:image/webp;base64,UklGRg=="'],
-        'openai-responses': ['"type":"function_call_output","call_id":"call_0","output":"foggy"', '"image_url":"data:image/webp;base64,UklGRg=="'],
+        'openai-responses': [
+          '"type":"function_call_output","call_id":"call_0","output":"foggy"',
+          '"image_url":"data:image/webp;base64,UklGRg=="',
+        ],
         'anthropic-messages': ['"type":"tool_result","tool_use_id":"call_0"', '"media_type":"image/webp"'],
         gemini: ['"functionResponse":{"name":"get_weather","response":{"output":"foggy"}}', '"inlineData":{"mimeType":"image/webp"'],
       }[family];
@@ -120,7 +135,14 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
       const fake = gateway.upstream(family).fake;
       fake.setBehaviour(() => ({ type: 'cut', afterChunks: 1 }));
       try {
-        const events = await readSse(await call(model(), 'streamGenerateContent', { contents: [{ role: 'user', parts: [{ text: 'one two three four' }] }] }, '?alt=sse'));
+        const events = await readSse(
+          await call(
+            model(),
+            'streamGenerateContent',
+            { contents: [{ role: 'user', parts: [{ text: 'one two three four' }] }] },
+            '?alt=sse',
+          ),
+        );
         const last = JSON.parse(events.at(-1)!.data) as { error?: { code: number; status: string } };
         assert.equal(last.error?.status, 'UNAVAILABLE');
         for (const event of events) JSON.parse(event.data);
@@ -146,7 +168,9 @@ test('GET /v1beta/models lists the models in Gemini’s shape; the key may come 
   const body = (await response.json()) as { models: { name: string; supportedGenerationMethods: string[] }[] };
   assert.deepEqual(body.models.map((m) => m.name).sort(), gateway.upstreams.map((u) => `models/${u.model}`).sort());
   assert.ok(body.models[0]?.supportedGenerationMethods.includes('generateContent'));
-  const one = await fetch(`${gateway.origin}/v1beta/models/${gateway.upstream('gemini').model}`, { headers: { 'x-goog-api-key': CLIENT_KEY } });
+  const one = await fetch(`${gateway.origin}/v1beta/models/${gateway.upstream('gemini').model}`, {
+    headers: { 'x-goog-api-key': CLIENT_KEY },
+  });
   assert.equal(((await one.json()) as { name: string }).name, `models/${gateway.upstream('gemini').model}`);
 });
 
@@ -164,7 +188,11 @@ test('bad Gemini input is a 400 in Google’s shape naming the field', async () 
     assert.equal(error.details.flatMap((d) => d.fieldViolations ?? [])[0]?.field, field);
   }
   const unauthorized = await call(gateway.upstream('gemini').model, 'generateContent', { contents: [] }).then(() =>
-    fetch(`${gateway.origin}/v1beta/models/x:generateContent`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } }),
+    fetch(`${gateway.origin}/v1beta/models/x:generateContent`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    }),
   );
   assert.equal(unauthorized.status, 401);
   assert.equal(((await unauthorized.json()) as { error: { status: string } }).error.status, 'UNAUTHENTICATED');

@@ -87,7 +87,12 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
       assert.equal(call?.type === 'function' ? call.function.name : undefined, 'get_weather');
       assert.deepEqual(JSON.parse(call?.type === 'function' ? call.function.arguments : '{}'), { location: 'Paris' });
       assert.equal(completion.choices[0]?.finish_reason, 'tool_calls');
-      const stream = await client.chat.completions.create({ model: model(), messages: [{ role: 'user', content: 'weather?' }], tools, stream: true });
+      const stream = await client.chat.completions.create({
+        model: model(),
+        messages: [{ role: 'user', content: 'weather?' }],
+        tools,
+        stream: true,
+      });
       let name = '';
       let args = '';
       let finish: string | null | undefined;
@@ -123,7 +128,11 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
               { type: 'image_url', image_url: { url: 'https://example.com/photo.png' } },
             ],
           },
-          { role: 'assistant', content: null, tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'get_weather', arguments: '{"location":"Paris"}' } }],
+          },
           { role: 'tool', tool_call_id: 'call_9', content: 'rain' },
         ],
       });
@@ -131,9 +140,20 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
       assert.ok(sent.includes('rain'));
       const expected = {
         'openai-chat': ['"tool_call_id":"call_9"', 'data:image/jpeg;base64,/9j/4AAQ'],
-        'openai-responses': ['"type":"function_call","call_id":"call_9"', '"type":"function_call_output","call_id":"call_9","output":"rain"'],
-        'anthropic-messages': ['"type":"tool_use","id":"call_9"', '"type":"tool_result","tool_use_id":"call_9"', '"type":"url","url":"https://example.com/photo.png"'],
-        gemini: ['"functionCall":{"name":"get_weather","args":{"location":"Paris"}}', '"functionResponse":{"name":"get_weather","response":{"output":"rain"}}', '"inlineData":{"mimeType":"image/jpeg"'],
+        'openai-responses': [
+          '"type":"function_call","call_id":"call_9"',
+          '"type":"function_call_output","call_id":"call_9","output":"rain"',
+        ],
+        'anthropic-messages': [
+          '"type":"tool_use","id":"call_9"',
+          '"type":"tool_result","tool_use_id":"call_9"',
+          '"type":"url","url":"https://example.com/photo.png"',
+        ],
+        gemini: [
+          '"functionCall":{"name":"get_weather","args":{"location":"Paris"}}',
+          '"functionResponse":{"name":"get_weather","response":{"output":"rain"}}',
+          '"inlineData":{"mimeType":"image/jpeg"',
+        ],
       }[family];
       for (const fragment of expected) assert.ok(sent.includes(fragment), `${fragment} in ${sent}`);
     });
@@ -142,17 +162,23 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
       const fake = gateway.upstream(family).fake;
       fake.setBehaviour(() => ({ type: 'status', status: 400 }));
       try {
-        await assert.rejects(client.chat.completions.create({ model: model(), messages: [{ role: 'user', content: 'x' }] }), (error: unknown) => {
-          assert.ok(error instanceof OpenAI.BadRequestError, String(error));
-          assert.match(error.message, /fake upstream says 400/);
-          return true;
-        });
+        await assert.rejects(
+          client.chat.completions.create({ model: model(), messages: [{ role: 'user', content: 'x' }] }),
+          (error: unknown) => {
+            assert.ok(error instanceof OpenAI.BadRequestError, String(error));
+            assert.match(error.message, /fake upstream says 400/);
+            return true;
+          },
+        );
         fake.setBehaviour(() => ({ type: 'status', status: 429, headers: { 'retry-after': '7' } }));
-        await assert.rejects(client.chat.completions.create({ model: model(), messages: [{ role: 'user', content: 'x' }] }), (error: unknown) => {
-          assert.ok(error instanceof OpenAI.RateLimitError, String(error));
-          assert.equal(error.headers?.get('retry-after'), '7');
-          return true;
-        });
+        await assert.rejects(
+          client.chat.completions.create({ model: model(), messages: [{ role: 'user', content: 'x' }] }),
+          (error: unknown) => {
+            assert.ok(error instanceof OpenAI.RateLimitError, String(error));
+            assert.equal(error.headers?.get('retry-after'), '7');
+            return true;
+          },
+        );
       } finally {
         fake.setBehaviour(undefined);
       }
@@ -162,7 +188,11 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
       const fake = gateway.upstream(family).fake;
       fake.setBehaviour(() => ({ type: 'cut', afterChunks: 1 }));
       try {
-        const stream = await client.chat.completions.create({ model: model(), messages: [{ role: 'user', content: 'one two three four' }], stream: true });
+        const stream = await client.chat.completions.create({
+          model: model(),
+          messages: [{ role: 'user', content: 'one two three four' }],
+          stream: true,
+        });
         await assert.rejects(
           (async () => {
             for await (const _ of stream);
@@ -179,7 +209,11 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
 test('n > 1 cannot be translated: a 400 naming n, before any upstream call', async () => {
   const before = gateway.upstream('anthropic-messages').fake.requests.length;
   await assert.rejects(
-    client.chat.completions.create({ model: gateway.upstream('anthropic-messages').model, n: 2, messages: [{ role: 'user', content: 'x' }] }),
+    client.chat.completions.create({
+      model: gateway.upstream('anthropic-messages').model,
+      n: 2,
+      messages: [{ role: 'user', content: 'x' }],
+    }),
     (error: unknown) => {
       assert.ok(error instanceof OpenAI.BadRequestError);
       assert.equal(error.param, 'n');
@@ -194,7 +228,12 @@ test('fields the upstream family cannot express are named in x-switchyard-droppe
   const response = await fetch(`${gateway.origin}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: gateway.upstream('anthropic-messages').model, messages: [{ role: 'user', content: 'x' }], seed: 7, logit_bias: { 1: 2 } }),
+    body: JSON.stringify({
+      model: gateway.upstream('anthropic-messages').model,
+      messages: [{ role: 'user', content: 'x' }],
+      seed: 7,
+      logit_bias: { 1: 2 },
+    }),
   });
   assert.equal(response.status, 200);
   assert.equal(response.headers.get('x-switchyard-dropped-fields'), 'logit_bias, seed');

@@ -53,7 +53,12 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
       assert.equal(final.usage?.output_tokens, 7);
       assert.equal(types[0], 'response.created');
       assert.equal(types.at(-1), 'response.completed');
-      for (const type of ['response.output_item.added', 'response.content_part.added', 'response.output_text.done', 'response.output_item.done'])
+      for (const type of [
+        'response.output_item.added',
+        'response.content_part.added',
+        'response.output_text.done',
+        'response.output_item.done',
+      ])
         assert.ok(types.includes(type), type);
     });
 
@@ -135,7 +140,11 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
 }
 
 test('previous_response_id passes through to a Responses provider and is refused for others', async () => {
-  const ok = await client.responses.create({ model: gateway.upstream('openai-responses').model, input: 'x', previous_response_id: 'resp_123' });
+  const ok = await client.responses.create({
+    model: gateway.upstream('openai-responses').model,
+    input: 'x',
+    previous_response_id: 'resp_123',
+  });
   assert.equal(ok.status, 'completed');
   assert.equal(lastRequest(gateway.upstream('openai-responses')).body?.previous_response_id, 'resp_123');
   await assert.rejects(

@@ -6,7 +6,14 @@
  * `message_delta`, `message_stop`), tool use included. Scriptable like the
  * other fakes.
  */
-import { FAKE_TOOL_ARGUMENTS, FAKE_USAGE, type FakeDialect, type FakeUpstream, type FakeUpstreamOptions, startFakeUpstream } from './fakeUpstream.js';
+import {
+  FAKE_TOOL_ARGUMENTS,
+  FAKE_USAGE,
+  type FakeDialect,
+  type FakeUpstream,
+  type FakeUpstreamOptions,
+  startFakeUpstream,
+} from './fakeUpstream.js';
 
 const event = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
@@ -33,7 +40,8 @@ function message(model: string, content: unknown[], stop: string | null, output:
 export const anthropicDialect: FakeDialect = {
   route(method, path, _query, body) {
     if (method === 'GET' && path === '/models') return { kind: 'models' };
-    if (method === 'POST' && path === '/messages') return { kind: 'generate', stream: body?.stream === true, model: String(body?.model ?? '') };
+    if (method === 'POST' && path === '/messages')
+      return { kind: 'generate', stream: body?.stream === true, model: String(body?.model ?? '') };
     if (method === 'POST' && path === '/messages/count_tokens') return { kind: 'count', model: String(body?.model ?? '') };
     return undefined;
   },
@@ -46,7 +54,9 @@ export const anthropicDialect: FakeDialect = {
     return tools.length > 0 ? (tools[0]?.name ?? 'tool') : undefined;
   },
   complete(model, content, tool) {
-    const blocks = tool ? [{ type: 'tool_use', id: 'toolu_fake_1', name: tool, input: JSON.parse(FAKE_TOOL_ARGUMENTS) }] : [{ type: 'text', text: content }];
+    const blocks = tool
+      ? [{ type: 'tool_use', id: 'toolu_fake_1', name: tool, input: JSON.parse(FAKE_TOOL_ARGUMENTS) }]
+      : [{ type: 'text', text: content }];
     return message(model, blocks, tool ? 'tool_use' : 'end_turn', FAKE_USAGE.output);
   },
   stream(model, parts, tool) {
@@ -59,7 +69,12 @@ export const anthropicDialect: FakeDialect = {
         head.push(event('content_block_delta', { index: 0, delta: { type: 'input_json_delta', partial_json: piece } }));
     } else head.push(event('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }));
     tail.push(event('content_block_stop', { index: 0 }));
-    tail.push(event('message_delta', { delta: { stop_reason: tool ? 'tool_use' : 'end_turn', stop_sequence: null }, usage: { output_tokens: FAKE_USAGE.output } }));
+    tail.push(
+      event('message_delta', {
+        delta: { stop_reason: tool ? 'tool_use' : 'end_turn', stop_sequence: null },
+        usage: { output_tokens: FAKE_USAGE.output },
+      }),
+    );
     tail.push(event('message_stop', {}));
     const deltas = tool ? [] : parts.map((text) => event('content_block_delta', { index: 0, delta: { type: 'text_delta', text } }));
     return { head, parts: deltas, tail };
@@ -74,7 +89,11 @@ export const anthropicDialect: FakeDialect = {
   count: (body) => ({ input_tokens: Math.ceil(JSON.stringify(body.messages ?? []).length / 4) }),
   error: (status, message) => ({
     type: 'error',
-    error: { type: status === 429 ? 'rate_limit_error' : status === 529 ? 'overloaded_error' : status >= 500 ? 'api_error' : 'invalid_request_error', message },
+    error: {
+      type:
+        status === 429 ? 'rate_limit_error' : status === 529 ? 'overloaded_error' : status >= 500 ? 'api_error' : 'invalid_request_error',
+      message,
+    },
   }),
 };
 

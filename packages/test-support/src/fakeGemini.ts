@@ -6,10 +6,21 @@
  * with `finishReason` and `usageMetadata`; function calls arrive whole.
  * Scriptable like the other fakes.
  */
-import { FAKE_TOOL_ARGUMENTS, FAKE_USAGE, type FakeDialect, type FakeUpstream, type FakeUpstreamOptions, startFakeUpstream } from './fakeUpstream.js';
+import {
+  FAKE_TOOL_ARGUMENTS,
+  FAKE_USAGE,
+  type FakeDialect,
+  type FakeUpstream,
+  type FakeUpstreamOptions,
+  startFakeUpstream,
+} from './fakeUpstream.js';
 
 const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
-const usageMetadata = { promptTokenCount: FAKE_USAGE.input, candidatesTokenCount: FAKE_USAGE.output, totalTokenCount: FAKE_USAGE.input + FAKE_USAGE.output };
+const usageMetadata = {
+  promptTokenCount: FAKE_USAGE.input,
+  candidatesTokenCount: FAKE_USAGE.output,
+  totalTokenCount: FAKE_USAGE.input + FAKE_USAGE.output,
+};
 
 function chunk(model: string, parts: unknown[], finish?: string) {
   const candidate: Record<string, unknown> = { content: { role: 'model', parts }, index: 0 };

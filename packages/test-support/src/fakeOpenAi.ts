@@ -39,7 +39,9 @@ const responsesUsage = {
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((p: { type?: string; text?: string }) => (p?.type === 'text' || p?.type === 'input_text' ? (p.text ?? '') : '')).join('');
+  return content
+    .map((p: { type?: string; text?: string }) => (p?.type === 'text' || p?.type === 'input_text' ? (p.text ?? '') : ''))
+    .join('');
 }
 
 function lastUser(items: unknown): string {
@@ -50,9 +52,20 @@ function lastUser(items: unknown): string {
 
 function chatCompletion(model: string, content: string, tool: string | undefined) {
   const message = tool
-    ? { role: 'assistant', content: null, tool_calls: [{ id: 'call_fake_1', type: 'function', function: { name: tool, arguments: FAKE_TOOL_ARGUMENTS } }] }
+    ? {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_fake_1', type: 'function', function: { name: tool, arguments: FAKE_TOOL_ARGUMENTS } }],
+      }
     : { role: 'assistant', content };
-  return { id: 'chatcmpl-fake', object: 'chat.completion', created: now(), model, choices: [{ index: 0, message, finish_reason: tool ? 'tool_calls' : 'stop', logprobs: null }], usage };
+  return {
+    id: 'chatcmpl-fake',
+    object: 'chat.completion',
+    created: now(),
+    model,
+    choices: [{ index: 0, message, finish_reason: tool ? 'tool_calls' : 'stop', logprobs: null }],
+    usage,
+  };
 }
 
 function chatStream(model: string, parts: string[], tool: string | undefined, body: Record<string, unknown>) {
@@ -70,12 +83,33 @@ function chatStream(model: string, parts: string[], tool: string | undefined, bo
 }
 
 function responseObject(model: string, status: string, output: unknown[], withUsage: boolean) {
-  return { id: 'resp_fake', object: 'response', created_at: now(), status, model, output, usage: withUsage ? responsesUsage : null, error: null, incomplete_details: null };
+  return {
+    id: 'resp_fake',
+    object: 'response',
+    created_at: now(),
+    status,
+    model,
+    output,
+    usage: withUsage ? responsesUsage : null,
+    error: null,
+    incomplete_details: null,
+  };
 }
 
 function responsesOutput(content: string, tool: string | undefined) {
-  if (tool) return [{ id: 'fc_fake_1', type: 'function_call', status: 'completed', call_id: 'call_fake_1', name: tool, arguments: FAKE_TOOL_ARGUMENTS }];
-  return [{ id: 'msg_fake_1', type: 'message', status: 'completed', role: 'assistant', content: [{ type: 'output_text', text: content, annotations: [] }] }];
+  if (tool)
+    return [
+      { id: 'fc_fake_1', type: 'function_call', status: 'completed', call_id: 'call_fake_1', name: tool, arguments: FAKE_TOOL_ARGUMENTS },
+    ];
+  return [
+    {
+      id: 'msg_fake_1',
+      type: 'message',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: content, annotations: [] }],
+    },
+  ];
 }
 
 function responsesStream(model: string, parts: string[], tool: string | undefined) {
@@ -89,11 +123,22 @@ function responsesStream(model: string, parts: string[], tool: string | undefine
     head.push(event('response.output_item.added', { output_index: 0, item }));
     head.push(event('response.function_call_arguments.delta', { item_id: 'fc_fake_1', output_index: 0, delta: FAKE_TOOL_ARGUMENTS }));
     head.push(event('response.function_call_arguments.done', { item_id: 'fc_fake_1', output_index: 0, arguments: FAKE_TOOL_ARGUMENTS }));
-    head.push(event('response.output_item.done', { output_index: 0, item: { ...item, status: 'completed', arguments: FAKE_TOOL_ARGUMENTS } }));
-    return { head, parts: [], tail: [event('response.completed', { response: responseObject(model, 'completed', responsesOutput('', tool), true) })] };
+    head.push(
+      event('response.output_item.done', { output_index: 0, item: { ...item, status: 'completed', arguments: FAKE_TOOL_ARGUMENTS } }),
+    );
+    return {
+      head,
+      parts: [],
+      tail: [event('response.completed', { response: responseObject(model, 'completed', responsesOutput('', tool), true) })],
+    };
   }
   const where = { item_id: 'msg_fake_1', output_index: 0, content_index: 0 };
-  head.push(event('response.output_item.added', { output_index: 0, item: { id: 'msg_fake_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] } }));
+  head.push(
+    event('response.output_item.added', {
+      output_index: 0,
+      item: { id: 'msg_fake_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+    }),
+  );
   head.push(event('response.content_part.added', { ...where, part: { type: 'output_text', text: '', annotations: [] } }));
   const deltas = parts.map((delta) => event('response.output_text.delta', { ...where, delta, logprobs: [] }));
   const output = responsesOutput(content, undefined);
@@ -116,7 +161,8 @@ export const openAiDialect: FakeDialect = {
       return { kind: 'generate', stream: body?.stream === true, model: String(body?.model ?? '') };
     return undefined;
   },
-  lastUserText: (body) => (isResponses(body) ? (typeof body.input === 'string' ? body.input : lastUser(body.input)) : lastUser(body.messages)),
+  lastUserText: (body) =>
+    isResponses(body) ? (typeof body.input === 'string' ? body.input : lastUser(body.input)) : lastUser(body.messages),
   toolName(body) {
     const tools = Array.isArray(body.tools) ? (body.tools as { name?: string; function?: { name?: string } }[]) : [];
     return tools.length > 0 ? (tools[0]?.function?.name ?? tools[0]?.name ?? 'tool') : undefined;

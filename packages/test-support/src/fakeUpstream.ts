@@ -52,7 +52,12 @@ export interface FakeDialect {
   toolName(body: Record<string, unknown>): string | undefined;
   complete(model: string, content: string, tool: string | undefined, body: Record<string, unknown>): unknown;
   /** The stream's events as whole SSE texts; `parts` are the content chunks (cuts happen between them). */
-  stream(model: string, parts: string[], tool: string | undefined, body: Record<string, unknown>): { head: string[]; parts: string[]; tail: string[] };
+  stream(
+    model: string,
+    parts: string[],
+    tool: string | undefined,
+    body: Record<string, unknown>,
+  ): { head: string[]; parts: string[]; tail: string[] };
   models(ids: readonly string[]): unknown;
   count(body: Record<string, unknown>): unknown;
   error(status: number, message: string): unknown;
@@ -86,7 +91,14 @@ function splitInto(text: string, n: number): string[] {
   return out;
 }
 
-async function stream(res: ServerResponse, dialect: FakeDialect, route: { model: string }, body: Record<string, unknown>, content: string, plan: FakeBehaviour) {
+async function stream(
+  res: ServerResponse,
+  dialect: FakeDialect,
+  route: { model: string },
+  body: Record<string, unknown>,
+  content: string,
+  plan: FakeBehaviour,
+) {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const chunks = plan.type === 'ok' && plan.chunks ? splitInto(content, plan.chunks) : content.split(/(?<= )/);
   const events = dialect.stream(route.model, chunks, dialect.toolName(body), body);
@@ -140,10 +152,13 @@ export async function startFakeUpstream(dialect: FakeDialect, options: FakeUpstr
     const [rawPath, query = ''] = (req.url ?? '/').split('?', 2) as [string, string?];
     const received: ReceivedRequest = { method: req.method ?? 'GET', path: rawPath, query, headers: req.headers, body };
     requests.push(received);
-    const route = rawPath.startsWith(options.prefix) ? dialect.route(req.method ?? 'GET', rawPath.slice(options.prefix.length), query, body) : undefined;
+    const route = rawPath.startsWith(options.prefix)
+      ? dialect.route(req.method ?? 'GET', rawPath.slice(options.prefix.length), query, body)
+      : undefined;
     if (!route) return json(res, 404, dialect.error(404, `no route for ${req.method} ${rawPath}`));
     if (route.kind === 'models') return json(res, 200, dialect.models(options.models ?? []));
-    if (route.kind === 'model') return json(res, 200, (dialect.models([route.id]) as { data?: unknown[]; models?: unknown[] }).data?.[0] ?? {});
+    if (route.kind === 'model')
+      return json(res, 200, (dialect.models([route.id]) as { data?: unknown[]; models?: unknown[] }).data?.[0] ?? {});
     if (!body) return json(res, 400, dialect.error(400, 'the body must be JSON'));
     if (route.kind === 'count') return json(res, 200, dialect.count(body));
     chatCount++;

@@ -55,6 +55,9 @@ export function estimateInputTokens(request: ChatRequest): number {
         }
     }
   }
-  for (const tool of request.tools ?? []) chars += tool.name.length + (tool.description?.length ?? 0) + JSON.stringify(tool.parameters).length;
-  return Math.ceil(chars / CHARS_PER_TOKEN) + PER_MESSAGE * (request.messages.length + (request.system.length > 0 ? 1 : 0)) + PER_IMAGE * images;
+  for (const tool of request.tools ?? [])
+    chars += tool.name.length + (tool.description?.length ?? 0) + JSON.stringify(tool.parameters).length;
+  return (
+    Math.ceil(chars / CHARS_PER_TOKEN) + PER_MESSAGE * (request.messages.length + (request.system.length > 0 ? 1 : 0)) + PER_IMAGE * images
+  );
 }

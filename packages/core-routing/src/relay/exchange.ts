@@ -70,7 +70,13 @@ function droppedHeader(dropped: string[]): Record<string, string> {
 /** A client-error failure whose body is already in the client's family. */
 export function clientFailure(family: ApiFamily, error: TranslationError, requestId: string): UpstreamFailure {
   const body = codecFor(family).errorBody(
-    { status: 400, code: error.code, message: error.message, type: 'invalid_request_error', ...(error.param ? { param: error.param } : {}) },
+    {
+      status: 400,
+      code: error.code,
+      message: error.message,
+      type: 'invalid_request_error',
+      ...(error.param ? { param: error.param } : {}),
+    },
     requestId,
   );
   return {
@@ -85,7 +91,8 @@ export function clientFailure(family: ApiFamily, error: TranslationError, reques
 function rewriteClientError(family: ApiFamily, failure: UpstreamFailure, requestId: string): UpstreamFailure {
   let described: ReturnType<typeof describeUpstreamError>;
   try {
-    described = failure.body && failure.body.length > 0 ? describeUpstreamError(JSON.parse(Buffer.from(failure.body).toString('utf8'))) : undefined;
+    described =
+      failure.body && failure.body.length > 0 ? describeUpstreamError(JSON.parse(Buffer.from(failure.body).toString('utf8'))) : undefined;
   } catch {
     described = undefined;
   }
@@ -138,7 +145,13 @@ export function prepareExchange(input: ExchangeInput): Exchange {
     };
   }
   const options: EncodeRequestOptions = adapter.encodeOptions?.(provider) ?? {};
-  const translated = translateRequest(ingress, adapter.family, request.body, { model: input.upstreamModel, stream: request.stream }, options);
+  const translated = translateRequest(
+    ingress,
+    adapter.family,
+    request.body,
+    { model: input.upstreamModel, stream: request.stream },
+    options,
+  );
   const rawBody = Buffer.from(JSON.stringify(translated.body));
   const context = { model: request.model, requestId: request.requestId, now: input.now };
   return {
@@ -158,7 +171,11 @@ export function prepareExchange(input: ExchangeInput): Exchange {
       } catch (error) {
         throw new UnreadableUpstreamBody((error as Error).message, { cause: error });
       }
-      return { body: JSON.stringify(encoded), contentType: JSON_TYPE, usage: { input: response.usage.input, output: response.usage.output } };
+      return {
+        body: JSON.stringify(encoded),
+        contentType: JSON_TYPE,
+        usage: { input: response.usage.input, output: response.usage.output },
+      };
     },
     clientError: (failure) => rewriteClientError(ingress, failure, request.requestId),
   };

@@ -5,7 +5,8 @@ import { StreamTranslator } from '../translate/streamTranslator.js';
 import { keepAliveFor, passThroughTap, TranslatingTap } from './streamTap.js';
 import type { ApiFamily } from './types.js';
 
-const fixture = (family: ApiFamily, name: string) => readFileSync(new URL(`../../../../tests/fixtures/${family}/${name}`, import.meta.url), 'utf8');
+const fixture = (family: ApiFamily, name: string) =>
+  readFileSync(new URL(`../../../../tests/fixtures/${family}/${name}`, import.meta.url), 'utf8');
 const noOpenAi = { stripUsageOnlyChunks: false, usageOf: () => undefined };
 
 function feed(tap: ReturnType<typeof passThroughTap>, text: string, size: number): string {
@@ -50,7 +51,11 @@ describe('pass-through taps', () => {
 
   test('openai-chat: the existing tap, with [DONE] added when missing and usage read', () => {
     const text = fixture('openai-chat', 'stream.sse');
-    const tap = passThroughTap('openai-chat', { stripUsageOnlyChunks: true, usageOf: (json) => (json as { usage?: { prompt_tokens: number; completion_tokens: number } }).usage ? { input: 25, output: 8 } : undefined });
+    const tap = passThroughTap('openai-chat', {
+      stripUsageOnlyChunks: true,
+      usageOf: (json) =>
+        (json as { usage?: { prompt_tokens: number; completion_tokens: number } }).usage ? { input: 25, output: 8 } : undefined,
+    });
     const out = feed(tap, text.replace('data: [DONE]\n\n', ''), 50);
     assert.equal(out.includes('"usage"'), false, 'the usage-only chunk the client did not ask for is dropped');
     assert.deepEqual(tap.usage, { input: 25, output: 8 });
@@ -59,9 +64,15 @@ describe('pass-through taps', () => {
 
   test('error events and keep-alives are in each family’s own form', () => {
     const error = { status: 502, code: 'upstream_error', message: 'gone' };
-    assert.match(passThroughTap('anthropic-messages', noOpenAi).fail(error), /^event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"gone"/);
+    assert.match(
+      passThroughTap('anthropic-messages', noOpenAi).fail(error),
+      /^event: error\ndata: \{"type":"error","error":\{"type":"api_error","message":"gone"/,
+    );
     assert.match(passThroughTap('gemini', noOpenAi).fail(error), /^data: \{"error":\{"code":502,"message":"gone","status":"UNAVAILABLE"/);
-    assert.match(passThroughTap('openai-responses', noOpenAi).fail(error), /^event: error\ndata: \{"type":"error","code":"upstream_error","message":"gone"/);
+    assert.match(
+      passThroughTap('openai-responses', noOpenAi).fail(error),
+      /^event: error\ndata: \{"type":"error","code":"upstream_error","message":"gone"/,
+    );
     assert.match(passThroughTap('openai-chat', noOpenAi).fail(error), /^data: \{"error":\{"message":"gone"/);
     assert.equal(keepAliveFor('anthropic-messages'), 'event: ping\ndata: {"type":"ping"}\n\n');
     assert.equal(keepAliveFor('gemini'), ': keep-alive\n\n');
@@ -79,7 +90,9 @@ describe('translating tap', () => {
     assert.ok(String(out).endsWith('data: [DONE]\n\n'), 'message_stop became [DONE] as it arrived');
     assert.equal(tap.finish(), '');
     const failing = new TranslatingTap(StreamTranslator.between('anthropic-messages', 'gemini', context), 'gemini');
-    const text = String(failing.push(Buffer.from('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n')));
+    const text = String(
+      failing.push(Buffer.from('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n')),
+    );
     assert.match(text, /"error":\{"code":500,"message":"Overloaded"/);
     assert.ok(failing.complete);
     assert.equal(failing.finish(), '', 'nothing follows an error event');

@@ -7,15 +7,16 @@
  * markers and parse only the few events that carry usage, so the fast path
  * stays a byte copy; the translating tap runs the stream translator.
  */
+
+import { usageFromAnthropic } from '../translate/anthropic/response.js';
 import type { FamilyCodec } from '../translate/codec.js';
 import type { ErrorInfo } from '../translate/errorShapes.js';
 import { codecFor } from '../translate/families.js';
-import type { StreamTranslator } from '../translate/streamTranslator.js';
 import { isObject } from '../translate/fields.js';
-import { usageFromAnthropic } from '../translate/anthropic/response.js';
 import { usageFromGemini } from '../translate/gemini/response.js';
-import { usageFromResponses } from '../translate/responses/response.js';
 import type { TokenUsage } from '../translate/ir.js';
+import { usageFromResponses } from '../translate/responses/response.js';
+import type { StreamTranslator } from '../translate/streamTranslator.js';
 import { OpenAiStreamTap } from './sse.js';
 import type { ApiFamily, Usage } from './types.js';
 
@@ -84,7 +85,10 @@ const MARKERS: Partial<Record<ApiFamily, FamilyMarkers>> = {
   'anthropic-messages': {
     terminal: [Buffer.from('"message_stop"'), Buffer.from('event: error')],
     usage: '"usage"',
-    usageOf: (json) => (isObject(json) ? usageFromAnthropic(json.type === 'message_start' && isObject(json.message) ? json.message.usage : json.usage) : undefined),
+    usageOf: (json) =>
+      isObject(json)
+        ? usageFromAnthropic(json.type === 'message_start' && isObject(json.message) ? json.message.usage : json.usage)
+        : undefined,
     lastOnly: false,
   },
   gemini: {
@@ -94,7 +98,12 @@ const MARKERS: Partial<Record<ApiFamily, FamilyMarkers>> = {
     lastOnly: true,
   },
   'openai-responses': {
-    terminal: [Buffer.from('"response.completed"'), Buffer.from('"response.incomplete"'), Buffer.from('"response.failed"'), Buffer.from('event: error')],
+    terminal: [
+      Buffer.from('"response.completed"'),
+      Buffer.from('"response.incomplete"'),
+      Buffer.from('"response.failed"'),
+      Buffer.from('event: error'),
+    ],
     usage: '"response.completed"',
     usageOf: (json) => (isObject(json) && isObject(json.response) ? usageFromResponses(json.response.usage) : undefined),
     lastOnly: true,
@@ -127,7 +136,8 @@ class PassThroughTap implements StreamTap {
     // Copy the remainder: `data` may be the upstream's buffer, which undici can reuse.
     this.carry = end < data.length ? Buffer.from(data.subarray(end)) : EMPTY;
     if (!this.sawTerminal && this.markers.terminal.some((m) => complete.includes(m))) this.sawTerminal = true;
-    if (this.codec.family === 'anthropic-messages' && !this.sawStopReason && complete.includes('"stop_reason":"')) this.sawStopReason = true;
+    if (this.codec.family === 'anthropic-messages' && !this.sawStopReason && complete.includes('"stop_reason":"'))
+      this.sawStopReason = true;
     if (complete.includes(this.markers.usage)) {
       const text = complete.toString('utf8');
       if (this.markers.lastOnly) {

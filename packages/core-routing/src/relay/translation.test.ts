@@ -71,7 +71,10 @@ describe('relay: translation between families', () => {
     const ends: RequestEndEvent[] = [];
     relay.events.on('request:end', (e) => ends.push(e));
     const sink = new MemorySink();
-    const done = relay.handle(request('openai-chat', { model: 'claude', messages: [{ role: 'user', content: 'hi' }], stream: true }, true), sink);
+    const done = relay.handle(
+      request('openai-chat', { model: 'claude', messages: [{ role: 'user', content: 'hi' }], stream: true }, true),
+      sink,
+    );
     await scheduler.advance(0);
     assert.match(sink.text(), /"content":"Hello"/);
     assert.equal(sink.text().includes('keep-alive'), false);
@@ -93,9 +96,18 @@ describe('relay: translation between families', () => {
   test('keep-alives can be turned off', async () => {
     const scheduler = new FakeScheduler(0);
     const transport = new ScriptedTransport(anthropicEvents, 1);
-    const relay = new Relay({ providers: [{ name: 'claude', kind: 'anthropic', models: ['claude'] }], transport, scheduler, keepAliveMs: 0, credentials: { pool: () => pool } });
+    const relay = new Relay({
+      providers: [{ name: 'claude', kind: 'anthropic', models: ['claude'] }],
+      transport,
+      scheduler,
+      keepAliveMs: 0,
+      credentials: { pool: () => pool },
+    });
     const sink = new MemorySink();
-    const done = relay.handle(request('anthropic-messages', { model: 'claude', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], stream: true }, true), sink);
+    const done = relay.handle(
+      request('anthropic-messages', { model: 'claude', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }], stream: true }, true),
+      sink,
+    );
     await scheduler.advance(60_000);
     assert.equal(scheduler.pending, 0);
     transport.open();
@@ -106,10 +118,18 @@ describe('relay: translation between families', () => {
 
   test('a request the provider family cannot express is a 400 in the client’s shape, and nothing goes upstream', async () => {
     const transport = new ScriptedTransport(anthropicEvents);
-    const relay = new Relay({ providers: [{ name: 'claude', kind: 'anthropic', models: ['claude'] }], transport, credentials: { pool: () => pool } });
+    const relay = new Relay({
+      providers: [{ name: 'claude', kind: 'anthropic', models: ['claude'] }],
+      transport,
+      credentials: { pool: () => pool },
+    });
     const sink = new MemorySink();
     await relay.handle(
-      request('gemini', { contents: [{ role: 'user', parts: [{ text: 'x' }] }], generationConfig: { responseMimeType: 'application/json' } }, false),
+      request(
+        'gemini',
+        { contents: [{ role: 'user', parts: [{ text: 'x' }] }], generationConfig: { responseMimeType: 'application/json' } },
+        false,
+      ),
       sink,
     );
     assert.equal(sink.status, 400);
@@ -140,11 +160,23 @@ describe('relay: translation between families', () => {
         cancel() {},
       }),
     };
-    const relay = new Relay({ providers: [{ name: 'claude', kind: 'anthropic', models: ['claude'] }], transport, credentials: { pool: () => pool } });
+    const relay = new Relay({
+      providers: [{ name: 'claude', kind: 'anthropic', models: ['claude'] }],
+      transport,
+      credentials: { pool: () => pool },
+    });
     const sink = new MemorySink();
-    await relay.handle(request('openai-responses', { model: 'claude', input: 'hi', stop: ['x'], metadata: { a: 'b' }, store: true }, false), sink);
+    await relay.handle(
+      request('openai-responses', { model: 'claude', input: 'hi', stop: ['x'], metadata: { a: 'b' }, store: true }, false),
+      sink,
+    );
     assert.equal(sink.status, 200);
-    const body = JSON.parse(sink.text()) as { status: string; incomplete_details: unknown; usage: Record<string, unknown>; output: { content: { text: string }[] }[] };
+    const body = JSON.parse(sink.text()) as {
+      status: string;
+      incomplete_details: unknown;
+      usage: Record<string, unknown>;
+      output: { content: { text: string }[] }[];
+    };
     assert.equal(body.status, 'incomplete');
     assert.deepEqual(body.incomplete_details, { reason: 'max_output_tokens' });
     assert.equal(body.output[0]?.content[0]?.text, 'Bonjour');

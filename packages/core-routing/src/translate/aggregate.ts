@@ -4,7 +4,7 @@
  * only stream (their answer to a non-streaming client is collected first),
  * and for tests that read a translated stream back.
  */
-import { mergeUsage, type ChatResponse, type StreamEvent, type TokenUsage } from './ir.js';
+import { type ChatResponse, mergeUsage, type StreamEvent, type TokenUsage } from './ir.js';
 
 /**
  * Collects stream events into one response.
@@ -44,7 +44,13 @@ export function aggregateStream(events: Iterable<StreamEvent>): ChatResponse {
         break;
       }
       case 'tool_call_start': {
-        const call = { type: 'tool_call' as const, id: event.id, name: event.name, arguments: '', ...(event.signature ? { signature: event.signature } : {}) };
+        const call = {
+          type: 'tool_call' as const,
+          id: event.id,
+          name: event.name,
+          arguments: '',
+          ...(event.signature ? { signature: event.signature } : {}),
+        };
         calls.set(event.index, call);
         response.parts.push(call);
         break;

@@ -105,7 +105,8 @@ export function geminiErrorBody(info: ErrorInfo): Json {
   const details: Json[] = [
     { '@type': 'type.googleapis.com/google.rpc.ErrorInfo', reason: info.code.toUpperCase(), domain: 'switchyard', metadata },
   ];
-  if (info.retryAfterSeconds !== undefined) details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${info.retryAfterSeconds}s` });
+  if (info.retryAfterSeconds !== undefined)
+    details.push({ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: `${info.retryAfterSeconds}s` });
   if (info.param !== undefined) {
     details.push({
       '@type': 'type.googleapis.com/google.rpc.BadRequest',

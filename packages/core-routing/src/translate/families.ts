@@ -5,12 +5,12 @@
  * through the neutral model.
  */
 import type { ApiFamily } from '../relay/types.js';
-import type { DecodeContext, EncodeRequestOptions, FamilyCodec } from './codec.js';
 import { decodeMessagesRequest, encodeMessagesRequest } from './anthropic/request.js';
 import { decodeMessagesResponse, encodeMessagesResponse } from './anthropic/response.js';
 import { MessagesStreamDecoder, MessagesStreamEncoder, messagesStreamError } from './anthropic/stream.js';
+import type { DecodeContext, EncodeRequestOptions, FamilyCodec } from './codec.js';
 import { anthropicErrorBody, geminiErrorBody, openAiErrorBody } from './errorShapes.js';
-import { unsupported, type Json } from './fields.js';
+import { type Json, unsupported } from './fields.js';
 import { decodeGenerateContentRequest, encodeGenerateContentRequest } from './gemini/request.js';
 import { decodeGenerateContentResponse, encodeGenerateContentResponse } from './gemini/response.js';
 import { GenerateContentStreamDecoder, GenerateContentStreamEncoder, geminiStreamError } from './gemini/stream.js';
@@ -134,7 +134,12 @@ export function translateRequest(
  * const chatCompletion = translateResponse('anthropic-messages', 'openai-chat', message, { model: 'claude', requestId: 'r1', now: Date.now() });
  * ```
  */
-export function translateResponse(from: ApiFamily, to: ApiFamily, json: unknown, context: EncodeContext): { body: Json; response: ChatResponse } {
+export function translateResponse(
+  from: ApiFamily,
+  to: ApiFamily,
+  json: unknown,
+  context: EncodeContext,
+): { body: Json; response: ChatResponse } {
   const response = codecFor(from).decodeResponse(json);
   return { body: codecFor(to).encodeResponse(response, context), response };
 }

@@ -74,7 +74,12 @@ function summary(response: ChatResponse) {
 }
 
 const TEXT_ANSWER = { parts: [{ type: 'text', text: 'The weather in Paris is sunny.' }], stopReason: 'end_turn', input: 25, output: 8 };
-const TOOL_ANSWER = { parts: [{ type: 'tool_call', name: 'get_weather', arguments: { location: 'Paris' } }], stopReason: 'tool_use', input: 25, output: 8 };
+const TOOL_ANSWER = {
+  parts: [{ type: 'tool_call', name: 'get_weather', arguments: { location: 'Paris' } }],
+  stopReason: 'tool_use',
+  input: 25,
+  output: 8,
+};
 
 describe('golden response fixtures', () => {
   for (const from of API_FAMILIES) {

@@ -7,10 +7,14 @@ test('events, names, multi-line data and comments; LF, CRLF and CR line ends', (
   for (const eol of ['\n', '\r\n', '\r']) {
     const text = [': comment', 'event: a', 'data: one', 'data: two', '', 'data:{"x":1}', 'id: 7', '', 'event: empty', ''].join(eol) + eol;
     const events = new SseParser().push(text);
-    assert.deepEqual(events, [
-      { event: 'a', data: 'one\ntwo' },
-      { event: null, data: '{"x":1}' },
-    ], JSON.stringify(eol));
+    assert.deepEqual(
+      events,
+      [
+        { event: 'a', data: 'one\ntwo' },
+        { event: null, data: '{"x":1}' },
+      ],
+      JSON.stringify(eol),
+    );
   }
 });
 
@@ -28,7 +32,13 @@ test('a CR at a chunk boundary waits to see whether an LF follows', () => {
 });
 
 test('property: however the bytes are split (even inside a UTF-8 character), the events are the same', () => {
-  const payload = fc.array(fc.record({ event: fc.option(fc.stringMatching(/^[a-z_.]{1,12}$/), { nil: undefined }), data: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).filter((s) => !/[\r\n]/.test(s)) }), { maxLength: 8 });
+  const payload = fc.array(
+    fc.record({
+      event: fc.option(fc.stringMatching(/^[a-z_.]{1,12}$/), { nil: undefined }),
+      data: fc.string({ unit: 'grapheme', minLength: 1, maxLength: 20 }).filter((s) => !/[\r\n]/.test(s)),
+    }),
+    { maxLength: 8 },
+  );
   fc.assert(
     fc.property(payload, fc.array(fc.nat(), { maxLength: 10 }), (events, cuts) => {
       const bytes = Buffer.from(events.map((e) => sseEvent(e.data, e.event)).join(''));
@@ -41,7 +51,10 @@ test('property: however the bytes are split (even inside a UTF-8 character), the
         at = point;
       }
       out.push(...parser.end());
-      assert.deepEqual(out, events.map((e) => ({ event: e.event ?? null, data: e.data })));
+      assert.deepEqual(
+        out,
+        events.map((e) => ({ event: e.event ?? null, data: e.data })),
+      );
     }),
   );
 });

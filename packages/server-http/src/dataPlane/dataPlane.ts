@@ -88,7 +88,12 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
   const { relay } = options;
   let modelsCreated = Math.floor(Date.now() / 1000);
 
-  async function generate(req: IncomingMessage, res: ServerResponse, route: Extract<IngressRoute, { kind: 'generate' }>, requestId: string): Promise<void> {
+  async function generate(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: Extract<IngressRoute, { kind: 'generate' }>,
+    requestId: string,
+  ): Promise<void> {
     const family = route.family;
     const bad = (message: string, param?: string, status = 400) =>
       sendFailure(
@@ -149,13 +154,21 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     if (id !== undefined) {
       const name = family === 'gemini' && id.startsWith('models/') ? id.slice(7) : id;
       const model = models.find((m) => m.id === name);
-      if (!model)
-        return sendFailure(
+      if (!model) {
+        sendFailure(
           res,
           family,
-          { status: 404, code: 'model_not_found', type: 'not_found_error', message: `no provider serves the model ${JSON.stringify(name)}`, param: 'model' },
+          {
+            status: 404,
+            code: 'model_not_found',
+            type: 'not_found_error',
+            message: `no provider serves the model ${JSON.stringify(name)}`,
+            param: 'model',
+          },
           requestId,
         );
+        return;
+      }
       res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': requestId });
       res.end(JSON.stringify(modelEntry(family, model, modelsCreated)));
       return;
@@ -179,12 +192,22 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       // Gemini's REST clients may put the key in the query string.
       const key = presentedKey(req.headers) ?? (family === 'gemini' ? (query.get('key') ?? undefined) : undefined);
       if (!keys.accepts(key)) {
-        sendFailure(res, family, { status: 401, code: 'invalid_api_key', type: 'authentication_error', message: 'missing or invalid API key' }, requestId);
+        sendFailure(
+          res,
+          family,
+          { status: 401, code: 'invalid_api_key', type: 'authentication_error', message: 'missing or invalid API key' },
+          requestId,
+        );
         return true;
       }
       const route = matchRoute(req.method ?? 'GET', path, query, family);
       if (!route) {
-        sendFailure(res, family, { status: 404, code: 'not_found', type: 'not_found_error', message: `no route for ${req.method} ${path}` }, requestId);
+        sendFailure(
+          res,
+          family,
+          { status: 404, code: 'not_found', type: 'not_found_error', message: `no route for ${req.method} ${path}` },
+          requestId,
+        );
         return true;
       }
       switch (route.kind) {
@@ -193,7 +216,12 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
           sendFailure(
             res,
             family,
-            { status: 405, code: 'invalid_request', type: 'invalid_request_error', message: `${req.method} is not allowed here; use ${route.allow}` },
+            {
+              status: 405,
+              code: 'invalid_request',
+              type: 'invalid_request_error',
+              message: `${req.method} is not allowed here; use ${route.allow}`,
+            },
             requestId,
           );
           return true;
@@ -201,7 +229,13 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
           sendFailure(
             res,
             family,
-            { status: 400, code: 'invalid_request', type: 'invalid_request_error', message: route.message, ...(route.param ? { param: route.param } : {}) },
+            {
+              status: 400,
+              code: 'invalid_request',
+              type: 'invalid_request_error',
+              message: route.message,
+              ...(route.param ? { param: route.param } : {}),
+            },
             requestId,
           );
           return true;

@@ -46,17 +46,24 @@ export function matchRoute(method: string, path: string, query: URLSearchParams,
     case '/v1beta/models':
       return method === 'GET' ? { kind: 'models', family } : { kind: 'method_not_allowed', family, allow: 'GET' };
   }
-  if (path.startsWith('/v1/models/') && method === 'GET') return { kind: 'models', family, id: decodeURIComponent(path.slice('/v1/models/'.length)) };
+  if (path.startsWith('/v1/models/') && method === 'GET')
+    return { kind: 'models', family, id: decodeURIComponent(path.slice('/v1/models/'.length)) };
   const action = GEMINI_MODEL_ACTION.exec(path);
   if (action) {
     const model = decodeURIComponent(action[1]!);
-    if (!MODEL_NAME.test(model)) return { kind: 'bad_path', family, message: `${JSON.stringify(model)} is not a model name`, param: 'model' };
+    if (!MODEL_NAME.test(model))
+      return { kind: 'bad_path', family, message: `${JSON.stringify(model)} is not a model name`, param: 'model' };
     switch (action[2]) {
       case 'generateContent':
         return post(method, family, { kind: 'generate', family: 'gemini', operation: 'generate', model, stream: false });
       case 'streamGenerateContent':
         if (query.get('alt') !== 'sse')
-          return { kind: 'bad_path', family, message: 'streamGenerateContent is served as server-sent events only: add ?alt=sse', param: 'alt' };
+          return {
+            kind: 'bad_path',
+            family,
+            message: 'streamGenerateContent is served as server-sent events only: add ?alt=sse',
+            param: 'alt',
+          };
         return post(method, family, { kind: 'generate', family: 'gemini', operation: 'generate', model, stream: true });
       case 'countTokens':
         return post(method, family, { kind: 'generate', family: 'gemini', operation: 'count_tokens', model, stream: false });
@@ -64,7 +71,8 @@ export function matchRoute(method: string, path: string, query: URLSearchParams,
         return undefined;
     }
   }
-  if (path.startsWith('/v1beta/models/') && method === 'GET') return { kind: 'models', family, id: decodeURIComponent(path.slice('/v1beta/models/'.length)) };
+  if (path.startsWith('/v1beta/models/') && method === 'GET')
+    return { kind: 'models', family, id: decodeURIComponent(path.slice('/v1beta/models/'.length)) };
   return undefined;
 }
 
@@ -80,18 +88,24 @@ export function checkBody(
   body: Record<string, unknown>,
 ): { model: string; stream: boolean } | BodyProblem {
   if (route.family === 'gemini') {
-    const inner = route.operation === 'count_tokens' && typeof body.generateContentRequest === 'object' ? body.generateContentRequest : body;
+    const inner =
+      route.operation === 'count_tokens' && typeof body.generateContentRequest === 'object' ? body.generateContentRequest : body;
     const contents = (inner as Record<string, unknown> | null)?.contents;
     if (!Array.isArray(contents)) return { message: 'contents is required and must be an array', param: 'contents' };
     return { model: route.model!, stream: route.stream === true };
   }
-  if (typeof body.model !== 'string' || body.model.length === 0) return { message: 'model is required and must be a non-empty string', param: 'model' };
+  if (typeof body.model !== 'string' || body.model.length === 0)
+    return { message: 'model is required and must be a non-empty string', param: 'model' };
   if (body.stream !== undefined && typeof body.stream !== 'boolean') return { message: 'stream must be a boolean', param: 'stream' };
   if (route.family === 'openai-responses') {
     if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input))
       return { message: 'input must be a string or an array of items', param: 'input' };
   } else if (!Array.isArray(body.messages)) return { message: 'messages is required and must be an array', param: 'messages' };
-  if (route.family === 'anthropic-messages' && body.max_tokens !== undefined && !(Number.isInteger(body.max_tokens) && (body.max_tokens as number) > 0))
+  if (
+    route.family === 'anthropic-messages' &&
+    body.max_tokens !== undefined &&
+    !(Number.isInteger(body.max_tokens) && (body.max_tokens as number) > 0)
+  )
     return { message: 'max_tokens must be a positive integer', param: 'max_tokens' };
   if (route.operation === 'count_tokens' && body.stream === true) return { message: 'token counts are not streamed', param: 'stream' };
   return { model: body.model, stream: body.stream === true };

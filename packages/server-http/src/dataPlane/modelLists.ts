@@ -12,7 +12,14 @@ const GEMINI_METHODS = ['generateContent', 'streamGenerateContent', 'countTokens
 export function modelEntry(family: ApiFamily, model: ModelListing, created: number): Record<string, unknown> {
   if (family === 'anthropic-messages')
     return { type: 'model', id: model.id, display_name: model.id, created_at: new Date(created * 1000).toISOString() };
-  if (family === 'gemini') return { name: `models/${model.id}`, baseModelId: model.id, version: '001', displayName: model.id, supportedGenerationMethods: GEMINI_METHODS };
+  if (family === 'gemini')
+    return {
+      name: `models/${model.id}`,
+      baseModelId: model.id,
+      version: '001',
+      displayName: model.id,
+      supportedGenerationMethods: GEMINI_METHODS,
+    };
   return { id: model.id, object: 'model', created, owned_by: model.providers[0] ?? 'switchyard' };
 }
 

@@ -12,8 +12,9 @@
  * - `default_max_tokens`: `max_tokens` for translated requests that set
  *   none (Anthropic requires it; default 4096)
  */
-import { isObject } from '../../translate/fields.js';
+
 import { usageFromAnthropic } from '../../translate/anthropic/response.js';
+import { isObject } from '../../translate/fields.js';
 import type { ProviderConfig, RelayCredential, UpstreamRequest, Usage } from '../types.js';
 import type { BuildInput, ProviderAdapter } from './adapter.js';
 import { baseUrlOf, bodyWithModel, classifyUpstreamError } from './http.js';
@@ -37,7 +38,9 @@ function headers(provider: ProviderConfig, credential: RelayCredential | undefin
 
 function usageOf(usage: unknown): Usage | undefined {
   const parsed = usageFromAnthropic(usage);
-  return parsed && (parsed.input !== undefined || parsed.output !== undefined) ? { input: parsed.input ?? 0, output: parsed.output ?? 0 } : undefined;
+  return parsed && (parsed.input !== undefined || parsed.output !== undefined)
+    ? { input: parsed.input ?? 0, output: parsed.output ?? 0 }
+    : undefined;
 }
 
 const COUNT_FIELDS = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers']);

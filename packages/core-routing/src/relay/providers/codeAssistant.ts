@@ -96,7 +96,11 @@ export const codeAssistantAdapter: ProviderAdapter = {
     };
   },
   healthRequest(provider, credential): UpstreamRequest {
-    return { url: `${codeAssistantEndpoint(provider, credential)}/models`, method: 'GET', headers: headers(provider, credential, undefined) };
+    return {
+      url: `${codeAssistantEndpoint(provider, credential)}/models`,
+      method: 'GET',
+      headers: headers(provider, credential, undefined),
+    };
   },
   classify: classifyOpenAiError,
   usageFromResponse: openAiUsage,

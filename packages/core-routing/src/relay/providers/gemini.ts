@@ -65,8 +65,15 @@ export const geminiAdapter: ProviderAdapter = {
   },
   countTokensRequest(provider, credential, input): UpstreamRequest {
     const model = geminiModelPath(input.upstreamModel);
-    const body = isCountBody(input.body) ? input.rawBody : JSON.stringify({ generateContentRequest: { model: decodeURIComponent(model), ...input.body } });
-    return { url: `${baseUrlOf(provider, GEMINI_BASE_URL)}/${model}:countTokens`, method: 'POST', headers: headers(provider, credential), body };
+    const body = isCountBody(input.body)
+      ? input.rawBody
+      : JSON.stringify({ generateContentRequest: { model: decodeURIComponent(model), ...input.body } });
+    return {
+      url: `${baseUrlOf(provider, GEMINI_BASE_URL)}/${model}:countTokens`,
+      method: 'POST',
+      headers: headers(provider, credential),
+      body,
+    };
   },
   countFromResponse: (json) => (isObject(json) && typeof json.totalTokens === 'number' ? json.totalTokens : undefined),
   classify: classifyUpstreamError,

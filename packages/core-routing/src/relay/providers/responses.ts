@@ -41,12 +41,19 @@ export const openAiResponsesAdapter: ProviderAdapter = {
     return {
       url: `${baseUrlOf(provider, OPENAI_BASE_URL)}/responses`,
       method: 'POST',
-      headers: headers(provider, credential, { 'content-type': 'application/json', accept: input.stream ? 'text/event-stream' : 'application/json' }),
+      headers: headers(provider, credential, {
+        'content-type': 'application/json',
+        accept: input.stream ? 'text/event-stream' : 'application/json',
+      }),
       body: bodyWithModel(input),
     };
   },
   healthRequest(provider, credential): UpstreamRequest {
-    return { url: `${baseUrlOf(provider, OPENAI_BASE_URL)}/models`, method: 'GET', headers: headers(provider, credential, { accept: 'application/json' }) };
+    return {
+      url: `${baseUrlOf(provider, OPENAI_BASE_URL)}/models`,
+      method: 'GET',
+      headers: headers(provider, credential, { accept: 'application/json' }),
+    };
   },
   classify: classifyUpstreamError,
   usageFromResponse: (json) => (isObject(json) ? usageOf(json.usage) : undefined),

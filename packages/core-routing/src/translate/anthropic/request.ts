@@ -7,8 +7,9 @@
  * `tool_choice` (with `disable_parallel_tool_use`), `stop_sequences`,
  * `thinking.budget_tokens` and `metadata.user_id`.
  */
-import { budgetOf, mergeConsecutiveTurns } from '../common.js';
+
 import type { DecodeContext, EncodeRequestOptions } from '../codec.js';
+import { budgetOf, mergeConsecutiveTurns } from '../common.js';
 import {
   array,
   compact,
@@ -48,7 +49,11 @@ function image(block: Json, path: string): ImagePart {
   if (source.type === 'base64')
     return {
       type: 'image',
-      source: { kind: 'base64', mediaType: string(source.media_type, `${path}.source.media_type`), data: string(source.data, `${path}.source.data`) },
+      source: {
+        kind: 'base64',
+        mediaType: string(source.media_type, `${path}.source.media_type`),
+        data: string(source.data, `${path}.source.data`),
+      },
     };
   if (source.type === 'url') return { type: 'image', source: { kind: 'url', url: string(source.url, `${path}.source.url`) } };
   return unsupported(`${path}.source.type`, `image source ${JSON.stringify(source.type)} (a Files API reference) cannot be translated`);
@@ -80,12 +85,20 @@ function block(raw: unknown, path: string): Part | undefined {
         arguments: JSON.stringify(b.input === undefined ? {} : object(b.input, `${path}.input`)),
       };
     case 'tool_result': {
-      const part: Part = { type: 'tool_result', callId: string(b.tool_use_id, `${path}.tool_use_id`), content: resultContent(b.content, `${path}.content`) };
+      const part: Part = {
+        type: 'tool_result',
+        callId: string(b.tool_use_id, `${path}.tool_use_id`),
+        content: resultContent(b.content, `${path}.content`),
+      };
       if (b.is_error === true) part.isError = true;
       return part;
     }
     case 'thinking':
-      return compact({ type: 'thinking' as const, text: string(b.thinking, `${path}.thinking`), signature: optionalString(b.signature, `${path}.signature`) });
+      return compact({
+        type: 'thinking' as const,
+        text: string(b.thinking, `${path}.thinking`),
+        signature: optionalString(b.signature, `${path}.signature`),
+      });
     case 'redacted_thinking':
       return { type: 'thinking', text: '', redacted: string(b.data, `${path}.data`) };
     case 'document':
@@ -128,14 +141,20 @@ function decodeToolChoice(raw: unknown, request: ChatRequest): void {
   const choice = object(raw, 'tool_choice');
   const kinds: Record<string, ToolChoice['type']> = { auto: 'auto', any: 'required', none: 'none', tool: 'tool' };
   const kind = typeof choice.type === 'string' ? kinds[choice.type] : undefined;
-  if (!kind) return invalid('tool_choice.type', 'must be auto, any, tool or none');
+  if (!kind) invalid('tool_choice.type', 'must be auto, any, tool or none');
   request.toolChoice = kind === 'tool' ? { type: 'tool', name: string(choice.name, 'tool_choice.name') } : { type: kind };
   if (choice.disable_parallel_tool_use === true) request.parallelToolCalls = false;
 }
 
 /** Reads an Anthropic Messages request body. */
 export function decodeMessagesRequest(body: Json, context: DecodeContext): ChatRequest {
-  const request: ChatRequest = { model: context.model, stream: context.stream, system: decodeSystem(body.system), messages: [], dropped: [] };
+  const request: ChatRequest = {
+    model: context.model,
+    stream: context.stream,
+    system: decodeSystem(body.system),
+    messages: [],
+    dropped: [],
+  };
   request.messages = array(body.messages, 'messages').map((m, i) => decodeMessage(m, `messages[${i}]`));
   if (body.tools !== undefined) {
     request.tools = array(body.tools, 'tools').map((raw, i) => {
@@ -162,7 +181,11 @@ export function decodeMessagesRequest(body: Json, context: DecodeContext): ChatR
   if (stop) request.stop = stop;
   if (body.thinking !== undefined && body.thinking !== null) {
     const thinking = object(body.thinking, 'thinking');
-    if (thinking.type === 'enabled') request.reasoning = { budgetTokens: optionalInteger(thinking.budget_tokens, 'thinking.budget_tokens') ?? 1024, includeThoughts: true };
+    if (thinking.type === 'enabled')
+      request.reasoning = {
+        budgetTokens: optionalInteger(thinking.budget_tokens, 'thinking.budget_tokens') ?? 1024,
+        includeThoughts: true,
+      };
     else if (thinking.type !== 'disabled') invalid('thinking.type', 'must be "enabled" or "disabled"');
   }
   if (isObject(body.metadata) && typeof body.metadata.user_id === 'string') request.user = body.metadata.user_id;
@@ -224,7 +247,8 @@ export function encodeMessagesRequest(request: ChatRequest, options: EncodeReque
   if (request.system.length === 1) body.system = request.system[0];
   else if (request.system.length > 1) body.system = request.system.map((text) => ({ type: 'text', text }));
   if (request.stream) body.stream = true;
-  if (request.tools) body.tools = request.tools.map((t) => compact({ name: t.name, description: t.description, input_schema: t.parameters }));
+  if (request.tools)
+    body.tools = request.tools.map((t) => compact({ name: t.name, description: t.description, input_schema: t.parameters }));
   if (request.toolChoice || request.parallelToolCalls === false) {
     const choice = request.toolChoice ?? { type: 'auto' };
     const type = { auto: 'auto', none: 'none', required: 'any', tool: 'tool' }[choice.type];
@@ -233,7 +257,9 @@ export function encodeMessagesRequest(request: ChatRequest, options: EncodeReque
     if (request.parallelToolCalls === false && choice.type !== 'none') encoded.disable_parallel_tool_use = true;
     body.tool_choice = encoded;
   }
-  compact(Object.assign(body, { temperature: request.temperature, top_p: request.topP, top_k: request.topK, stop_sequences: request.stop }));
+  compact(
+    Object.assign(body, { temperature: request.temperature, top_p: request.topP, top_k: request.topK, stop_sequences: request.stop }),
+  );
   if (thinking !== undefined) body.thinking = { type: 'enabled', budget_tokens: thinking };
   if (request.user !== undefined) body.metadata = { user_id: request.user };
   for (const [key, field] of [

@@ -55,7 +55,12 @@ export function decodeMessagesResponse(json: unknown): ChatResponse {
     if (!isObject(block)) continue;
     if (block.type === 'text' && typeof block.text === 'string') parts.push({ type: 'text', text: block.text });
     else if (block.type === 'tool_use')
-      parts.push({ type: 'tool_call', id: String(block.id ?? ''), name: String(block.name ?? ''), arguments: JSON.stringify(block.input ?? {}) });
+      parts.push({
+        type: 'tool_call',
+        id: String(block.id ?? ''),
+        name: String(block.name ?? ''),
+        arguments: JSON.stringify(block.input ?? {}),
+      });
     else if (block.type === 'thinking')
       parts.push({
         type: 'thinking',
@@ -82,7 +87,11 @@ export function encodeMessagesResponse(response: ChatResponse, context: EncodeCo
   for (const part of response.parts) {
     if (part.type === 'text') content.push({ type: 'text', text: part.text });
     else if (part.type === 'thinking')
-      content.push(part.redacted !== undefined ? { type: 'redacted_thinking', data: part.redacted } : { type: 'thinking', thinking: part.text, signature: part.signature ?? '' });
+      content.push(
+        part.redacted !== undefined
+          ? { type: 'redacted_thinking', data: part.redacted }
+          : { type: 'thinking', thinking: part.text, signature: part.signature ?? '' },
+      );
     else if (part.type === 'tool_call') {
       let input: unknown;
       try {

@@ -8,8 +8,9 @@
  * tokens, which other families only report at the end) and `message_stop`.
  * Errors are `event: error`, which Anthropic's SDKs raise.
  */
-import { derivedId } from '../common.js';
+
 import type { StreamDecoder, StreamEncodeContext, StreamEncoder } from '../codec.js';
+import { derivedId } from '../common.js';
 import { anthropicErrorBody, type ErrorInfo } from '../errorShapes.js';
 import { isObject, type Json } from '../fields.js';
 import { mergeUsage, type StopReason, type StreamEvent, type TokenUsage } from '../ir.js';
@@ -51,12 +52,16 @@ export class MessagesStreamDecoder implements StreamDecoder {
         if (block.type === 'tool_use') {
           const toolIndex = this.tools.size;
           this.tools.set(index, toolIndex);
-          const out: StreamEvent[] = [{ type: 'tool_call_start', index: toolIndex, id: String(block.id ?? ''), name: String(block.name ?? '') }];
-          if (isObject(block.input) && Object.keys(block.input).length > 0) out.push({ type: 'tool_call_delta', index: toolIndex, arguments: JSON.stringify(block.input) });
+          const out: StreamEvent[] = [
+            { type: 'tool_call_start', index: toolIndex, id: String(block.id ?? ''), name: String(block.name ?? '') },
+          ];
+          if (isObject(block.input) && Object.keys(block.input).length > 0)
+            out.push({ type: 'tool_call_delta', index: toolIndex, arguments: JSON.stringify(block.input) });
           return out;
         }
         if (block.type === 'text' && typeof block.text === 'string' && block.text.length > 0) return [{ type: 'text', text: block.text }];
-        if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking.length > 0) return [{ type: 'thinking', text: block.thinking }];
+        if (block.type === 'thinking' && typeof block.thinking === 'string' && block.thinking.length > 0)
+          return [{ type: 'thinking', text: block.thinking }];
         return [];
       }
       case 'content_block_delta': {
@@ -64,7 +69,8 @@ export class MessagesStreamDecoder implements StreamDecoder {
         const index = typeof event.index === 'number' ? event.index : 0;
         if (delta.type === 'text_delta' && typeof delta.text === 'string') return [{ type: 'text', text: delta.text }];
         if (delta.type === 'thinking_delta' && typeof delta.thinking === 'string') return [{ type: 'thinking', text: delta.thinking }];
-        if (delta.type === 'signature_delta' && typeof delta.signature === 'string') return [{ type: 'thinking_signature', signature: delta.signature }];
+        if (delta.type === 'signature_delta' && typeof delta.signature === 'string')
+          return [{ type: 'thinking_signature', signature: delta.signature }];
         if (delta.type === 'input_json_delta' && typeof delta.partial_json === 'string' && delta.partial_json.length > 0)
           return [{ type: 'tool_call_delta', index: this.tools.get(index) ?? 0, arguments: delta.partial_json }];
         return [];
@@ -129,7 +135,11 @@ export class MessagesStreamEncoder implements StreamEncoder {
       content: [],
       stop_reason: null,
       stop_sequence: null,
-      usage: anthropicUsage({ input: this.usage?.input ?? 0, output: 0, ...(this.usage?.cacheRead !== undefined ? { cacheRead: this.usage.cacheRead } : {}) }),
+      usage: anthropicUsage({
+        input: this.usage?.input ?? 0,
+        output: 0,
+        ...(this.usage?.cacheRead !== undefined ? { cacheRead: this.usage.cacheRead } : {}),
+      }),
     };
     return sseEvent({ type: 'message_start', message }, 'message_start');
   }
@@ -205,7 +215,11 @@ export class MessagesStreamEncoder implements StreamEncoder {
       this.start() +
       this.close() +
       sseEvent(
-        { type: 'message_delta', delta: { stop_reason: anthropicStopReason(this.stop ?? 'end_turn'), stop_sequence: this.stopSequence ?? null }, usage },
+        {
+          type: 'message_delta',
+          delta: { stop_reason: anthropicStopReason(this.stop ?? 'end_turn'), stop_sequence: this.stopSequence ?? null },
+          usage,
+        },
         'message_delta',
       ) +
       sseEvent({ type: 'message_stop' }, 'message_stop')

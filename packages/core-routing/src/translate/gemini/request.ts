@@ -13,8 +13,9 @@
  * on the way in (`call_<n>`, results matched to the earliest unanswered
  * call of the same name) and names are looked up from ids on the way out.
  */
-import { budgetOf, EFFORT_BUDGETS, mergeConsecutiveTurns, toolNamesById } from '../common.js';
+
 import type { DecodeContext } from '../codec.js';
+import { budgetOf, EFFORT_BUDGETS, mergeConsecutiveTurns, toolNamesById } from '../common.js';
 import {
   array,
   compact,
@@ -64,7 +65,8 @@ function lowerTypes(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(lowerTypes);
   if (!isObject(schema)) return schema;
   const out: Json = {};
-  for (const [key, value] of Object.entries(schema)) out[key] = key === 'type' && typeof value === 'string' ? value.toLowerCase() : lowerTypes(value);
+  for (const [key, value] of Object.entries(schema))
+    out[key] = key === 'type' && typeof value === 'string' ? value.toLowerCase() : lowerTypes(value);
   return out;
 }
 
@@ -93,7 +95,11 @@ function decodePart(raw: unknown, path: string, ids: IdState): Part | undefined 
     const data = object(inline, `${path}.inlineData`);
     return {
       type: 'image',
-      source: { kind: 'base64', mediaType: string(member(data, 'mimeType'), `${path}.inlineData.mimeType`), data: string(data.data, `${path}.inlineData.data`) },
+      source: {
+        kind: 'base64',
+        mediaType: string(member(data, 'mimeType'), `${path}.inlineData.mimeType`),
+        data: string(data.data, `${path}.inlineData.data`),
+      },
     };
   }
   const file = member(part, 'fileData');
@@ -109,7 +115,13 @@ function decodePart(raw: unknown, path: string, ids: IdState): Part | undefined 
     const name = string(fn.name, `${path}.functionCall.name`);
     const id = optionalString(fn.id, `${path}.functionCall.id`) ?? `call_${ids.count++}`;
     ids.open.push({ id, name });
-    return compact({ type: 'tool_call' as const, id, name, arguments: JSON.stringify(fn.args === undefined ? {} : object(fn.args, `${path}.functionCall.args`)), signature });
+    return compact({
+      type: 'tool_call' as const,
+      id,
+      name,
+      arguments: JSON.stringify(fn.args === undefined ? {} : object(fn.args, `${path}.functionCall.args`)),
+      signature,
+    });
   }
   const response = member(part, 'functionResponse');
   if (response !== undefined) {
@@ -138,7 +150,8 @@ function decodeTools(body: Json, request: ChatRequest): void {
     array(tools, 'tools').forEach((raw, i) => {
       const tool = object(raw, `tools[${i}]`);
       const declarations = member(tool, 'functionDeclarations');
-      if (declarations === undefined) unsupported(`tools[${i}]`, `only functionDeclarations can be translated (got ${Object.keys(tool).join(', ')})`);
+      if (declarations === undefined)
+        unsupported(`tools[${i}]`, `only functionDeclarations can be translated (got ${Object.keys(tool).join(', ')})`);
       array(declarations, `tools[${i}].functionDeclarations`).forEach((d, j) => {
         const path = `tools[${i}].functionDeclarations[${j}]`;
         const declaration = object(d, path);
@@ -148,7 +161,10 @@ function decodeTools(body: Json, request: ChatRequest): void {
           compact({
             name: string(declaration.name, `${path}.name`),
             description: optionalString(declaration.description, `${path}.description`),
-            parameters: parameters === undefined ? { type: 'object', properties: {} } : (lowerTypes(object(parameters, `${path}.parameters`)) as Json),
+            parameters:
+              parameters === undefined
+                ? { type: 'object', properties: {} }
+                : (lowerTypes(object(parameters, `${path}.parameters`)) as Json),
           }),
         );
       });
@@ -201,7 +217,8 @@ function decodeGenerationConfig(body: Json, request: ChatRequest): void {
   if (stop) request.stop = stop;
   const mime = optionalString(member(config, 'responseMimeType'), at('responseMimeType'));
   const schema = member(config, 'responseJsonSchema') ?? member(config, 'responseSchema');
-  if (schema !== undefined) request.responseFormat = { type: 'json_schema', schema: lowerTypes(object(schema, at('responseJsonSchema'))) as Json };
+  if (schema !== undefined)
+    request.responseFormat = { type: 'json_schema', schema: lowerTypes(object(schema, at('responseJsonSchema'))) as Json };
   else if (mime === 'application/json') request.responseFormat = { type: 'json' };
   else if (mime === 'text/plain') request.responseFormat = { type: 'text' };
   const thinking = member(config, 'thinkingConfig');
@@ -314,12 +331,18 @@ export function encodeGenerateContentRequest(request: ChatRequest): Json {
   if (request.system.length > 0) body.systemInstruction = { parts: request.system.map((text) => ({ text })) };
   if (request.tools)
     body.tools = [
-      { functionDeclarations: request.tools.map((t) => compact({ name: t.name, description: t.description, parametersJsonSchema: t.parameters })) },
+      {
+        functionDeclarations: request.tools.map((t) =>
+          compact({ name: t.name, description: t.description, parametersJsonSchema: t.parameters }),
+        ),
+      },
     ];
   const choice = request.toolChoice;
   if (choice) {
     const mode = { auto: 'AUTO', none: 'NONE', required: 'ANY', tool: 'ANY' }[choice.type];
-    body.toolConfig = { functionCallingConfig: compact({ mode, allowedFunctionNames: choice.type === 'tool' ? [choice.name] : undefined }) };
+    body.toolConfig = {
+      functionCallingConfig: compact({ mode, allowedFunctionNames: choice.type === 'tool' ? [choice.name] : undefined }),
+    };
   }
   const config: Json = compact({
     maxOutputTokens: request.maxTokens,
@@ -334,10 +357,12 @@ export function encodeGenerateContentRequest(request: ChatRequest): Json {
   });
   const format = request.responseFormat;
   if (format?.type === 'json') config.responseMimeType = 'application/json';
-  else if (format?.type === 'json_schema') Object.assign(config, { responseMimeType: 'application/json', responseJsonSchema: format.schema });
+  else if (format?.type === 'json_schema')
+    Object.assign(config, { responseMimeType: 'application/json', responseJsonSchema: format.schema });
   else if (format?.type === 'text') config.responseMimeType = 'text/plain';
   if (request.reasoning) {
-    const budget = request.reasoning.budgetTokens ?? (request.reasoning.effort ? EFFORT_BUDGETS[request.reasoning.effort] : budgetOf(request.reasoning));
+    const budget =
+      request.reasoning.budgetTokens ?? (request.reasoning.effort ? EFFORT_BUDGETS[request.reasoning.effort] : budgetOf(request.reasoning));
     config.thinkingConfig = compact({ thinkingBudget: budget, includeThoughts: request.reasoning.includeThoughts });
   }
   if (Object.keys(config).length > 0) body.generationConfig = config;

@@ -100,7 +100,8 @@ export function decodeGenerateContentResponse(json: unknown): ChatResponse {
 export function geminiParts(parts: ChatResponse['parts']): Json[] {
   return parts.map((part) => {
     if (part.type === 'text') return { text: part.text };
-    if (part.type === 'thinking') return part.signature ? { text: part.text, thought: true, thoughtSignature: part.signature } : { text: part.text, thought: true };
+    if (part.type === 'thinking')
+      return part.signature ? { text: part.text, thought: true, thoughtSignature: part.signature } : { text: part.text, thought: true };
     let args: unknown;
     try {
       args = part.arguments.trim() === '' ? {} : JSON.parse(part.arguments);
@@ -118,7 +119,11 @@ export function encodeGenerateContentResponse(response: ChatResponse, context: E
   const parts = geminiParts(response.parts);
   return {
     candidates: [
-      { content: { role: 'model', parts: parts.length > 0 ? parts : [{ text: '' }] }, finishReason: geminiFinishReason(response.stopReason), index: 0 },
+      {
+        content: { role: 'model', parts: parts.length > 0 ? parts : [{ text: '' }] },
+        finishReason: geminiFinishReason(response.stopReason),
+        index: 0,
+      },
     ],
     usageMetadata: geminiUsage(response.usage),
     modelVersion: context.model,

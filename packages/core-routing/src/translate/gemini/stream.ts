@@ -147,7 +147,12 @@ export class GenerateContentStreamEncoder implements StreamEncoder {
         return this.chunk([{ text: '', thought: true, thoughtSignature: event.signature }]);
       case 'tool_call_start': {
         const previous = this.pending.size > 0 ? this.flushCalls() : [];
-        this.pending.set(event.index, { id: event.id, name: event.name, arguments: '', ...(event.signature ? { signature: event.signature } : {}) });
+        this.pending.set(event.index, {
+          id: event.id,
+          name: event.name,
+          arguments: '',
+          ...(event.signature ? { signature: event.signature } : {}),
+        });
         return previous.length > 0 ? this.chunk(previous) : '';
       }
       case 'tool_call_delta': {

@@ -6,8 +6,9 @@
  * `tool` messages, sampling settings, `response_format` and
  * `reasoning_effort`.
  */
-import { effortOf } from '../common.js';
+
 import type { DecodeContext, EncodeRequestOptions } from '../codec.js';
+import { effortOf } from '../common.js';
 import {
   array,
   compact,
@@ -127,7 +128,10 @@ function decodeMessage(raw: unknown, path: string, request: ChatRequest): Messag
       };
     case 'function': {
       const name = string(message.name, `${path}.name`);
-      return { role: 'user', parts: [{ type: 'tool_result', callId: name, name, content: [{ type: 'text', text: textOf(message.content, `${path}.content`) }] }] };
+      return {
+        role: 'user',
+        parts: [{ type: 'tool_result', callId: name, name, content: [{ type: 'text', text: textOf(message.content, `${path}.content`) }] }],
+      };
     }
     case 'assistant': {
       const parts: Part[] = [];
@@ -165,12 +169,15 @@ function decodeTools(body: Json, request: ChatRequest): void {
   if (body.tools !== undefined && body.tools !== null) {
     array(body.tools, 'tools').forEach((raw, i) => {
       const tool = object(raw, `tools[${i}]`);
-      if (tool.type !== 'function') unsupported(`tools[${i}].type`, `tool type ${JSON.stringify(tool.type)} has no equivalent in other families`);
+      if (tool.type !== 'function')
+        unsupported(`tools[${i}].type`, `tool type ${JSON.stringify(tool.type)} has no equivalent in other families`);
       tools.push(functionDefinition(tool.function, `tools[${i}].function`));
     });
   }
   if (body.functions !== undefined && body.functions !== null) {
-    array(body.functions, 'functions').forEach((raw, i) => tools.push(functionDefinition(raw, `functions[${i}]`)));
+    array(body.functions, 'functions').forEach((raw, i) => {
+      tools.push(functionDefinition(raw, `functions[${i}]`));
+    });
   }
   if (tools.length > 0) request.tools = tools;
   const choice = body.tool_choice ?? body.function_call;
@@ -225,7 +232,10 @@ export function decodeChatRequest(body: Json, context: DecodeContext): ChatReque
     if (message) request.messages.push(message);
   });
   decodeTools(body, request);
-  const maxTokens = optionalInteger(body.max_completion_tokens ?? body.max_tokens, body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens');
+  const maxTokens = optionalInteger(
+    body.max_completion_tokens ?? body.max_tokens,
+    body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens',
+  );
   if (maxTokens !== undefined) request.maxTokens = maxTokens;
   const numbers = [
     ['temperature', 'temperature'],
@@ -278,7 +288,10 @@ function encodeMessages(request: ChatRequest): Json[] {
   const out: Json[] = request.system.map((text) => ({ role: 'system', content: text }));
   request.messages.forEach((message, i) => {
     if (message.role === 'assistant') {
-      const text = message.parts.filter((p) => p.type === 'text').map((p) => p.text).join('');
+      const text = message.parts
+        .filter((p) => p.type === 'text')
+        .map((p) => p.text)
+        .join('');
       const calls = message.parts.filter((p) => p.type === 'tool_call');
       const encoded: Json = { role: 'assistant', content: text.length > 0 || calls.length === 0 ? text : null };
       if (calls.length > 0)
@@ -335,7 +348,12 @@ export function encodeChatRequest(request: ChatRequest, options: EncodeRequestOp
   else if (format?.type === 'json_schema')
     body.response_format = {
       type: 'json_schema',
-      json_schema: compact({ name: format.name ?? 'response', description: format.description, schema: format.schema, strict: format.strict }),
+      json_schema: compact({
+        name: format.name ?? 'response',
+        description: format.description,
+        schema: format.schema,
+        strict: format.strict,
+      }),
     };
   else if (format?.type === 'text') body.response_format = { type: 'text' };
   const effort = effortOf(request.reasoning);

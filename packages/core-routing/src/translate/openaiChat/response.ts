@@ -92,12 +92,19 @@ export function decodeChatResponse(json: unknown): ChatResponse {
 
 /** Writes a chat completion. */
 export function encodeChatResponse(response: ChatResponse, context: EncodeContext): Json {
-  const text = response.parts.filter((p) => p.type === 'text').map((p) => p.text).join('');
-  const reasoning = response.parts.filter((p) => p.type === 'thinking').map((p) => p.text).join('');
+  const text = response.parts
+    .filter((p) => p.type === 'text')
+    .map((p) => p.text)
+    .join('');
+  const reasoning = response.parts
+    .filter((p) => p.type === 'thinking')
+    .map((p) => p.text)
+    .join('');
   const calls = response.parts.filter((p) => p.type === 'tool_call');
   const message: Json = { role: 'assistant', content: text.length > 0 || calls.length === 0 ? text : null, refusal: null };
   if (reasoning.length > 0) message.reasoning_content = reasoning;
-  if (calls.length > 0) message.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
+  if (calls.length > 0)
+    message.tool_calls = calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } }));
   return {
     id: response.id || `chatcmpl-${context.requestId}`,
     object: 'chat.completion',

@@ -29,11 +29,17 @@ export class ChatStreamDecoder implements StreamDecoder {
     if (!isObject(chunk)) return [];
     const out: StreamEvent[] = [];
     if (isObject(chunk.error)) {
-      return [{ type: 'error', message: String(chunk.error.message ?? 'upstream error'), errorType: String(chunk.error.type ?? 'api_error') }];
+      return [
+        { type: 'error', message: String(chunk.error.message ?? 'upstream error'), errorType: String(chunk.error.type ?? 'api_error') },
+      ];
     }
     if (!this.started) {
       this.started = true;
-      out.push({ type: 'start', ...(typeof chunk.id === 'string' ? { id: chunk.id } : {}), ...(typeof chunk.model === 'string' ? { model: chunk.model } : {}) });
+      out.push({
+        type: 'start',
+        ...(typeof chunk.id === 'string' ? { id: chunk.id } : {}),
+        ...(typeof chunk.model === 'string' ? { model: chunk.model } : {}),
+      });
     }
     const choice = Array.isArray(chunk.choices) && isObject(chunk.choices[0]) ? chunk.choices[0] : undefined;
     const delta = choice && isObject(choice.delta) ? choice.delta : undefined;
@@ -50,13 +56,15 @@ export class ChatStreamDecoder implements StreamDecoder {
             this.calls.add(index);
             out.push({ type: 'tool_call_start', index, id: String(raw.id ?? `call_${index}`), name: String(fn.name ?? '') });
           }
-          if (typeof fn.arguments === 'string' && fn.arguments.length > 0) out.push({ type: 'tool_call_delta', index, arguments: fn.arguments });
+          if (typeof fn.arguments === 'string' && fn.arguments.length > 0)
+            out.push({ type: 'tool_call_delta', index, arguments: fn.arguments });
         }
       }
     }
     const usage = usageFromOpenAiChat(chunk.usage);
     if (usage) out.push({ type: 'usage', usage });
-    if (choice && typeof choice.finish_reason === 'string') out.push({ type: 'finish', stopReason: stopReasonFromOpenAi(choice.finish_reason) });
+    if (choice && typeof choice.finish_reason === 'string')
+      out.push({ type: 'finish', stopReason: stopReasonFromOpenAi(choice.finish_reason) });
     return out;
   }
 }
@@ -106,7 +114,10 @@ export class ChatStreamEncoder implements StreamEncoder {
       case 'tool_call_start': {
         const index = this.toolIndex.size;
         this.toolIndex.set(event.index, index);
-        return this.role() + this.chunk({ tool_calls: [{ index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }] });
+        return (
+          this.role() +
+          this.chunk({ tool_calls: [{ index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }] })
+        );
       }
       case 'tool_call_delta': {
         const index = this.toolIndex.get(event.index) ?? 0;
@@ -120,7 +131,12 @@ export class ChatStreamEncoder implements StreamEncoder {
         this.stop = event.stopReason;
         return this.role() + this.chunk({}, openAiFinishReason(event.stopReason));
       case 'error':
-        return this.fail({ status: event.status ?? 500, message: event.message, code: 'upstream_error', type: event.errorType ?? 'server_error' });
+        return this.fail({
+          status: event.status ?? 500,
+          message: event.message,
+          code: 'upstream_error',
+          type: event.errorType ?? 'server_error',
+        });
       case 'end':
         return this.end();
       default:

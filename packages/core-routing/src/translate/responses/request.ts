@@ -11,8 +11,9 @@
  * references only mean something to OpenAI itself, so they pass through to
  * a Responses provider and are refused for any other.
  */
-import { effortOf } from '../common.js';
+
 import type { DecodeContext } from '../codec.js';
+import { effortOf } from '../common.js';
 import {
   array,
   compact,
@@ -114,7 +115,9 @@ function decodeItem(raw: unknown, path: string, request: ChatRequest): void {
     case 'function_call_output':
       request.messages.push({
         role: 'user',
-        parts: [{ type: 'tool_result', callId: string(item.call_id, `${path}.call_id`), content: outputText(item.output, `${path}.output`) }],
+        parts: [
+          { type: 'tool_result', callId: string(item.call_id, `${path}.call_id`), content: outputText(item.output, `${path}.output`) },
+        ],
       });
       return;
     case 'reasoning': {
@@ -164,7 +167,10 @@ export function decodeResponsesRequest(body: Json, context: DecodeContext): Chat
   const instructions = optionalString(body.instructions, 'instructions');
   if (instructions !== undefined) request.system.push(instructions);
   if (typeof body.input === 'string') request.messages.push({ role: 'user', parts: [{ type: 'text', text: body.input }] });
-  else array(body.input, 'input').forEach((item, i) => decodeItem(item, `input[${i}]`, request));
+  else
+    array(body.input, 'input').forEach((item, i) => {
+      decodeItem(item, `input[${i}]`, request);
+    });
   if (body.tools !== undefined) {
     request.tools = array(body.tools, 'tools').map((raw, i) => {
       const tool = object(raw, `tools[${i}]`);
@@ -172,7 +178,10 @@ export function decodeResponsesRequest(body: Json, context: DecodeContext): Chat
       return compact({
         name: string(tool.name, `tools[${i}].name`),
         description: optionalString(tool.description, `tools[${i}].description`),
-        parameters: tool.parameters === undefined || tool.parameters === null ? { type: 'object', properties: {} } : object(tool.parameters, `tools[${i}].parameters`),
+        parameters:
+          tool.parameters === undefined || tool.parameters === null
+            ? { type: 'object', properties: {} }
+            : object(tool.parameters, `tools[${i}].parameters`),
         // Responses tools are strict unless they say otherwise.
         strict: optionalBoolean(tool.strict, `tools[${i}].strict`) ?? true,
       });
@@ -249,7 +258,9 @@ export function encodeResponsesRequest(request: ChatRequest): Json {
   // Nothing the client sent asked OpenAI to keep the conversation.
   body.store = false;
   if (request.tools)
-    body.tools = request.tools.map((t) => compact({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: t.strict ?? false }));
+    body.tools = request.tools.map((t) =>
+      compact({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: t.strict ?? false }),
+    );
   const choice = request.toolChoice;
   if (choice) body.tool_choice = choice.type === 'tool' ? { type: 'function', name: choice.name } : choice.type;
   compact(
@@ -264,7 +275,15 @@ export function encodeResponsesRequest(request: ChatRequest): Json {
   const format = request.responseFormat;
   if (format?.type === 'json') body.text = { format: { type: 'json_object' } };
   else if (format?.type === 'json_schema')
-    body.text = { format: compact({ type: 'json_schema', name: format.name ?? 'response', description: format.description, schema: format.schema, strict: format.strict }) };
+    body.text = {
+      format: compact({
+        type: 'json_schema',
+        name: format.name ?? 'response',
+        description: format.description,
+        schema: format.schema,
+        strict: format.strict,
+      }),
+    };
   else if (format?.type === 'text') body.text = { format: { type: 'text' } };
   const effort = effortOf(request.reasoning);
   if (effort) body.reasoning = compact({ effort, summary: request.reasoning?.includeThoughts ? 'auto' : undefined });

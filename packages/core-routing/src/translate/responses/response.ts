@@ -71,7 +71,12 @@ export function decodeResponsesResponse(json: unknown): ChatResponse {
       }
     } else if (item.type === 'function_call') {
       calls++;
-      parts.push({ type: 'tool_call', id: String(item.call_id ?? item.id ?? ''), name: String(item.name ?? ''), arguments: String(item.arguments ?? '') });
+      parts.push({
+        type: 'tool_call',
+        id: String(item.call_id ?? item.id ?? ''),
+        name: String(item.name ?? ''),
+        arguments: String(item.arguments ?? ''),
+      });
     }
   }
   const usage = usageFromResponses(body.usage);
@@ -105,7 +110,11 @@ export function responsesOutput(parts: ChatResponse['parts'], requestId: string)
     if (part.type === 'text') text = (text ?? '') + part.text;
     else if (part.type === 'thinking') {
       flushText();
-      output.push({ id: derivedId('rs_', requestId, output.length), type: 'reasoning', summary: [{ type: 'summary_text', text: part.text }] });
+      output.push({
+        id: derivedId('rs_', requestId, output.length),
+        type: 'reasoning',
+        summary: [{ type: 'summary_text', text: part.text }],
+      });
     } else {
       flushText();
       output.push({

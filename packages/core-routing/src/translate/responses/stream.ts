@@ -9,8 +9,9 @@
  * carries `sequence_number`. An error is `event: error` with
  * `{type: "error", code, message, param}`.
  */
-import { derivedId } from '../common.js';
+
 import type { StreamDecoder, StreamEncodeContext, StreamEncoder } from '../codec.js';
+import { derivedId } from '../common.js';
 import type { ErrorInfo } from '../errorShapes.js';
 import { isObject, type Json } from '../fields.js';
 import { mergeUsage, type StopReason, type StreamEvent, type TokenUsage } from '../ir.js';
@@ -48,7 +49,9 @@ export class ResponsesStreamDecoder implements StreamDecoder {
         if (item.type !== 'function_call') return [];
         const index = this.calls.size;
         this.calls.set(outputIndex, { index, streamed: false });
-        const out: StreamEvent[] = [{ type: 'tool_call_start', index, id: String(item.call_id ?? item.id ?? ''), name: String(item.name ?? '') }];
+        const out: StreamEvent[] = [
+          { type: 'tool_call_start', index, id: String(item.call_id ?? item.id ?? ''), name: String(item.name ?? '') },
+        ];
         if (typeof item.arguments === 'string' && item.arguments.length > 0) {
           this.calls.get(outputIndex)!.streamed = true;
           out.push({ type: 'tool_call_delta', index, arguments: item.arguments });
@@ -87,7 +90,9 @@ export class ResponsesStreamDecoder implements StreamDecoder {
       case 'response.failed': {
         const response = isObject(event.response) ? event.response : {};
         const error = isObject(response.error) ? response.error : {};
-        return [{ type: 'error', message: String(error.message ?? 'the response failed'), errorType: String(error.code ?? 'server_error') }];
+        return [
+          { type: 'error', message: String(error.message ?? 'the response failed'), errorType: String(error.code ?? 'server_error') },
+        ];
       }
       case 'error':
         return [{ type: 'error', message: String(event.message ?? 'upstream error'), errorType: String(event.code ?? 'server_error') }];
@@ -167,7 +172,11 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     out += this.event('response.output_item.added', { output_index: item.outputIndex, item: added });
     const where = { item_id: item.id, output_index: item.outputIndex };
     if (item.kind === 'message')
-      out += this.event('response.content_part.added', { ...where, content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+      out += this.event('response.content_part.added', {
+        ...where,
+        content_index: 0,
+        part: { type: 'output_text', text: '', annotations: [] },
+      });
     if (item.kind === 'reasoning')
       out += this.event('response.reasoning_summary_part.added', { ...where, summary_index: 0, part: { type: 'summary_text', text: '' } });
     return out;
@@ -190,29 +199,68 @@ export class ResponsesStreamEncoder implements StreamEncoder {
         }
         const item = this.open as OpenItem & { kind: 'message' };
         item.text += event.text;
-        return out + this.event('response.output_text.delta', { item_id: item.id, output_index: item.outputIndex, content_index: 0, delta: event.text, logprobs: [] });
+        return (
+          out +
+          this.event('response.output_text.delta', {
+            item_id: item.id,
+            output_index: item.outputIndex,
+            content_index: 0,
+            delta: event.text,
+            logprobs: [],
+          })
+        );
       }
       case 'thinking': {
         let out = '';
         if (this.open?.kind !== 'reasoning') {
           const id = derivedId('rs_', this.context.requestId, this.output.length);
-          out += this.openItem({ kind: 'reasoning', id, outputIndex: this.output.length, text: '' }, { id, type: 'reasoning', summary: [] });
+          out += this.openItem(
+            { kind: 'reasoning', id, outputIndex: this.output.length, text: '' },
+            { id, type: 'reasoning', summary: [] },
+          );
         }
         const item = this.open as OpenItem & { kind: 'reasoning' };
         item.text += event.text;
-        return out + this.event('response.reasoning_summary_text.delta', { item_id: item.id, output_index: item.outputIndex, summary_index: 0, delta: event.text });
+        return (
+          out +
+          this.event('response.reasoning_summary_text.delta', {
+            item_id: item.id,
+            output_index: item.outputIndex,
+            summary_index: 0,
+            delta: event.text,
+          })
+        );
       }
       case 'tool_call_start': {
         const id = derivedId('fc_', this.context.requestId, this.output.length);
-        const item = { kind: 'call' as const, id, outputIndex: this.output.length, callId: event.id, name: event.name, arguments: '', source: event.index };
+        const item = {
+          kind: 'call' as const,
+          id,
+          outputIndex: this.output.length,
+          callId: event.id,
+          name: event.name,
+          arguments: '',
+          source: event.index,
+        };
         this.calls.set(event.index, item);
-        return this.openItem(item, { id, type: 'function_call', status: 'in_progress', call_id: event.id, name: event.name, arguments: '' });
+        return this.openItem(item, {
+          id,
+          type: 'function_call',
+          status: 'in_progress',
+          call_id: event.id,
+          name: event.name,
+          arguments: '',
+        });
       }
       case 'tool_call_delta': {
         const item = this.calls.get(event.index);
         if (!item) return '';
         item.arguments += event.arguments;
-        return this.event('response.function_call_arguments.delta', { item_id: item.id, output_index: item.outputIndex, delta: event.arguments });
+        return this.event('response.function_call_arguments.delta', {
+          item_id: item.id,
+          output_index: item.outputIndex,
+          delta: event.arguments,
+        });
       }
       case 'usage':
         this.usage = mergeUsage(this.usage, event.usage);
