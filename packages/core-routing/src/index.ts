@@ -21,8 +21,17 @@ export type { AttemptEndEvent, DecisionEvent, RelayEvents, RequestEndEvent, Requ
 export { type Exchange, type ExchangeInput, prepareExchange, UnreadableUpstreamBody } from './relay/exchange.js';
 export { type IngressFormat, ingressFormat, openAiFormat } from './relay/ingressFormat.js';
 export { globToRegExp, type ModelListing, ModelRouter, type RouteTarget } from './relay/modelRouter.js';
+export type { WireCodec } from './relay/providers/adapter.js';
 export { AdapterRegistry, type BuildInput, type ProviderAdapter, type Transport } from './relay/providers/adapter.js';
 export { anthropicAdapter } from './relay/providers/anthropic.js';
+export { EventStreamDecoder, EventStreamError, type EventStreamMessage } from './relay/providers/awsEventStream.js';
+export {
+  CloudAssistantStreamDecoder,
+  cloudAssistantEndpoint,
+  cloudAssistantWire,
+  cloudCodingAssistantAdapter,
+  encodeCloudAssistantRequest,
+} from './relay/providers/cloudCodingAssistant.js';
 export { codeAssistantAdapter, codeAssistantEndpoint } from './relay/providers/codeAssistant.js';
 export { geminiAdapter, geminiModelPath } from './relay/providers/gemini.js';
 export { baseUrlOf, bodyWithModel, classifyUpstreamError } from './relay/providers/http.js';

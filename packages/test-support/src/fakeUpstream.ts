@@ -57,11 +57,16 @@ export interface FakeDialect {
     parts: string[],
     tool: string | undefined,
     body: Record<string, unknown>,
-  ): { head: string[]; parts: string[]; tail: string[] };
+  ): { head: StreamPiece[]; parts: StreamPiece[]; tail: StreamPiece[] };
+  /** Content type of a stream (default `text/event-stream`). */
+  streamContentType?: string;
   models(ids: readonly string[]): unknown;
   count(body: Record<string, unknown>): unknown;
   error(status: number, message: string): unknown;
 }
+
+/** One whole event of a stream. */
+export type StreamPiece = string | Buffer;
 
 /** Options of a fake upstream. */
 export interface FakeUpstreamOptions {
@@ -99,7 +104,7 @@ async function stream(
   content: string,
   plan: FakeBehaviour,
 ) {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.writeHead(200, { 'content-type': dialect.streamContentType ?? 'text/event-stream', 'cache-control': 'no-cache' });
   const chunks = plan.type === 'ok' && plan.chunks ? splitInto(content, plan.chunks) : content.split(/(?<= )/);
   const events = dialect.stream(route.model, chunks, dialect.toolName(body), body);
   for (const event of events.head) res.write(event);
@@ -109,7 +114,8 @@ async function stream(
       // Let the whole events reach the other side first, as they would over a real network.
       if (sent > 0) await new Promise((r) => setTimeout(r, 50));
       // Half an event, then the connection dies: the relay must not forward half an event.
-      res.write(event.slice(0, Math.max(1, Math.floor(event.length / 2))));
+      const half = Math.max(1, Math.floor(event.length / 2));
+      res.write(typeof event === 'string' ? event.slice(0, half) : event.subarray(0, half));
       res.socket?.destroy();
       return;
     }

@@ -2,11 +2,13 @@
  * @module @switchyard/test-support
  * Helpers for tests that need something outside Node: PostgreSQL, headless
  * Chromium, promtool (missing ones skip with a how-to, or fail under CI),
- * and fake OpenAI, Anthropic and Gemini upstreams on loopback.
+ * and fake OpenAI, Anthropic, Gemini and cloud coding-assistant upstreams on
+ * loopback.
  */
 
 export { type ChromiumForTests, type PromtoolForTests, requireChromium, requirePromtool } from './binaries.js';
 export { anthropicDialect, startFakeAnthropic } from './fakeAnthropic.js';
+export { cloudAssistantDialect, eventStreamFrame, startFakeCloudAssistant } from './fakeCloudAssistant.js';
 export { geminiDialect, startFakeGemini } from './fakeGemini.js';
 export { type FakeOpenAi, type FakeOpenAiOptions, openAiDialect, startFakeOpenAi } from './fakeOpenAi.js';
 export {
@@ -18,6 +20,7 @@ export {
   type FakeUpstream,
   type FakeUpstreamOptions,
   type ReceivedRequest,
+  type StreamPiece,
   startFakeUpstream,
 } from './fakeUpstream.js';
 export { DEFAULT_PG_URL, type PostgresForTests, postgresForTests } from './postgres.js';

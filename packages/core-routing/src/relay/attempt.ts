@@ -190,6 +190,9 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
       usage: tap.usage,
     };
   }
+  // Some streams only show they are complete once they close (no end marker): settle the tap first.
+  // A stream that finished its answer but lacked its closing events still ends the way clients expect.
+  const closing = tap.finish();
   if (!tap.complete) {
     return broken({ kind: 'connection', status: null, message: 'upstream ended the stream before it was complete' });
   }
@@ -197,8 +200,6 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
     sink.writeHead(200, headers);
     ttfbMs = input.now() - input.startedAt;
   }
-  // A stream that finished its answer but lacked its closing events still ends the way clients expect.
-  const closing = tap.finish();
   sink.end(closing.length > 0 ? closing : undefined);
   return { kind: 'success', status: 200, headers, body: undefined, usage: tap.usage, ttfbMs };
 }

@@ -7,13 +7,15 @@
  * answer, the stream and the errors are translated.
  */
 import { TranslationError } from '../errors.js';
+import { aggregateStream } from '../translate/aggregate.js';
 import type { EncodeRequestOptions } from '../translate/codec.js';
 import { describeUpstreamError } from '../translate/errorShapes.js';
 import { codecFor, translateRequest } from '../translate/families.js';
 import type { Json } from '../translate/fields.js';
+import type { ChatResponse, EncodeContext } from '../translate/ir.js';
 import { StreamTranslator } from '../translate/streamTranslator.js';
 import { countTokensBody, countTokensResponse, estimateInputTokens } from './countTokens.js';
-import type { ProviderAdapter } from './providers/adapter.js';
+import type { ProviderAdapter, WireCodec } from './providers/adapter.js';
 import { passThroughTap, type StreamTap, TranslatingTap } from './streamTap.js';
 import type { ApiFamily, ProviderConfig, RelayCredential, RelayRequest, UpstreamFailure, UpstreamRequest, Usage } from './types.js';
 
@@ -125,9 +127,12 @@ function buildInput(input: ExchangeInput, body: Json, rawBody: Uint8Array) {
 /** Prepares one attempt. Throws {@link TranslationError} when the request cannot be expressed for this provider. */
 export function prepareExchange(input: ExchangeInput): Exchange {
   if (input.request.operation === 'count_tokens') return countTokensExchange(input);
+  if (input.adapter.wire) return wireExchange(input, input.adapter.wire);
   const { request, adapter, provider, credential } = input;
   const ingress = request.ingress;
-  if (adapter.family === ingress) {
+  const family = adapter.family;
+  if (family === 'custom') throw new Error(`provider kind ${adapter.kind} declares a custom wire format but has no codec`);
+  if (family === ingress) {
     return {
       request: adapter.buildRequest(provider, credential, buildInput(input, request.body, request.rawBody)),
       translated: false,
@@ -145,13 +150,7 @@ export function prepareExchange(input: ExchangeInput): Exchange {
     };
   }
   const options: EncodeRequestOptions = adapter.encodeOptions?.(provider) ?? {};
-  const translated = translateRequest(
-    ingress,
-    adapter.family,
-    request.body,
-    { model: input.upstreamModel, stream: request.stream },
-    options,
-  );
+  const translated = translateRequest(ingress, family, request.body, { model: input.upstreamModel, stream: request.stream }, options);
   const rawBody = Buffer.from(JSON.stringify(translated.body));
   const context = { model: request.model, requestId: request.requestId, now: input.now };
   return {
@@ -160,11 +159,11 @@ export function prepareExchange(input: ExchangeInput): Exchange {
     headers: droppedHeader(translated.dropped),
     createTap: () =>
       new TranslatingTap(
-        StreamTranslator.between(adapter.family, ingress, { ...context, includeUsage: translated.request.streamUsage === true }),
+        StreamTranslator.between(family, ingress, { ...context, includeUsage: translated.request.streamUsage === true }),
         ingress,
       ),
     completeBody(body) {
-      const response = codecFor(adapter.family).decodeResponse(parseJson(body));
+      const response = codecFor(family).decodeResponse(parseJson(body));
       let encoded: Json;
       try {
         encoded = codecFor(ingress).encodeResponse(response, context);
@@ -176,6 +175,60 @@ export function prepareExchange(input: ExchangeInput): Exchange {
         contentType: JSON_TYPE,
         usage: { input: response.usage.input, output: response.usage.output },
       };
+    },
+    clientError: (failure) => rewriteClientError(ingress, failure, request.requestId),
+  };
+}
+
+/** Encodes the client's answer from neutral events (shared by the JSON and the wire exchanges). */
+function encodeAnswer(ingress: ApiFamily, response: ChatResponse, context: EncodeContext) {
+  let encoded: Json;
+  try {
+    encoded = codecFor(ingress).encodeResponse(response, context);
+  } catch (error) {
+    throw new UnreadableUpstreamBody((error as Error).message, { cause: error });
+  }
+  return {
+    body: JSON.stringify(encoded),
+    contentType: JSON_TYPE,
+    usage: response.usage.input || response.usage.output ? { input: response.usage.input, output: response.usage.output } : undefined,
+  };
+}
+
+/** A provider with its own wire format: always translated, its answer always a stream. */
+function wireExchange(input: ExchangeInput, wire: WireCodec): Exchange {
+  const { request, adapter, provider, credential } = input;
+  const ingress = request.ingress;
+  const neutral = codecFor(ingress).decodeRequest(request.body, { model: input.upstreamModel, stream: request.stream });
+  if (neutral.candidates !== undefined && neutral.candidates > 1)
+    throw new TranslationError(
+      'unsupported_translation',
+      'more than one answer per request cannot be translated',
+      ingress === 'gemini' ? 'generationConfig.candidateCount' : 'n',
+    );
+  const body = wire.encodeRequest(neutral, { requestId: request.requestId, provider, credential });
+  const context = { model: request.model, requestId: request.requestId, now: input.now };
+  return {
+    request: adapter.buildRequest(provider, credential, { ...buildInput(input, body, Buffer.from(JSON.stringify(body))), stream: true }),
+    translated: true,
+    headers: droppedHeader(neutral.dropped),
+    createTap: () =>
+      new TranslatingTap(
+        new StreamTranslator(
+          wire.streamDecoder(),
+          codecFor(ingress).streamEncoder({ ...context, includeUsage: neutral.streamUsage === true }),
+        ),
+        ingress,
+      ),
+    completeBody(upstream) {
+      const decoder = wire.streamDecoder();
+      let response: ChatResponse;
+      try {
+        response = aggregateStream([...decoder.push(upstream), ...decoder.end()]);
+      } catch (error) {
+        throw new UnreadableUpstreamBody(`the provider's answer could not be read: ${(error as Error).message}`, { cause: error });
+      }
+      return encodeAnswer(ingress, response, context);
     },
     clientError: (failure) => rewriteClientError(ingress, failure, request.requestId),
   };
@@ -207,8 +260,10 @@ function countTokensExchange(input: ExchangeInput): Exchange {
       },
     };
   }
-  const same = adapter.family === ingress;
-  const body = same ? request.body : codecFor(adapter.family).encodeRequest(neutral, adapter.encodeOptions?.(provider) ?? {});
+  const family = adapter.family;
+  const same = family === ingress;
+  const body =
+    same || family === 'custom' ? request.body : codecFor(family).encodeRequest(neutral, adapter.encodeOptions?.(provider) ?? {});
   const rawBody = same ? request.rawBody : Buffer.from(JSON.stringify(body));
   const count = adapter.countFromResponse;
   return {

@@ -28,6 +28,7 @@ import { ingressFormat } from './ingressFormat.js';
 import { failureToClient, selectionFailure } from './outcome.js';
 import { AdapterRegistry, type ProviderAdapter, type Transport } from './providers/adapter.js';
 import { anthropicAdapter } from './providers/anthropic.js';
+import { cloudCodingAssistantAdapter } from './providers/cloudCodingAssistant.js';
 import { codeAssistantAdapter } from './providers/codeAssistant.js';
 import { geminiAdapter } from './providers/gemini.js';
 import { createMockAdapter } from './providers/mock.js';
@@ -92,7 +93,8 @@ const DEFAULT_KEEP_ALIVE_MS = 15_000;
 
 /**
  * The default adapters: `openai`, `openai-compatible`, `openai-responses`,
- * `anthropic`, `gemini`, `code-assistant`, and the demo `mock`.
+ * `anthropic`, `gemini`, `code-assistant`, `cloud-coding-assistant`, and the
+ * demo `mock`.
  */
 export function defaultAdapters(): AdapterRegistry {
   return new AdapterRegistry([
@@ -102,6 +104,7 @@ export function defaultAdapters(): AdapterRegistry {
     anthropicAdapter,
     geminiAdapter,
     codeAssistantAdapter,
+    cloudCodingAssistantAdapter,
     createMockAdapter(),
   ]);
 }

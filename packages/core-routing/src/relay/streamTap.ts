@@ -28,7 +28,12 @@ export interface StreamTap {
   readonly usage: Usage | undefined;
   /** Whether the upstream finished its answer. */
   readonly complete: boolean;
-  /** Text that properly ends a complete stream (a missing terminator, closing events); may be empty. */
+  /**
+   * The upstream closed: settles {@link complete} (some streams show it only
+   * now) and, when complete, returns the text that properly ends the stream
+   * (a missing terminator, closing events; may be empty). When incomplete it
+   * returns nothing and the stream is left for {@link fail}.
+   */
   finish(): string;
   /** The error event that ends a stream broken after its first byte. */
   fail(error: ErrorInfo): string;
@@ -168,7 +173,8 @@ class PassThroughTap implements StreamTap {
 
   finish(): string {
     // Anthropic streams that stopped after message_delta still get their message_stop.
-    if (this.codec.family === 'anthropic-messages' && !this.sawTerminal) return 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
+    if (this.codec.family === 'anthropic-messages' && this.complete && !this.sawTerminal)
+      return 'event: message_stop\ndata: {"type":"message_stop"}\n\n';
     return '';
   }
 
@@ -200,7 +206,7 @@ class OpenAiChatTap implements StreamTap {
   }
   finish(): string {
     // A stream that finished its choices but lacked the terminator still ends the way clients expect.
-    return this.tap.sawDone ? '' : 'data: [DONE]\n\n';
+    return this.tap.sawDone || !this.tap.complete ? '' : 'data: [DONE]\n\n';
   }
   fail(error: ErrorInfo): string {
     return codecFor('openai-chat').streamError(error);

@@ -134,7 +134,9 @@ export function describeUpstreamError(parsed: unknown): UpstreamErrorDescription
   const error = isObject(root.error) ? root.error : root;
   if (typeof error.message !== 'string') return undefined;
   const out: UpstreamErrorDescription = { message: error.message };
-  const type = typeof error.type === 'string' ? error.type : typeof error.status === 'string' ? error.status : undefined;
+  // AWS services name the error in `__type` (`ThrottlingException`, or `namespace#ThrottlingException`).
+  const awsType = typeof error.__type === 'string' ? error.__type.split('#').pop() : undefined;
+  const type = typeof error.type === 'string' ? error.type : typeof error.status === 'string' ? error.status : awsType;
   if (type) out.type = type;
   if (typeof error.code === 'string') out.code = error.code;
   if (typeof error.param === 'string') out.param = error.param;

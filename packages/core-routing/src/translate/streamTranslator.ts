@@ -46,7 +46,8 @@ export class SseStreamDecoder implements ByteStreamDecoder {
  * ```ts
  * const translator = StreamTranslator.between('anthropic-messages', 'openai-chat', { model: 'claude', requestId: 'r1', now: Date.now() });
  * for await (const chunk of upstream) res.write(translator.push(chunk));
- * res.end(translator.complete ? translator.finish() : translator.fail({ status: 502, code: 'upstream_error', message: 'cut short' }));
+ * const closing = translator.finish();
+ * res.end(translator.complete ? closing : translator.fail({ status: 502, code: 'upstream_error', message: 'cut short' }));
  * ```
  */
 export class StreamTranslator {
@@ -70,10 +71,15 @@ export class StreamTranslator {
     return this.emit(this.decoder.push(chunk));
   }
 
-  /** The upstream closed normally: the closing events (terminator, `message_stop`, last chunk). */
+  /**
+   * The upstream closed. If its answer is complete (some streams only show
+   * that now), returns the closing events (terminator, `message_stop`, last
+   * chunk); if not, returns what was left and leaves the stream open for
+   * {@link fail}.
+   */
   finish(): string {
     const out = this.emit(this.decoder.end());
-    return out + this.encoder.end();
+    return this.complete || this.sawError ? out + this.encoder.end() : out;
   }
 
   /** Ends the stream with the client family's error event. */

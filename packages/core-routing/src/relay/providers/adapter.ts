@@ -5,6 +5,9 @@
  * relay does the rest (routing, retries, streaming) the same for every kind.
  */
 import type { EncodeRequestOptions } from '../../translate/codec.js';
+import type { Json } from '../../translate/fields.js';
+import type { ChatRequest } from '../../translate/ir.js';
+import type { ByteStreamDecoder } from '../../translate/streamTranslator.js';
 import type { ApiFamily, ProviderConfig, RelayCredential, UpstreamFailure, UpstreamRequest, UpstreamResponse, Usage } from '../types.js';
 
 /** Sends upstream requests: undici for real providers, in-process for the mock. */
@@ -25,11 +28,28 @@ export interface BuildInput {
   headers?: Record<string, string>;
 }
 
+/**
+ * The wire format of a provider that speaks none of the four API families:
+ * every request is translated to it, and its answers (always a stream) are
+ * translated back.
+ */
+export interface WireCodec {
+  /** The provider's request body for a neutral request; throws `TranslationError` for what it cannot express. */
+  encodeRequest(
+    request: ChatRequest,
+    context: { requestId: string; provider: ProviderConfig; credential: RelayCredential | undefined },
+  ): Json;
+  /** A decoder of the provider's answer stream into neutral events. */
+  streamDecoder(): ByteStreamDecoder;
+}
+
 /** A provider kind. */
 export interface ProviderAdapter {
   readonly kind: string;
-  /** The wire format the provider speaks. */
-  readonly family: ApiFamily;
+  /** The wire format the provider speaks: one of the API families, or `custom` with a {@link WireCodec}. */
+  readonly family: ApiFamily | 'custom';
+  /** The provider's own wire format, when `family` is `custom`. */
+  readonly wire?: WireCodec;
   /** False for providers that need no credential (the mock). */
   readonly requiresCredential: boolean;
   /** An in-process transport, used instead of HTTP when present. */
