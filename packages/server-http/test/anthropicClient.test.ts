@@ -191,3 +191,38 @@ test('count_tokens is answered by Anthropic and Gemini upstreams and estimated f
   assert.equal(counts['openai-responses']?.estimate, true);
   assert.match(lastRequest(gateway.upstream('gemini')).path, /:countTokens$/);
 });
+
+test('GET /v1/models answers in Anthropic’s shape when the request carries anthropic-version', async () => {
+  const ids: string[] = [];
+  for await (const model of client.models.list()) {
+    assert.equal(model.type, 'model');
+    ids.push(model.id);
+  }
+  assert.deepEqual(ids.sort(), gateway.upstreams.map((u) => u.model).sort());
+  const one = await client.models.retrieve(gateway.upstream('gemini').model);
+  assert.equal(one.id, gateway.upstream('gemini').model);
+  const openAiShape = (await (
+    await fetch(`${gateway.origin}/v1/models`, { headers: { authorization: `Bearer ${CLIENT_KEY}` } })
+  ).json()) as { object: string };
+  assert.equal(openAiShape.object, 'list');
+});
+
+test('bad Anthropic input is a 400 in Anthropic’s shape naming the field', async () => {
+  for (const [body, field] of [
+    [{ messages: [] }, 'model'],
+    [{ model: 'x', messages: 'no' }, 'messages'],
+    [{ model: 'x', messages: [], max_tokens: -1 }, 'max_tokens'],
+    [{ model: gateway.upstream('gemini').model, max_tokens: 5, messages: [{ role: 'robot', content: 'x' }] }, 'messages[0].role'],
+  ] as const) {
+    const response = await fetch(`${gateway.origin}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-api-key': CLIENT_KEY, 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify(body),
+    });
+    assert.equal(response.status, 400, field);
+    const error = (await response.json()) as { type: string; error: { type: string; param?: string } };
+    assert.equal(error.type, 'error');
+    assert.equal(error.error.type, 'invalid_request_error');
+    assert.equal(error.error.param, field);
+  }
+});

@@ -5,7 +5,8 @@
  * completions and Responses (`/v1/chat/completions`, `/v1/responses`),
  * Anthropic Messages (`/v1/messages`, `/v1/messages/count_tokens`) and
  * Gemini (`/v1beta/models/{model}:generateContent`,
- * `:streamGenerateContent`, `:countTokens`), plus the model lists
+ * `:streamGenerateContent`, as SSE with `?alt=sse` or else as Google's
+ * streamed JSON array, `:countTokens`), plus the model lists
  * (`/v1/models`, in Anthropic's shape when the request carries
  * `anthropic-version`, and `/v1beta/models`). The handler checks the client
  * key, reads and sanity-checks the body, and hands the request to the
@@ -23,6 +24,7 @@ import {
 } from '@switchyard/core-routing';
 import { ApiKeySet, presentedKey } from './apiKeys.js';
 import { checkBody, familyOfPath, type IngressRoute, matchRoute } from './ingressRoutes.js';
+import { jsonArraySink } from './jsonArraySink.js';
 import { modelEntry, modelList } from './modelLists.js';
 import { BodyTooLarge, readBody } from './readBody.js';
 
@@ -146,7 +148,8 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       signal: controller.signal,
       ...(route.operation === 'count_tokens' ? { operation: 'count_tokens' as const } : {}),
     };
-    await relay.handle(request, nodeResponseSink(res));
+    const sink = nodeResponseSink(res);
+    await relay.handle(request, route.jsonArray ? jsonArraySink(sink) : sink);
   }
 
   function listModels(res: ServerResponse, family: ApiFamily, requestId: string, id: string | undefined): void {

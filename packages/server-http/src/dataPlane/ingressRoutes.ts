@@ -10,7 +10,15 @@ import type { ApiFamily } from '@switchyard/core-routing';
 
 /** A route of the data plane. */
 export type IngressRoute =
-  | { kind: 'generate'; family: ApiFamily; operation: 'generate' | 'count_tokens'; model?: string; stream?: boolean }
+  | {
+      kind: 'generate';
+      family: ApiFamily;
+      operation: 'generate' | 'count_tokens';
+      model?: string;
+      stream?: boolean;
+      /** Gemini without `alt=sse`: the stream goes out as one JSON array. */
+      jsonArray?: boolean;
+    }
   | { kind: 'models'; family: ApiFamily; id?: string }
   | { kind: 'method_not_allowed'; family: ApiFamily; allow: string }
   | { kind: 'bad_path'; family: ApiFamily; message: string; param?: string };
@@ -57,14 +65,14 @@ export function matchRoute(method: string, path: string, query: URLSearchParams,
       case 'generateContent':
         return post(method, family, { kind: 'generate', family: 'gemini', operation: 'generate', model, stream: false });
       case 'streamGenerateContent':
-        if (query.get('alt') !== 'sse')
-          return {
-            kind: 'bad_path',
-            family,
-            message: 'streamGenerateContent is served as server-sent events only: add ?alt=sse',
-            param: 'alt',
-          };
-        return post(method, family, { kind: 'generate', family: 'gemini', operation: 'generate', model, stream: true });
+        return post(method, family, {
+          kind: 'generate',
+          family: 'gemini',
+          operation: 'generate',
+          model,
+          stream: true,
+          jsonArray: query.get('alt') !== 'sse',
+        });
       case 'countTokens':
         return post(method, family, { kind: 'generate', family: 'gemini', operation: 'count_tokens', model, stream: false });
       default:
