@@ -188,13 +188,13 @@ export interface EncodeContext {
 
 /** Merges a usage update into what is known so far (later values win, absent ones keep). */
 export function mergeUsage(into: TokenUsage | undefined, update: Partial<TokenUsage>): TokenUsage {
-  const out: TokenUsage = { input: into?.input ?? 0, output: into?.output ?? 0 };
-  for (const key of ['cacheRead', 'cacheWrite', 'reasoning'] as const) {
-    const value = into?.[key];
-    if (value !== undefined) out[key] = value;
-  }
-  for (const [key, value] of Object.entries(update) as [keyof TokenUsage, number | undefined][]) {
-    if (typeof value === 'number' && Number.isFinite(value)) out[key] = value;
-  }
+  // Field by field, not Object.entries: this runs once per streamed chunk for some providers.
+  const out: TokenUsage = { input: update.input ?? into?.input ?? 0, output: update.output ?? into?.output ?? 0 };
+  const cacheRead = update.cacheRead ?? into?.cacheRead;
+  if (cacheRead !== undefined) out.cacheRead = cacheRead;
+  const cacheWrite = update.cacheWrite ?? into?.cacheWrite;
+  if (cacheWrite !== undefined) out.cacheWrite = cacheWrite;
+  const reasoning = update.reasoning ?? into?.reasoning;
+  if (reasoning !== undefined) out.reasoning = reasoning;
   return out;
 }

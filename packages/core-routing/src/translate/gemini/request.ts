@@ -35,11 +35,21 @@ import {
 } from '../fields.js';
 import type { ChatRequest, ImagePart, Message, Part, ReasoningEffort, TextPart, ToolDefinition } from '../ir.js';
 
-const snake = (camel: string) => camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const snakeNames = new Map<string, string>();
+/** `thoughtSignature` → `thought_signature`, computed once per name (decoders call this per streamed part). */
+function snake(camel: string): string {
+  let name = snakeNames.get(camel);
+  if (name === undefined) {
+    name = camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    snakeNames.set(camel, name);
+  }
+  return name;
+}
 
 /** A member by its camelCase name or its snake_case one. */
 export function member(object_: Json, camel: string): unknown {
-  return object_[camel] !== undefined ? object_[camel] : object_[snake(camel)];
+  const value = object_[camel];
+  return value !== undefined ? value : object_[snake(camel)];
 }
 
 const KNOWN = new Set(['contents', 'systemInstruction', 'tools', 'toolConfig', 'generationConfig', 'model']);

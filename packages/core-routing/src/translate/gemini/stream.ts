@@ -20,6 +20,8 @@ export class GenerateContentStreamDecoder implements StreamDecoder {
   private started = false;
   private calls = 0;
   private finished = false;
+  /** The last usage reported, so a chunk repeating it adds no event (Gemini repeats it in every chunk). */
+  private lastUsage = '';
 
   push(sse: SseEvent): StreamEvent[] {
     let chunk: unknown;
@@ -72,7 +74,13 @@ export class GenerateContentStreamDecoder implements StreamDecoder {
       }
     }
     const usage = usageFromGemini(member(chunk, 'usageMetadata'));
-    if (usage) out.push({ type: 'usage', usage });
+    if (usage) {
+      const key = `${usage.input}/${usage.output}/${usage.reasoning}/${usage.cacheRead}`;
+      if (key !== this.lastUsage) {
+        this.lastUsage = key;
+        out.push({ type: 'usage', usage });
+      }
+    }
     const feedback = member(chunk, 'promptFeedback');
     const reason = candidate ? member(candidate, 'finishReason') : undefined;
     if (!this.finished && isObject(feedback) && member(feedback, 'blockReason') !== undefined) {
