@@ -18,7 +18,7 @@ const delta = (i: number) => `${words[i % words.length]}${words[(i + 3) % words.
 /** An upstream stream of `DELTAS` text deltas, one event per chunk, in a family's own shape. */
 function upstreamChunks(family: ApiFamily): Buffer[] {
   const events: string[] = [];
-  const sse = (data: unknown, event?: string) => (event ? `event: ${event}\n` : '') + `data: ${JSON.stringify(data)}\n\n`;
+  const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
   if (family === 'openai-chat') {
     const base = { id: 'chatcmpl-1', object: 'chat.completion.chunk', created: 1, model: 'gpt-4o' };
     events.push(sse({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] }));
