@@ -4,7 +4,8 @@
  * budgets, and the conversation clean-ups that Anthropic and Gemini both
  * need (consecutive turns of one role merged, tool names found from ids).
  */
-import type { Message, ReasoningEffort, ReasoningSettings, ToolCallPart } from './ir.js';
+import { optionalInteger, optionalNumber } from './fields.js';
+import type { ChatRequest, Message, ReasoningEffort, ReasoningSettings, ToolCallPart } from './ir.js';
 
 /**
  * Token budgets for OpenAI's effort levels, and back. The thresholds sit
@@ -74,4 +75,21 @@ export function toolNamesById(messages: readonly Message[]): Map<string, string>
 export function derivedId(prefix: string, requestId: string, suffix?: string | number): string {
   const clean = requestId.replace(/[^A-Za-z0-9]/g, '').slice(0, 32) || 'switchyard';
   return suffix === undefined ? `${prefix}${clean}` : `${prefix}${clean}_${suffix}`;
+}
+
+/** The neutral request's numeric settings. */
+export type NumericSetting = 'maxTokens' | 'temperature' | 'topP' | 'topK' | 'seed' | 'presencePenalty' | 'frequencyPenalty' | 'candidates';
+
+/** Settings that must be whole numbers. */
+const INTEGER_SETTINGS = new Set<NumericSetting>(['maxTokens', 'topK', 'seed', 'candidates']);
+
+/**
+ * Reads optional numeric settings into a request: each entry is the
+ * setting, the body's value and its path (for the error naming it).
+ */
+export function readNumericSettings(request: ChatRequest, entries: readonly (readonly [NumericSetting, unknown, string])[]): void {
+  for (const [key, value, path] of entries) {
+    const number = INTEGER_SETTINGS.has(key) ? optionalInteger(value, path) : optionalNumber(value, path);
+    if (number !== undefined) request[key] = number;
+  }
 }

@@ -9,7 +9,7 @@
  */
 
 import type { DecodeContext, EncodeRequestOptions } from '../codec.js';
-import { budgetOf, mergeConsecutiveTurns } from '../common.js';
+import { budgetOf, mergeConsecutiveTurns, readNumericSettings } from '../common.js';
 import {
   array,
   compact,
@@ -19,7 +19,6 @@ import {
   noteUnknown,
   object,
   optionalInteger,
-  optionalNumber,
   optionalString,
   parseArguments,
   string,
@@ -169,14 +168,12 @@ export function decodeMessagesRequest(body: Json, context: DecodeContext): ChatR
     });
   }
   decodeToolChoice(body.tool_choice, request);
-  const maxTokens = optionalInteger(body.max_tokens, 'max_tokens');
-  if (maxTokens !== undefined) request.maxTokens = maxTokens;
-  const temperature = optionalNumber(body.temperature, 'temperature');
-  if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(body.top_p, 'top_p');
-  if (topP !== undefined) request.topP = topP;
-  const topK = optionalInteger(body.top_k, 'top_k');
-  if (topK !== undefined) request.topK = topK;
+  readNumericSettings(request, [
+    ['maxTokens', body.max_tokens, 'max_tokens'],
+    ['temperature', body.temperature, 'temperature'],
+    ['topP', body.top_p, 'top_p'],
+    ['topK', body.top_k, 'top_k'],
+  ]);
   const stop = stringList(body.stop_sequences, 'stop_sequences');
   if (stop) request.stop = stop;
   if (body.thinking !== undefined && body.thinking !== null) {

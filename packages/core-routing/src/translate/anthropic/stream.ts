@@ -9,11 +9,12 @@
  * Errors are `event: error`, which Anthropic's SDKs raise.
  */
 
-import type { StreamDecoder, StreamEncodeContext, StreamEncoder } from '../codec.js';
+import type { StreamDecoder, StreamEncodeContext } from '../codec.js';
 import { derivedId } from '../common.js';
+import { type ContentEvent, EncoderBase } from '../encoderBase.js';
 import { anthropicErrorBody, type ErrorInfo } from '../errorShapes.js';
 import { isObject, type Json } from '../fields.js';
-import { mergeUsage, type StopReason, type StreamEvent, type TokenUsage } from '../ir.js';
+import type { StreamEvent } from '../ir.js';
 import { type SseEvent, sseEvent } from '../sseParser.js';
 import { anthropicStopReason, anthropicUsage, stopReasonFromAnthropic, usageFromAnthropic } from './response.js';
 
@@ -109,18 +110,15 @@ export class MessagesStreamDecoder implements StreamDecoder {
 type OpenBlock = { kind: 'text' | 'thinking' | 'tool'; index: number } | undefined;
 
 /** Writes an Anthropic Messages stream. */
-export class MessagesStreamEncoder implements StreamEncoder {
+export class MessagesStreamEncoder extends EncoderBase {
   private started = false;
   private id: string;
   private blockCount = 0;
   private open: OpenBlock;
   private readonly toolBlocks = new Map<number, number>();
-  private usage: TokenUsage | undefined;
-  private stop: StopReason | undefined;
-  private stopSequence: string | undefined;
-  ended = false;
 
   constructor(private readonly context: StreamEncodeContext) {
+    super();
     this.id = derivedId('msg_', context.requestId);
   }
 
@@ -162,12 +160,10 @@ export class MessagesStreamEncoder implements StreamEncoder {
     return sseEvent({ type: 'content_block_delta', index, delta }, 'content_block_delta');
   }
 
-  push(event: StreamEvent): string {
-    if (this.ended) return '';
+  protected content(event: ContentEvent): string {
     switch (event.type) {
       case 'start':
         if (event.id?.startsWith('msg_')) this.id = event.id;
-        if (event.usage) this.usage = mergeUsage(this.usage, event.usage);
         return this.start();
       case 'text': {
         let out = this.start();
@@ -191,44 +187,23 @@ export class MessagesStreamEncoder implements StreamEncoder {
         const index = this.toolBlocks.get(event.index);
         return index === undefined ? '' : this.delta(index, { type: 'input_json_delta', partial_json: event.arguments });
       }
-      case 'usage':
-        this.usage = mergeUsage(this.usage, event.usage);
-        return '';
-      case 'finish':
-        this.stop ??= event.stopReason;
-        if (event.stopSequence !== undefined) this.stopSequence = event.stopSequence;
-        return '';
-      case 'error':
-        return this.fail({ status: event.status ?? 500, message: event.message, code: 'upstream_error' });
-      case 'end':
-        return this.end();
       default:
         return '';
     }
   }
 
-  end(): string {
-    if (this.ended) return '';
-    this.ended = true;
+  protected closing(): string {
     const usage = anthropicUsage(this.usage ?? { input: 0, output: 0 });
+    const delta = { stop_reason: anthropicStopReason(this.stop ?? 'end_turn'), stop_sequence: this.stopSequence ?? null };
     return (
       this.start() +
       this.close() +
-      sseEvent(
-        {
-          type: 'message_delta',
-          delta: { stop_reason: anthropicStopReason(this.stop ?? 'end_turn'), stop_sequence: this.stopSequence ?? null },
-          usage,
-        },
-        'message_delta',
-      ) +
+      sseEvent({ type: 'message_delta', delta, usage }, 'message_delta') +
       sseEvent({ type: 'message_stop' }, 'message_stop')
     );
   }
 
-  fail(error: ErrorInfo): string {
-    if (this.ended) return '';
-    this.ended = true;
+  protected errorEvent(error: ErrorInfo): string {
     return messagesStreamError(error);
   }
 }

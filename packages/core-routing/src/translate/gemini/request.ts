@@ -15,7 +15,7 @@
  */
 
 import type { DecodeContext } from '../codec.js';
-import { budgetOf, EFFORT_BUDGETS, mergeConsecutiveTurns, toolNamesById } from '../common.js';
+import { budgetOf, EFFORT_BUDGETS, mergeConsecutiveTurns, readNumericSettings, toolNamesById } from '../common.js';
 import {
   array,
   compact,
@@ -26,7 +26,6 @@ import {
   object,
   optionalBoolean,
   optionalInteger,
-  optionalNumber,
   optionalString,
   parseArguments,
   string,
@@ -209,20 +208,20 @@ function decodeGenerationConfig(body: Json, request: ChatRequest): void {
   if (raw === undefined || raw === null) return;
   const config = object(raw, 'generationConfig');
   const at = (name: string) => `generationConfig.${name}`;
-  const set = <K extends 'maxTokens' | 'temperature' | 'topP' | 'topK' | 'seed' | 'presencePenalty' | 'frequencyPenalty' | 'candidates'>(
-    key: K,
-    value: number | undefined,
-  ) => {
-    if (value !== undefined) request[key] = value;
-  };
-  set('maxTokens', optionalInteger(member(config, 'maxOutputTokens'), at('maxOutputTokens')));
-  set('temperature', optionalNumber(config.temperature, at('temperature')));
-  set('topP', optionalNumber(member(config, 'topP'), at('topP')));
-  set('topK', optionalInteger(member(config, 'topK'), at('topK')));
-  set('seed', optionalInteger(config.seed, at('seed')));
-  set('presencePenalty', optionalNumber(member(config, 'presencePenalty'), at('presencePenalty')));
-  set('frequencyPenalty', optionalNumber(member(config, 'frequencyPenalty'), at('frequencyPenalty')));
-  set('candidates', optionalInteger(member(config, 'candidateCount'), at('candidateCount')));
+  const fields = [
+    ['maxTokens', 'maxOutputTokens'],
+    ['temperature', 'temperature'],
+    ['topP', 'topP'],
+    ['topK', 'topK'],
+    ['seed', 'seed'],
+    ['presencePenalty', 'presencePenalty'],
+    ['frequencyPenalty', 'frequencyPenalty'],
+    ['candidates', 'candidateCount'],
+  ] as const;
+  readNumericSettings(
+    request,
+    fields.map(([key, name]) => [key, member(config, name), at(name)] as const),
+  );
   const stop = stringList(member(config, 'stopSequences'), at('stopSequences'));
   if (stop) request.stop = stop;
   const mime = optionalString(member(config, 'responseMimeType'), at('responseMimeType'));

@@ -7,10 +7,11 @@
  * family streams arguments piecemeal the encoder holds each call until it is
  * complete. An error is a `data:` event with Google's error body.
  */
-import type { StreamDecoder, StreamEncodeContext, StreamEncoder } from '../codec.js';
+import type { StreamDecoder, StreamEncodeContext } from '../codec.js';
+import { type ContentEvent, EncoderBase } from '../encoderBase.js';
 import { type ErrorInfo, geminiErrorBody } from '../errorShapes.js';
 import { isObject, type Json } from '../fields.js';
-import { mergeUsage, type StopReason, type StreamEvent, type TokenUsage } from '../ir.js';
+import type { StreamEvent } from '../ir.js';
 import { type SseEvent, sseEvent } from '../sseParser.js';
 import { member } from './request.js';
 import { geminiFinishReason, geminiParts, geminiUsage, stopReasonFromGemini, usageFromGemini } from './response.js';
@@ -102,14 +103,12 @@ interface PendingCall {
 }
 
 /** Writes a Gemini SSE stream. */
-export class GenerateContentStreamEncoder implements StreamEncoder {
+export class GenerateContentStreamEncoder extends EncoderBase {
   private id: string;
-  private usage: TokenUsage | undefined;
-  private stop: StopReason | undefined;
   private readonly pending = new Map<number, PendingCall>();
-  ended = false;
 
   constructor(private readonly context: StreamEncodeContext) {
+    super();
     this.id = context.requestId;
   }
 
@@ -138,17 +137,13 @@ export class GenerateContentStreamEncoder implements StreamEncoder {
     return parts;
   }
 
-  push(event: StreamEvent): string {
-    if (this.ended) return '';
+  protected content(event: ContentEvent): string {
     switch (event.type) {
       case 'start':
         if (event.id) this.id = event.id;
-        if (event.usage) this.usage = mergeUsage(this.usage, event.usage);
         return '';
-      case 'text': {
-        const calls = this.flushCalls();
-        return this.chunk([...calls, { text: event.text }]);
-      }
+      case 'text':
+        return this.chunk([...this.flushCalls(), { text: event.text }]);
       case 'thinking':
         return this.chunk([{ text: event.text, thought: true }]);
       case 'thinking_signature':
@@ -168,31 +163,17 @@ export class GenerateContentStreamEncoder implements StreamEncoder {
         if (call) call.arguments += event.arguments;
         return '';
       }
-      case 'usage':
-        this.usage = mergeUsage(this.usage, event.usage);
-        return '';
-      case 'finish':
-        this.stop ??= event.stopReason;
-        return '';
-      case 'error':
-        return this.fail({ status: event.status ?? 500, message: event.message, code: 'upstream_error' });
-      case 'end':
-        return this.end();
       default:
         return '';
     }
   }
 
-  end(): string {
-    if (this.ended) return '';
-    this.ended = true;
+  protected closing(): string {
     const calls = this.flushCalls();
     return this.chunk(calls.length > 0 ? calls : [{ text: '' }], true);
   }
 
-  fail(error: ErrorInfo): string {
-    if (this.ended) return '';
-    this.ended = true;
+  protected errorEvent(error: ErrorInfo): string {
     return geminiStreamError(error);
   }
 }

@@ -8,7 +8,7 @@
  */
 
 import type { DecodeContext, EncodeRequestOptions } from '../codec.js';
-import { effortOf } from '../common.js';
+import { effortOf, readNumericSettings } from '../common.js';
 import {
   array,
   compact,
@@ -18,8 +18,6 @@ import {
   noteUnknown,
   object,
   optionalBoolean,
-  optionalInteger,
-  optionalNumber,
   optionalString,
   parseDataUrl,
   string,
@@ -232,29 +230,19 @@ export function decodeChatRequest(body: Json, context: DecodeContext): ChatReque
     if (message) request.messages.push(message);
   });
   decodeTools(body, request);
-  const maxTokens = optionalInteger(
-    body.max_completion_tokens ?? body.max_tokens,
-    body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens',
-  );
-  if (maxTokens !== undefined) request.maxTokens = maxTokens;
-  const numbers = [
-    ['temperature', 'temperature'],
-    ['top_p', 'topP'],
-    ['presence_penalty', 'presencePenalty'],
-    ['frequency_penalty', 'frequencyPenalty'],
-  ] as const;
-  for (const [field, key] of numbers) {
-    const value = optionalNumber(body[field], field);
-    if (value !== undefined) request[key] = value;
-  }
-  const topK = optionalInteger(body.top_k, 'top_k');
-  if (topK !== undefined) request.topK = topK;
-  const seed = optionalInteger(body.seed, 'seed');
-  if (seed !== undefined) request.seed = seed;
+  const limitField = body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
+  readNumericSettings(request, [
+    ['maxTokens', body[limitField], limitField],
+    ['temperature', body.temperature, 'temperature'],
+    ['topP', body.top_p, 'top_p'],
+    ['topK', body.top_k, 'top_k'],
+    ['seed', body.seed, 'seed'],
+    ['presencePenalty', body.presence_penalty, 'presence_penalty'],
+    ['frequencyPenalty', body.frequency_penalty, 'frequency_penalty'],
+    ['candidates', body.n, 'n'],
+  ]);
   const stop = stringList(body.stop, 'stop');
   if (stop) request.stop = stop;
-  const n = optionalInteger(body.n, 'n');
-  if (n !== undefined) request.candidates = n;
   const user = optionalString(body.user, 'user');
   if (user !== undefined) request.user = user;
   decodeResponseFormat(body.response_format, request);

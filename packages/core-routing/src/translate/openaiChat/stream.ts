@@ -6,10 +6,11 @@
  * the client asked for it, then `data: [DONE]`. An error is one `data:`
  * event with an `error` member, which OpenAI's SDKs raise as an APIError.
  */
-import type { StreamDecoder, StreamEncodeContext, StreamEncoder } from '../codec.js';
+import type { StreamDecoder, StreamEncodeContext } from '../codec.js';
+import { type ContentEvent, EncoderBase } from '../encoderBase.js';
 import { type ErrorInfo, openAiErrorBody } from '../errorShapes.js';
 import { isObject, type Json } from '../fields.js';
-import { mergeUsage, type StopReason, type StreamEvent, type TokenUsage } from '../ir.js';
+import type { StopReason, StreamEvent } from '../ir.js';
 import { type SseEvent, sseEvent } from '../sseParser.js';
 import { openAiChatUsage, openAiFinishReason, stopReasonFromOpenAi, usageFromOpenAiChat } from './response.js';
 
@@ -70,16 +71,14 @@ export class ChatStreamDecoder implements StreamDecoder {
 }
 
 /** Writes an OpenAI chat completion stream. */
-export class ChatStreamEncoder implements StreamEncoder {
+export class ChatStreamEncoder extends EncoderBase {
   private id: string;
   private readonly created: number;
   private sentRole = false;
-  private usage: TokenUsage | undefined;
-  private stop: StopReason | undefined;
   private readonly toolIndex = new Map<number, number>();
-  ended = false;
 
   constructor(private readonly context: StreamEncodeContext) {
+    super();
     this.id = `chatcmpl-${context.requestId}`;
     this.created = Math.floor(context.now / 1000);
   }
@@ -100,12 +99,10 @@ export class ChatStreamEncoder implements StreamEncoder {
     return this.chunk({ role: 'assistant', content: '' });
   }
 
-  push(event: StreamEvent): string {
-    if (this.ended) return '';
+  protected content(event: ContentEvent): string {
     switch (event.type) {
       case 'start':
         if (event.id) this.id = event.id;
-        if (event.usage) this.usage = mergeUsage(this.usage, event.usage);
         return this.role();
       case 'text':
         return this.role() + this.chunk({ content: event.text });
@@ -119,34 +116,21 @@ export class ChatStreamEncoder implements StreamEncoder {
           this.chunk({ tool_calls: [{ index, id: event.id, type: 'function', function: { name: event.name, arguments: '' } }] })
         );
       }
-      case 'tool_call_delta': {
-        const index = this.toolIndex.get(event.index) ?? 0;
-        return this.chunk({ tool_calls: [{ index, function: { arguments: event.arguments } }] });
-      }
-      case 'usage':
-        this.usage = mergeUsage(this.usage, event.usage);
-        return '';
-      case 'finish':
-        if (this.stop !== undefined) return '';
-        this.stop = event.stopReason;
-        return this.role() + this.chunk({}, openAiFinishReason(event.stopReason));
-      case 'error':
-        return this.fail({
-          status: event.status ?? 500,
-          message: event.message,
-          code: 'upstream_error',
-          type: event.errorType ?? 'server_error',
-        });
-      case 'end':
-        return this.end();
+      case 'tool_call_delta':
+        return this.chunk({ tool_calls: [{ index: this.toolIndex.get(event.index) ?? 0, function: { arguments: event.arguments } }] });
       default:
         return '';
     }
   }
 
-  end(): string {
-    if (this.ended) return '';
-    this.ended = true;
+  /** OpenAI announces the finish reason at once, in its own chunk. */
+  protected override finish(reason: StopReason): string {
+    if (this.stop !== undefined) return '';
+    this.stop = reason;
+    return this.role() + this.chunk({}, openAiFinishReason(reason));
+  }
+
+  protected closing(): string {
     let out = this.stop === undefined ? `${this.role()}${this.chunk({}, 'stop')}` : '';
     if (this.context.includeUsage && this.usage) {
       out += sseEvent({
@@ -161,10 +145,8 @@ export class ChatStreamEncoder implements StreamEncoder {
     return `${out}data: [DONE]\n\n`;
   }
 
-  fail(error: ErrorInfo): string {
-    if (this.ended) return '';
-    this.ended = true;
-    return chatStreamError(error);
+  protected errorEvent(error: ErrorInfo): string {
+    return chatStreamError({ ...error, type: error.type ?? 'server_error' });
   }
 }
 

@@ -13,7 +13,7 @@
  */
 
 import type { DecodeContext } from '../codec.js';
-import { effortOf } from '../common.js';
+import { effortOf, readNumericSettings } from '../common.js';
 import {
   array,
   compact,
@@ -23,8 +23,6 @@ import {
   noteUnknown,
   object,
   optionalBoolean,
-  optionalInteger,
-  optionalNumber,
   optionalString,
   string,
   unsupported,
@@ -191,12 +189,11 @@ export function decodeResponsesRequest(body: Json, context: DecodeContext): Chat
   if (choice) request.toolChoice = choice;
   const parallel = optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
-  const maxTokens = optionalInteger(body.max_output_tokens, 'max_output_tokens');
-  if (maxTokens !== undefined) request.maxTokens = maxTokens;
-  const temperature = optionalNumber(body.temperature, 'temperature');
-  if (temperature !== undefined) request.temperature = temperature;
-  const topP = optionalNumber(body.top_p, 'top_p');
-  if (topP !== undefined) request.topP = topP;
+  readNumericSettings(request, [
+    ['maxTokens', body.max_output_tokens, 'max_output_tokens'],
+    ['temperature', body.temperature, 'temperature'],
+    ['topP', body.top_p, 'top_p'],
+  ]);
   const user = optionalString(body.user, 'user');
   if (user !== undefined) request.user = user;
   decodeTextFormat(body.text, request);

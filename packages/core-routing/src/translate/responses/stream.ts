@@ -10,11 +10,12 @@
  * `{type: "error", code, message, param}`.
  */
 
-import type { StreamDecoder, StreamEncodeContext, StreamEncoder } from '../codec.js';
+import type { StreamDecoder, StreamEncodeContext } from '../codec.js';
 import { derivedId } from '../common.js';
+import { type ContentEvent, EncoderBase } from '../encoderBase.js';
 import type { ErrorInfo } from '../errorShapes.js';
 import { isObject, type Json } from '../fields.js';
-import { mergeUsage, type StopReason, type StreamEvent, type TokenUsage } from '../ir.js';
+import type { StreamEvent } from '../ir.js';
 import { type SseEvent, sseEvent } from '../sseParser.js';
 import { responseEnvelope, responsesStatus, responsesUsage, stopReasonFromResponses, usageFromResponses } from './response.js';
 
@@ -108,7 +109,7 @@ type OpenItem =
   | { kind: 'call'; id: string; outputIndex: number; callId: string; name: string; arguments: string; source: number };
 
 /** Writes a Responses event stream. */
-export class ResponsesStreamEncoder implements StreamEncoder {
+export class ResponsesStreamEncoder extends EncoderBase {
   private sequence = 0;
   private started = false;
   private id: string;
@@ -116,11 +117,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
   private readonly output: Json[] = [];
   private open: OpenItem | undefined;
   private readonly calls = new Map<number, OpenItem & { kind: 'call' }>();
-  private usage: TokenUsage | undefined;
-  private stop: StopReason | undefined;
-  ended = false;
 
   constructor(private readonly context: StreamEncodeContext) {
+    super();
     this.id = derivedId('resp_', context.requestId);
     this.createdAt = Math.floor(context.now / 1000);
   }
@@ -182,11 +181,9 @@ export class ResponsesStreamEncoder implements StreamEncoder {
     return out;
   }
 
-  push(event: StreamEvent): string {
-    if (this.ended) return '';
+  protected content(event: ContentEvent): string {
     switch (event.type) {
       case 'start':
-        if (event.usage) this.usage = mergeUsage(this.usage, event.usage);
         return this.start();
       case 'text': {
         let out = '';
@@ -262,33 +259,19 @@ export class ResponsesStreamEncoder implements StreamEncoder {
           delta: event.arguments,
         });
       }
-      case 'usage':
-        this.usage = mergeUsage(this.usage, event.usage);
-        return '';
-      case 'finish':
-        this.stop ??= event.stopReason;
-        return '';
-      case 'error':
-        return this.fail({ status: event.status ?? 500, message: event.message, code: event.errorType ?? 'upstream_error' });
-      case 'end':
-        return this.end();
       default:
         return '';
     }
   }
 
-  end(): string {
-    if (this.ended) return '';
+  protected closing(): string {
     const out = this.start() + this.close();
-    this.ended = true;
     const status = responsesStatus(this.stop ?? 'end_turn');
     const response = { ...this.envelope(), ...status, output: this.output, usage: responsesUsage(this.usage ?? { input: 0, output: 0 }) };
     return out + this.event(status.status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
   }
 
-  fail(error: ErrorInfo): string {
-    if (this.ended) return '';
-    this.ended = true;
+  protected errorEvent(error: ErrorInfo): string {
     return this.event('error', { code: error.code, message: error.message, param: error.param ?? null });
   }
 }
