@@ -162,20 +162,7 @@ export function prepareExchange(input: ExchangeInput): Exchange {
         StreamTranslator.between(family, ingress, { ...context, includeUsage: translated.request.streamUsage === true }),
         ingress,
       ),
-    completeBody(body) {
-      const response = codecFor(family).decodeResponse(parseJson(body));
-      let encoded: Json;
-      try {
-        encoded = codecFor(ingress).encodeResponse(response, context);
-      } catch (error) {
-        throw new UnreadableUpstreamBody((error as Error).message, { cause: error });
-      }
-      return {
-        body: JSON.stringify(encoded),
-        contentType: JSON_TYPE,
-        usage: { input: response.usage.input, output: response.usage.output },
-      };
-    },
+    completeBody: (body) => encodeAnswer(ingress, codecFor(family).decodeResponse(parseJson(body)), context),
     clientError: (failure) => rewriteClientError(ingress, failure, request.requestId),
   };
 }

@@ -17,7 +17,7 @@ import { usageFromGemini } from '../translate/gemini/response.js';
 import type { TokenUsage } from '../translate/ir.js';
 import { usageFromResponses } from '../translate/responses/response.js';
 import type { StreamTranslator } from '../translate/streamTranslator.js';
-import { OpenAiStreamTap } from './sse.js';
+import { lastEventEnd, OpenAiStreamTap } from './sse.js';
 import type { ApiFamily, Usage } from './types.js';
 
 /** A stream as the attempt sees it. */
@@ -41,16 +41,7 @@ export interface StreamTap {
   keepAlive(): string;
 }
 
-const LF_LF = Buffer.from('\n\n');
-const LF_CR_LF = Buffer.from('\n\r\n');
 const EMPTY = Buffer.alloc(0);
-
-/** End of the last complete event in `data` (index just after its blank line), or -1. */
-function lastEventEnd(data: Buffer): number {
-  const lf = data.lastIndexOf(LF_LF);
-  const crlf = data.lastIndexOf(LF_CR_LF);
-  return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 3);
-}
 
 /** The JSON of each `data:` payload in `text` whose event contains `marker`. */
 function eventsWith(text: string, marker: string): unknown[] {
