@@ -238,3 +238,19 @@ test('fields the upstream family cannot express are named in x-switchyard-droppe
   assert.equal(response.status, 200);
   assert.equal(response.headers.get('x-switchyard-dropped-fields'), 'logit_bias, seed');
 });
+
+test('a field name that could break a header is made printable in x-switchyard-dropped-fields', async () => {
+  const response = await fetch(`${gateway.origin}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({
+      model: gateway.upstream('gemini').model,
+      messages: [{ role: 'user', content: 'x' }],
+      'evil\r\nx-injected: 1': true,
+      ünïcode: 1,
+    }),
+  });
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get('x-injected'), null);
+  assert.equal(response.headers.get('x-switchyard-dropped-fields'), 'evil??x-injected: 1, ?n?code');
+});

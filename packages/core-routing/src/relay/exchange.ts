@@ -64,9 +64,9 @@ function parseJson(body: Buffer): unknown {
 
 function droppedHeader(dropped: string[]): Record<string, string> {
   if (dropped.length === 0) return {};
-  // Paths are ASCII JSON paths; cap the header so a huge body cannot make a huge header.
-  const value = [...new Set(dropped)].join(', ');
-  return { 'x-switchyard-dropped-fields': value.length > 1024 ? `${value.slice(0, 1020)}, …` : value };
+  // The paths name the client's own fields, so they may hold anything: keep the header printable ASCII, and short.
+  const value = [...new Set(dropped)].join(', ').replace(/[^\x20-\x7e]/g, '?');
+  return { 'x-switchyard-dropped-fields': value.length > 1024 ? `${value.slice(0, 1019)}, ...` : value };
 }
 
 /** A client-error failure whose body is already in the client's family. */
