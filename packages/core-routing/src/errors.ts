@@ -11,6 +11,8 @@ export type RoutingErrorCode =
   | 'provider_not_found'
   | 'invalid_argument'
   | 'invalid_config'
+  | 'invalid_request'
+  | 'unsupported_translation'
   | 'timeout';
 
 /** Base error of `@switchyard/core-routing`. */
@@ -67,4 +69,26 @@ export class ProviderNotFound extends RoutingError {
 export function errorMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.length > 300 ? `${message.slice(0, 297)}...` : message;
+}
+
+/**
+ * A request or response that cannot be carried from one API family to
+ * another: a malformed field (`invalid_request`), or a feature the target
+ * family has no way to express (`unsupported_translation`). `param` names
+ * the field, as a JSON path into the client's body (`messages[2].content`).
+ *
+ * @example
+ * ```ts
+ * try { translateRequest('openai-chat', 'anthropic-messages', body, ctx); }
+ * catch (e) { if (e instanceof TranslationError) reply(400, e.param, e.message); }
+ * ```
+ */
+export class TranslationError extends RoutingError {
+  override name = 'TranslationError';
+  readonly param: string | undefined;
+
+  constructor(code: 'invalid_request' | 'unsupported_translation', message: string, param?: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.param = param;
+  }
 }

@@ -29,7 +29,14 @@ export type {
   CooldownSource,
   CooldownStatus,
 } from './cooldown/cooldownTypes.js';
-export { AllProvidersInCooldown, NoProviderAvailable, ProviderNotFound, RoutingError, type RoutingErrorCode } from './errors.js';
+export {
+  AllProvidersInCooldown,
+  NoProviderAvailable,
+  ProviderNotFound,
+  RoutingError,
+  type RoutingErrorCode,
+  TranslationError,
+} from './errors.js';
 export { HealthMonitor } from './health/healthMonitor.js';
 export type {
   HealthAggregate,
@@ -51,8 +58,10 @@ export {
   type SelfHealingSettings,
 } from './health/selfHealer.js';
 export { BatchQueue, type BatchQueueOptions, type BatchSettings } from './relay/batchQueue.js';
+export { countTokensBody, countTokensResponse, estimateInputTokens } from './relay/countTokens.js';
 export type { RelayErrorCode, RelayFailure } from './relay/errors.js';
 export type { AttemptEndEvent, DecisionEvent, RelayEvents, RequestEndEvent, RequestStartEvent } from './relay/events.js';
+export { type Exchange, type ExchangeInput, prepareExchange, UnreadableUpstreamBody } from './relay/exchange.js';
 export {
   AFFINITY_HEADER,
   type FailoverSettings,
@@ -63,9 +72,23 @@ export {
 } from './relay/failover.js';
 export { type IngressFormat, ingressFormat, openAiFormat } from './relay/ingressFormat.js';
 export { globToRegExp, type ModelListing, ModelRouter, type RouteTarget } from './relay/modelRouter.js';
+export type { WireCodec } from './relay/providers/adapter.js';
 export { AdapterRegistry, type BuildInput, type ProviderAdapter, type Transport } from './relay/providers/adapter.js';
+export { anthropicAdapter } from './relay/providers/anthropic.js';
+export { EventStreamDecoder, EventStreamError, type EventStreamMessage } from './relay/providers/awsEventStream.js';
+export {
+  CloudAssistantStreamDecoder,
+  cloudAssistantEndpoint,
+  cloudAssistantWire,
+  cloudCodingAssistantAdapter,
+  encodeCloudAssistantRequest,
+} from './relay/providers/cloudCodingAssistant.js';
+export { codeAssistantAdapter, codeAssistantEndpoint } from './relay/providers/codeAssistant.js';
+export { geminiAdapter, geminiModelPath } from './relay/providers/gemini.js';
+export { baseUrlOf, bodyWithModel, classifyUpstreamError } from './relay/providers/http.js';
 export { createMockAdapter, MockTransport } from './relay/providers/mock.js';
 export { chatBody, classifyOpenAiError, openAiAdapter, openAiCompatibleAdapter, openAiUsage } from './relay/providers/openai.js';
+export { openAiResponsesAdapter } from './relay/providers/responses.js';
 export {
   defaultAdapters,
   Relay,
@@ -79,6 +102,7 @@ export { parseGoDuration, retryAfterMs } from './relay/retryAfter.js';
 export { type Route, type RoutingStatus, RoutingTable } from './relay/routingTable.js';
 export { MemorySink, nodeResponseSink, type ResponseSink } from './relay/sink.js';
 export { OpenAiStreamTap } from './relay/sse.js';
+export { keepAliveFor, passThroughTap, type StreamTap, TranslatingTap } from './relay/streamTap.js';
 export type {
   ApiFamily,
   FailureKind,
@@ -104,3 +128,56 @@ export {
   type UnavailableReason,
 } from './selection/selector.js';
 export { withTimeout } from './timeout.js';
+export { aggregateStream } from './translate/aggregate.js';
+export type {
+  DecodeContext,
+  EncodeRequestOptions,
+  FamilyCodec,
+  StreamDecoder,
+  StreamEncodeContext,
+  StreamEncoder,
+} from './translate/codec.js';
+export { EFFORT_BUDGETS, effortOfBudget } from './translate/common.js';
+export {
+  anthropicErrorBody,
+  describeUpstreamError,
+  type ErrorInfo,
+  geminiErrorBody,
+  googleStatusOf,
+  openAiErrorBody,
+  type UpstreamErrorDescription,
+} from './translate/errorShapes.js';
+export {
+  API_FAMILIES,
+  anthropicCodec,
+  codecFor,
+  geminiCodec,
+  openAiChatCodec,
+  responsesCodec,
+  type TranslatedRequest,
+  translateRequest,
+  translateResponse,
+} from './translate/families.js';
+export type {
+  ChatRequest,
+  ChatResponse,
+  EncodeContext,
+  ImagePart,
+  Message,
+  Part,
+  ReasoningEffort,
+  ReasoningSettings,
+  ResponseFormat,
+  Role,
+  StopReason,
+  StreamEvent,
+  TextPart,
+  ThinkingPart,
+  TokenUsage,
+  ToolCallPart,
+  ToolChoice,
+  ToolDefinition,
+  ToolResultPart,
+} from './translate/ir.js';
+export { type SseEvent, SseParser, sseEvent } from './translate/sseParser.js';
+export { type ByteStreamDecoder, SseStreamDecoder, StreamTranslator } from './translate/streamTranslator.js';

@@ -1,135 +1,182 @@
 /**
  * @module fakeOpenAi
  * A local stand-in for an OpenAI-compatible upstream, on 127.0.0.1 port 0,
- * for tests and examples. It answers chat completions (plain, streamed, with
- * tool calls) in OpenAI's documented shapes, and can be scripted to fail in
- * every way a real upstream does: a status (429 with Retry-After, 5xx), a
- * reset connection, a hang, a stream cut off mid-way.
+ * for tests and examples. It answers chat completions
+ * (`<prefix>/chat/completions`) and the Responses API (`<prefix>/responses`),
+ * plain and streamed, with tool calls, in OpenAI's documented shapes, and can
+ * be scripted to fail in every way a real upstream does (see
+ * {@link FakeBehaviour}).
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import {
+  FAKE_TOOL_ARGUMENTS,
+  FAKE_USAGE,
+  type FakeBehaviour,
+  type FakeDialect,
+  type FakeUpstream,
+  type FakeUpstreamOptions,
+  type ReceivedRequest,
+  startFakeUpstream,
+} from './fakeUpstream.js';
 
-/** What the fake does for one request. */
-export type FakeBehaviour =
-  | { type: 'ok'; content?: string; chunks?: number; chunkDelayMs?: number }
-  | { type: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
-  /** Destroys the connection before sending anything. */
-  | { type: 'reset' }
-  /** Never answers (for timeouts). */
-  | { type: 'hang' }
-  /** Streams `afterChunks` content chunks, then destroys the connection. */
-  | { type: 'cut'; afterChunks: number };
-
-/** A request the fake received. */
-export interface ReceivedRequest {
-  method: string;
-  path: string;
-  headers: IncomingMessage['headers'];
-  body: Record<string, unknown> | undefined;
-}
-
+export type { FakeBehaviour, ReceivedRequest };
 /** Options of {@link startFakeOpenAi}. */
-export interface FakeOpenAiOptions {
-  /** Decides each chat request; `n` counts chat requests from 1. Default: always `{ type: 'ok' }`. */
-  behaviour?: (request: ReceivedRequest, n: number) => FakeBehaviour;
-  /** Model ids for `GET /v1/models`. */
-  models?: string[];
-  /** Prefix of the API paths (default `/v1`). */
-  prefix?: string;
-}
-
-/** A running fake upstream. */
-export interface FakeOpenAi {
-  /** Base URL including the prefix, e.g. `http://127.0.0.1:43121/v1`. */
-  url: string;
-  requests: ReceivedRequest[];
-  /** Chat requests answered so far. */
-  readonly chatCount: number;
-  setBehaviour(behaviour: FakeOpenAiOptions['behaviour']): void;
-  close(): Promise<void>;
-}
+export type FakeOpenAiOptions = FakeUpstreamOptions;
+/** A running fake OpenAI upstream. */
+export type FakeOpenAi = FakeUpstream;
 
 const now = () => Math.floor(Date.now() / 1000);
+const sse = (data: unknown) => `data: ${JSON.stringify(data)}\n\n`;
+const typed = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+const usage = { prompt_tokens: FAKE_USAGE.input, completion_tokens: FAKE_USAGE.output, total_tokens: FAKE_USAGE.input + FAKE_USAGE.output };
+const responsesUsage = {
+  input_tokens: FAKE_USAGE.input,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: FAKE_USAGE.output,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: FAKE_USAGE.input + FAKE_USAGE.output,
+};
 
-function lastUserText(body: Record<string, unknown> | undefined): string {
-  const messages = Array.isArray(body?.messages) ? (body.messages as { role?: string; content?: unknown }[]) : [];
-  const last = [...messages].reverse().find((m) => m.role === 'user');
-  return typeof last?.content === 'string' ? last.content : '';
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((p: { type?: string; text?: string }) => (p?.type === 'text' || p?.type === 'input_text' ? (p.text ?? '') : ''))
+    .join('');
 }
 
-function toolCall(body: Record<string, unknown>) {
-  const tools = body.tools as { function?: { name?: string } }[];
-  return { id: 'call_fake_1', type: 'function', function: { name: tools[0]?.function?.name ?? 'tool', arguments: '{"location":"Paris"}' } };
+function lastUser(items: unknown): string {
+  const list = Array.isArray(items) ? (items as { role?: string; content?: unknown }[]) : [];
+  const last = [...list].reverse().find((m) => m.role === 'user');
+  return textOf(last?.content);
 }
 
-function completion(body: Record<string, unknown>, content: string) {
-  const usage = { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 };
-  const wantsTool = Array.isArray(body.tools) && body.tools.length > 0;
-  const message = wantsTool ? { role: 'assistant', content: null, tool_calls: [toolCall(body)] } : { role: 'assistant', content };
+function chatCompletion(model: string, content: string, tool: string | undefined) {
+  const message = tool
+    ? {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_fake_1', type: 'function', function: { name: tool, arguments: FAKE_TOOL_ARGUMENTS } }],
+      }
+    : { role: 'assistant', content };
   return {
     id: 'chatcmpl-fake',
     object: 'chat.completion',
     created: now(),
-    model: body.model,
-    choices: [{ index: 0, message, finish_reason: wantsTool ? 'tool_calls' : 'stop', logprobs: null }],
+    model,
+    choices: [{ index: 0, message, finish_reason: tool ? 'tool_calls' : 'stop', logprobs: null }],
     usage,
   };
 }
 
-async function stream(res: ServerResponse, body: Record<string, unknown>, content: string, behaviour: FakeBehaviour): Promise<void> {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: now(), model: body.model };
-  const send = (data: unknown) => res.write(`data: ${JSON.stringify(data)}\n\n`);
-  const wantsTool = Array.isArray(body.tools) && body.tools.length > 0;
-  send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
-  const parts = behaviour.type === 'ok' && behaviour.chunks ? splitInto(content, behaviour.chunks) : content.split(/(?<= )/);
-  let sent = 0;
-  if (wantsTool) {
-    const call = toolCall(body);
-    send({
-      ...base,
-      choices: [
-        {
-          index: 0,
-          delta: { tool_calls: [{ index: 0, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] },
-          finish_reason: null,
-        },
-      ],
-    });
-    send({
-      ...base,
-      choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: call.function.arguments } }] }, finish_reason: null }],
-    });
-  } else {
-    for (const part of parts) {
-      if (behaviour.type === 'cut' && sent >= behaviour.afterChunks) {
-        // Let the whole events reach the other side first, as they would over a real network.
-        if (sent > 0) await new Promise((r) => setTimeout(r, 50));
-        // A partial event, then the connection dies: the relay must not forward half an event.
-        res.write('data: {"id":"chatcmpl-fake","choi');
-        res.socket?.destroy();
-        return;
-      }
-      if (behaviour.type === 'ok' && behaviour.chunkDelayMs) await new Promise((r) => setTimeout(r, behaviour.chunkDelayMs));
-      send({ ...base, choices: [{ index: 0, delta: { content: part }, finish_reason: null }] });
-      sent++;
-    }
+function chatStream(model: string, parts: string[], tool: string | undefined, body: Record<string, unknown>) {
+  const base = { id: 'chatcmpl-fake', object: 'chat.completion.chunk', created: now(), model };
+  const chunk = (delta: unknown, finish: string | null = null) => sse({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] });
+  const head = [chunk({ role: 'assistant', content: '' })];
+  if (tool) {
+    head.push(chunk({ tool_calls: [{ index: 0, id: 'call_fake_1', type: 'function', function: { name: tool, arguments: '' } }] }));
+    head.push(chunk({ tool_calls: [{ index: 0, function: { arguments: FAKE_TOOL_ARGUMENTS } }] }));
   }
-  send({ ...base, choices: [{ index: 0, delta: {}, finish_reason: wantsTool ? 'tool_calls' : 'stop' }] });
-  const options = body.stream_options as { include_usage?: boolean } | undefined;
-  if (options?.include_usage) send({ ...base, choices: [], usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 } });
-  res.end('data: [DONE]\n\n');
+  const tail = [chunk({}, tool ? 'tool_calls' : 'stop')];
+  if ((body.stream_options as { include_usage?: boolean } | undefined)?.include_usage) tail.push(sse({ ...base, choices: [], usage }));
+  tail.push('data: [DONE]\n\n');
+  return { head, parts: tool ? [] : parts.map((content) => chunk({ content })), tail };
 }
 
-function splitInto(text: string, n: number): string[] {
-  const size = Math.max(1, Math.ceil(text.length / n));
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
+function responseObject(model: string, status: string, output: unknown[], withUsage: boolean) {
+  return {
+    id: 'resp_fake',
+    object: 'response',
+    created_at: now(),
+    status,
+    model,
+    output,
+    usage: withUsage ? responsesUsage : null,
+    error: null,
+    incomplete_details: null,
+  };
 }
+
+function responsesOutput(content: string, tool: string | undefined) {
+  if (tool)
+    return [
+      { id: 'fc_fake_1', type: 'function_call', status: 'completed', call_id: 'call_fake_1', name: tool, arguments: FAKE_TOOL_ARGUMENTS },
+    ];
+  return [
+    {
+      id: 'msg_fake_1',
+      type: 'message',
+      status: 'completed',
+      role: 'assistant',
+      content: [{ type: 'output_text', text: content, annotations: [] }],
+    },
+  ];
+}
+
+function responsesStream(model: string, parts: string[], tool: string | undefined) {
+  let sequence = 0;
+  const event = (type: string, data: Record<string, unknown>) => typed(type, { sequence_number: sequence++, ...data });
+  const head = [event('response.created', { response: responseObject(model, 'in_progress', [], false) })];
+  head.push(event('response.in_progress', { response: responseObject(model, 'in_progress', [], false) }));
+  const content = parts.join('');
+  if (tool) {
+    const item = { id: 'fc_fake_1', type: 'function_call', status: 'in_progress', call_id: 'call_fake_1', name: tool, arguments: '' };
+    head.push(event('response.output_item.added', { output_index: 0, item }));
+    head.push(event('response.function_call_arguments.delta', { item_id: 'fc_fake_1', output_index: 0, delta: FAKE_TOOL_ARGUMENTS }));
+    head.push(event('response.function_call_arguments.done', { item_id: 'fc_fake_1', output_index: 0, arguments: FAKE_TOOL_ARGUMENTS }));
+    head.push(
+      event('response.output_item.done', { output_index: 0, item: { ...item, status: 'completed', arguments: FAKE_TOOL_ARGUMENTS } }),
+    );
+    return {
+      head,
+      parts: [],
+      tail: [event('response.completed', { response: responseObject(model, 'completed', responsesOutput('', tool), true) })],
+    };
+  }
+  const where = { item_id: 'msg_fake_1', output_index: 0, content_index: 0 };
+  head.push(
+    event('response.output_item.added', {
+      output_index: 0,
+      item: { id: 'msg_fake_1', type: 'message', status: 'in_progress', role: 'assistant', content: [] },
+    }),
+  );
+  head.push(event('response.content_part.added', { ...where, part: { type: 'output_text', text: '', annotations: [] } }));
+  const deltas = parts.map((delta) => event('response.output_text.delta', { ...where, delta, logprobs: [] }));
+  const output = responsesOutput(content, undefined);
+  const tail = [
+    event('response.output_text.done', { ...where, text: content, logprobs: [] }),
+    event('response.content_part.done', { ...where, part: { type: 'output_text', text: content, annotations: [] } }),
+    event('response.output_item.done', { output_index: 0, item: output[0] }),
+    event('response.completed', { response: responseObject(model, 'completed', output, true) }),
+  ];
+  return { head, parts: deltas, tail };
+}
+
+const isResponses = (body: Record<string, unknown>) => body.input !== undefined && body.messages === undefined;
+
+/** OpenAI's side of the fake: chat completions and Responses. */
+export const openAiDialect: FakeDialect = {
+  route(method, path, _query, body) {
+    if (method === 'GET' && path === '/models') return { kind: 'models' };
+    if (method === 'POST' && (path === '/chat/completions' || path === '/responses'))
+      return { kind: 'generate', stream: body?.stream === true, model: String(body?.model ?? '') };
+    return undefined;
+  },
+  lastUserText: (body) =>
+    isResponses(body) ? (typeof body.input === 'string' ? body.input : lastUser(body.input)) : lastUser(body.messages),
+  toolName(body) {
+    const tools = Array.isArray(body.tools) ? (body.tools as { name?: string; function?: { name?: string } }[]) : [];
+    return tools.length > 0 ? (tools[0]?.function?.name ?? tools[0]?.name ?? 'tool') : undefined;
+  },
+  complete: (model, content, tool, body) =>
+    isResponses(body) ? responseObject(model, 'completed', responsesOutput(content, tool), true) : chatCompletion(model, content, tool),
+  stream: (model, parts, tool, body) => (isResponses(body) ? responsesStream(model, parts, tool) : chatStream(model, parts, tool, body)),
+  models: (ids) => ({ object: 'list', data: ids.map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })) }),
+  count: () => ({}),
+  error: (status, message) => ({ error: { message, type: status === 429 ? 'rate_limit_error' : 'error', code: null } }),
+};
 
 /**
- * Starts a fake OpenAI-compatible upstream.
+ * Starts a fake OpenAI-compatible upstream (chat completions and Responses).
  *
  * @example
  * ```ts
@@ -138,77 +185,6 @@ function splitInto(text: string, n: number): string[] {
  * await upstream.close();
  * ```
  */
-export async function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<FakeOpenAi> {
-  let behaviour = options.behaviour ?? (() => ({ type: 'ok' }) as FakeBehaviour);
-  const prefix = options.prefix ?? '/v1';
-  const requests: ReceivedRequest[] = [];
-  const sockets = new Set<Socket>();
-  let chatCount = 0;
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const text = Buffer.concat(chunks).toString('utf8');
-    let body: Record<string, unknown> | undefined;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    const path = (req.url ?? '/').split('?')[0]!;
-    const received: ReceivedRequest = { method: req.method ?? 'GET', path, headers: req.headers, body };
-    requests.push(received);
-    if (req.method === 'GET' && path === `${prefix}/models`) {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          object: 'list',
-          data: (options.models ?? []).map((id) => ({ id, object: 'model', created: 0, owned_by: 'fake' })),
-        }),
-      );
-      return;
-    }
-    if (req.method !== 'POST' || path !== `${prefix}/chat/completions` || !body) {
-      res.writeHead(404, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: 'not found', type: 'invalid_request_error', code: null } }));
-      return;
-    }
-    chatCount++;
-    const plan = behaviour(received, chatCount);
-    const content = `Echo: ${lastUserText(body)}`;
-    switch (plan.type) {
-      case 'reset':
-        req.socket.destroy();
-        return;
-      case 'hang':
-        return;
-      case 'status':
-        res.writeHead(plan.status, { 'content-type': 'application/json', ...plan.headers });
-        res.end(JSON.stringify(plan.body ?? { error: { message: `fake upstream says ${plan.status}`, type: 'error', code: null } }));
-        return;
-      default:
-        if (body.stream === true) return stream(res, body, plan.type === 'ok' && plan.content ? plan.content : content, plan);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(JSON.stringify(completion(body, plan.type === 'ok' && plan.content ? plan.content : content)));
-    }
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}${prefix}`,
-    requests,
-    get chatCount() {
-      return chatCount;
-    },
-    setBehaviour(next) {
-      behaviour = next ?? (() => ({ type: 'ok' }));
-    },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+export function startFakeOpenAi(options: FakeOpenAiOptions = {}): Promise<FakeOpenAi> {
+  return startFakeUpstream(openAiDialect, { ...options, prefix: options.prefix ?? '/v1' });
 }

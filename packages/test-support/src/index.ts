@@ -1,10 +1,27 @@
 /**
  * @module @switchyard/test-support
  * Helpers for tests that need something outside Node: PostgreSQL, headless
- * Chromium, promtool. Missing ones skip with a how-to, or fail under CI.
+ * Chromium, promtool (missing ones skip with a how-to, or fail under CI),
+ * and fake OpenAI, Anthropic, Gemini and cloud coding-assistant upstreams on
+ * loopback.
  */
 
 export { type ChromiumForTests, type PromtoolForTests, requireChromium, requirePromtool } from './binaries.js';
-export { type FakeBehaviour, type FakeOpenAi, type FakeOpenAiOptions, type ReceivedRequest, startFakeOpenAi } from './fakeOpenAi.js';
+export { anthropicDialect, startFakeAnthropic } from './fakeAnthropic.js';
+export { cloudAssistantDialect, eventStreamFrame, startFakeCloudAssistant } from './fakeCloudAssistant.js';
+export { geminiDialect, startFakeGemini } from './fakeGemini.js';
+export { type FakeOpenAi, type FakeOpenAiOptions, openAiDialect, startFakeOpenAi } from './fakeOpenAi.js';
+export {
+  FAKE_TOOL_ARGUMENTS,
+  FAKE_USAGE,
+  type FakeBehaviour,
+  type FakeDialect,
+  type FakeRoute,
+  type FakeUpstream,
+  type FakeUpstreamOptions,
+  type ReceivedRequest,
+  type StreamPiece,
+  startFakeUpstream,
+} from './fakeUpstream.js';
 export { DEFAULT_PG_URL, type PostgresForTests, postgresForTests } from './postgres.js';
 export { inCI, missing, type Requirement } from './requirement.js';

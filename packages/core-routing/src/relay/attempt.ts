@@ -6,10 +6,12 @@
  * to do next; the relay decides whether to retry.
  */
 
+import type { Scheduler, TimerHandle } from '../clock.js';
+import type { ErrorInfo } from '../translate/errorShapes.js';
+import { type Exchange, UnreadableUpstreamBody } from './exchange.js';
 import type { ProviderAdapter, Transport } from './providers/adapter.js';
 import type { ResponseSink } from './sink.js';
-import { OpenAiStreamTap } from './sse.js';
-import type { UpstreamFailure, UpstreamRequest, Usage } from './types.js';
+import type { UpstreamFailure, Usage } from './types.js';
 import { classifyTransportError } from './upstream.js';
 
 /** The most of an upstream answer read into memory (non-streaming bodies, error bodies). */
@@ -33,17 +35,18 @@ export type AttemptResult =
 
 /** What an attempt needs. */
 export interface AttemptInput {
-  request: UpstreamRequest;
+  /** How the request goes up and the answer comes back (pass-through or translated). */
+  exchange: Exchange;
   adapter: ProviderAdapter;
   transport: Transport;
   stream: boolean;
-  /** Drop usage-only chunks the relay asked for but the client did not. */
-  stripUsageOnlyChunks: boolean;
   sink: ResponseSink;
   /** Headers added to a successful response (request id, provider). */
   responseHeaders: Record<string, string>;
-  /** Formats the event that ends a broken stream. */
-  streamError: (failure: UpstreamFailure) => string;
+  /** What the client is told about a failure (for the event that ends a broken stream). */
+  describeFailure: (failure: UpstreamFailure) => ErrorInfo;
+  /** Keep-alives during a stream's silences, once it has started (interval 0: none). */
+  keepAlive?: { intervalMs: number; scheduler: Scheduler };
   signal: AbortSignal;
   now: () => number;
   startedAt: number;
@@ -64,10 +67,11 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache
 
 /** Runs one attempt. Never throws: every outcome is a result. */
 export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
-  const { adapter } = input;
+  const { adapter, exchange } = input;
+  if (exchange.local || !exchange.request) return answerLocally(input);
   let response: Awaited<ReturnType<Transport['send']>>;
   try {
-    response = await input.transport.send(input.request, { signal: input.signal });
+    response = await input.transport.send(exchange.request, { signal: input.signal });
   } catch (error) {
     return { kind: 'failure', failure: classifyTransportError(error) };
   }
@@ -78,7 +82,8 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
     } catch {
       body = Buffer.alloc(0);
     }
-    return { kind: 'failure', failure: adapter.classify(response.status, response.headers, body, input.now()) };
+    const failure = adapter.classify(response.status, response.headers, body, input.now());
+    return { kind: 'failure', failure: failure.kind === 'client' ? exchange.clientError(failure) : failure };
   }
   if (!input.stream) return finishBuffered(input, response);
   return pipeStream(input, response);
@@ -92,30 +97,69 @@ async function finishBuffered(input: AttemptInput, response: Awaited<ReturnType<
     response.cancel();
     return { kind: 'failure', failure: classifyTransportError(error) };
   }
-  let usage: Usage | undefined;
-  const contentType = response.headers['content-type'] ?? 'application/json';
-  if (contentType.includes('json')) {
-    try {
-      usage = input.adapter.usageFromResponse(JSON.parse(body.toString('utf8')));
-    } catch {
-      return { kind: 'failure', failure: { kind: 'server', status: response.status, message: 'upstream sent invalid JSON' } };
-    }
+  let answer: ReturnType<Exchange['completeBody']>;
+  try {
+    answer = input.exchange.completeBody(body, response.headers['content-type'] ?? 'application/json');
+  } catch (error) {
+    if (!(error instanceof UnreadableUpstreamBody)) throw error;
+    return { kind: 'failure', failure: { kind: 'server', status: response.status, message: error.message } };
   }
-  const headers = { 'content-type': contentType, ...input.responseHeaders };
+  const out = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+  const headers = { 'content-type': answer.contentType, ...input.exchange.headers, ...input.responseHeaders };
   const ttfbMs = input.now() - input.startedAt;
   input.sink.writeHead(response.status, headers);
+  input.sink.end(out);
+  return { kind: 'success', status: response.status, headers, body: out, usage: answer.usage, ttfbMs };
+}
+
+/** An answer the exchange made without the provider (an estimated token count). */
+function answerLocally(input: AttemptInput): AttemptResult {
+  const local = input.exchange.local!;
+  const headers = { ...local.headers, ...input.responseHeaders };
+  const body = Buffer.from(local.body);
+  input.sink.writeHead(local.status, headers);
   input.sink.end(body);
-  return { kind: 'success', status: response.status, headers, body, usage, ttfbMs };
+  return { kind: 'success', status: local.status, headers, body, usage: undefined, ttfbMs: input.now() - input.startedAt };
+}
+
+/** Writes keep-alives whenever the stream has been silent for the interval. */
+function keepAlives(input: AttemptInput, keepAlive: () => string): { wrote(): void; stop(): void } {
+  const settings = input.keepAlive;
+  if (!settings || settings.intervalMs <= 0) return { wrote() {}, stop() {} };
+  const { scheduler, intervalMs } = settings;
+  let last = scheduler.now();
+  let timer: TimerHandle | undefined;
+  const tick = () => {
+    timer = undefined;
+    if (input.sink.closed) return;
+    if (scheduler.now() - last >= intervalMs) {
+      input.sink.write(keepAlive());
+      last = scheduler.now();
+    }
+    timer = scheduler.setTimeout(tick, Math.max(1, intervalMs - (scheduler.now() - last)));
+  };
+  return {
+    wrote() {
+      last = scheduler.now();
+      timer ??= scheduler.setTimeout(tick, intervalMs);
+    },
+    stop() {
+      if (timer !== undefined) scheduler.clearTimeout(timer);
+      timer = undefined;
+    },
+  };
 }
 
 async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Transport['send']>>): Promise<AttemptResult> {
   const { sink } = input;
-  const tap = new OpenAiStreamTap({ stripUsageOnlyChunks: input.stripUsageOnlyChunks, usageOf: input.adapter.usageFromEvent });
+  const tap = input.exchange.createTap();
   let ttfbMs = -1;
-  const headers = { ...SSE_HEADERS, ...input.responseHeaders };
+  const headers = { ...SSE_HEADERS, ...input.exchange.headers, ...input.responseHeaders };
+  const alive = keepAlives(input, () => tap.keepAlive());
   const broken = (failure: UpstreamFailure): AttemptResult => {
+    alive.stop();
     if (!sink.headersSent) return { kind: 'failure', failure };
-    if (!sink.closed) sink.end(input.streamError(failure));
+    if (!sink.closed) sink.end(tap.fail(input.describeFailure(failure)));
     return { kind: 'broken', failure, ttfbMs, usage: tap.usage };
   };
   try {
@@ -127,6 +171,7 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
         ttfbMs = input.now() - input.startedAt;
       }
       if (sink.closed) break;
+      alive.wrote();
       if (!sink.write(out)) await sink.drain();
       if (sink.closed) break;
     }
@@ -134,6 +179,7 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
     response.cancel();
     return broken(classifyTransportError(error));
   }
+  alive.stop();
   if (sink.closed) {
     // The client left: stop reading upstream. Usage seen so far is still counted.
     response.cancel();
@@ -144,6 +190,9 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
       usage: tap.usage,
     };
   }
+  // Some streams only show they are complete once they close (no end marker): settle the tap first.
+  // A stream that finished its answer but lacked its closing events still ends the way clients expect.
+  const closing = tap.finish();
   if (!tap.complete) {
     return broken({ kind: 'connection', status: null, message: 'upstream ended the stream before it was complete' });
   }
@@ -151,7 +200,6 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
     sink.writeHead(200, headers);
     ttfbMs = input.now() - input.startedAt;
   }
-  // A stream that finished its choices but lacked the terminator still ends the way clients expect.
-  sink.end(tap.sawDone ? undefined : 'data: [DONE]\n\n');
+  sink.end(closing.length > 0 ? closing : undefined);
   return { kind: 'success', status: 200, headers, body: undefined, usage: tap.usage, ttfbMs };
 }

@@ -1,50 +1,55 @@
 /**
  * @module ingressFormat
- * Error bodies in the client's own API family. A client that speaks OpenAI
- * gets `{"error": {"message", "type", "param", "code"}}`, as OpenAI's SDKs
- * expect, including inside a stream, where an error becomes one `data:`
- * event the SDK turns into an exception.
+ * Error bodies in the client's own API family, so each SDK raises its own
+ * typed exception: OpenAI's `{"error": {"message", "type", "param",
+ * "code"}}` (chat completions and Responses), Anthropic's
+ * `{"type": "error", "error": {"type", "message"}}` and Google's
+ * `{"error": {"code", "message", "status", "details"}}`. Inside a stream,
+ * an error becomes the family's own error event: a `data:` event for
+ * OpenAI chat and Gemini, `event: error` for Anthropic and Responses.
  */
+import { codecFor } from '../translate/families.js';
 import type { RelayFailure } from './errors.js';
 import type { ApiFamily } from './types.js';
 
 /** Formats errors for one client family. */
 export interface IngressFormat {
   /** Body and headers of an error response. */
-  errorResponse(failure: RelayFailure): { body: string; headers: Record<string, string> };
+  errorResponse(failure: RelayFailure, requestId?: string): { body: string; headers: Record<string, string> };
   /** An in-stream error event, sent when a stream fails after its first byte. */
   streamError(failure: RelayFailure): string;
 }
 
-function openAiError(failure: RelayFailure): Record<string, unknown> {
-  const error: Record<string, unknown> = {
-    message: failure.message,
-    type: failure.type,
-    param: failure.param ?? null,
-    code: failure.code,
+function formatFor(family: ApiFamily): IngressFormat {
+  const codec = codecFor(family);
+  return {
+    errorResponse(failure, requestId) {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (failure.retryAfterSeconds !== undefined) headers['retry-after'] = String(failure.retryAfterSeconds);
+      return { body: JSON.stringify(codec.errorBody(failure, requestId)), headers };
+    },
+    streamError: (failure) => codec.streamError(failure),
   };
-  if (failure.upstreamStatus !== undefined) error.upstream_status = failure.upstreamStatus;
-  return { error };
 }
 
 /** The OpenAI chat completions family. */
-export const openAiFormat: IngressFormat = {
-  errorResponse(failure) {
-    const headers: Record<string, string> = { 'content-type': 'application/json' };
-    if (failure.retryAfterSeconds !== undefined) headers['retry-after'] = String(failure.retryAfterSeconds);
-    return { body: JSON.stringify(openAiError(failure)), headers };
-  },
-  streamError(failure) {
-    return `data: ${JSON.stringify(openAiError(failure))}\n\n`;
-  },
+export const openAiFormat: IngressFormat = formatFor('openai-chat');
+
+const FORMATS: Record<ApiFamily, IngressFormat> = {
+  'openai-chat': openAiFormat,
+  'openai-responses': formatFor('openai-responses'),
+  'anthropic-messages': formatFor('anthropic-messages'),
+  gemini: formatFor('gemini'),
 };
 
-/** The error format for a client family (the translation issue adds the others). */
+/**
+ * The error format for a client family.
+ *
+ * @example
+ * ```ts
+ * const { body, headers } = ingressFormat('anthropic-messages').errorResponse(failure, requestId);
+ * ```
+ */
 export function ingressFormat(family: ApiFamily): IngressFormat {
-  switch (family) {
-    case 'openai-chat':
-      return openAiFormat;
-    default:
-      return openAiFormat;
-  }
+  return FORMATS[family] ?? openAiFormat;
 }

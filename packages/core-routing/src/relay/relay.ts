@@ -17,20 +17,26 @@
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, type Scheduler, systemClock, systemScheduler } from '../clock.js';
 import type { CooldownEvents } from '../cooldown/cooldownTypes.js';
-import { NoProviderAvailable } from '../errors.js';
+import { NoProviderAvailable, TranslationError } from '../errors.js';
 import type { HealthEvents } from '../health/healthTypes.js';
 import type { StrategyName } from '../selection/selector.js';
 import { type AttemptResult, runAttempt } from './attempt.js';
 import type { RelayFailure } from './errors.js';
 import type { RelayEvents, RequestEndEvent } from './events.js';
+import { clientFailure, prepareExchange } from './exchange.js';
 import { NodeFailover } from './failover.js';
 import { ingressFormat } from './ingressFormat.js';
 import { failureToClient, selectionFailure } from './outcome.js';
 import { AdapterRegistry, type ProviderAdapter, type Transport } from './providers/adapter.js';
+import { anthropicAdapter } from './providers/anthropic.js';
+import { cloudCodingAssistantAdapter } from './providers/cloudCodingAssistant.js';
+import { codeAssistantAdapter } from './providers/codeAssistant.js';
+import { geminiAdapter } from './providers/gemini.js';
 import { createMockAdapter } from './providers/mock.js';
 import { openAiAdapter, openAiCompatibleAdapter } from './providers/openai.js';
+import { openAiResponsesAdapter } from './providers/responses.js';
 import type { ResponseCache } from './responseCache.js';
 import { type Route, RoutingTable } from './routingTable.js';
 import type { ResponseSink } from './sink.js';
@@ -73,7 +79,7 @@ export interface RelayHealth {
 export interface RelayOptions {
   providers: ProviderConfig[];
   strategy?: StrategyName;
-  /** Provider kinds; default `openai`, `openai-compatible` and `mock`. */
+  /** Provider kinds; default {@link defaultAdapters}. */
   adapters?: AdapterRegistry;
   /** HTTP transport; default an {@link UndiciTransport} with default pool settings. */
   transport?: Transport;
@@ -86,12 +92,36 @@ export interface RelayOptions {
   /** Attempts per request, the first included (default 3). */
   maxAttempts?: number;
   clock?: Clock;
+  /** Timers for stream keep-alives; default real timers (tests pass a `FakeScheduler`). */
+  scheduler?: Scheduler;
+  /**
+   * Keep-alive interval of a started stream, in milliseconds (default 15 s;
+   * 0 turns them off). A keep-alive is an SSE comment, or Anthropic's `ping`
+   * event for Anthropic clients, sent only after a silence this long, so
+   * proxies with idle timeouts do not cut long reasoning pauses.
+   */
+  keepAliveMs?: number;
   latencyWindowMs?: number;
 }
 
-/** The default adapters: `openai`, `openai-compatible`, and the demo `mock`. */
+const DEFAULT_KEEP_ALIVE_MS = 15_000;
+
+/**
+ * The default adapters: `openai`, `openai-compatible`, `openai-responses`,
+ * `anthropic`, `gemini`, `code-assistant`, `cloud-coding-assistant`, and the
+ * demo `mock`.
+ */
 export function defaultAdapters(): AdapterRegistry {
-  return new AdapterRegistry([openAiAdapter, openAiCompatibleAdapter, createMockAdapter()]);
+  return new AdapterRegistry([
+    openAiAdapter,
+    openAiCompatibleAdapter,
+    openAiResponsesAdapter,
+    anthropicAdapter,
+    geminiAdapter,
+    codeAssistantAdapter,
+    cloudCodingAssistantAdapter,
+    createMockAdapter(),
+  ]);
 }
 
 interface RequestState {
@@ -122,10 +152,12 @@ export class Relay {
   private readonly transport: Transport;
   private readonly clock: Clock;
   private readonly unsubscribe: (() => void)[] = [];
+  private readonly scheduler: Scheduler;
 
   constructor(options: RelayOptions) {
     this.options = options;
-    this.clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? options.scheduler ?? systemClock;
+    this.scheduler = options.scheduler ?? systemScheduler;
     this.adapters = options.adapters ?? defaultAdapters();
     this.transport = options.transport ?? new UndiciTransport();
     this.table = new RoutingTable(options.providers, {
@@ -185,7 +217,7 @@ export class Relay {
   }
 
   /** Applies new providers, strategy or attempt budget without dropping requests in flight. */
-  configure(options: Partial<Pick<RelayOptions, 'providers' | 'strategy' | 'maxAttempts'>>): void {
+  configure(options: Partial<Pick<RelayOptions, 'providers' | 'strategy' | 'maxAttempts' | 'keepAliveMs'>>): void {
     this.options = { ...this.options, ...options };
     this.table.configure(this.options.providers, this.options.strategy ?? 'round_robin');
     this.resyncAvailability();
@@ -474,7 +506,6 @@ export class Relay {
   ): Promise<AttemptResult> {
     const config = this.table.provider(provider)!;
     const adapter = this.adapters.get(config.kind)!;
-    const format = ingressFormat(request.ingress);
     const controller = new AbortController();
     const onAbort = () => controller.abort();
     request.signal?.addEventListener('abort', onAbort, { once: true });
@@ -482,28 +513,32 @@ export class Relay {
     route.selector.begin(provider);
     let result: AttemptResult;
     try {
-      const upstream = adapter.buildRequest(config, credential, {
-        body: request.body,
-        rawBody: request.rawBody,
+      const exchange = prepareExchange({
+        request,
+        adapter,
+        provider: config,
+        credential,
         upstreamModel: route.upstreamModel.get(provider) ?? request.model,
-        stream: request.stream,
-        ...(request.headers ? { headers: request.headers } : {}),
+        now: this.clock.now(),
       });
       result = await runAttempt({
-        request: upstream,
+        exchange,
         adapter,
         transport: adapter.transport ?? this.transport,
         stream: request.stream,
-        stripUsageOnlyChunks: (request.body.stream_options as { include_usage?: unknown } | undefined)?.include_usage !== true,
         sink,
         responseHeaders: { 'x-request-id': request.requestId, 'x-switchyard-provider': provider },
-        streamError: (failure) => format.streamError(failureToClient(failure, false)),
+        describeFailure: (failure) => failureToClient(failure, false),
+        keepAlive: { intervalMs: this.options.keepAliveMs ?? DEFAULT_KEEP_ALIVE_MS, scheduler: this.scheduler },
         signal: controller.signal,
         now: () => this.clock.now(),
         startedAt,
       });
     } catch (error) {
-      result = { kind: 'failure', failure: { kind: 'server', status: null, message: `provider ${provider}: ${(error as Error).message}` } };
+      result =
+        error instanceof TranslationError
+          ? { kind: 'failure', failure: clientFailure(request.ingress, error, request.requestId) }
+          : { kind: 'failure', failure: { kind: 'server', status: null, message: `provider ${provider}: ${(error as Error).message}` } };
     } finally {
       route.selector.end(provider);
       request.signal?.removeEventListener('abort', onAbort);
@@ -582,7 +617,7 @@ export class Relay {
 
   private fail(request: RelayRequest, sink: ResponseSink, failure: RelayFailure): void {
     if (sink.headersSent || sink.closed) return;
-    const { body, headers } = ingressFormat(request.ingress).errorResponse(failure);
+    const { body, headers } = ingressFormat(request.ingress).errorResponse(failure, request.requestId);
     sink.writeHead(failure.status, { ...headers, 'x-request-id': request.requestId });
     sink.end(body);
   }

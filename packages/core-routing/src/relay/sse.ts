@@ -17,7 +17,7 @@ const LF_LF = Buffer.from('\n\n');
 const LF_CR_LF = Buffer.from('\n\r\n');
 
 /** End of the last complete event in `data` (index just after its blank line), or -1. */
-function lastEventEnd(data: Buffer): number {
+export function lastEventEnd(data: Buffer): number {
   const lf = data.lastIndexOf(LF_LF);
   const crlf = data.lastIndexOf(LF_CR_LF);
   return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 3);

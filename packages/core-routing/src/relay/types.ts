@@ -36,6 +36,11 @@ export interface RelayRequest {
   forwarded?: boolean;
   /** The client's affinity key (`x-switchyard-affinity`), placing it on the failover ring. */
   affinity?: string;
+  /**
+   * What the client asked for: an answer (the default), or only the number
+   * of input tokens (Anthropic's `count_tokens`, Gemini's `countTokens`).
+   */
+  operation?: 'generate' | 'count_tokens';
 }
 
 /** A provider as configured (`providers.<name>` in the gateway config). */
@@ -64,6 +69,12 @@ export interface RelayCredential {
   id: string;
   token: string;
   type?: 'api_key' | 'oauth';
+  /**
+   * Public, provider-specific details that came with the token: the API
+   * endpoint a token exchange returned (`api_endpoint`), a profile ARN
+   * (`profile_arn`). Never secrets.
+   */
+  metadata?: Readonly<Record<string, string>>;
 }
 
 /** An HTTP request to an upstream. */

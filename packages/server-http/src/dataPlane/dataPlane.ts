@@ -1,10 +1,17 @@
 /**
  * @module dataPlane
- * The `/v1/*` relay routes on plain node:http: no framework, no request or
- * response conversion. The handler checks the client key, reads and
- * sanity-checks the body, and hands the request to the relay, which writes
- * the answer (or an error in the client's own format) straight to the
- * socket.
+ * The relay routes on plain node:http: no framework, no request or
+ * response conversion. Every client family has its routes: OpenAI chat
+ * completions and Responses (`/v1/chat/completions`, `/v1/responses`),
+ * Anthropic Messages (`/v1/messages`, `/v1/messages/count_tokens`) and
+ * Gemini (`/v1beta/models/{model}:generateContent`,
+ * `:streamGenerateContent`, as SSE with `?alt=sse` or else as Google's
+ * streamed JSON array, `:countTokens`), plus the model lists
+ * (`/v1/models`, in Anthropic's shape when the request carries
+ * `anthropic-version`, and `/v1beta/models`). The handler checks the client
+ * key, reads and sanity-checks the body, and hands the request to the
+ * relay, which writes the answer (or an error in the client's own format)
+ * straight to the socket.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
@@ -18,6 +25,9 @@ import {
   type RelayRequest,
 } from '@switchyard/core-routing';
 import { ApiKeySet, presentedKey } from './apiKeys.js';
+import { checkBody, familyOfPath, type IngressRoute, matchRoute } from './ingressRoutes.js';
+import { jsonArraySink } from './jsonArraySink.js';
+import { modelEntry, modelList } from './modelLists.js';
 import { BodyTooLarge, readBody } from './readBody.js';
 
 /** Options of {@link createDataPlane}. */
@@ -47,7 +57,7 @@ export function requestIdOf(req: IncomingMessage, generate: () => string): strin
 }
 
 function sendFailure(res: ServerResponse, family: ApiFamily, failure: RelayFailure, requestId: string): void {
-  const { body, headers } = ingressFormat(family).errorResponse(failure);
+  const { body, headers } = ingressFormat(family).errorResponse(failure, requestId);
   res.writeHead(failure.status, { ...headers, 'x-request-id': requestId });
   res.end(body);
 }
@@ -70,8 +80,10 @@ function wantsNoCache(req: IncomingMessage): boolean {
 /** Fields worth passing on to a provider (never the client's credentials). */
 function forwardedHeaders(req: IncomingMessage): Record<string, string> {
   const out: Record<string, string> = {};
-  const traceparent = req.headers.traceparent;
-  if (typeof traceparent === 'string') out.traceparent = traceparent;
+  for (const name of ['traceparent', 'anthropic-beta'] as const) {
+    const value = req.headers[name];
+    if (typeof value === 'string') out[name] = value;
+  }
   return out;
 }
 
@@ -92,8 +104,13 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
   const { relay } = options;
   let modelsCreated = Math.floor(Date.now() / 1000);
 
-  async function chatCompletions(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-    const family: ApiFamily = 'openai-chat';
+  async function generate(
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: Extract<IngressRoute, { kind: 'generate' }>,
+    requestId: string,
+  ): Promise<void> {
+    const family = route.family;
     const bad = (message: string, param?: string, status = 400) =>
       sendFailure(
         res,
@@ -126,10 +143,8 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('the request body must be a JSON object');
     const fields = body as Record<string, unknown>;
-    if (typeof fields.model !== 'string' || fields.model.length === 0)
-      return bad('model is required and must be a non-empty string', 'model');
-    if (!Array.isArray(fields.messages)) return bad('messages is required and must be an array', 'messages');
-    if (fields.stream !== undefined && typeof fields.stream !== 'boolean') return bad('stream must be a boolean', 'stream');
+    const checked = checkBody(route, fields);
+    if ('message' in checked) return bad(checked.message, checked.param);
     const controller = new AbortController();
     // The client leaving before the answer is complete aborts the upstream call.
     res.on('close', () => {
@@ -138,26 +153,49 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     const request: RelayRequest = {
       requestId,
       ingress: family,
-      model: fields.model,
-      stream: fields.stream === true,
+      model: checked.model,
+      stream: checked.stream,
       body: fields,
       rawBody,
       headers: forwardedHeaders(req),
       noCache: wantsNoCache(req),
       signal: controller.signal,
-      path: '/v1/chat/completions',
+      ...(route.operation === 'count_tokens' ? { operation: 'count_tokens' as const } : {}),
+      // Failover forwards the request to another node on the very route it came in on.
+      path: req.url ?? '/',
       forwarded: typeof req.headers[FORWARDED_HEADER] === 'string',
       ...clientIdentity(req),
     };
-    await relay.handle(request, nodeResponseSink(res));
+    const sink = nodeResponseSink(res);
+    await relay.handle(request, route.jsonArray ? jsonArraySink(sink) : sink);
   }
 
-  function listModels(res: ServerResponse, requestId: string): void {
-    const data = relay
-      .models()
-      .map((m) => ({ id: m.id, object: 'model', created: modelsCreated, owned_by: m.providers[0] ?? 'switchyard' }));
+  function listModels(res: ServerResponse, family: ApiFamily, requestId: string, id: string | undefined): void {
+    const models = relay.models();
+    if (id !== undefined) {
+      const name = family === 'gemini' && id.startsWith('models/') ? id.slice(7) : id;
+      const model = models.find((m) => m.id === name);
+      if (!model) {
+        sendFailure(
+          res,
+          family,
+          {
+            status: 404,
+            code: 'model_not_found',
+            type: 'not_found_error',
+            message: `no provider serves the model ${JSON.stringify(name)}`,
+            param: 'model',
+          },
+          requestId,
+        );
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': requestId });
+      res.end(JSON.stringify(modelEntry(family, model, modelsCreated)));
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': requestId });
-    res.end(JSON.stringify({ object: 'list', data }));
+    res.end(JSON.stringify(modelList(family, models, modelsCreated)));
   }
 
   return {
@@ -167,34 +205,20 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     },
     async handle(req, res) {
       const url = req.url ?? '/';
-      const path = url.split('?', 1)[0]!;
-      if (!path.startsWith('/v1/')) return false;
+      const [path = '/', search = ''] = url.split('?', 2);
+      if (!path.startsWith('/v1/') && !path.startsWith('/v1beta/')) return false;
       const requestId = requestIdOf(req, () => crypto.randomUUID());
-      if (!keys.accepts(presentedKey(req.headers))) {
+      const family = familyOfPath(path, req.headers);
+      const query = new URLSearchParams(search);
+      // Gemini's REST clients may put the key in the query string.
+      const key = presentedKey(req.headers) ?? (family === 'gemini' ? (query.get('key') ?? undefined) : undefined);
+      if (!keys.accepts(key)) {
         sendFailure(
           res,
-          'openai-chat',
+          family,
           { status: 401, code: 'invalid_api_key', type: 'authentication_error', message: 'missing or invalid API key' },
           requestId,
         );
-        return true;
-      }
-      if (path === '/v1/chat/completions') {
-        if (req.method !== 'POST') {
-          res.setHeader('allow', 'POST');
-          sendFailure(
-            res,
-            'openai-chat',
-            { status: 405, code: 'invalid_request', type: 'invalid_request_error', message: `${req.method} is not allowed here; use POST` },
-            requestId,
-          );
-          return true;
-        }
-        await chatCompletions(req, res, requestId);
-        return true;
-      }
-      if (path === '/v1/models' && req.method === 'GET') {
-        listModels(res, requestId);
         return true;
       }
       if (path === '/v1/metrics/providers' && req.method === 'GET' && options.providerStats) {
@@ -202,13 +226,52 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
         res.end(JSON.stringify(options.providerStats()));
         return true;
       }
-      sendFailure(
-        res,
-        'openai-chat',
-        { status: 404, code: 'not_found', type: 'not_found_error', message: `no route for ${req.method} ${path}` },
-        requestId,
-      );
-      return true;
+      const route = matchRoute(req.method ?? 'GET', path, query, family);
+      if (!route) {
+        sendFailure(
+          res,
+          family,
+          { status: 404, code: 'not_found', type: 'not_found_error', message: `no route for ${req.method} ${path}` },
+          requestId,
+        );
+        return true;
+      }
+      switch (route.kind) {
+        case 'method_not_allowed':
+          res.setHeader('allow', route.allow);
+          sendFailure(
+            res,
+            family,
+            {
+              status: 405,
+              code: 'invalid_request',
+              type: 'invalid_request_error',
+              message: `${req.method} is not allowed here; use ${route.allow}`,
+            },
+            requestId,
+          );
+          return true;
+        case 'bad_path':
+          sendFailure(
+            res,
+            family,
+            {
+              status: 400,
+              code: 'invalid_request',
+              type: 'invalid_request_error',
+              message: route.message,
+              ...(route.param ? { param: route.param } : {}),
+            },
+            requestId,
+          );
+          return true;
+        case 'models':
+          listModels(res, route.family, requestId, route.id);
+          return true;
+        default:
+          await generate(req, res, route, requestId);
+          return true;
+      }
     },
   };
 }

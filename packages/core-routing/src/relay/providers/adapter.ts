@@ -4,6 +4,10 @@
  * authenticates, what it calls its models, and what its errors mean. The
  * relay does the rest (routing, retries, streaming) the same for every kind.
  */
+import type { EncodeRequestOptions } from '../../translate/codec.js';
+import type { Json } from '../../translate/fields.js';
+import type { ChatRequest } from '../../translate/ir.js';
+import type { ByteStreamDecoder } from '../../translate/streamTranslator.js';
 import type { ApiFamily, ProviderConfig, RelayCredential, UpstreamFailure, UpstreamRequest, UpstreamResponse, Usage } from '../types.js';
 
 /** Sends upstream requests: undici for real providers, in-process for the mock. */
@@ -24,11 +28,28 @@ export interface BuildInput {
   headers?: Record<string, string>;
 }
 
+/**
+ * The wire format of a provider that speaks none of the four API families:
+ * every request is translated to it, and its answers (always a stream) are
+ * translated back.
+ */
+export interface WireCodec {
+  /** The provider's request body for a neutral request; throws `TranslationError` for what it cannot express. */
+  encodeRequest(
+    request: ChatRequest,
+    context: { requestId: string; provider: ProviderConfig; credential: RelayCredential | undefined },
+  ): Json;
+  /** A decoder of the provider's answer stream into neutral events. */
+  streamDecoder(): ByteStreamDecoder;
+}
+
 /** A provider kind. */
 export interface ProviderAdapter {
   readonly kind: string;
-  /** The wire format the provider speaks. */
-  readonly family: ApiFamily;
+  /** The wire format the provider speaks: one of the API families, or `custom` with a {@link WireCodec}. */
+  readonly family: ApiFamily | 'custom';
+  /** The provider's own wire format, when `family` is `custom`. */
+  readonly wire?: WireCodec;
   /** False for providers that need no credential (the mock). */
   readonly requiresCredential: boolean;
   /** An in-process transport, used instead of HTTP when present. */
@@ -43,6 +64,12 @@ export interface ProviderAdapter {
   usageFromResponse(json: unknown): Usage | undefined;
   /** Token usage from one streamed event's JSON data, if it carries it. */
   usageFromEvent(json: unknown): Usage | undefined;
+  /** A request that counts the input tokens of `input.body` (a request in the adapter's family), if the provider can. */
+  countTokensRequest?(provider: ProviderConfig, credential: RelayCredential | undefined, input: BuildInput): UpstreamRequest;
+  /** The token count in the answer to {@link countTokensRequest}. */
+  countFromResponse?(json: unknown): number | undefined;
+  /** Settings for requests translated into this provider's family (a default `max_tokens`, say). */
+  encodeOptions?(provider: ProviderConfig): EncodeRequestOptions;
 }
 
 /** Adapters by kind. */

@@ -5,18 +5,12 @@
  * is the same wire format for any other vendor or a local server, with its
  * own base URL, extra headers, model list and aliases.
  */
-import { retryAfterMs } from '../retryAfter.js';
 import type { ProviderConfig, RelayCredential, UpstreamFailure, UpstreamRequest, Usage } from '../types.js';
 import type { BuildInput, ProviderAdapter } from './adapter.js';
+import { baseUrlOf, classifyUpstreamError } from './http.js';
 
 const OPENAI_BASE_URL = 'https://api.openai.com/v1';
-const decoder = new TextDecoder();
-
-function baseUrl(provider: ProviderConfig, fallback: string | undefined): string {
-  const url = provider.baseUrl ?? fallback;
-  if (!url) throw new Error(`provider ${provider.name} (${provider.kind}) needs base_url`);
-  return url.endsWith('/') ? url.slice(0, -1) : url;
-}
+const baseUrl = baseUrlOf;
 
 function headers(provider: ProviderConfig, credential: RelayCredential | undefined, extra: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = { ...extra, ...provider.headers };
@@ -47,24 +41,9 @@ export function openAiUsage(json: unknown): Usage | undefined {
   return { input: usage.prompt_tokens, output: typeof usage.completion_tokens === 'number' ? usage.completion_tokens : 0 };
 }
 
-/** Classifies an OpenAI-style error response. */
+/** Classifies an OpenAI-style error response (any family's error body is understood). */
 export function classifyOpenAiError(status: number, headerMap: Record<string, string>, body: Uint8Array, now: number): UpstreamFailure {
-  let message = `upstream answered ${status}`;
-  let code: unknown;
-  try {
-    const parsed = JSON.parse(decoder.decode(body)) as { error?: { message?: unknown; code?: unknown; type?: unknown } };
-    if (typeof parsed.error?.message === 'string') message = parsed.error.message;
-    code = parsed.error?.code ?? parsed.error?.type;
-  } catch {
-    // Not JSON: keep the generic message; the body is still passed through for client errors.
-  }
-  const base = { status, message, body, headers: headerMap };
-  const wait = retryAfterMs(headerMap, now);
-  const retry = wait === undefined ? {} : { retryAfterMs: wait };
-  if (status === 429) return { ...base, ...retry, kind: code === 'insufficient_quota' ? 'quota_exceeded' : 'rate_limit' };
-  if (status === 401 || status === 403) return { ...base, kind: 'unauthorized' };
-  if (status === 408 || status === 409 || status >= 500) return { ...base, ...retry, kind: 'server' };
-  return { ...base, kind: 'client' };
+  return classifyUpstreamError(status, headerMap, body, now);
 }
 
 function createOpenAiAdapter(kind: 'openai' | 'openai-compatible', defaultBaseUrl: string | undefined): ProviderAdapter {
@@ -93,6 +72,12 @@ function createOpenAiAdapter(kind: 'openai' | 'openai-compatible', defaultBaseUr
     classify: classifyOpenAiError,
     usageFromResponse: openAiUsage,
     usageFromEvent: openAiUsage,
+    encodeOptions(provider) {
+      // OpenAI's reasoning models refuse `max_tokens`; many compatible servers know only `max_tokens`.
+      const field = provider.options?.max_tokens_field;
+      if (field === 'max_tokens' || field === 'max_completion_tokens') return { maxTokensField: field };
+      return { maxTokensField: kind === 'openai' ? 'max_completion_tokens' : 'max_tokens' };
+    },
   };
 }
 

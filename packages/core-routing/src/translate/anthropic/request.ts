@@ -1,0 +1,269 @@
+/**
+ * @module anthropic/request
+ * Anthropic Messages requests (`POST /v1/messages`) in and out of the
+ * neutral model: the top-level `system` (string or text blocks), text,
+ * image (base64 and URL sources), `tool_use`, `tool_result`, `thinking` and
+ * `redacted_thinking` blocks, custom tools with `input_schema`,
+ * `tool_choice` (with `disable_parallel_tool_use`), `stop_sequences`,
+ * `thinking.budget_tokens` and `metadata.user_id`.
+ */
+
+import type { DecodeContext, EncodeRequestOptions } from '../codec.js';
+import { budgetOf, mergeConsecutiveTurns, readNumericSettings } from '../common.js';
+import {
+  array,
+  compact,
+  invalid,
+  isObject,
+  type Json,
+  noteUnknown,
+  object,
+  optionalInteger,
+  optionalString,
+  parseArguments,
+  string,
+  stringList,
+  unsupported,
+} from '../fields.js';
+import type { ChatRequest, ImagePart, Message, Part, TextPart, ToolChoice } from '../ir.js';
+
+const KNOWN = new Set([
+  'model',
+  'messages',
+  'system',
+  'max_tokens',
+  'stream',
+  'tools',
+  'tool_choice',
+  'temperature',
+  'top_p',
+  'top_k',
+  'stop_sequences',
+  'thinking',
+  'metadata',
+]);
+
+function image(block: Json, path: string): ImagePart {
+  const source = object(block.source, `${path}.source`);
+  if (source.type === 'base64')
+    return {
+      type: 'image',
+      source: {
+        kind: 'base64',
+        mediaType: string(source.media_type, `${path}.source.media_type`),
+        data: string(source.data, `${path}.source.data`),
+      },
+    };
+  if (source.type === 'url') return { type: 'image', source: { kind: 'url', url: string(source.url, `${path}.source.url`) } };
+  return unsupported(`${path}.source.type`, `image source ${JSON.stringify(source.type)} (a Files API reference) cannot be translated`);
+}
+
+function resultContent(content: unknown, path: string): (TextPart | ImagePart)[] {
+  if (content === undefined || content === null) return [];
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return array(content, path).map((raw, i) => {
+    const block = object(raw, `${path}[${i}]`);
+    if (block.type === 'text') return { type: 'text', text: string(block.text, `${path}[${i}].text`) };
+    if (block.type === 'image') return image(block, `${path}[${i}]`);
+    return unsupported(`${path}[${i}].type`, `tool result blocks of type ${JSON.stringify(block.type)} cannot be translated`);
+  });
+}
+
+function block(raw: unknown, path: string): Part | undefined {
+  const b = object(raw, path);
+  switch (b.type) {
+    case 'text':
+      return { type: 'text', text: string(b.text, `${path}.text`) };
+    case 'image':
+      return image(b, path);
+    case 'tool_use':
+      return {
+        type: 'tool_call',
+        id: string(b.id, `${path}.id`),
+        name: string(b.name, `${path}.name`),
+        arguments: JSON.stringify(b.input === undefined ? {} : object(b.input, `${path}.input`)),
+      };
+    case 'tool_result': {
+      const part: Part = {
+        type: 'tool_result',
+        callId: string(b.tool_use_id, `${path}.tool_use_id`),
+        content: resultContent(b.content, `${path}.content`),
+      };
+      if (b.is_error === true) part.isError = true;
+      return part;
+    }
+    case 'thinking':
+      return compact({
+        type: 'thinking' as const,
+        text: string(b.thinking, `${path}.thinking`),
+        signature: optionalString(b.signature, `${path}.signature`),
+      });
+    case 'redacted_thinking':
+      return { type: 'thinking', text: '', redacted: string(b.data, `${path}.data`) };
+    case 'document':
+    case 'search_result':
+    case 'server_tool_use':
+    case 'web_search_tool_result':
+    case 'container_upload':
+      return unsupported(`${path}.type`, `${b.type} blocks cannot be translated to other API families`);
+    default:
+      return invalid(`${path}.type`, 'is not a known content block type');
+  }
+}
+
+function decodeMessage(raw: unknown, path: string): Message {
+  const message = object(raw, path);
+  const role = message.role;
+  if (role !== 'user' && role !== 'assistant') invalid(`${path}.role`, 'must be "user" or "assistant"');
+  const content = message.content;
+  if (typeof content === 'string') return { role, parts: [{ type: 'text', text: content }] };
+  const parts: Part[] = [];
+  array(content, `${path}.content`).forEach((b, i) => {
+    const part = block(b, `${path}.content[${i}]`);
+    if (part) parts.push(part);
+  });
+  return { role, parts };
+}
+
+function decodeSystem(system: unknown): string[] {
+  if (system === undefined || system === null) return [];
+  if (typeof system === 'string') return [system];
+  return array(system, 'system').map((raw, i) => {
+    const b = object(raw, `system[${i}]`);
+    if (b.type !== 'text') invalid(`system[${i}].type`, 'must be "text"');
+    return string(b.text, `system[${i}].text`);
+  });
+}
+
+function decodeToolChoice(raw: unknown, request: ChatRequest): void {
+  if (raw === undefined || raw === null) return;
+  const choice = object(raw, 'tool_choice');
+  const kinds: Record<string, ToolChoice['type']> = { auto: 'auto', any: 'required', none: 'none', tool: 'tool' };
+  const kind = typeof choice.type === 'string' ? kinds[choice.type] : undefined;
+  if (!kind) invalid('tool_choice.type', 'must be auto, any, tool or none');
+  request.toolChoice = kind === 'tool' ? { type: 'tool', name: string(choice.name, 'tool_choice.name') } : { type: kind };
+  if (choice.disable_parallel_tool_use === true) request.parallelToolCalls = false;
+}
+
+/** Reads an Anthropic Messages request body. */
+export function decodeMessagesRequest(body: Json, context: DecodeContext): ChatRequest {
+  const request: ChatRequest = {
+    model: context.model,
+    stream: context.stream,
+    system: decodeSystem(body.system),
+    messages: [],
+    dropped: [],
+  };
+  request.messages = array(body.messages, 'messages').map((m, i) => decodeMessage(m, `messages[${i}]`));
+  if (body.tools !== undefined) {
+    request.tools = array(body.tools, 'tools').map((raw, i) => {
+      const tool = object(raw, `tools[${i}]`);
+      if (tool.type !== undefined && tool.type !== 'custom')
+        unsupported(`tools[${i}].type`, `server tool ${JSON.stringify(tool.type)} has no equivalent in other families`);
+      return compact({
+        name: string(tool.name, `tools[${i}].name`),
+        description: optionalString(tool.description, `tools[${i}].description`),
+        parameters: object(tool.input_schema, `tools[${i}].input_schema`),
+      });
+    });
+  }
+  decodeToolChoice(body.tool_choice, request);
+  readNumericSettings(request, [
+    ['maxTokens', body.max_tokens, 'max_tokens'],
+    ['temperature', body.temperature, 'temperature'],
+    ['topP', body.top_p, 'top_p'],
+    ['topK', body.top_k, 'top_k'],
+  ]);
+  const stop = stringList(body.stop_sequences, 'stop_sequences');
+  if (stop) request.stop = stop;
+  if (body.thinking !== undefined && body.thinking !== null) {
+    const thinking = object(body.thinking, 'thinking');
+    if (thinking.type === 'enabled')
+      request.reasoning = {
+        budgetTokens: optionalInteger(thinking.budget_tokens, 'thinking.budget_tokens') ?? 1024,
+        includeThoughts: true,
+      };
+    else if (thinking.type !== 'disabled') invalid('thinking.type', 'must be "enabled" or "disabled"');
+  }
+  if (isObject(body.metadata) && typeof body.metadata.user_id === 'string') request.user = body.metadata.user_id;
+  noteUnknown(body, KNOWN, request.dropped);
+  return request;
+}
+
+function encodeImage(part: ImagePart): Json {
+  return {
+    type: 'image',
+    source:
+      part.source.kind === 'base64'
+        ? { type: 'base64', media_type: part.source.mediaType, data: part.source.data }
+        : { type: 'url', url: part.source.url },
+  };
+}
+
+function encodePart(part: Part, path: string): Json | undefined {
+  switch (part.type) {
+    case 'text':
+      return part.text.length > 0 ? { type: 'text', text: part.text } : undefined;
+    case 'image':
+      return encodeImage(part);
+    case 'tool_call':
+      return { type: 'tool_use', id: part.id, name: part.name, input: parseArguments(part.arguments, `${path}.arguments`) };
+    case 'tool_result': {
+      const content = part.content.map((c) => (c.type === 'text' ? { type: 'text', text: c.text } : encodeImage(c)));
+      return compact({
+        type: 'tool_result',
+        tool_use_id: part.callId,
+        content: content.length > 0 ? content : undefined,
+        is_error: part.isError ? true : undefined,
+      });
+    }
+    case 'thinking':
+      // Anthropic verifies thinking by its signature: reasoning from another provider cannot be replayed.
+      if (part.redacted !== undefined) return { type: 'redacted_thinking', data: part.redacted };
+      return part.signature ? { type: 'thinking', thinking: part.text, signature: part.signature } : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** Writes an Anthropic Messages request body. */
+export function encodeMessagesRequest(request: ChatRequest, options: EncodeRequestOptions = {}): Json {
+  if (request.candidates !== undefined && request.candidates > 1) unsupported('n', 'Anthropic returns one answer per request');
+  if (request.responseFormat && request.responseFormat.type !== 'text')
+    unsupported('response_format', 'Anthropic has no JSON mode; describe the format in the prompt or use a tool');
+  const messages = mergeConsecutiveTurns(request.messages).map((message, i) => ({
+    role: message.role,
+    content: message.parts.flatMap((p, j) => encodePart(p, `messages[${i}].content[${j}]`) ?? []),
+  }));
+  const budget = budgetOf(request.reasoning);
+  const thinking = budget !== undefined && budget > 0 ? Math.max(1024, budget) : undefined;
+  let maxTokens = request.maxTokens ?? options.defaultMaxTokens ?? 4096;
+  // Anthropic requires max_tokens above the thinking budget.
+  if (thinking !== undefined && maxTokens <= thinking) maxTokens = thinking + (request.maxTokens ?? options.defaultMaxTokens ?? 4096);
+  const body: Json = { model: request.model, max_tokens: maxTokens, messages };
+  if (request.system.length === 1) body.system = request.system[0];
+  else if (request.system.length > 1) body.system = request.system.map((text) => ({ type: 'text', text }));
+  if (request.stream) body.stream = true;
+  if (request.tools)
+    body.tools = request.tools.map((t) => compact({ name: t.name, description: t.description, input_schema: t.parameters }));
+  if (request.toolChoice || request.parallelToolCalls === false) {
+    const choice = request.toolChoice ?? { type: 'auto' };
+    const type = { auto: 'auto', none: 'none', required: 'any', tool: 'tool' }[choice.type];
+    const encoded: Json = { type };
+    if (choice.type === 'tool') encoded.name = choice.name;
+    if (request.parallelToolCalls === false && choice.type !== 'none') encoded.disable_parallel_tool_use = true;
+    body.tool_choice = encoded;
+  }
+  compact(
+    Object.assign(body, { temperature: request.temperature, top_p: request.topP, top_k: request.topK, stop_sequences: request.stop }),
+  );
+  if (thinking !== undefined) body.thinking = { type: 'enabled', budget_tokens: thinking };
+  if (request.user !== undefined) body.metadata = { user_id: request.user };
+  for (const [key, field] of [
+    ['seed', 'seed'],
+    ['presencePenalty', 'presence_penalty'],
+    ['frequencyPenalty', 'frequency_penalty'],
+  ] as const)
+    if (request[key] !== undefined) request.dropped.push(field);
+  return body;
+}

@@ -1,0 +1,95 @@
+/**
+ * @module common
+ * Mappings more than one family shares: reasoning effort against token
+ * budgets, and the conversation clean-ups that Anthropic and Gemini both
+ * need (consecutive turns of one role merged, tool names found from ids).
+ */
+import { optionalInteger, optionalNumber } from './fields.js';
+import type { ChatRequest, Message, ReasoningEffort, ReasoningSettings, ToolCallPart } from './ir.js';
+
+/**
+ * Token budgets for OpenAI's effort levels, and back. The thresholds sit
+ * between the budgets, so effort → budget → effort is the identity for
+ * `low`, `medium` and `high` (`minimal` has no budget of its own: Anthropic's
+ * smallest budget is 1,024 tokens, the same as `low`).
+ */
+export const EFFORT_BUDGETS: Readonly<Record<ReasoningEffort, number>> = { minimal: 1024, low: 1024, medium: 8192, high: 24576 };
+
+/** The effort level a token budget corresponds to. */
+export function effortOfBudget(budget: number): ReasoningEffort {
+  if (budget < 4096) return 'low';
+  if (budget < 16384) return 'medium';
+  return 'high';
+}
+
+/** A budget for the settings: the explicit one, else the effort's. */
+export function budgetOf(reasoning: ReasoningSettings | undefined): number | undefined {
+  if (!reasoning) return undefined;
+  if (reasoning.budgetTokens !== undefined) return reasoning.budgetTokens;
+  return reasoning.effort ? EFFORT_BUDGETS[reasoning.effort] : undefined;
+}
+
+/** An effort for the settings: the explicit one, else the budget's. */
+export function effortOf(reasoning: ReasoningSettings | undefined): ReasoningEffort | undefined {
+  if (!reasoning) return undefined;
+  if (reasoning.effort) return reasoning.effort;
+  return reasoning.budgetTokens !== undefined && reasoning.budgetTokens > 0 ? effortOfBudget(reasoning.budgetTokens) : undefined;
+}
+
+/**
+ * Joins consecutive messages of one role. Anthropic wants every tool result
+ * answering one assistant turn in the single user turn after it, and Gemini
+ * wants turns to alternate; OpenAI sends one `tool` message per result.
+ */
+export function mergeConsecutiveTurns(messages: readonly Message[]): Message[] {
+  const out: Message[] = [];
+  for (const message of messages) {
+    const last = out.at(-1);
+    if (last && last.role === message.role) {
+      // Tool results go first in a user turn, as Anthropic requires.
+      const results = message.parts.filter((p) => p.type === 'tool_result');
+      const others = message.parts.filter((p) => p.type !== 'tool_result');
+      if (last.role === 'user' && results.length > 0) {
+        const lastResults = last.parts.filter((p) => p.type === 'tool_result');
+        const lastOthers = last.parts.filter((p) => p.type !== 'tool_result');
+        last.parts = [...lastResults, ...results, ...lastOthers, ...others];
+      } else {
+        last.parts = [...last.parts, ...message.parts];
+      }
+    } else {
+      out.push({ role: message.role, parts: [...message.parts] });
+    }
+  }
+  return out;
+}
+
+/** Tool names by call id, from every assistant turn (Gemini answers results by name). */
+export function toolNamesById(messages: readonly Message[]): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const message of messages)
+    for (const part of message.parts) if (part.type === 'tool_call') names.set((part as ToolCallPart).id, (part as ToolCallPart).name);
+  return names;
+}
+
+/** A short random-looking id, stable for a request (ids derive from the request id, not from a RNG, so tests can pin them). */
+export function derivedId(prefix: string, requestId: string, suffix?: string | number): string {
+  const clean = requestId.replace(/[^A-Za-z0-9]/g, '').slice(0, 32) || 'switchyard';
+  return suffix === undefined ? `${prefix}${clean}` : `${prefix}${clean}_${suffix}`;
+}
+
+/** The neutral request's numeric settings. */
+export type NumericSetting = 'maxTokens' | 'temperature' | 'topP' | 'topK' | 'seed' | 'presencePenalty' | 'frequencyPenalty' | 'candidates';
+
+/** Settings that must be whole numbers. */
+const INTEGER_SETTINGS = new Set<NumericSetting>(['maxTokens', 'topK', 'seed', 'candidates']);
+
+/**
+ * Reads optional numeric settings into a request: each entry is the
+ * setting, the body's value and its path (for the error naming it).
+ */
+export function readNumericSettings(request: ChatRequest, entries: readonly (readonly [NumericSetting, unknown, string])[]): void {
+  for (const [key, value, path] of entries) {
+    const number = INTEGER_SETTINGS.has(key) ? optionalInteger(value, path) : optionalNumber(value, path);
+    if (number !== undefined) request[key] = number;
+  }
+}

@@ -1,0 +1,296 @@
+/**
+ * @module responses/request
+ * OpenAI Responses requests (`POST /v1/responses`) in and out of the
+ * neutral model: `instructions` and system/developer input messages,
+ * `input` as text or items (`message`, `function_call`,
+ * `function_call_output`, `reasoning`), `input_text`/`input_image` parts,
+ * function tools (whose `strict` defaults to true here, unlike chat
+ * completions), `text.format` and `reasoning`.
+ *
+ * The gateway is stateless: `previous_response_id`, `conversation` and item
+ * references only mean something to OpenAI itself, so they pass through to
+ * a Responses provider and are refused for any other.
+ */
+
+import type { DecodeContext } from '../codec.js';
+import { effortOf, readNumericSettings } from '../common.js';
+import {
+  array,
+  compact,
+  invalid,
+  isObject,
+  type Json,
+  noteUnknown,
+  object,
+  optionalBoolean,
+  optionalString,
+  string,
+  unsupported,
+} from '../fields.js';
+import type { ChatRequest, ImagePart, Message, Part, ReasoningEffort, TextPart, ToolChoice } from '../ir.js';
+import { imageFromUrl } from '../openaiChat/request.js';
+
+const KNOWN = new Set([
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'parallel_tool_calls',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'text',
+  'reasoning',
+  'stream',
+  'user',
+  'store',
+]);
+const STATEFUL = ['previous_response_id', 'conversation', 'prompt'] as const;
+const EFFORTS = new Set(['minimal', 'low', 'medium', 'high']);
+
+function contentParts(content: unknown, path: string): Part[] {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return array(content, path).map((raw, i): Part => {
+    const partPath = `${path}[${i}]`;
+    const part = object(raw, partPath);
+    switch (part.type) {
+      case 'input_text':
+      case 'output_text':
+        return { type: 'text', text: string(part.text, `${partPath}.text`) };
+      case 'refusal':
+        return { type: 'text', text: string(part.refusal, `${partPath}.refusal`) };
+      case 'input_image':
+        if (typeof part.image_url !== 'string') unsupported(`${partPath}.file_id`, 'images by file id cannot be translated');
+        return imageFromUrl(part.image_url, part.detail, `${partPath}.image_url`);
+      case 'input_file':
+      case 'input_audio':
+        return unsupported(`${partPath}.type`, `"${part.type}" parts cannot be translated to other API families`);
+      default:
+        return invalid(`${partPath}.type`, 'must be input_text, input_image or output_text');
+    }
+  });
+}
+
+function outputText(output: unknown, path: string): (TextPart | ImagePart)[] {
+  if (typeof output === 'string') return [{ type: 'text', text: output }];
+  return contentParts(output, path).filter((p): p is TextPart | ImagePart => p.type === 'text' || p.type === 'image');
+}
+
+function assistantTurn(request: ChatRequest): Message {
+  const last = request.messages.at(-1);
+  if (last?.role === 'assistant') return last;
+  const message: Message = { role: 'assistant', parts: [] };
+  request.messages.push(message);
+  return message;
+}
+
+function decodeItem(raw: unknown, path: string, request: ChatRequest): void {
+  const item = object(raw, path);
+  const type = item.type ?? 'message';
+  switch (type) {
+    case 'message': {
+      const role = string(item.role, `${path}.role`);
+      if (role === 'system' || role === 'developer') {
+        request.system.push(
+          contentParts(item.content, `${path}.content`)
+            .map((p) => (p.type === 'text' ? p.text : ''))
+            .join(''),
+        );
+      } else if (role === 'user') request.messages.push({ role: 'user', parts: contentParts(item.content, `${path}.content`) });
+      else if (role === 'assistant') assistantTurn(request).parts.push(...contentParts(item.content, `${path}.content`));
+      else invalid(`${path}.role`, 'must be user, assistant, system or developer');
+      return;
+    }
+    case 'function_call':
+      assistantTurn(request).parts.push({
+        type: 'tool_call',
+        id: string(item.call_id, `${path}.call_id`),
+        name: string(item.name, `${path}.name`),
+        arguments: string(item.arguments ?? '', `${path}.arguments`),
+      });
+      return;
+    case 'function_call_output':
+      request.messages.push({
+        role: 'user',
+        parts: [
+          { type: 'tool_result', callId: string(item.call_id, `${path}.call_id`), content: outputText(item.output, `${path}.output`) },
+        ],
+      });
+      return;
+    case 'reasoning': {
+      const summary = Array.isArray(item.summary) ? item.summary : [];
+      const text = summary.map((s) => (isObject(s) && typeof s.text === 'string' ? s.text : '')).join('\n\n');
+      // Encrypted reasoning only OpenAI can read; the summary survives as unsigned thinking.
+      if (text) assistantTurn(request).parts.push({ type: 'thinking', text });
+      return;
+    }
+    default:
+      unsupported(`${path}.type`, `input items of type ${JSON.stringify(type)} only mean something to OpenAI itself`);
+  }
+}
+
+function decodeToolChoice(raw: unknown): ToolChoice | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (raw === 'auto' || raw === 'none' || raw === 'required') return { type: raw };
+  const choice = object(raw, 'tool_choice');
+  if (choice.type === 'function') return { type: 'tool', name: string(choice.name, 'tool_choice.name') };
+  return unsupported('tool_choice.type', `${JSON.stringify(choice.type)} has no equivalent in other families`);
+}
+
+function decodeTextFormat(raw: unknown, request: ChatRequest): void {
+  if (raw === undefined || raw === null) return;
+  const text = object(raw, 'text');
+  if (text.format === undefined) return;
+  const format = object(text.format, 'text.format');
+  if (format.type === 'text') request.responseFormat = { type: 'text' };
+  else if (format.type === 'json_object') request.responseFormat = { type: 'json' };
+  else if (format.type === 'json_schema')
+    request.responseFormat = compact({
+      type: 'json_schema' as const,
+      name: optionalString(format.name, 'text.format.name'),
+      description: optionalString(format.description, 'text.format.description'),
+      schema: object(format.schema, 'text.format.schema'),
+      strict: optionalBoolean(format.strict, 'text.format.strict'),
+    });
+  else invalid('text.format.type', 'must be text, json_object or json_schema');
+}
+
+/** Reads an OpenAI Responses request body. */
+export function decodeResponsesRequest(body: Json, context: DecodeContext): ChatRequest {
+  for (const field of STATEFUL)
+    if (body[field] !== undefined && body[field] !== null)
+      unsupported(field, 'refers to state kept by OpenAI; it works only when the provider is an OpenAI Responses provider');
+  const request: ChatRequest = { model: context.model, stream: context.stream, system: [], messages: [], dropped: [] };
+  const instructions = optionalString(body.instructions, 'instructions');
+  if (instructions !== undefined) request.system.push(instructions);
+  if (typeof body.input === 'string') request.messages.push({ role: 'user', parts: [{ type: 'text', text: body.input }] });
+  else
+    array(body.input, 'input').forEach((item, i) => {
+      decodeItem(item, `input[${i}]`, request);
+    });
+  if (body.tools !== undefined) {
+    request.tools = array(body.tools, 'tools').map((raw, i) => {
+      const tool = object(raw, `tools[${i}]`);
+      if (tool.type !== 'function') unsupported(`tools[${i}].type`, `built-in tool ${JSON.stringify(tool.type)} exists only at OpenAI`);
+      return compact({
+        name: string(tool.name, `tools[${i}].name`),
+        description: optionalString(tool.description, `tools[${i}].description`),
+        parameters:
+          tool.parameters === undefined || tool.parameters === null
+            ? { type: 'object', properties: {} }
+            : object(tool.parameters, `tools[${i}].parameters`),
+        // Responses tools are strict unless they say otherwise.
+        strict: optionalBoolean(tool.strict, `tools[${i}].strict`) ?? true,
+      });
+    });
+  }
+  const choice = decodeToolChoice(body.tool_choice);
+  if (choice) request.toolChoice = choice;
+  const parallel = optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
+  if (parallel !== undefined) request.parallelToolCalls = parallel;
+  readNumericSettings(request, [
+    ['maxTokens', body.max_output_tokens, 'max_output_tokens'],
+    ['temperature', body.temperature, 'temperature'],
+    ['topP', body.top_p, 'top_p'],
+  ]);
+  const user = optionalString(body.user, 'user');
+  if (user !== undefined) request.user = user;
+  decodeTextFormat(body.text, request);
+  if (body.reasoning !== undefined && body.reasoning !== null) {
+    const reasoning = object(body.reasoning, 'reasoning');
+    const effort = optionalString(reasoning.effort, 'reasoning.effort');
+    if (effort !== undefined && !EFFORTS.has(effort)) invalid('reasoning.effort', 'must be minimal, low, medium or high');
+    request.reasoning = compact({
+      effort: effort as ReasoningEffort | undefined,
+      includeThoughts: reasoning.summary !== undefined && reasoning.summary !== null ? true : undefined,
+    });
+  }
+  noteUnknown(body, KNOWN, request.dropped);
+  // Only OpenAI keeps responses; `store: false` asks for what every other family does anyway.
+  if (body.store === true) request.dropped.push('store');
+  return request;
+}
+
+function encodeContent(parts: Part[], role: 'user' | 'assistant'): Json[] {
+  return parts.flatMap((part): Json[] => {
+    if (part.type === 'text') return [{ type: role === 'user' ? 'input_text' : 'output_text', text: part.text }];
+    if (part.type === 'image' && role === 'user')
+      return [
+        compact({
+          type: 'input_image',
+          image_url: part.source.kind === 'base64' ? `data:${part.source.mediaType};base64,${part.source.data}` : part.source.url,
+          detail: part.detail ?? 'auto',
+        }),
+      ];
+    return [];
+  });
+}
+
+/** Writes an OpenAI Responses request body. */
+export function encodeResponsesRequest(request: ChatRequest): Json {
+  if (request.candidates !== undefined && request.candidates > 1) unsupported('n', 'the Responses API returns one answer per request');
+  const input: Json[] = request.system.slice(1).map((text) => ({ role: 'developer', content: text }));
+  request.messages.forEach((message, i) => {
+    if (message.role === 'assistant') {
+      const text = message.parts.filter((p) => p.type === 'text');
+      if (text.length > 0) input.push({ type: 'message', role: 'assistant', content: encodeContent(text, 'assistant') });
+      for (const part of message.parts)
+        if (part.type === 'tool_call') input.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments });
+      return;
+    }
+    for (const part of message.parts) {
+      if (part.type !== 'tool_result') continue;
+      const texts = part.content.filter((c) => c.type === 'text');
+      if (texts.length < part.content.length) request.dropped.push(`messages[${i}].tool_result.image`);
+      if (part.isError) request.dropped.push(`messages[${i}].tool_result.is_error`);
+      input.push({ type: 'function_call_output', call_id: part.callId, output: texts.map((t) => t.text).join('') });
+    }
+    const rest = message.parts.filter((p) => p.type === 'text' || p.type === 'image');
+    if (rest.length > 0) input.push({ type: 'message', role: 'user', content: encodeContent(rest, 'user') });
+  });
+  const body: Json = { model: request.model, input };
+  if (request.system.length > 0) body.instructions = request.system[0];
+  if (request.stream) body.stream = true;
+  // Nothing the client sent asked OpenAI to keep the conversation.
+  body.store = false;
+  if (request.tools)
+    body.tools = request.tools.map((t) =>
+      compact({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: t.strict ?? false }),
+    );
+  const choice = request.toolChoice;
+  if (choice) body.tool_choice = choice.type === 'tool' ? { type: 'function', name: choice.name } : choice.type;
+  compact(
+    Object.assign(body, {
+      parallel_tool_calls: request.parallelToolCalls,
+      max_output_tokens: request.maxTokens,
+      temperature: request.temperature,
+      top_p: request.topP,
+      user: request.user,
+    }),
+  );
+  const format = request.responseFormat;
+  if (format?.type === 'json') body.text = { format: { type: 'json_object' } };
+  else if (format?.type === 'json_schema')
+    body.text = {
+      format: compact({
+        type: 'json_schema',
+        name: format.name ?? 'response',
+        description: format.description,
+        schema: format.schema,
+        strict: format.strict,
+      }),
+    };
+  else if (format?.type === 'text') body.text = { format: { type: 'text' } };
+  const effort = effortOf(request.reasoning);
+  if (effort) body.reasoning = compact({ effort, summary: request.reasoning?.includeThoughts ? 'auto' : undefined });
+  for (const [key, field] of [
+    ['stop', 'stop'],
+    ['topK', 'top_k'],
+    ['seed', 'seed'],
+    ['presencePenalty', 'presence_penalty'],
+    ['frequencyPenalty', 'frequency_penalty'],
+  ] as const)
+    if (request[key] !== undefined) request.dropped.push(field);
+  return body;
+}
