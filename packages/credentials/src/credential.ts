@@ -224,6 +224,8 @@ export interface CredentialStatusRecord {
   unavailable_reason: UnavailableReason | null;
   /** When a cooldown ends (ISO 8601). */
   cooldown_until: string | null;
+  /** Message of the last failed request (not a status: the credential stays usable). */
+  last_error: string | null;
   /** Requests handed this credential since start. */
   requests: number;
   last_used_at: string | null;
@@ -255,7 +257,7 @@ export function redactCredential(credential: Credential): Omit<Credential, 'toke
 /** The secret-free part of a status record that comes from the stored credential alone. */
 export function describeCredential(
   credential: Credential,
-): Omit<CredentialStatusRecord, 'available' | 'unavailable_reason' | 'cooldown_until' | 'requests' | 'last_used_at' | 'quota'> {
+): Omit<CredentialStatusRecord, 'available' | 'unavailable_reason' | 'cooldown_until' | 'requests' | 'last_used_at' | 'last_error' | 'quota'> {
   return {
     id: credential.id,
     provider: credential.provider,
