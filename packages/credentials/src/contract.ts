@@ -12,7 +12,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { type Credential, parseCredential, RevisionConflict } from './index.js';
+import type { z } from 'zod';
+import { type Credential, type CredentialSchema, parseCredential, RevisionConflict } from './index.js';
 import type { CredentialStore, StoreChange } from './store/credentialStore.js';
 import type { QuotaStore } from './store/quotaStore.js';
 
@@ -25,7 +26,7 @@ export interface CredentialStoreSubject {
 }
 
 /** A credential for contract tests; `overrides` replace fields. */
-export function sampleCredential(id: string, overrides: Partial<Credential> = {}): Credential {
+export function sampleCredential(id: string, overrides: Partial<z.input<typeof CredentialSchema>> = {}): Credential {
   return parseCredential({
     id,
     provider: 'openai',

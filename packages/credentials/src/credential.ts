@@ -173,10 +173,12 @@ export type CredentialPatch = z.input<typeof CredentialPatchSchema>;
 export function parseWith<S extends z.ZodType>(schema: S, input: unknown, what = 'credential'): z.output<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
-  const issues: FieldIssue[] = result.error.issues.map((issue) => ({
-    field: issue.path.length > 0 ? issue.path.join('.') : '(root)',
-    message: issue.code === 'unrecognized_keys' ? `unknown field(s) ${issue.keys.join(', ')}` : issue.message,
-  }));
+  const fieldOf = (path: readonly PropertyKey[]) => (path.length > 0 ? path.map(String).join('.') : '(root)');
+  const issues: FieldIssue[] = result.error.issues.flatMap((issue) =>
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ field: fieldOf([...issue.path, key]), message: 'is not a known field' }))
+      : [{ field: fieldOf(issue.path), message: issue.message }],
+  );
   const summary = issues.map((i) => `${i.field}: ${i.message}`).join('; ');
   throw new CredentialsError('invalid_credential', `invalid ${what}: ${summary}`, { issues });
 }

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FakeScheduler } from '@switchyard/core-routing';
 import fc from 'fast-check';
-import { type Credential, type CredentialStatus, parseCredential } from '../credential.js';
+import type { z } from 'zod';
+import { type Credential, type CredentialSchema, type CredentialStatus, parseCredential } from '../credential.js';
 import { NoCredentials } from '../errors.js';
 import { MemoryQuotaStore } from '../store/quotaStore.js';
 import { CooldownTracker } from './cooldownTracker.js';
@@ -12,7 +13,7 @@ import { QuotaTracker } from './quotaTracker.js';
 
 const T0 = Date.parse('2026-03-10T12:00:00.000Z');
 
-function credential(id: string, overrides: Partial<Credential> = {}): Credential {
+function credential(id: string, overrides: Partial<z.input<typeof CredentialSchema>> = {}): Credential {
   return parseCredential({
     id,
     provider: 'openai',
