@@ -251,7 +251,10 @@ export function runQuotaStoreContract(name: string, makeSubject: () => Promise<Q
       'add accumulates within a period and returns the new totals',
       withSubject(async ({ store }) => {
         assert.deepEqual(await store.load(), new Map());
-        assert.deepEqual(await store.add([{ id: 'a', tokens: 100, period_start: DAY1 }]), new Map([['a', { used: 100, period_start: DAY1 }]]));
+        assert.deepEqual(
+          await store.add([{ id: 'a', tokens: 100, period_start: DAY1 }]),
+          new Map([['a', { used: 100, period_start: DAY1 }]]),
+        );
         const totals = await store.add([
           { id: 'a', tokens: 50, period_start: DAY1 },
           { id: 'b', tokens: 7, period_start: null },

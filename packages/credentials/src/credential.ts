@@ -259,7 +259,10 @@ export function redactCredential(credential: Credential): Omit<Credential, 'toke
 /** The secret-free part of a status record that comes from the stored credential alone. */
 export function describeCredential(
   credential: Credential,
-): Omit<CredentialStatusRecord, 'available' | 'unavailable_reason' | 'cooldown_until' | 'requests' | 'last_used_at' | 'last_error' | 'quota'> {
+): Omit<
+  CredentialStatusRecord,
+  'available' | 'unavailable_reason' | 'cooldown_until' | 'requests' | 'last_used_at' | 'last_error' | 'quota'
+> {
   return {
     id: credential.id,
     provider: credential.provider,

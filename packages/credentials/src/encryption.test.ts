@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { inspect } from 'node:util';
 import fc from 'fast-check';
 import { EncryptionKey, generateEncryptionKey, openSecrets, parseEncryptionKey, sealSecrets } from './encryption.js';
-import { CredentialsError } from './errors.js';
+import type { CredentialsError } from './errors.js';
 
 const KEY_HEX = '000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f';
 
@@ -20,7 +20,14 @@ describe('encryption keys', () => {
 
   test('refuses other lengths and alphabets with a message that does not repeat the input', () => {
     const secretish = 'this-is-not-a-key-but-might-be-a-password';
-    for (const bad of [secretish, KEY_HEX.slice(2), `${KEY_HEX}00`, randomBytes(16).toString('base64'), randomBytes(33).toString('base64'), '']) {
+    for (const bad of [
+      secretish,
+      KEY_HEX.slice(2),
+      `${KEY_HEX}00`,
+      randomBytes(16).toString('base64'),
+      randomBytes(33).toString('base64'),
+      '',
+    ]) {
       assert.throws(
         () => parseEncryptionKey(bad),
         (error: CredentialsError) => {

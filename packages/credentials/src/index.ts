@@ -31,7 +31,14 @@ export {
   remainingOf,
   type UnavailableReason,
 } from './credential.js';
-export { type EncryptedEnvelope, EncryptionKey, generateEncryptionKey, openSecrets, parseEncryptionKey, sealSecrets } from './encryption.js';
+export {
+  type EncryptedEnvelope,
+  EncryptionKey,
+  generateEncryptionKey,
+  openSecrets,
+  parseEncryptionKey,
+  sealSecrets,
+} from './encryption.js';
 export {
   CredentialNotFound,
   CredentialsError,
@@ -40,6 +47,52 @@ export {
   NoCredentials,
   RevisionConflict,
 } from './errors.js';
+export {
+  CredentialManager,
+  type CredentialManagerOptions,
+  type ManagerEvents,
+  type ProviderQuotaConfig,
+  type RefreshConfig,
+  type RuntimeUpdate,
+} from './manager/credentialManager.js';
+export { type CredentialWriterDeps, processRefreshLock, type RefreshLock } from './manager/credentialWriter.js';
+export type { AuthFlow, AuthFlowContext, DeviceCodePrompt, FlowTokens, PendingSignIn, SignedIn } from './oauth/authFlow.js';
+export {
+  type CloudCodingAssistantFlowOptions,
+  type CloudSignInOptions,
+  CloudSignInOptionsSchema,
+  cloudCodingAssistantFlow,
+} from './oauth/cloudCodingAssistantFlow.js';
+export { type CodeAssistantFlowOptions, codeAssistantFlow } from './oauth/codeAssistantFlow.js';
+export {
+  DEFAULT_INTERVAL_MS,
+  type DeviceAuthorization,
+  type DeviceCodeFlowOptions,
+  deviceAuthorization,
+  deviceCodeFlow,
+  type PollOptions,
+  type PollOutcome,
+  pollForToken,
+  refreshWithToken,
+  requestDeviceCode,
+  requestDeviceToken,
+  SLOW_DOWN_STEP_MS,
+  type TokenSet,
+} from './oauth/deviceFlow.js';
+export { createHttpClient, type HttpClient, type HttpClientOptions, type HttpRequest, type HttpResponse } from './oauth/http.js';
+export { type SignInMeta, type SignInSession, SignInSessions, type SignInState } from './oauth/signInSessions.js';
+export {
+  type CooldownEvents,
+  type CooldownFailure,
+  CooldownTracker,
+  type CooldownTrackerOptions,
+  type CredentialCooldowns,
+} from './pool/cooldownTracker.js';
+export { CredentialPool, type CredentialPoolOptions, POOL_STRATEGIES, type PoolStrategy } from './pool/credentialPool.js';
+export type { AcquiredCredential, CredentialFailure, CredentialUsage, PoolEvents, RotationReason } from './pool/poolEvents.js';
+export { QuotaTracker, type QuotaTrackerEvents, type QuotaTrackerOptions, type QuotaUpdateEvent } from './pool/quotaTracker.js';
+export { type AuthUpdate, AuthUpdateQueue, type QueuedUpdate, type QueueStats, type UpdateSource } from './queue/authUpdateQueue.js';
+export { type RefreshEvents, type RefreshStatusRecord, RefreshWorker, type RefreshWorkerOptions } from './refresh/refreshWorker.js';
 export {
   decodeCredentialFile,
   encodeCredentialFile,
@@ -57,3 +110,6 @@ export type {
 export { FileCredentialStore, type FileCredentialStoreOptions, type RekeyReport } from './store/fileCredentialStore.js';
 export { MemoryCredentialStore } from './store/memoryCredentialStore.js';
 export { applyDelta, FileQuotaStore, MemoryQuotaStore, type QuotaDelta, type QuotaStore, type QuotaUsage } from './store/quotaStore.js';
+export { type CredentialsLogger, silentLogger } from './util/logger.js';
+export { nextPeriodStart, parseDuration, periodStart, type ResetSchedule, scheduleAt } from './util/time.js';
+export { type FileWatch, watchFile } from './watch/watchFile.js';

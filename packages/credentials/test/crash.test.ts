@@ -63,47 +63,50 @@ async function removeTempFiles(directory: string): Promise<void> {
 
 describe('crash safety of the file store', () => {
   for (const encrypted of [false, true]) {
-    test(
-      `SIGKILL during ${COUNT} concurrent writes leaves every file old or new, never torn (${encrypted ? 'encrypted' : 'plaintext'})`,
-      { timeout: 240_000 },
-      async () => {
-        const directory = await mkdtemp(join(root, 'kill-'));
-        const key = encrypted ? generateEncryptionKey() : undefined;
-        const store = await FileCredentialStore.open({ directory, ...(key ? { encryption: { key } } : {}) });
-        const ids = Array.from({ length: COUNT }, (_, i) => `openai-${String(i).padStart(4, '0')}`);
-        for (let i = 0; i < COUNT; i += 100) {
-          await Promise.all(ids.slice(i, i + 100).map((id) => store.put(sampleCredential(id, { token: `v0-${id}`, label: 'v0', priority: 0 }))));
+    test(`SIGKILL during ${COUNT} concurrent writes leaves every file old or new, never torn (${encrypted ? 'encrypted' : 'plaintext'})`, {
+      timeout: 240_000,
+    }, async () => {
+      const directory = await mkdtemp(join(root, 'kill-'));
+      const key = encrypted ? generateEncryptionKey() : undefined;
+      const store = await FileCredentialStore.open({ directory, ...(key ? { encryption: { key } } : {}) });
+      const ids = Array.from({ length: COUNT }, (_, i) => `openai-${String(i).padStart(4, '0')}`);
+      for (let i = 0; i < COUNT; i += 100) {
+        await Promise.all(
+          ids.slice(i, i + 100).map((id) => store.put(sampleCredential(id, { token: `v0-${id}`, label: 'v0', priority: 0 }))),
+        );
+      }
+      const outcomes: string[] = [];
+      // Kill the same directory twice: while temp files are being written, and while they replace the originals.
+      for (const at of [
+        { what: 'temp files created', count: 300 },
+        { what: 'files replaced', count: 300 },
+      ] as const) {
+        await removeTempFiles(directory);
+        const before = new Map((await store.list()).map((c) => [c.id, c.priority]));
+        const acked = await writeUntilKilled(directory, key, at);
+        const after = await store.list();
+        assert.equal(after.length, COUNT, 'no file was lost');
+        const versions = new Set<number>();
+        for (const c of after) {
+          assert.equal(c.status, 'active', `${c.id}: ${c.status_message}`);
+          const version = c.priority;
+          assert.deepEqual([c.token, c.label], [`v${version}-${c.id}`, `v${version}`], `${c.id} is one whole version`);
+          assert.ok(version >= (acked.get(c.id) ?? 0), `${c.id}: acknowledged v${acked.get(c.id)}, found v${version}`);
+          assert.ok(version >= before.get(c.id)!, `${c.id} went back in time`);
+          versions.add(version);
         }
-        const outcomes: string[] = [];
-        // Kill the same directory twice: while temp files are being written, and while they replace the originals.
-        for (const at of [
-          { what: 'temp files created', count: 300 },
-          { what: 'files replaced', count: 300 },
-        ] as const) {
-          await removeTempFiles(directory);
-          const before = new Map((await store.list()).map((c) => [c.id, c.priority]));
-          const acked = await writeUntilKilled(directory, key, at);
-          const after = await store.list();
-          assert.equal(after.length, COUNT, 'no file was lost');
-          const versions = new Set<number>();
-          for (const c of after) {
-            assert.equal(c.status, 'active', `${c.id}: ${c.status_message}`);
-            const version = c.priority;
-            assert.deepEqual([c.token, c.label], [`v${version}-${c.id}`, `v${version}`], `${c.id} is one whole version`);
-            assert.ok(version >= (acked.get(c.id) ?? 0), `${c.id}: acknowledged v${acked.get(c.id)}, found v${version}`);
-            assert.ok(version >= before.get(c.id)!, `${c.id} went back in time`);
-            versions.add(version);
-          }
-          assert.ok(Math.max(...versions) - Math.min(...versions) <= 1, 'every file is the version of the round cut short or the one before');
-          const leftovers = (await readdir(directory)).filter((n) => !n.endsWith('.json') || n.startsWith('.'));
-          assert.ok(leftovers.every((n) => n.startsWith('.tmp-')), `only temp files may be left over: ${leftovers.join(', ')}`);
-          // Temp files left behind, or a mix of versions, are writes the kill cut off: proof that it landed mid-round.
-          outcomes.push(`${at.what}: ${leftovers.length} temp files, versions ${[...versions].sort().join('/')}`);
-          assert.ok(leftovers.length > 0 || versions.size > 1, `the kill landed between rounds (${outcomes.at(-1)})`);
-        }
-        console.log(`crash outcomes (${encrypted ? 'encrypted' : 'plaintext'}): ${outcomes.join('; ')}`);
-        await store.close();
-      },
-    );
+        assert.ok(Math.max(...versions) - Math.min(...versions) <= 1, 'every file is the version of the round cut short or the one before');
+        const leftovers = (await readdir(directory)).filter((n) => !n.endsWith('.json') || n.startsWith('.'));
+        assert.ok(
+          leftovers.every((n) => n.startsWith('.tmp-')),
+          `only temp files may be left over: ${leftovers.join(', ')}`,
+        );
+        // Temp files left behind, or a mix of versions, are writes the kill cut off: proof that it landed mid-round.
+        outcomes.push(`${at.what}: ${leftovers.length} temp files, versions ${[...versions].sort().join('/')}`);
+        assert.ok(leftovers.length > 0 || versions.size > 1, `the kill landed between rounds (${outcomes.at(-1)})`);
+      }
+      console.log(`crash outcomes (${encrypted ? 'encrypted' : 'plaintext'}): ${outcomes.join('; ')}`);
+      await store.close();
+    });
   }
 });

@@ -91,7 +91,12 @@ export class FakeAuthServer {
           200,
           github
             ? { access_token: `gho-account-${body.device_code}`, token_type: 'bearer', scope: 'read:user' }
-            : { access_token: `access-${body.device_code}`, token_type: 'Bearer', expires_in: 3600, refresh_token: `refresh-${body.device_code}` },
+            : {
+                access_token: `access-${body.device_code}`,
+                token_type: 'Bearer',
+                expires_in: 3600,
+                refresh_token: `refresh-${body.device_code}`,
+              },
         );
       }
       return json(github ? 200 : 400, { error: step, error_description: `step ${step}` });
@@ -112,7 +117,11 @@ export class FakeAuthServer {
     if (oidc) {
       const [, , operation] = oidc;
       if (operation === 'client/register') {
-        return json(200, { clientId: `client-${++this.counter}`, clientSecret: `secret-${this.counter}`, clientSecretExpiresAt: 1_900_000_000 });
+        return json(200, {
+          clientId: `client-${++this.counter}`,
+          clientSecret: `secret-${this.counter}`,
+          clientSecretExpiresAt: 1_900_000_000,
+        });
       }
       if (operation === 'device_authorization') {
         if (!body.clientSecret?.startsWith('secret-')) return json(400, { error: 'invalid_client' });
@@ -129,7 +138,12 @@ export class FakeAuthServer {
       if (body.grantType === 'refresh_token') return this.refreshAnswer(json, body.refreshToken ?? '', 'oidc');
       const step = this.nextStep(body.deviceCode ?? '');
       if (step === 'server_error') return json(500, { message: 'internal' });
-      if (step === 'token') return json(200, { accessToken: `oidc-access-${body.deviceCode}`, expiresIn: 3600, refreshToken: `oidc-refresh-${body.deviceCode}` });
+      if (step === 'token')
+        return json(200, {
+          accessToken: `oidc-access-${body.deviceCode}`,
+          expiresIn: 3600,
+          refreshToken: `oidc-refresh-${body.deviceCode}`,
+        });
       return this.oidcError(json, step);
     }
     json(404, { error: 'not_found' });
@@ -143,17 +157,23 @@ export class FakeAuthServer {
       expired_token: 'ExpiredTokenException',
       invalid_grant: 'InvalidGrantException',
     };
-    if (this.oidcErrorStyle === 'header') json(400, { error_description: null }, { 'x-amzn-errortype': `${names[step]}:http://internal.amazon.com/coral/` });
+    if (this.oidcErrorStyle === 'header')
+      json(400, { error_description: null }, { 'x-amzn-errortype': `${names[step]}:http://internal.amazon.com/coral/` });
     else json(400, { error: step, error_description: `step ${step}` });
   }
 
-  private refreshAnswer(json: (status: number, value: unknown, headers?: Record<string, string>) => void, refreshToken: string, dialect: 'rfc' | 'oidc'): void {
+  private refreshAnswer(
+    json: (status: number, value: unknown, headers?: Record<string, string>) => void,
+    refreshToken: string,
+    dialect: 'rfc' | 'oidc',
+  ): void {
     const step = this.refreshScript.shift() ?? 'ok';
-    if (step === 'server_error') return json(503, { error: 'temporarily_unavailable' });
-    if (step === 'invalid_grant') return dialect === 'oidc' ? this.oidcError(json, 'invalid_grant') : json(400, { error: 'invalid_grant' });
     const n = ++this.counter;
-    if (dialect === 'oidc') return json(200, { accessToken: `oidc-access-r${n}`, expiresIn: 3600, refreshToken: `oidc-refresh-r${n}` });
-    json(200, { access_token: `access-r${n}`, expires_in: 3600, refresh_token: `refresh-r${n}-from-${refreshToken}` });
+    if (step === 'server_error') json(503, { error: 'temporarily_unavailable' });
+    else if (step === 'invalid_grant' && dialect === 'oidc') this.oidcError(json, 'invalid_grant');
+    else if (step === 'invalid_grant') json(400, { error: 'invalid_grant' });
+    else if (dialect === 'oidc') json(200, { accessToken: `oidc-access-r${n}`, expiresIn: 3600, refreshToken: `oidc-refresh-r${n}` });
+    else json(200, { access_token: `access-r${n}`, expires_in: 3600, refresh_token: `refresh-r${n}-from-${refreshToken}` });
   }
 
   private newDeviceCode(): string {

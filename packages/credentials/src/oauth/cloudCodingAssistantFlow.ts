@@ -85,10 +85,14 @@ const AWS_ERRORS: Record<string, string> = {
 function errorCode(response: HttpResponse): { error: string; description?: string } | undefined {
   const body = jsonOf(response) as { error?: unknown; error_description?: unknown; __type?: unknown; message?: unknown } | undefined;
   const typeHeader = response.headers['x-amzn-errortype'];
-  const typeName = String(Array.isArray(typeHeader) ? typeHeader[0] : (typeHeader ?? body?.__type ?? '')).split(':')[0]!.split('#').pop()!;
+  const typeName = String(Array.isArray(typeHeader) ? typeHeader[0] : (typeHeader ?? body?.__type ?? ''))
+    .split(':')[0]!
+    .split('#')
+    .pop()!;
   const error = typeof body?.error === 'string' ? body.error : AWS_ERRORS[typeName];
   if (!error) return undefined;
-  const description = typeof body?.error_description === 'string' ? body.error_description : typeof body?.message === 'string' ? body.message : undefined;
+  const description =
+    typeof body?.error_description === 'string' ? body.error_description : typeof body?.message === 'string' ? body.message : undefined;
   return { error, ...(description ? { description: serverText(description)! } : {}) };
 }
 
@@ -106,7 +110,10 @@ function errorCode(response: HttpResponse): { error: string; description?: strin
 export function cloudCodingAssistantFlow(options: CloudCodingAssistantFlowOptions = {}): AuthFlow {
   const name = options.name ?? 'cloud-coding-assistant';
   const oidcUrl = options.oidcUrl ?? ((region: string) => `https://oidc.${region}.amazonaws.com`);
-  const builderId = { start_url: options.builderIdStartUrl ?? 'https://view.awsapps.com/start', region: options.builderIdRegion ?? 'us-east-1' };
+  const builderId = {
+    start_url: options.builderIdStartUrl ?? 'https://view.awsapps.com/start',
+    region: options.builderIdRegion ?? 'us-east-1',
+  };
   const scopes = [...(options.scopes ?? ['codewhisperer:completions', 'codewhisperer:analysis', 'codewhisperer:conversations'])];
   const clientName = options.clientName ?? 'switchyard';
 
@@ -136,9 +143,18 @@ export function cloudCodingAssistantFlow(options: CloudCodingAssistantFlowOption
       const choice = parseWith(CloudSignInOptionsSchema, input, 'sign-in options');
       const account = choice.account === 'builder_id' ? { ...builderId, account: choice.account } : choice;
       const base = oidcUrl(account.region);
-      const registered = await post(context, base, '/client/register', { clientName, clientType: 'public', scopes }, 'authorization_failed');
+      const registered = await post(
+        context,
+        base,
+        '/client/register',
+        { clientName, clientType: 'public', scopes },
+        'authorization_failed',
+      );
       if (registered.status !== 200) {
-        throw new CredentialsError('authorization_failed', `${describeUrl(`${base}/client/register`)} refused the client registration (HTTP ${registered.status})`);
+        throw new CredentialsError(
+          'authorization_failed',
+          `${describeUrl(`${base}/client/register`)} refused the client registration (HTTP ${registered.status})`,
+        );
       }
       const client = parseAnswer(RegisterAnswer, registered, 'client registration', 'authorization_failed');
       const started = await post(
@@ -210,7 +226,9 @@ export function cloudCodingAssistantFlow(options: CloudCodingAssistantFlowOption
               region: account.region,
               start_url: account.start_url,
               client_id: client.clientId,
-              ...(client.clientSecretExpiresAt ? { client_secret_expires_at: new Date(client.clientSecretExpiresAt * 1000).toISOString() } : {}),
+              ...(client.clientSecretExpiresAt
+                ? { client_secret_expires_at: new Date(client.clientSecretExpiresAt * 1000).toISOString() }
+                : {}),
             },
             secrets: { client_secret: client.clientSecret },
           };
@@ -221,7 +239,10 @@ export function cloudCodingAssistantFlow(options: CloudCodingAssistantFlowOption
       const params = credential.oauth?.params ?? {};
       const clientSecret = credential.oauth?.secrets.client_secret;
       if (!credential.refresh_token || !params.client_id || !clientSecret || !params.region || !REGION.test(params.region)) {
-        throw new CredentialsError('refresh_rejected', `credential ${credential.id} lacks its client registration or refresh token; sign in again`);
+        throw new CredentialsError(
+          'refresh_rejected',
+          `credential ${credential.id} lacks its client registration or refresh token; sign in again`,
+        );
       }
       const base = oidcUrl(params.region);
       const response = await post(

@@ -68,7 +68,11 @@ export function codeAssistantFlow(options: CodeAssistantFlowOptions = {}): AuthF
   const o = { ...DEFAULTS, ...options };
   const headers = { 'user-agent': 'switchyard-credentials', ...options.headers };
 
-  async function exchange(accountToken: string, context: AuthFlowContext, code: 'authorization_failed' | 'refresh_failed'): Promise<FlowTokens> {
+  async function exchange(
+    accountToken: string,
+    context: AuthFlowContext,
+    code: 'authorization_failed' | 'refresh_failed',
+  ): Promise<FlowTokens> {
     const response = await send(
       context.http,
       {

@@ -68,7 +68,9 @@ describe('RFC 8628 device flow against a local server', () => {
   });
 
   test('slow_down: adds 5 seconds to the interval, for this and every later poll', async () => {
-    const { tokens, waits } = await signIn(['authorization_pending', 'slow_down', 'authorization_pending', 'slow_down', 'token'], { interval: 2 });
+    const { tokens, waits } = await signIn(['authorization_pending', 'slow_down', 'authorization_pending', 'slow_down', 'token'], {
+      interval: 2,
+    });
     assert.deepEqual(waits, [2000, 2000, 7000, 7000, 12000]);
     assert.ok(tokens);
   });
@@ -137,14 +139,23 @@ describe('refresh with a refresh token (RFC 6749 §6)', () => {
   test('invalid_grant is permanent (refresh_rejected); a 5xx is worth retrying (refresh_failed)', async () => {
     const { context, flow } = setup();
     server.refreshScript = ['invalid_grant', 'server_error'];
-    await assert.rejects(flow.refresh(credential('r'), context), (e: CredentialsError) => e.code === 'refresh_rejected' && /sign in again/.test(e.message));
+    await assert.rejects(
+      flow.refresh(credential('r'), context),
+      (e: CredentialsError) => e.code === 'refresh_rejected' && /sign in again/.test(e.message),
+    );
     await assert.rejects(flow.refresh(credential('r'), context), (e: CredentialsError) => e.code === 'refresh_failed');
     await assert.rejects(flow.refresh(credential(), context), (e: CredentialsError) => e.code === 'refresh_rejected');
   });
 
   test('an unreachable server is a transient failure naming the endpoint, not the secret', async () => {
     const { context } = setup();
-    const flow = deviceCodeFlow({ name: 'x', provider: 'x', clientId: 'c', deviceAuthorizationUrl: 'http://127.0.0.1:1/d', tokenUrl: 'http://127.0.0.1:1/t' });
+    const flow = deviceCodeFlow({
+      name: 'x',
+      provider: 'x',
+      clientId: 'c',
+      deviceAuthorizationUrl: 'http://127.0.0.1:1/d',
+      tokenUrl: 'http://127.0.0.1:1/t',
+    });
     await assert.rejects(flow.refresh(credential('SECRET-REFRESH'), context), (e: CredentialsError) => {
       assert.equal(e.code, 'refresh_failed');
       assert.match(e.message, /POST http:\/\/127\.0\.0\.1:1\/t failed/);

@@ -81,7 +81,10 @@ export async function pollForToken<T>(options: PollOptions<T>): Promise<T> {
       case 'denied':
         throw new CredentialsError('access_denied', `the sign-in was denied${outcome.message ? `: ${outcome.message}` : ''}`);
       case 'expired':
-        throw new CredentialsError('expired_token', `the device code expired before the sign-in was completed${outcome.message ? ` (${outcome.message})` : ''}; start again`);
+        throw new CredentialsError(
+          'expired_token',
+          `the device code expired before the sign-in was completed${outcome.message ? ` (${outcome.message})` : ''}; start again`,
+        );
       case 'retry':
         if (++retries > (options.maxRetries ?? 5)) {
           throw new CredentialsError('authorization_failed', `the token endpoint keeps failing (${outcome.reason})`);
@@ -136,7 +139,14 @@ export type TokenSet = z.infer<typeof TokenAnswer>;
  */
 export async function requestDeviceToken(
   http: HttpClient,
-  options: { tokenUrl: string; clientId: string; deviceCode: string; clientSecret?: string; headers?: Record<string, string>; signal?: AbortSignal },
+  options: {
+    tokenUrl: string;
+    clientId: string;
+    deviceCode: string;
+    clientSecret?: string;
+    headers?: Record<string, string>;
+    signal?: AbortSignal;
+  },
 ): Promise<PollOutcome<TokenSet>> {
   let response: Awaited<ReturnType<HttpClient>>;
   try {
@@ -209,7 +219,10 @@ export async function requestDeviceCode(
   if (response.status !== 200) {
     const error = ErrorAnswer.safeParse(jsonOf(response));
     const detail = error.success ? `: ${serverText(error.data.error)}` : '';
-    throw new CredentialsError('authorization_failed', `${describeUrl(options.url)} refused the device code request (HTTP ${response.status}${detail})`);
+    throw new CredentialsError(
+      'authorization_failed',
+      `${describeUrl(options.url)} refused the device code request (HTTP ${response.status}${detail})`,
+    );
   }
   const answer = parseAnswer(DeviceAuthorizationAnswer, response, 'device authorization', 'authorization_failed');
   return deviceAuthorization(context.scheduler, {
@@ -262,7 +275,14 @@ export function expiryFrom(scheduler: Scheduler, expiresIn: number | undefined):
  */
 export async function refreshWithToken(
   context: AuthFlowContext,
-  options: { tokenUrl: string; clientId: string; refreshToken: string; clientSecret?: string; scope?: string; headers?: Record<string, string> },
+  options: {
+    tokenUrl: string;
+    clientId: string;
+    refreshToken: string;
+    clientSecret?: string;
+    scope?: string;
+    headers?: Record<string, string>;
+  },
 ): Promise<FlowTokens> {
   const response = await send(
     context.http,
@@ -302,7 +322,11 @@ export function tokensOfRefreshAnswer(
   const answer = parseAnswer(TokenAnswer, response, 'token refresh', 'refresh_failed');
   const expires = expiryFrom(scheduler, answer.expires_in);
   // Servers that do not rotate refresh tokens leave them out: keep the one we have.
-  return { token: answer.access_token, refresh_token: answer.refresh_token ?? previousRefreshToken, ...(expires ? { expires_at: expires } : {}) };
+  return {
+    token: answer.access_token,
+    refresh_token: answer.refresh_token ?? previousRefreshToken,
+    ...(expires ? { expires_at: expires } : {}),
+  };
 }
 
 /** Options of {@link deviceCodeFlow}. */

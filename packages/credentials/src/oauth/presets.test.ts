@@ -72,7 +72,10 @@ describe('code-assistant preset (GitHub-style device flow, then an API token exc
     assert.notEqual(refreshed.token, tokens.token);
     assert.equal(refreshed.refresh_token, tokens.refresh_token);
     server.revoked.add(tokens.refresh_token!);
-    await assert.rejects(flow().refresh(credential, ctx), (e: CredentialsError) => e.code === 'refresh_rejected' && /sign in again/.test(e.message));
+    await assert.rejects(
+      flow().refresh(credential, ctx),
+      (e: CredentialsError) => e.code === 'refresh_rejected' && /sign in again/.test(e.message),
+    );
   });
 });
 
@@ -113,7 +116,10 @@ describe('cloud coding-assistant preset (SSO-OIDC style)', () => {
       await flow().start({ account: 'identity_center', start_url: 'https://my-org.awsapps.com/start', region: 'eu-central-1' }, context())
     ).complete();
     assert.equal(server.calls('/client/register').at(-1)!.path, '/oidc/eu-central-1/client/register');
-    assert.equal((server.calls('/device_authorization').at(-1)!.body as Record<string, unknown>).startUrl, 'https://my-org.awsapps.com/start');
+    assert.equal(
+      (server.calls('/device_authorization').at(-1)!.body as Record<string, unknown>).startUrl,
+      'https://my-org.awsapps.com/start',
+    );
     assert.equal(tokens.label, 'identity-center my-org.awsapps.com');
     assert.deepEqual(
       [tokens.params!.account, tokens.params!.region, tokens.params!.start_url],
@@ -147,14 +153,19 @@ describe('cloud coding-assistant preset (SSO-OIDC style)', () => {
   test('refresh uses the stored client and region; an invalid grant means signing in again', async () => {
     server.script = ['token'];
     const ctx = context();
-    const tokens = await (await flow().start({ account: 'identity_center', start_url: 'https://org.awsapps.com/start', region: 'ap-south-1' }, ctx)).complete();
+    const tokens = await (
+      await flow().start({ account: 'identity_center', start_url: 'https://org.awsapps.com/start', region: 'ap-south-1' }, ctx)
+    ).complete();
     const credential = asCredential('cloud-coding-assistant', 'cloud-coding-assistant', tokens);
     server.refreshScript = ['ok', 'invalid_grant', 'server_error'];
     const refreshed = await flow().refresh(credential, ctx);
     assert.match(refreshed.token, /^oidc-access-r\d+$/);
     const sent = server.calls('/token').at(-1)!;
     assert.equal(sent.path, '/oidc/ap-south-1/token');
-    assert.deepEqual([sent.body.grantType, sent.body.refreshToken, sent.body.clientSecret], ['refresh_token', tokens.refresh_token, tokens.secrets!.client_secret]);
+    assert.deepEqual(
+      [sent.body.grantType, sent.body.refreshToken, sent.body.clientSecret],
+      ['refresh_token', tokens.refresh_token, tokens.secrets!.client_secret],
+    );
     await assert.rejects(flow().refresh(credential, ctx), (e: CredentialsError) => e.code === 'refresh_rejected');
     await assert.rejects(flow().refresh(credential, ctx), (e: CredentialsError) => e.code === 'refresh_failed');
   });

@@ -99,9 +99,13 @@ describe('CredentialPool selection', () => {
 
 describe('CredentialPool rotation', () => {
   test('an exhausted credential is skipped, with a rotated event saying why, until its quota resets', async () => {
-    const { clock, pool, picks, rotations, persisted } = setup('round_robin', [credential('a', { quota: { limit: 100, used: 0 } }), credential('b')], {
-      schedule: 'daily',
-    });
+    const { clock, pool, picks, rotations, persisted } = setup(
+      'round_robin',
+      [credential('a', { quota: { limit: 100, used: 0 } }), credential('b')],
+      {
+        schedule: 'daily',
+      },
+    );
     assert.equal(pool.acquire().id, 'a');
     pool.reportSuccess('a', { inputTokens: 60, outputTokens: 40 });
     assert.deepEqual(picks(3), ['b', 'b', 'b']);
@@ -158,7 +162,10 @@ describe('CredentialPool failures', () => {
     pool.events.on('cooldown:start', (e) => cooldowns.push(`${e.credentialId} ${e.until - clock.now()}ms`));
     pool.reportFailure('a', { kind: 'rate_limit' });
     assert.deepEqual(picks(2), ['b', 'b']);
-    assert.deepEqual(rotations.map((r) => r.reason), ['rate_limited']);
+    assert.deepEqual(
+      rotations.map((r) => r.reason),
+      ['rate_limited'],
+    );
     await clock.advance(5000);
     pool.reportFailure('a', { kind: 'rate_limit' });
     await clock.advance(10_000);
@@ -182,7 +189,11 @@ describe('CredentialPool failures', () => {
   });
 
   test('a 401 marks an API key as error, and an OAuth token expired while it refreshes', () => {
-    const { pool, persisted, refreshed } = setup('round_robin', [credential('key'), credential('oauth', { type: 'oauth' }), credential('spare')]);
+    const { pool, persisted, refreshed } = setup('round_robin', [
+      credential('key'),
+      credential('oauth', { type: 'oauth' }),
+      credential('spare'),
+    ]);
     pool.reportFailure('key', { kind: 'unauthorized', message: 'invalid_api_key' });
     pool.reportFailure('oauth', { kind: 'unauthorized' });
     assert.equal(pool.statusOf('key')!.status, 'error');
@@ -211,7 +222,10 @@ describe('CredentialPool failures', () => {
     assert.equal(unscheduled.pool.statusOf('a')!.unavailable_reason, 'cooldown');
     assert.equal(unscheduled.pool.statusOf('a')!.cooldown_until, new Date(T0 + 3_600_000).toISOString());
     assert.deepEqual(unscheduled.picks(2), ['b', 'b']);
-    assert.deepEqual(unscheduled.rotations.map((r) => r.reason), ['exhausted']);
+    assert.deepEqual(
+      unscheduled.rotations.map((r) => r.reason),
+      ['exhausted'],
+    );
   });
 
   test('other errors cool a credential down only after three in a row', () => {
@@ -285,7 +299,11 @@ describe('CredentialPool status', () => {
         fc.array(
           fc.oneof(
             fc.record({ op: fc.constant('acquire' as const) }),
-            fc.record({ op: fc.constant('success' as const), id: fc.integer({ min: 0, max: 4 }), tokens: fc.integer({ min: 0, max: 400 }) }),
+            fc.record({
+              op: fc.constant('success' as const),
+              id: fc.integer({ min: 0, max: 4 }),
+              tokens: fc.integer({ min: 0, max: 400 }),
+            }),
             fc.record({
               op: fc.constant('failure' as const),
               id: fc.integer({ min: 0, max: 4 }),

@@ -13,7 +13,13 @@
  * Cooldowns (after 429s) take a credential out of the running without
  * changing its status.
  */
-import { AllProvidersInCooldown, type Scheduler, Selector, systemScheduler, type UnavailableReason as SelectorReason } from '@switchyard/core-routing';
+import {
+  AllProvidersInCooldown,
+  type Scheduler,
+  Selector,
+  type UnavailableReason as SelectorReason,
+  systemScheduler,
+} from '@switchyard/core-routing';
 import { EventEmitter } from 'eventemitter3';
 import {
   type Credential,
@@ -208,11 +214,13 @@ export class CredentialPool {
    * calls share one refresh. Resolves with the new token.
    */
   async refresh(credentialId: string): Promise<AcquiredCredential> {
-    if (!this.slots.has(credentialId)) throw new CredentialsError('credential_not_found', `no credential has id ${JSON.stringify(credentialId)}`);
+    if (!this.slots.has(credentialId))
+      throw new CredentialsError('credential_not_found', `no credential has id ${JSON.stringify(credentialId)}`);
     if (!this.refresher) throw new CredentialsError('not_refreshable', `credential ${JSON.stringify(credentialId)} has no refresh flow`);
     await this.refresher(credentialId);
     const slot = this.slots.get(credentialId);
-    if (!slot) throw new CredentialsError('credential_not_found', `credential ${JSON.stringify(credentialId)} was deleted during its refresh`);
+    if (!slot)
+      throw new CredentialsError('credential_not_found', `credential ${JSON.stringify(credentialId)} was deleted during its refresh`);
     return slot.acquired;
   }
 
@@ -260,7 +268,10 @@ export class CredentialPool {
     let membershipChanged = false;
     for (const credential of credentials) {
       if (credential.provider !== this.provider) {
-        throw new CredentialsError('invalid_argument', `credential ${credential.id} belongs to ${credential.provider}, not ${this.provider}`);
+        throw new CredentialsError(
+          'invalid_argument',
+          `credential ${credential.id} belongs to ${credential.provider}, not ${this.provider}`,
+        );
       }
       const previous = this.slots.get(credential.id);
       if (previous && credential.revision < previous.stored.revision) continue;
@@ -386,7 +397,9 @@ export class CredentialPool {
   private describeStatus(slot: Slot, status: CredentialStatus): string | null {
     switch (status) {
       case 'expired':
-        return slot.stored.status === 'expired' ? (slot.stored.status_message ?? 'token expired') : `token expired at ${slot.stored.expires_at}`;
+        return slot.stored.status === 'expired'
+          ? (slot.stored.status_message ?? 'token expired')
+          : `token expired at ${slot.stored.expires_at}`;
       case 'exhausted': {
         const quota = this.quotas.snapshot(slot.stored.id);
         return `quota used up${quota.limit === null ? ' upstream' : ` (${quota.used} of ${quota.limit} tokens)`}${quota.resets_at ? `; resets at ${quota.resets_at}` : ''}`;
@@ -417,7 +430,8 @@ export class CredentialPool {
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     this.selector.setCandidates(candidates);
     for (const slot of this.slots.values()) {
-      if (this.strategy === 'quota_aware') this.selector.setRemainingQuota(slot.stored.id, this.quotas.snapshot(slot.stored.id).remaining ?? undefined);
+      if (this.strategy === 'quota_aware')
+        this.selector.setRemainingQuota(slot.stored.id, this.quotas.snapshot(slot.stored.id).remaining ?? undefined);
     }
   }
 
@@ -446,7 +460,14 @@ export class CredentialPool {
     let retryAt = Number.POSITIVE_INFINITY;
     for (const slot of this.slots.values()) {
       const until = this.cooldowns.coolingUntil(slot.stored.id);
-      const reason = slot.status !== 'active' ? slot.status : until !== undefined ? 'cooling down' : exclude?.has(slot.stored.id) ? 'already tried' : 'available';
+      const reason =
+        slot.status !== 'active'
+          ? slot.status
+          : until !== undefined
+            ? 'cooling down'
+            : exclude?.has(slot.stored.id)
+              ? 'already tried'
+              : 'available';
       counts.set(reason, (counts.get(reason) ?? 0) + 1);
       if (until !== undefined) retryAt = Math.min(retryAt, until);
       if (slot.status === 'exhausted') {

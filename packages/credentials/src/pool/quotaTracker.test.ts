@@ -20,10 +20,18 @@ class CountingStore extends MemoryQuotaStore {
   }
 }
 
-function setup(schedule: 'daily' | 'monthly' | undefined, options: { flushIntervalMs?: number; store?: CountingStore; clock?: FakeScheduler } = {}) {
+function setup(
+  schedule: 'daily' | 'monthly' | undefined,
+  options: { flushIntervalMs?: number; store?: CountingStore; clock?: FakeScheduler } = {},
+) {
   const clock = options.clock ?? new FakeScheduler(T0);
   const store = options.store ?? new CountingStore();
-  const tracker = new QuotaTracker({ store, scheduler: clock, scheduleOf: () => schedule, flushIntervalMs: options.flushIntervalMs ?? 1000 });
+  const tracker = new QuotaTracker({
+    store,
+    scheduler: clock,
+    scheduleOf: () => schedule,
+    flushIntervalMs: options.flushIntervalMs ?? 1000,
+  });
   tracker.start();
   return { clock, store, tracker };
 }
@@ -176,7 +184,11 @@ describe('QuotaTracker', () => {
 
   test('provider quota: the configured limit, else the sum of limits, null when any is unlimited', async () => {
     const clock = new FakeScheduler(T0);
-    const tracker = new QuotaTracker({ store: new MemoryQuotaStore(), scheduler: clock, providerLimitOf: (p) => (p === 'capped' ? 500 : undefined) });
+    const tracker = new QuotaTracker({
+      store: new MemoryQuotaStore(),
+      scheduler: clock,
+      providerLimitOf: (p) => (p === 'capped' ? 500 : undefined),
+    });
     tracker.track('a1', 'anthropic', 100);
     tracker.track('a2', 'anthropic', 300);
     tracker.track('c1', 'capped', 1000);

@@ -353,7 +353,7 @@ export class QuotaTracker {
         this.leftovers.unshift(...leftovers);
         for (const { entry, delta } of batch) {
           if (this.entries.get(entry.id) !== entry) continue;
-          if (delta.period_start === (periodIso(entry))) entry.pending += delta.tokens;
+          if (delta.period_start === periodIso(entry)) entry.pending += delta.tokens;
           else this.leftovers.push(delta);
         }
         this.events.emit('quota:flush_failed', { error, pendingCredentials: batch.length + leftovers.length });

@@ -71,7 +71,10 @@ describe('FileCredentialStore on disk', () => {
     await utimes(join(directory, 'openai-team.json'), when, when);
     const store = await FileCredentialStore.open({ directory });
     const [assistant, misc, team] = await store.list();
-    assert.deepEqual([team!.id, team!.provider, team!.priority, team!.status, team!.token], ['openai-team', 'openai', 2, 'active', 'sk-team']);
+    assert.deepEqual(
+      [team!.id, team!.provider, team!.priority, team!.status, team!.token],
+      ['openai-team', 'openai', 2, 'active', 'sk-team'],
+    );
     assert.equal(team!.updated_at, when.toISOString());
     assert.equal(misc!.provider, 'anthropic', 'a provider field wins over the file name');
     assert.equal(assistant!.expires_at, new Date(1_900_000_000_000).toISOString());

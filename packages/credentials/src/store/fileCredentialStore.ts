@@ -252,9 +252,13 @@ export class FileCredentialStore implements CredentialStore {
 
   private checkId(id: string): string {
     if (typeof id !== 'string' || !isSafeCredentialId(id)) {
-      throw new CredentialsError('path_not_allowed', 'credential id must name a file inside the auth directory (no "/", "\\", leading "." or control characters)', {
-        field: 'id',
-      });
+      throw new CredentialsError(
+        'path_not_allowed',
+        'credential id must name a file inside the auth directory (no "/", "\\", leading "." or control characters)',
+        {
+          field: 'id',
+        },
+      );
     }
     return id;
   }

@@ -81,7 +81,8 @@ export async function readConfined(root: string, rootReal: string, name: string,
     } catch {
       return { kind: 'refused', reason: 'a symlink whose target does not exist', stats: undefined };
     }
-    if (!target.startsWith(rootReal + sep)) return { kind: 'refused', reason: 'a symlink that points outside the auth directory', stats: undefined };
+    if (!target.startsWith(rootReal + sep))
+      return { kind: 'refused', reason: 'a symlink that points outside the auth directory', stats: undefined };
   }
   let handle: Awaited<ReturnType<typeof open>>;
   try {
