@@ -423,8 +423,13 @@ export class CredentialManager {
   // ---- internals -------------------------------------------------------
 
   private onStoreChange(change: StoreChange): void {
-    // Our own writes are already in the pools; only changes made by others need applying.
-    if (change.origin === 'local') return;
+    // Changes the pools already hold, or are about to (our own writes), need no trip through the queue.
+    if (change.origin === 'local' && this.writer.isWriting(change.id)) return;
+    const held = this.heldCredential(change.id);
+    if (change.revision !== undefined) {
+      if (change.type === 'auth.upsert' && held && held.revision >= change.revision) return;
+      if (change.type === 'auth.delete' && !held) return;
+    }
     this.queue.push({
       type: change.type,
       id: change.id,

@@ -68,6 +68,8 @@ interface PendingStatus {
 export class CredentialWriter {
   private readonly deps: CredentialWriterDeps;
   private readonly mutex = new KeyedMutex();
+  /** Ids with a write of ours in progress: the store's notification of it is our own echo. */
+  private readonly writing = new Set<string>();
   private readonly pendingStatus = new Map<string, PendingStatus>();
   private draining: Promise<void> | undefined;
 
@@ -82,7 +84,7 @@ export class CredentialWriter {
     const now = this.now();
     const { quota, ...rest } = parsed;
     const credential = parseCredential({ ...rest, id, quota: { limit: quota?.limit ?? null }, created_at: now, updated_at: now });
-    return this.mutex.run(id, async () => {
+    return this.write(id, async () => {
       let stored: Credential;
       try {
         stored = await this.deps.store.put(credential, { expectedRevision: null });
@@ -124,7 +126,7 @@ export class CredentialWriter {
 
   /** Deletes a credential. */
   async remove(id: string): Promise<void> {
-    await this.mutex.run(id, async () => {
+    await this.write(id, async () => {
       if (!(await this.deps.store.delete(id))) throw new CredentialNotFound(id);
       this.deps.removed(id);
     });
@@ -136,7 +138,7 @@ export class CredentialWriter {
    */
   async upsert(id: string, input: NewCredential): Promise<Credential> {
     const parsed = parseWith(NewCredentialSchema, { ...input, id }, 'credential');
-    return this.mutex.run(id, async () => {
+    return this.write(id, async () => {
       const current = await this.deps.store.get(id);
       const now = this.now();
       const { quota, ...rest } = parsed;
@@ -185,7 +187,7 @@ export class CredentialWriter {
       created_at: now,
       updated_at: now,
     });
-    return this.mutex.run(id, async () => {
+    return this.write(id, async () => {
       const stored = await this.deps.store.put(credential, { expectedRevision: null });
       this.deps.apply(stored);
       return stored;
@@ -194,17 +196,19 @@ export class CredentialWriter {
 
   /**
    * One refresh: takes the cross-process lock, re-reads the credential
-   * (another process may have refreshed it already: then its token is
-   * taken, and the refresh token is not spent twice), calls the flow, and
-   * stores the new tokens. The pools keep serving the old token until then.
+   * (if another process replaced the token meanwhile, its token is taken
+   * and the refresh token is not spent twice), calls the flow, and stores
+   * the new tokens. The pools keep serving the old token until then.
    */
   async refresh(id: string): Promise<void> {
+    // The token this refresh is meant to replace: if the store holds another by the time the lock is ours,
+    // someone else refreshed it meanwhile.
+    const replacing = this.deps.held(id)?.token;
     const release = await this.deps.refreshLock.acquire(id);
     try {
       const current = await this.deps.store.get(id);
       if (!current) throw new CredentialNotFound(id);
-      const held = this.deps.held(id);
-      if (held && current.revision > held.revision && current.token !== held.token && current.status === 'active') {
+      if (replacing !== undefined && current.token !== replacing && current.status === 'active') {
         this.deps.apply(current);
         return;
       }
@@ -252,6 +256,11 @@ export class CredentialWriter {
     while (this.draining) await this.draining;
   }
 
+  /** Whether a change notification for `id` may be the echo of a write of ours in progress. */
+  isWriting(id: string): boolean {
+    return this.writing.has(id);
+  }
+
   /** Re-reads a credential from the store and brings the pools in line with it. */
   async sync(id: string): Promise<void> {
     const record = await this.deps.store.get(id);
@@ -267,7 +276,7 @@ export class CredentialWriter {
         await Promise.all(
           batch.map(async ([id, pending]) => {
             try {
-              await this.mutex.run(id, async () => {
+              await this.write(id, async () => {
                 const current = await this.deps.store.get(id);
                 if (!current || current.revision !== pending.revision) return;
                 if (current.status === pending.status && (current.status_message ?? null) === pending.message) return;
@@ -285,9 +294,21 @@ export class CredentialWriter {
     }
   }
 
+  /** Runs a write of one credential under its lock, marked as ours. */
+  private write<T>(id: string, task: () => Promise<T>): Promise<T> {
+    return this.mutex.run(id, async () => {
+      this.writing.add(id);
+      try {
+        return await task();
+      } finally {
+        this.writing.delete(id);
+      }
+    });
+  }
+
   /** Read-modify-write of one credential under its lock, conditional on the revision read. */
   private modify(id: string, change: (current: Credential) => Record<string, unknown>): Promise<Credential> {
-    return this.mutex.run(id, async () => {
+    return this.write(id, async () => {
       const current = await this.deps.store.get(id);
       if (!current) throw new CredentialNotFound(id);
       const next = parseCredential(change(current));

@@ -54,6 +54,9 @@ export interface CredentialPoolOptions {
 }
 
 interface Slot {
+  /** The record as the store gave it (duplicates of it change nothing). */
+  source: Credential;
+  /** The working copy: the source plus statuses the pool decided and has not seen stored yet. */
   stored: Credential;
   acquired: AcquiredCredential;
   expiresAtMs: number;
@@ -274,9 +277,12 @@ export class CredentialPool {
         );
       }
       const previous = this.slots.get(credential.id);
-      if (previous && credential.revision < previous.stored.revision) continue;
+      if (previous && credential.revision < previous.source.revision) continue;
+      // The same record again (a watcher's echo of a write already applied): nothing to do.
+      if (previous && credential.revision === previous.source.revision && sameRecord(previous.source, credential)) continue;
       if (!previous || previous.stored.priority !== credential.priority) membershipChanged = true;
       const slot: Slot = {
+        source: credential,
         stored: credential,
         acquired: Object.freeze({ id: credential.id, provider: credential.provider, token: credential.token, type: credential.type }),
         expiresAtMs: credential.expires_at ? Date.parse(credential.expires_at) : Number.POSITIVE_INFINITY,
@@ -479,6 +485,10 @@ export class CredentialPool {
     const detail = [...counts].map(([reason, count]) => `${count} ${reason}`).join(', ');
     return new NoCredentials(this.provider, detail, Number.isFinite(retryAt) ? retryAt : undefined, { cause: error });
   }
+}
+
+function sameRecord(a: Credential, b: Credential): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 function finiteCount(value: unknown): number | undefined {

@@ -58,6 +58,8 @@ export interface RekeyReport {
 }
 
 const STALE_TEMP_MS = 10 * 60_000;
+/** Longer than chokidar's 50 ms per-path change throttle. */
+const TRAILING_RECHECK_MS = 150;
 const READ_CONCURRENCY = 32;
 
 function toKey(key: string | EncryptionKey): EncryptionKey {
@@ -325,12 +327,28 @@ export class FileCredentialStore implements CredentialStore {
         atomic: true,
         ignored: (path, stats) => basename(path).startsWith('.') || (stats?.isFile() === true && !path.endsWith('.json')),
       });
-      this.watcher = watcher;
+      const trailing = new Map<string, ReturnType<typeof setTimeout>>();
+      this.watcher = {
+        close: async () => {
+          for (const timer of trailing.values()) clearTimeout(timer);
+          await watcher.close();
+        },
+      };
       const report = (type: StoreChange['type']) => (path: string) => {
         const name = basename(path);
         if (!name.endsWith('.json')) return;
         const id = name.slice(0, -'.json'.length);
-        if (isSafeCredentialId(id)) this.emit({ type, id, origin: 'external' });
+        if (!isSafeCredentialId(id)) return;
+        this.emit({ type, id, origin: 'external' });
+        // chokidar drops a change that follows another within 50 ms on the same path, with no trailing
+        // event: report once more after things settle, so the last write is never missed.
+        clearTimeout(trailing.get(id));
+        const timer = setTimeout(() => {
+          trailing.delete(id);
+          this.emit({ type, id, origin: 'external' });
+        }, TRAILING_RECHECK_MS);
+        timer.unref?.();
+        trailing.set(id, timer);
       };
       watcher.on('add', report('auth.upsert'));
       watcher.on('change', report('auth.upsert'));

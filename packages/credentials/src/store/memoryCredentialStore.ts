@@ -29,7 +29,8 @@ export class MemoryCredentialStore implements CredentialStore {
   constructor(initial: readonly Credential[] = []) {
     for (const credential of initial) {
       const parsed = parseCredential(credential);
-      this.records.set(parsed.id, parsed);
+      // A stored credential has been written at least once.
+      this.records.set(parsed.id, { ...parsed, revision: Math.max(1, parsed.revision) });
     }
   }
 

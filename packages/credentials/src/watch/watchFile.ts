@@ -30,9 +30,22 @@ export function watchFile(path: string, onChange: () => void): FileWatch {
       new Promise<void>((resolve) => {
         if (closed) return resolve();
         const w = watch(path, { ignoreInitial: true, atomic: true, awaitWriteFinish: { stabilityThreshold: 50, pollInterval: 10 } });
-        watcher = w;
-        w.on('add', () => onChange());
-        w.on('change', () => onChange());
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        watcher = {
+          close: async () => {
+            clearTimeout(timer);
+            await w.close();
+          },
+        };
+        const changed = () => {
+          onChange();
+          // chokidar can drop a change close behind another; look once more after things settle.
+          clearTimeout(timer);
+          timer = setTimeout(onChange, 200);
+          timer.unref?.();
+        };
+        w.on('add', changed);
+        w.on('change', changed);
         w.on('ready', () => resolve());
         w.on('error', () => undefined);
       }),
