@@ -7,6 +7,17 @@
  * plugin interface, and the auth update queue that applies changes at
  * runtime. Tokens never leave through logs, errors, events or status.
  */
+
+export {
+  type AuthConfig,
+  type AuthConfigInput,
+  AuthConfigSchema,
+  DurationSchema,
+  type OpenCredentialsOptions,
+  type OpenedCredentials,
+  openCredentials,
+  ProviderQuotaSchema,
+} from './config/authConfig.js';
 export {
   CREDENTIAL_STATUSES,
   CREDENTIAL_TYPES,
@@ -47,15 +58,9 @@ export {
   NoCredentials,
   RevisionConflict,
 } from './errors.js';
-export {
-  CredentialManager,
-  type CredentialManagerOptions,
-  type ManagerEvents,
-  type ProviderQuotaConfig,
-  type RefreshConfig,
-  type RuntimeUpdate,
-} from './manager/credentialManager.js';
-export { type CredentialWriterDeps, processRefreshLock, type RefreshLock } from './manager/credentialWriter.js';
+export { CredentialManager } from './manager/credentialManager.js';
+export { processRefreshLock, type RefreshLock } from './manager/credentialWriter.js';
+export type { CredentialManagerOptions, ManagerEvents, ProviderQuotaConfig, RefreshConfig, RuntimeUpdate } from './manager/managerTypes.js';
 export type { AuthFlow, AuthFlowContext, DeviceCodePrompt, FlowTokens, PendingSignIn, SignedIn } from './oauth/authFlow.js';
 export {
   type CloudCodingAssistantFlowOptions,
@@ -64,16 +69,14 @@ export {
   cloudCodingAssistantFlow,
 } from './oauth/cloudCodingAssistantFlow.js';
 export { type CodeAssistantFlowOptions, codeAssistantFlow } from './oauth/codeAssistantFlow.js';
+export { type DeviceCodeFlowOptions, deviceCodeFlow, refreshWithToken } from './oauth/deviceCodeFlow.js';
 export {
   DEFAULT_INTERVAL_MS,
   type DeviceAuthorization,
-  type DeviceCodeFlowOptions,
   deviceAuthorization,
-  deviceCodeFlow,
   type PollOptions,
   type PollOutcome,
   pollForToken,
-  refreshWithToken,
   requestDeviceCode,
   requestDeviceToken,
   SLOW_DOWN_STEP_MS,

@@ -127,13 +127,12 @@ describe('file changes reach the pools', () => {
     }, 'every credential shows its last version');
     const pool = manager.pool('openai');
     const tokens = new Set(Array.from({ length: FILES }, () => pool.acquire().token));
-    assert.deepEqual(
-      [...tokens].sort(),
-      Array.from({ length: FILES }, (_, i) => `v${ROUNDS}-${i}`).sort(),
-    );
+    assert.deepEqual([...tokens].sort(), Array.from({ length: FILES }, (_, i) => `v${ROUNDS}-${i}`).sort());
     const stats = manager.queueStats();
     assert.ok(stats.max_depth <= 256, `depth stayed within 256 (was ${stats.max_depth})`);
-    console.log(`burst: ${stats.enqueued} updates queued, ${stats.coalesced} coalesced, max depth ${stats.max_depth}, queue full ${overflowed} time(s)`);
+    console.log(
+      `burst: ${stats.enqueued} updates queued, ${stats.coalesced} coalesced, max depth ${stats.max_depth}, queue full ${overflowed} time(s)`,
+    );
     await close();
   });
 });

@@ -3,13 +3,14 @@ import { after, before, describe, test } from 'node:test';
 import { inspect } from 'node:util';
 import { FakeScheduler } from '@switchyard/core-routing';
 import { FakeAuthServer } from '../../test/fakeAuthServer.js';
-import { CredentialsError, NoCredentials } from '../errors.js';
+import { type CredentialsError, NoCredentials } from '../errors.js';
 import { cloudCodingAssistantFlow } from '../oauth/cloudCodingAssistantFlow.js';
 import { codeAssistantFlow } from '../oauth/codeAssistantFlow.js';
 import { MemoryCredentialStore } from '../store/memoryCredentialStore.js';
 import { MemoryQuotaStore } from '../store/quotaStore.js';
 import type { CredentialsLogger } from '../util/logger.js';
-import { CredentialManager, type ManagerEvents } from './credentialManager.js';
+import { CredentialManager } from './credentialManager.js';
+import type { ManagerEvents } from './managerTypes.js';
 
 const T0 = Date.parse('2026-06-15T10:00:00.000Z');
 const server = new FakeAuthServer();
@@ -89,7 +90,11 @@ describe('CredentialManager: the management API', () => {
       [() => manager.add({ provider: 'open ai', type: 'api_key', token: 'sk-LEAK-2' }), 'invalid_credential', 'provider'],
       [() => manager.add({ provider: 'openai', type: 'password' as 'api_key', token: 'sk-LEAK-3' }), 'invalid_credential', 'type'],
       [() => manager.add({ provider: 'openai', type: 'api_key', token: '' }), 'invalid_credential', 'token'],
-      [() => manager.add({ provider: 'openai', type: 'api_key', token: 'sk-LEAK-4', refresh_token: 'x' }), 'invalid_credential', 'refresh_token'],
+      [
+        () => manager.add({ provider: 'openai', type: 'api_key', token: 'sk-LEAK-4', refresh_token: 'x' }),
+        'invalid_credential',
+        'refresh_token',
+      ],
       [() => manager.update('openai-a', { priority: 'high' as unknown as number }), 'invalid_credential', 'priority'],
       [() => manager.update('openai-a', { tokn: 'sk-LEAK-5' } as never), 'invalid_credential', 'tokn'],
       [() => manager.update('openai-a', { quota: { limit: -1 } }), 'invalid_credential', 'quota.limit'],
@@ -140,7 +145,10 @@ describe('CredentialManager: the management API', () => {
     assert.deepEqual([pool.acquire().id, pool.acquire().id], ['openai-a', 'openai-b']);
     manager.configure({ strategy: 'priority' });
     assert.deepEqual([pool.acquire().id, pool.acquire().id], ['openai-b', 'openai-b']);
-    assert.throws(() => manager.configure({ strategy: 'latency' as 'priority' }), (e: CredentialsError) => e.field === 'auth.selection_strategy');
+    assert.throws(
+      () => manager.configure({ strategy: 'latency' as 'priority' }),
+      (e: CredentialsError) => e.field === 'auth.selection_strategy',
+    );
     await manager.close();
   });
 });
@@ -195,7 +203,10 @@ describe('CredentialManager: device sign-in', () => {
     const record = await settle(clock, manager.signIns.wait(session.id));
     assert.equal(manager.signIns.get(session.id).state, 'succeeded');
     assert.equal(manager.signIns.get(session.id).credential_id, record.id);
-    assert.deepEqual([record.provider, record.type, record.flow, record.label, record.refreshable], ['code-assistant', 'oauth', 'code-assistant', 'octocat', true]);
+    assert.deepEqual(
+      [record.provider, record.type, record.flow, record.label, record.refreshable],
+      ['code-assistant', 'oauth', 'code-assistant', 'octocat', true],
+    );
     const again = await settle(clock, manager.signIns.wait((await manager.signIns.start('code-assistant')).id));
     assert.equal(again.id, record.id, 'the same account is updated, not duplicated');
     assert.equal(manager.list('code-assistant').length, 1);
@@ -258,9 +269,15 @@ describe('CredentialManager: secrets stay inside', () => {
     };
     server.script = ['token'];
     server.interval = 0;
-    const signedIn = await settle(clock, manager.signIns.wait((await manager.signIns.start('cloud-coding-assistant', { account: 'builder_id' })).id));
+    const signedIn = await settle(
+      clock,
+      manager.signIns.wait((await manager.signIns.start('cloud-coding-assistant', { account: 'builder_id' })).id),
+    );
     await manager.add({ id: 'openai-secret', provider: 'openai', type: 'api_key', token: 'sk-SECRET-api-key', quota: { limit: 10 } });
-    await manager.submit({ type: 'auth.upsert', credential: { id: 'openai-ws', provider: 'openai', type: 'api_key', token: 'sk-SECRET-ws' } });
+    await manager.submit({
+      type: 'auth.upsert',
+      credential: { id: 'openai-ws', provider: 'openai', type: 'api_key', token: 'sk-SECRET-ws' },
+    });
     const pool = manager.pool('openai');
     pool.reportSuccess('openai-secret', { inputTokens: 10, outputTokens: 0 });
     pool.reportFailure('openai-ws', { kind: 'rate_limit' });

@@ -18,87 +18,31 @@ import type { Credential, CredentialPatch, CredentialStatusRecord, NewCredential
 import { CredentialNotFound, CredentialsError } from '../errors.js';
 import type { AuthFlow, AuthFlowContext } from '../oauth/authFlow.js';
 import { createHttpClient, type HttpClient } from '../oauth/http.js';
-import { type SignInEvents, SignInSessions } from '../oauth/signInSessions.js';
+import { SignInSessions } from '../oauth/signInSessions.js';
 import { CooldownTracker, type CredentialCooldowns } from '../pool/cooldownTracker.js';
-import { CredentialPool, POOL_STRATEGIES, type PoolStrategy } from '../pool/credentialPool.js';
-import type { PoolEvents } from '../pool/poolEvents.js';
+import { CredentialPool, checkStrategy, type PoolStrategy } from '../pool/credentialPool.js';
 import { QuotaTracker } from '../pool/quotaTracker.js';
 import { type AuthUpdate, AuthUpdateQueue, type QueueStats } from '../queue/authUpdateQueue.js';
-import { type RefreshEvents, type RefreshStatusRecord, RefreshWorker } from '../refresh/refreshWorker.js';
-import type { CredentialStore, StoreChange, Unsubscribe } from '../store/credentialStore.js';
+import { type RefreshStatusRecord, RefreshWorker } from '../refresh/refreshWorker.js';
+import type { CredentialStore, Unsubscribe } from '../store/credentialStore.js';
 import { MemoryQuotaStore, type QuotaStore } from '../store/quotaStore.js';
 import { type CredentialsLogger, silentLogger } from '../util/logger.js';
 import type { ResetSchedule } from '../util/time.js';
 import { type FileWatch, watchFile } from '../watch/watchFile.js';
-import { CredentialWriter, newCredentialId, processRefreshLock, type RefreshLock } from './credentialWriter.js';
-
-/** Provider settings the credentials package reads (`providers.<p>.quota`). */
-export interface ProviderQuotaConfig {
-  quota?: { limit?: number; reset?: ResetSchedule };
-}
-
-/** Refresh settings (`auth.refresh.*`). */
-export interface RefreshConfig {
-  enabled?: boolean;
-  checkIntervalMs?: number;
-  leadTimeMs?: number;
-  /** The safety pass (default 15 minutes; 0 turns it off). */
-  safetyIntervalMs?: number;
-}
-
-/** Options of {@link CredentialManager}. */
-export interface CredentialManagerOptions {
-  store: CredentialStore;
-  /** Where quota usage is kept (default: in memory; pass a `FileQuotaStore` to keep it across restarts). */
-  quotaStore?: QuotaStore;
-  scheduler?: Scheduler;
-  /** `auth.selection_strategy` (default `round_robin`). */
-  strategy?: PoolStrategy;
-  /** `auth.quota.reset_schedule.<provider>`. */
-  quotaResetSchedule?: Record<string, ResetSchedule>;
-  /** `providers.<p>`: the provider-level quota limit, and the reset used when `quotaResetSchedule` names none. */
-  providers?: Record<string, ProviderQuotaConfig>;
-  refresh?: RefreshConfig;
-  /** Sign-in and refresh flows (the presets, and custom ones). */
-  flows?: readonly AuthFlow[];
-  /** Outbound HTTP for the flows (default: undici). */
-  http?: HttpClient;
-  /** Serializes refreshes across processes (default: this process only). */
-  refreshLock?: RefreshLock;
-  /** Cooldown tracker shared by the pools (default: a {@link CooldownTracker} on the scheduler). */
-  cooldowns?: CredentialCooldowns;
-  /** Auth update queue depth (default 256). */
-  queueCapacity?: number;
-  /** How often quota usage is written (default 1 s). */
-  quotaFlushIntervalMs?: number;
-  /** A config file to watch: a change is queued as a `config.reload` update (see the `config:reload` event). */
-  configFile?: string;
-  logger?: CredentialsLogger;
-}
-
-/** Events of {@link CredentialManager}: every pool's events, and the manager's own. */
-export interface ManagerEvents extends PoolEvents, RefreshEvents, SignInEvents {
-  /** An update from the queue was applied (or failed: `error` is set). */
-  'auth:applied': [{ update: AuthUpdate; error: string | null }];
-  /** The config file changed: re-read it and call `configure`. */
-  'config:reload': [{ path: string }];
-  /** A background write failed. */
-  'store:error': [{ operation: string; credentialId: string | null; message: string }];
-  'queue:full': [QueueStats];
-}
-
-const POOL_EVENT_NAMES = [
-  'credential:rotated',
-  'credential:status',
-  'quota:update',
-  'cooldown:start',
-  'cooldown:end',
-  'credential:upsert',
-  'credential:delete',
-] as const satisfies readonly (keyof PoolEvents)[];
-
-/** A runtime change, as the websocket gateway sends it. */
-export type RuntimeUpdate = { type: 'auth.upsert'; credential: NewCredential } | { type: 'auth.delete'; id: string };
+import { CredentialWriter, processRefreshLock } from './credentialWriter.js';
+import {
+  type CredentialManagerOptions,
+  definedOnly,
+  forward,
+  type ManagerEvents,
+  messageOf,
+  POOL_EVENT_NAMES,
+  type ProviderQuotaConfig,
+  type RefreshConfig,
+  type RuntimeUpdate,
+  redactUpdate,
+} from './managerTypes.js';
+import { UpdateConsumer } from './updateConsumer.js';
 
 /**
  * Owns the credentials of a gateway.
@@ -123,6 +67,7 @@ export class CredentialManager {
   private readonly worker: RefreshWorker;
   private readonly writer: CredentialWriter;
   private readonly queue: AuthUpdateQueue;
+  private readonly updates: UpdateConsumer;
   private readonly pools = new Map<string, CredentialPool>();
   private readonly providerOf = new Map<string, string>();
   private readonly flows = new Map<string, AuthFlow>();
@@ -171,6 +116,18 @@ export class CredentialManager {
       refreshLock: options.refreshLock ?? processRefreshLock,
       failed: (operation, id, error) => this.failed(operation, id, error),
     });
+    this.updates = new UpdateConsumer({
+      queue: this.queue,
+      writer: this.writer,
+      held: (id) => this.heldCredential(id),
+      removed: (id) => this.removeFromPools(id),
+      forgotten: (id) => this.worker.forget(id),
+      configReloaded: (path) => this.events.emit('config:reload', { path }),
+      applied: (update, error) => {
+        if (error !== undefined) this.failed(update.type, update.type === 'config.reload' ? null : update.id, error);
+        this.events.emit('auth:applied', { update: redactUpdate(update), error: error === undefined ? null : messageOf(error) });
+      },
+    });
     const refresh = options.refresh ?? {};
     this.worker = new RefreshWorker({
       scheduler: this.scheduler,
@@ -217,7 +174,7 @@ export class CredentialManager {
       this.pool(provider).upsert(credentials);
       for (const c of credentials) this.providerOf.set(c.id, provider);
     }
-    this.stops.push(this.store.watch((change) => this.onStoreChange(change)));
+    this.stops.push(this.store.watch((change) => this.updates.onStoreChange(change)));
     if (this.configFile) {
       const path = this.configFile;
       const watch = watchFile(path, () => this.queue.push({ type: 'config.reload', path, source: 'config' }));
@@ -226,7 +183,7 @@ export class CredentialManager {
     }
     this.quotas.start();
     this.worker.start();
-    this.consumer = this.consume();
+    this.consumer = this.updates.run();
     this.logger.info({ credentials: this.providerOf.size, providers: this.pools.size, backend: this.store.backend }, 'credentials loaded');
   }
 
@@ -365,20 +322,12 @@ export class CredentialManager {
    * `auth.delete`); resolves once it is applied, rejects with why not.
    */
   submit(update: RuntimeUpdate): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const done = (error?: unknown) => (error === undefined ? resolve() : reject(error));
-      if (update.type === 'auth.delete') {
-        this.queue.push({ type: 'auth.delete', id: update.id, source: 'runtime' }, done);
-        return;
-      }
-      const id = update.credential.id ?? newCredentialId(update.credential.provider);
-      this.queue.push({ type: 'auth.upsert', id, credential: { ...update.credential, id }, source: 'runtime' }, done);
-    });
+    return this.updates.submit(update);
   }
 
   /** Queues an update from elsewhere (the cluster event bus); resolves once applied. */
   enqueue(update: AuthUpdate): Promise<void> {
-    return new Promise((resolve, reject) => this.queue.push(update, (error) => (error === undefined ? resolve() : reject(error))));
+    return this.updates.enqueue(update);
   }
 
   /** The auth update queue's counters. */
@@ -421,62 +370,6 @@ export class CredentialManager {
   }
 
   // ---- internals -------------------------------------------------------
-
-  private onStoreChange(change: StoreChange): void {
-    // Changes the pools already hold, or are about to (our own writes), need no trip through the queue.
-    if (change.origin === 'local' && this.writer.isWriting(change.id)) return;
-    const held = this.heldCredential(change.id);
-    if (change.revision !== undefined) {
-      if (change.type === 'auth.upsert' && held && held.revision >= change.revision) return;
-      if (change.type === 'auth.delete' && !held) return;
-    }
-    this.queue.push({
-      type: change.type,
-      id: change.id,
-      source: 'store',
-      ...(change.revision === undefined ? {} : { revision: change.revision }),
-    });
-  }
-
-  private async consume(): Promise<void> {
-    for (;;) {
-      const item = this.queue.shift() ?? (await this.queue.next());
-      if (!item) return;
-      let error: unknown;
-      try {
-        await this.applyUpdate(item.update);
-      } catch (caught) {
-        error = caught;
-        const id = item.update.type === 'config.reload' ? null : item.update.id;
-        this.failed(item.update.type, id, caught);
-      }
-      item.settle(error);
-      this.events.emit('auth:applied', { update: redactUpdate(item.update), error: error === undefined ? null : messageOf(error) });
-    }
-  }
-
-  private async applyUpdate(update: AuthUpdate): Promise<void> {
-    if (update.type === 'config.reload') {
-      this.events.emit('config:reload', { path: update.path });
-      return;
-    }
-    if (update.source === 'runtime' || update.source === 'cluster') {
-      if (update.type === 'auth.delete') {
-        await this.writer.remove(update.id).catch((error) => {
-          // Deleting what is already gone is done.
-          if (!(error instanceof CredentialNotFound)) throw error;
-          this.removeFromPools(update.id);
-        });
-        this.worker.forget(update.id);
-        return;
-      }
-      if (update.credential) {
-        await this.writer.upsert(update.id, update.credential);
-        return;
-      }
-    }
-    await this.writer.sync(update.id);
-  }
 
   private apply(credential: Credential): void {
     const previous = this.providerOf.get(credential.id);
@@ -523,36 +416,4 @@ export class CredentialManager {
     this.logger.error({ operation, credential: credentialId }, message);
     this.events.emit('store:error', { operation, credentialId, message });
   }
-}
-
-type AnyEmitter = EventEmitter<Record<string, unknown[]>>;
-
-/** Re-emits `names` of `from` on `to` (the manager's events are the union of its parts'). */
-function forward<E extends object>(from: EventEmitter<E>, to: EventEmitter<ManagerEvents>, names: readonly (keyof E & string)[]): void {
-  for (const name of names) (from as unknown as AnyEmitter).on(name, (...args) => (to as unknown as AnyEmitter).emit(name, ...args));
-}
-
-function checkStrategy(strategy: string): PoolStrategy {
-  if (!(POOL_STRATEGIES as readonly string[]).includes(strategy)) {
-    throw new CredentialsError('invalid_config', `auth.selection_strategy must be one of ${POOL_STRATEGIES.join(', ')}`, {
-      field: 'auth.selection_strategy',
-    });
-  }
-  return strategy as PoolStrategy;
-}
-
-/** The message of an error, which in this package never holds a secret; anything else gets a generic text. */
-function messageOf(error: unknown): string {
-  return error instanceof CredentialsError ? error.message : `unexpected ${(error as Error)?.name ?? 'error'}`;
-}
-
-/** An update without its credential payload (which holds a token), for events. */
-function redactUpdate(update: AuthUpdate): AuthUpdate {
-  if (update.type !== 'auth.upsert' || !update.credential) return update;
-  const { credential: _credential, ...rest } = update;
-  return rest;
-}
-
-function definedOnly<T extends Record<string, unknown>>(value: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }

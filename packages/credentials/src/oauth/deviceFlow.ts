@@ -12,14 +12,14 @@
  * stops by itself once the device code's `expires_in` has passed. Transport
  * failures back off exponentially, as §3.5 asks.
  *
- * {@link deviceCodeFlow} is a complete {@link AuthFlow} for any standard
- * server: sign-in by device code, refresh by refresh token (RFC 6749 §6).
+ * `deviceCodeFlow` (in its own module) builds a complete flow on these
+ * parts for any standard server.
  */
 import type { Scheduler } from '@switchyard/core-routing';
 import { z } from 'zod';
 import { CredentialsError } from '../errors.js';
 import { sleep } from '../util/time.js';
-import type { AuthFlow, AuthFlowContext, DeviceCodePrompt, FlowTokens, PendingSignIn } from './authFlow.js';
+import type { AuthFlowContext, DeviceCodePrompt } from './authFlow.js';
 import { describeUrl, formBody, type HttpClient, jsonOf, parseAnswer, send } from './http.js';
 
 /** RFC 8628 §3.5: the increase of the interval on `slow_down`. */
@@ -97,7 +97,8 @@ export async function pollForToken<T>(options: PollOptions<T>): Promise<T> {
   }
 }
 
-const ErrorAnswer = z.object({ error: z.string(), error_description: z.string().optional() });
+/** An OAuth error answer (RFC 6749 §5.2). */
+export const ErrorAnswer = z.object({ error: z.string(), error_description: z.string().optional() });
 
 /** A short, printable server error text (servers' descriptions are not secrets, but may be long). */
 export function serverText(value: string | undefined): string | undefined {
@@ -266,144 +267,4 @@ export function deviceAuthorization(
 /** An ISO expiry `expiresIn` seconds from now, or undefined. */
 export function expiryFrom(scheduler: Scheduler, expiresIn: number | undefined): string | undefined {
   return expiresIn === undefined ? undefined : new Date(scheduler.now() + expiresIn * 1000).toISOString();
-}
-
-/**
- * Refreshes with a refresh token (RFC 6749 §6), form-encoded. `invalid_grant`
- * (and other client errors) mean the grant is gone: `refresh_rejected`;
- * transport failures and 5xx: `refresh_failed`, worth retrying.
- */
-export async function refreshWithToken(
-  context: AuthFlowContext,
-  options: {
-    tokenUrl: string;
-    clientId: string;
-    refreshToken: string;
-    clientSecret?: string;
-    scope?: string;
-    headers?: Record<string, string>;
-  },
-): Promise<FlowTokens> {
-  const response = await send(
-    context.http,
-    {
-      method: 'POST',
-      url: options.tokenUrl,
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', ...options.headers },
-      body: formBody({
-        grant_type: 'refresh_token',
-        refresh_token: options.refreshToken,
-        client_id: options.clientId,
-        client_secret: options.clientSecret,
-        scope: options.scope,
-      }),
-      ...(context.signal ? { signal: context.signal } : {}),
-    },
-    'refresh_failed',
-  );
-  return tokensOfRefreshAnswer(context.scheduler, response, options.tokenUrl, options.refreshToken);
-}
-
-/** Reads a refresh answer: tokens, or the right error for the status. */
-export function tokensOfRefreshAnswer(
-  scheduler: Scheduler,
-  response: Awaited<ReturnType<HttpClient>>,
-  url: string,
-  previousRefreshToken: string,
-): FlowTokens {
-  if (response.status >= 500 || response.status === 429) {
-    throw new CredentialsError('refresh_failed', `${describeUrl(url)} answered HTTP ${response.status}`);
-  }
-  if (response.status !== 200) {
-    const error = ErrorAnswer.safeParse(jsonOf(response));
-    const reason = error.success ? serverText(error.data.error) : `HTTP ${response.status}`;
-    throw new CredentialsError('refresh_rejected', `${describeUrl(url)} rejected the refresh (${reason}); sign in again`);
-  }
-  const answer = parseAnswer(TokenAnswer, response, 'token refresh', 'refresh_failed');
-  const expires = expiryFrom(scheduler, answer.expires_in);
-  // Servers that do not rotate refresh tokens leave them out: keep the one we have.
-  return {
-    token: answer.access_token,
-    refresh_token: answer.refresh_token ?? previousRefreshToken,
-    ...(expires ? { expires_at: expires } : {}),
-  };
-}
-
-/** Options of {@link deviceCodeFlow}. */
-export interface DeviceCodeFlowOptions {
-  name: string;
-  provider: string;
-  deviceAuthorizationUrl: string;
-  tokenUrl: string;
-  clientId: string;
-  /** For confidential clients; stored with the credential as an encrypted secret. */
-  clientSecret?: string;
-  scope?: string;
-  headers?: Record<string, string>;
-}
-
-/**
- * A complete flow for any RFC 8628 server: device sign-in, then refresh
- * with the refresh token.
- *
- * @example
- * ```ts
- * const flow = deviceCodeFlow({
- *   name: 'acme', provider: 'acme', clientId: 'switchyard',
- *   deviceAuthorizationUrl: 'https://auth.acme.example/oauth/device/code',
- *   tokenUrl: 'https://auth.acme.example/oauth/token', scope: 'llm offline_access',
- * });
- * ```
- */
-export function deviceCodeFlow(options: DeviceCodeFlowOptions): AuthFlow {
-  return {
-    name: options.name,
-    provider: options.provider,
-    async start(_input, context): Promise<PendingSignIn> {
-      const authorization = await requestDeviceCode(context, {
-        url: options.deviceAuthorizationUrl,
-        clientId: options.clientId,
-        ...(options.scope ? { scope: options.scope } : {}),
-        ...(options.headers ? { headers: options.headers } : {}),
-      });
-      return {
-        prompt: authorization.prompt,
-        complete: async (signal) => {
-          const token = await pollForToken({
-            scheduler: context.scheduler,
-            intervalMs: authorization.intervalMs,
-            expiresAtMs: authorization.expiresAtMs,
-            ...(signal ? { signal } : {}),
-            attempt: () =>
-              requestDeviceToken(context.http, {
-                tokenUrl: options.tokenUrl,
-                clientId: options.clientId,
-                deviceCode: authorization.deviceCode,
-                ...(options.clientSecret ? { clientSecret: options.clientSecret } : {}),
-                ...(options.headers ? { headers: options.headers } : {}),
-                ...(signal ? { signal } : {}),
-              }),
-          });
-          const expires = expiryFrom(context.scheduler, token.expires_in);
-          return {
-            token: token.access_token,
-            ...(token.refresh_token ? { refresh_token: token.refresh_token } : {}),
-            ...(expires ? { expires_at: expires } : {}),
-          };
-        },
-      };
-    },
-    async refresh(credential, context) {
-      if (!credential.refresh_token) {
-        throw new CredentialsError('refresh_rejected', `credential ${credential.id} has no refresh token; sign in again`);
-      }
-      return refreshWithToken(context, {
-        tokenUrl: options.tokenUrl,
-        clientId: options.clientId,
-        refreshToken: credential.refresh_token,
-        ...(options.clientSecret ? { clientSecret: options.clientSecret } : {}),
-        ...(options.headers ? { headers: options.headers } : {}),
-      });
-    },
-  };
 }

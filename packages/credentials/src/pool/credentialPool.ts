@@ -13,25 +13,14 @@
  * Cooldowns (after 429s) take a credential out of the running without
  * changing its status.
  */
-import {
-  AllProvidersInCooldown,
-  type Scheduler,
-  Selector,
-  type UnavailableReason as SelectorReason,
-  systemScheduler,
-} from '@switchyard/core-routing';
+import { type Scheduler, Selector, type UnavailableReason as SelectorReason, systemScheduler } from '@switchyard/core-routing';
 import { EventEmitter } from 'eventemitter3';
-import {
-  type Credential,
-  type CredentialStatus,
-  type CredentialStatusRecord,
-  describeCredential,
-  type UnavailableReason,
-} from '../credential.js';
-import { CredentialsError, NoCredentials } from '../errors.js';
+import type { Credential, CredentialStatus, CredentialStatusRecord } from '../credential.js';
+import { CredentialsError } from '../errors.js';
 import { MemoryQuotaStore } from '../store/quotaStore.js';
 import { type CooldownEvents, CooldownTracker, type CredentialCooldowns } from './cooldownTracker.js';
 import type { AcquiredCredential, CredentialFailure, CredentialUsage, PoolEvents, RotationReason } from './poolEvents.js';
+import { explainNoCredentials, finiteCount, type Slot, sameRecord, statusMessage, statusRecord } from './poolSlot.js';
 import { QuotaTracker } from './quotaTracker.js';
 
 /** Credential selection strategies (`auth.selection_strategy`). */
@@ -51,21 +40,6 @@ export interface CredentialPoolOptions {
   persistStatus?: (credentialId: string, status: CredentialStatus, message: string | null) => void;
   /** Cooldown after an upstream `quota_exceeded` when the provider has no reset schedule (default 1 hour). */
   quotaExceededCooldownMs?: number;
-}
-
-interface Slot {
-  /** The record as the store gave it (duplicates of it change nothing). */
-  source: Credential;
-  /** The working copy: the source plus statuses the pool decided and has not seen stored yet. */
-  stored: Credential;
-  acquired: AcquiredCredential;
-  expiresAtMs: number;
-  status: CredentialStatus;
-  message: string | null;
-  /** The last `error` failure's message (transient; not a status). */
-  lastError: string | null;
-  requests: number;
-  lastUsedAt: number;
 }
 
 const SELECTOR_REASON: Record<Exclude<CredentialStatus, 'active'>, SelectorReason> = {
@@ -125,8 +99,7 @@ export class CredentialPool {
 
   /** Switches the strategy (a config reload). */
   setStrategy(strategy: PoolStrategy): void {
-    assertStrategy(strategy);
-    this.selector.setStrategy(strategy);
+    this.selector.setStrategy(checkStrategy(strategy));
   }
 
   /**
@@ -141,7 +114,7 @@ export class CredentialPool {
       try {
         id = this.selector.select(options);
       } catch (error) {
-        throw this.noCredentials(error, options?.exclude);
+        throw explainNoCredentials(this.provider, this.slots.values(), this.quotas, this.cooldowns, error, options?.exclude);
       }
       const slot = this.slots.get(id)!;
       const now = this.scheduler.now();
@@ -233,7 +206,7 @@ export class CredentialPool {
     const records: CredentialStatusRecord[] = [];
     for (const slot of [...this.slots.values()].sort((a, b) => (a.stored.id < b.stored.id ? -1 : 1))) {
       if (slot.expiresAtMs <= now || slot.status === 'exhausted') this.recompute(slot, true);
-      records.push(this.record(slot));
+      records.push(statusRecord(slot, this.quotas, this.cooldowns));
     }
     return records;
   }
@@ -243,7 +216,7 @@ export class CredentialPool {
     const slot = this.slots.get(credentialId);
     if (!slot) return undefined;
     if (slot.expiresAtMs <= this.scheduler.now()) this.recompute(slot, true);
-    return this.record(slot);
+    return statusRecord(slot, this.quotas, this.cooldowns);
   }
 
   /** The provider's quota: see {@link QuotaTracker.providerQuota}. */
@@ -383,7 +356,7 @@ export class CredentialPool {
     else if (coolingUntil !== undefined) this.selector.markUnavailable(id, 'cooldown', coolingUntil);
     else this.selector.markAvailable(id);
     slot.status = status;
-    slot.message = status === slot.stored.status ? (slot.stored.status_message ?? null) : this.describeStatus(slot, status);
+    slot.message = status === slot.stored.status ? (slot.stored.status_message ?? null) : statusMessage(slot, status, this.quotas);
     if (status === previous && !added) return;
     if (!added && previous === 'active') this.queueRotation(id, status === 'error' ? 'error' : (status as RotationReason));
     this.events.emit('credential:status', {
@@ -397,23 +370,6 @@ export class CredentialPool {
     if (persist && status !== slot.stored.status && derived) {
       slot.stored = { ...slot.stored, status, ...(slot.message === null ? {} : { status_message: slot.message }) };
       this.persistStatus(id, status, slot.message);
-    }
-  }
-
-  private describeStatus(slot: Slot, status: CredentialStatus): string | null {
-    switch (status) {
-      case 'expired':
-        return slot.stored.status === 'expired'
-          ? (slot.stored.status_message ?? 'token expired')
-          : `token expired at ${slot.stored.expires_at}`;
-      case 'exhausted': {
-        const quota = this.quotas.snapshot(slot.stored.id);
-        return `quota used up${quota.limit === null ? ' upstream' : ` (${quota.used} of ${quota.limit} tokens)`}${quota.resets_at ? `; resets at ${quota.resets_at}` : ''}`;
-      }
-      case 'active':
-        return null;
-      default:
-        return slot.stored.status_message ?? null;
     }
   }
 
@@ -440,65 +396,14 @@ export class CredentialPool {
         this.selector.setRemainingQuota(slot.stored.id, this.quotas.snapshot(slot.stored.id).remaining ?? undefined);
     }
   }
-
-  private record(slot: Slot): CredentialStatusRecord {
-    const id = slot.stored.id;
-    const coolingUntil = this.cooldowns.coolingUntil(id);
-    const reason: UnavailableReason | null =
-      slot.status !== 'active' ? (slot.status as UnavailableReason) : coolingUntil !== undefined ? 'cooldown' : null;
-    return {
-      ...describeCredential(slot.stored),
-      status: slot.status,
-      status_message: slot.message,
-      quota: this.quotas.snapshot(id),
-      available: reason === null,
-      unavailable_reason: reason,
-      cooldown_until: coolingUntil === undefined ? null : new Date(coolingUntil).toISOString(),
-      last_error: slot.lastError,
-      requests: slot.requests,
-      last_used_at: slot.lastUsedAt === 0 ? null : new Date(slot.lastUsedAt).toISOString(),
-    };
-  }
-
-  private noCredentials(error: unknown, exclude: ReadonlySet<string> | undefined): NoCredentials {
-    if (this.slots.size === 0) return new NoCredentials(this.provider, 'none is configured', undefined, { cause: error });
-    const counts = new Map<string, number>();
-    let retryAt = Number.POSITIVE_INFINITY;
-    for (const slot of this.slots.values()) {
-      const until = this.cooldowns.coolingUntil(slot.stored.id);
-      const reason =
-        slot.status !== 'active'
-          ? slot.status
-          : until !== undefined
-            ? 'cooling down'
-            : exclude?.has(slot.stored.id)
-              ? 'already tried'
-              : 'available';
-      counts.set(reason, (counts.get(reason) ?? 0) + 1);
-      if (until !== undefined) retryAt = Math.min(retryAt, until);
-      if (slot.status === 'exhausted') {
-        const resets = this.quotas.snapshot(slot.stored.id).resets_at;
-        if (resets) retryAt = Math.min(retryAt, Date.parse(resets));
-      }
-    }
-    if (error instanceof AllProvidersInCooldown) retryAt = Math.min(retryAt, error.retryAt);
-    const detail = [...counts].map(([reason, count]) => `${count} ${reason}`).join(', ');
-    return new NoCredentials(this.provider, detail, Number.isFinite(retryAt) ? retryAt : undefined, { cause: error });
-  }
 }
 
-function sameRecord(a: Credential, b: Credential): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function finiteCount(value: unknown): number | undefined {
-  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
-function assertStrategy(strategy: string): asserts strategy is PoolStrategy {
+/** Checks a strategy name from the config (`auth.selection_strategy`). */
+export function checkStrategy(strategy: string): PoolStrategy {
   if (!(POOL_STRATEGIES as readonly string[]).includes(strategy)) {
     throw new CredentialsError('invalid_config', `auth.selection_strategy must be one of ${POOL_STRATEGIES.join(', ')}`, {
       field: 'auth.selection_strategy',
     });
   }
+  return strategy as PoolStrategy;
 }

@@ -3,7 +3,8 @@ import { describe, test } from 'node:test';
 import { FakeScheduler } from '@switchyard/core-routing';
 import { type Credential, parseCredential } from '../credential.js';
 import { CredentialsError } from '../errors.js';
-import { CredentialManager, type RefreshConfig } from '../manager/credentialManager.js';
+import { CredentialManager } from '../manager/credentialManager.js';
+import type { RefreshConfig } from '../manager/managerTypes.js';
 import type { AuthFlow, FlowTokens } from '../oauth/authFlow.js';
 import { MemoryCredentialStore } from '../store/memoryCredentialStore.js';
 
@@ -48,7 +49,13 @@ async function setup(credentials: Credential[], refresh: RefreshConfig = {}) {
   const clock = new FakeScheduler(T0);
   const store = new MemoryCredentialStore(credentials);
   const scripted = scriptedFlow(clock);
-  const manager = new CredentialManager({ store, scheduler: clock, flows: [scripted.flow], refresh, http: () => Promise.reject(new Error('offline')) });
+  const manager = new CredentialManager({
+    store,
+    scheduler: clock,
+    flows: [scripted.flow],
+    refresh,
+    http: () => Promise.reject(new Error('offline')),
+  });
   await manager.start();
   return { clock, store, manager, ...scripted };
 }
@@ -76,8 +83,20 @@ describe('refresh worker on a fake clock', () => {
     assert.deepEqual(calls, ['soon']);
     status = manager.refreshStatus();
     assert.deepEqual(
-      { last_check: status.last_check, next_check: status.next_check, checked: status.credentials_checked, refreshed: status.refreshed, failed: status.failed },
-      { last_check: new Date(T0 + 10 * MIN).toISOString(), next_check: new Date(T0 + 15 * MIN).toISOString(), checked: 2, refreshed: 1, failed: 0 },
+      {
+        last_check: status.last_check,
+        next_check: status.next_check,
+        checked: status.credentials_checked,
+        refreshed: status.refreshed,
+        failed: status.failed,
+      },
+      {
+        last_check: new Date(T0 + 10 * MIN).toISOString(),
+        next_check: new Date(T0 + 15 * MIN).toISOString(),
+        checked: 2,
+        refreshed: 1,
+        failed: 0,
+      },
     );
     assert.equal(manager.pool('assistant').acquire({ exclude: new Set(['later']) }).token, 'soon-v2');
     const stored = manager.describe('soon');

@@ -5,7 +5,7 @@ import { InstantScheduler } from '../../test/instantScheduler.js';
 import { parseCredential } from '../credential.js';
 import type { CredentialsError } from '../errors.js';
 import type { AuthFlowContext } from './authFlow.js';
-import { deviceCodeFlow } from './deviceFlow.js';
+import { deviceCodeFlow } from './deviceCodeFlow.js';
 import { createHttpClient } from './http.js';
 
 const server = new FakeAuthServer();
