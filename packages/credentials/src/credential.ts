@@ -69,7 +69,7 @@ export function remainingOf(limit: number | null, used: number): number | null {
  * (a region, a client id); `secrets` are encrypted at rest like the token.
  */
 export const OAuthDetailsSchema = z.object({
-  /** Name of the registered {@link AuthFlow} that refreshes the credential. */
+  /** Name of the registered `AuthFlow` that refreshes the credential. */
   flow: z.string().min(1).max(64),
   params: z.record(z.string(), z.string()).default({}),
   secrets: z.record(z.string(), z.string()).default({}),
