@@ -52,6 +52,19 @@ function oauthSample(id: string): Credential {
   });
 }
 
+/** Wraps a test body: a fresh subject for each test, closed afterwards whatever happens. */
+function subjectRunner<S extends { store: { close(): Promise<void> }; close?: () => Promise<void> }>(makeSubject: () => Promise<S>) {
+  return (fn: (subject: S) => Promise<void>) => async () => {
+    const subject = await makeSubject();
+    try {
+      await fn(subject);
+    } finally {
+      await subject.store.close();
+      await subject.close?.();
+    }
+  };
+}
+
 const withoutRevision = ({ revision: _revision, ...rest }: Credential) => rest;
 
 /** What an adapter claims, so the suite registers the tests that apply. */
@@ -67,15 +80,7 @@ export function runCredentialStoreContract(
   options: ContractOptions = {},
 ): void {
   describe(`CredentialStore contract: ${name}`, () => {
-    const withSubject = (fn: (subject: CredentialStoreSubject) => Promise<void>) => async () => {
-      const subject = await makeSubject();
-      try {
-        await fn(subject);
-      } finally {
-        await subject.store.close();
-        await subject.close?.();
-      }
-    };
+    const withSubject = subjectRunner(makeSubject);
 
     test(
       'an empty store lists nothing and gets nothing',
@@ -235,15 +240,7 @@ export interface QuotaStoreSubject {
 /** Registers the `QuotaStore` contract tests for one adapter. */
 export function runQuotaStoreContract(name: string, makeSubject: () => Promise<QuotaStoreSubject>, options: ContractOptions = {}): void {
   describe(`QuotaStore contract: ${name}`, () => {
-    const withSubject = (fn: (subject: QuotaStoreSubject) => Promise<void>) => async () => {
-      const subject = await makeSubject();
-      try {
-        await fn(subject);
-      } finally {
-        await subject.store.close();
-        await subject.close?.();
-      }
-    };
+    const withSubject = subjectRunner(makeSubject);
     const DAY1 = '2026-03-01T00:00:00.000Z';
     const DAY2 = '2026-03-02T00:00:00.000Z';
 

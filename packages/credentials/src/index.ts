@@ -60,7 +60,15 @@ export {
 } from './errors.js';
 export { CredentialManager } from './manager/credentialManager.js';
 export { processRefreshLock, type RefreshLock } from './manager/credentialWriter.js';
-export type { CredentialManagerOptions, ManagerEvents, ProviderQuotaConfig, RefreshConfig, RuntimeUpdate } from './manager/managerTypes.js';
+export {
+  type CredentialManagerOptions,
+  MANAGER_EVENT_NAMES,
+  type ManagerEvents,
+  POOL_EVENT_NAMES,
+  type ProviderQuotaConfig,
+  type RefreshConfig,
+  type RuntimeUpdate,
+} from './manager/managerTypes.js';
 export type { AuthFlow, AuthFlowContext, DeviceCodePrompt, FlowTokens, PendingSignIn, SignedIn } from './oauth/authFlow.js';
 export {
   type CloudCodingAssistantFlowOptions,
@@ -74,12 +82,14 @@ export {
   DEFAULT_INTERVAL_MS,
   type DeviceAuthorization,
   deviceAuthorization,
+  type FormDeviceSignIn,
   type PollOptions,
   type PollOutcome,
   pollForToken,
   requestDeviceCode,
   requestDeviceToken,
   SLOW_DOWN_STEP_MS,
+  startFormDeviceSignIn,
   type TokenSet,
 } from './oauth/deviceFlow.js';
 export { createHttpClient, type HttpClient, type HttpClientOptions, type HttpRequest, type HttpResponse } from './oauth/http.js';

@@ -10,7 +10,7 @@ import { MemoryCredentialStore } from '../store/memoryCredentialStore.js';
 import { MemoryQuotaStore } from '../store/quotaStore.js';
 import type { CredentialsLogger } from '../util/logger.js';
 import { CredentialManager } from './credentialManager.js';
-import type { ManagerEvents } from './managerTypes.js';
+import { MANAGER_EVENT_NAMES } from './managerTypes.js';
 
 const T0 = Date.parse('2026-06-15T10:00:00.000Z');
 const server = new FakeAuthServer();
@@ -242,23 +242,7 @@ describe('CredentialManager: secrets stay inside', () => {
     };
     const { manager, clock } = await setup({ logger });
     const seen: unknown[] = [];
-    const names: (keyof ManagerEvents)[] = [
-      'credential:rotated',
-      'credential:status',
-      'quota:update',
-      'cooldown:start',
-      'cooldown:end',
-      'credential:upsert',
-      'credential:delete',
-      'refresh:success',
-      'refresh:failure',
-      'refresh:check',
-      'signin:start',
-      'signin:end',
-      'auth:applied',
-      'store:error',
-    ];
-    for (const name of names) manager.events.on(name, (event: unknown) => seen.push([name, event]));
+    for (const name of MANAGER_EVENT_NAMES) manager.events.on(name, (event: unknown) => seen.push([name, event]));
     const errors: unknown[] = [];
     const attempt = async (fn: () => unknown) => {
       try {

@@ -76,6 +76,7 @@ export interface ManagerEvents extends PoolEvents, RefreshEvents, SignInEvents {
   'queue:full': [QueueStats];
 }
 
+/** Every event name of a credential pool. */
 export const POOL_EVENT_NAMES = [
   'credential:rotated',
   'credential:status',
@@ -85,6 +86,20 @@ export const POOL_EVENT_NAMES = [
   'credential:upsert',
   'credential:delete',
 ] as const satisfies readonly (keyof PoolEvents)[];
+
+/** Every event name of `CredentialManager`, for forwarding them all (to metrics, a dashboard). */
+export const MANAGER_EVENT_NAMES = [
+  ...POOL_EVENT_NAMES,
+  'refresh:success',
+  'refresh:failure',
+  'refresh:check',
+  'signin:start',
+  'signin:end',
+  'auth:applied',
+  'config:reload',
+  'store:error',
+  'queue:full',
+] as const satisfies readonly (keyof ManagerEvents)[];
 
 /** A runtime change, as the websocket gateway sends it. */
 export type RuntimeUpdate = { type: 'auth.upsert'; credential: NewCredential } | { type: 'auth.delete'; id: string };

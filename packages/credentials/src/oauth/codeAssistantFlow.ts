@@ -13,7 +13,7 @@
 import { z } from 'zod';
 import { CredentialsError } from '../errors.js';
 import type { AuthFlow, AuthFlowContext, FlowTokens } from './authFlow.js';
-import { pollForToken, requestDeviceCode, requestDeviceToken } from './deviceFlow.js';
+import { startFormDeviceSignIn } from './deviceFlow.js';
 import { describeUrl, jsonOf, parseAnswer, send } from './http.js';
 
 /** Options of {@link codeAssistantFlow}. */
@@ -121,24 +121,17 @@ export function codeAssistantFlow(options: CodeAssistantFlowOptions = {}): AuthF
     name: o.name,
     provider: o.provider,
     async start(_input, context) {
-      const authorization = await requestDeviceCode(context, { url: o.deviceCodeUrl, clientId: o.clientId, scope: o.scope, headers });
+      const signIn = await startFormDeviceSignIn(context, {
+        deviceAuthorizationUrl: o.deviceCodeUrl,
+        tokenUrl: o.accessTokenUrl,
+        clientId: o.clientId,
+        scope: o.scope,
+        headers,
+      });
       return {
-        prompt: authorization.prompt,
+        prompt: signIn.prompt,
         complete: async (signal) => {
-          const account = await pollForToken({
-            scheduler: context.scheduler,
-            intervalMs: authorization.intervalMs,
-            expiresAtMs: authorization.expiresAtMs,
-            ...(signal ? { signal } : {}),
-            attempt: () =>
-              requestDeviceToken(context.http, {
-                tokenUrl: o.accessTokenUrl,
-                clientId: o.clientId,
-                deviceCode: authorization.deviceCode,
-                headers,
-                ...(signal ? { signal } : {}),
-              }),
-          });
+          const account = await signIn.poll(signal);
           const tokens = await exchange(account.access_token, { ...context, ...(signal ? { signal } : {}) }, 'authorization_failed');
           const label = await login(account.access_token, context);
           return { ...tokens, ...(label ? { label } : {}) };

@@ -8,7 +8,7 @@
 import type { Scheduler } from '@switchyard/core-routing';
 import { CredentialsError } from '../errors.js';
 import type { AuthFlow, AuthFlowContext, FlowTokens, PendingSignIn } from './authFlow.js';
-import { ErrorAnswer, expiryFrom, pollForToken, requestDeviceCode, requestDeviceToken, serverText, TokenAnswer } from './deviceFlow.js';
+import { ErrorAnswer, expiryFrom, serverText, startFormDeviceSignIn, TokenAnswer } from './deviceFlow.js';
 import { describeUrl, formBody, type HttpClient, jsonOf, parseAnswer, send } from './http.js';
 
 /**
@@ -103,30 +103,11 @@ export function deviceCodeFlow(options: DeviceCodeFlowOptions): AuthFlow {
     name: options.name,
     provider: options.provider,
     async start(_input, context): Promise<PendingSignIn> {
-      const authorization = await requestDeviceCode(context, {
-        url: options.deviceAuthorizationUrl,
-        clientId: options.clientId,
-        ...(options.scope ? { scope: options.scope } : {}),
-        ...(options.headers ? { headers: options.headers } : {}),
-      });
+      const signIn = await startFormDeviceSignIn(context, options);
       return {
-        prompt: authorization.prompt,
+        prompt: signIn.prompt,
         complete: async (signal) => {
-          const token = await pollForToken({
-            scheduler: context.scheduler,
-            intervalMs: authorization.intervalMs,
-            expiresAtMs: authorization.expiresAtMs,
-            ...(signal ? { signal } : {}),
-            attempt: () =>
-              requestDeviceToken(context.http, {
-                tokenUrl: options.tokenUrl,
-                clientId: options.clientId,
-                deviceCode: authorization.deviceCode,
-                ...(options.clientSecret ? { clientSecret: options.clientSecret } : {}),
-                ...(options.headers ? { headers: options.headers } : {}),
-                ...(signal ? { signal } : {}),
-              }),
-          });
+          const token = await signIn.poll(signal);
           const expires = expiryFrom(context.scheduler, token.expires_in);
           return {
             token: token.access_token,

@@ -268,3 +268,53 @@ export function deviceAuthorization(
 export function expiryFrom(scheduler: Scheduler, expiresIn: number | undefined): string | undefined {
   return expiresIn === undefined ? undefined : new Date(scheduler.now() + expiresIn * 1000).toISOString();
 }
+
+/** A standard (form-encoded) device sign-in in progress: the prompt, and the poll for its token. */
+export interface FormDeviceSignIn {
+  prompt: DeviceCodePrompt;
+  poll(signal?: AbortSignal): Promise<TokenSet>;
+}
+
+/**
+ * Requests a device code and returns the prompt with a `poll` that waits
+ * for the token, for servers that speak RFC 8628 with form bodies (GitHub
+ * style servers included: their errors arrive with HTTP 200).
+ */
+export async function startFormDeviceSignIn(
+  context: AuthFlowContext,
+  options: {
+    deviceAuthorizationUrl: string;
+    tokenUrl: string;
+    clientId: string;
+    clientSecret?: string | undefined;
+    scope?: string | undefined;
+    headers?: Record<string, string> | undefined;
+  },
+): Promise<FormDeviceSignIn> {
+  const headers = options.headers ? { headers: options.headers } : {};
+  const authorization = await requestDeviceCode(context, {
+    url: options.deviceAuthorizationUrl,
+    clientId: options.clientId,
+    ...(options.scope ? { scope: options.scope } : {}),
+    ...headers,
+  });
+  return {
+    prompt: authorization.prompt,
+    poll: (signal) =>
+      pollForToken({
+        scheduler: context.scheduler,
+        intervalMs: authorization.intervalMs,
+        expiresAtMs: authorization.expiresAtMs,
+        ...(signal ? { signal } : {}),
+        attempt: () =>
+          requestDeviceToken(context.http, {
+            tokenUrl: options.tokenUrl,
+            clientId: options.clientId,
+            deviceCode: authorization.deviceCode,
+            ...(options.clientSecret ? { clientSecret: options.clientSecret } : {}),
+            ...headers,
+            ...(signal ? { signal } : {}),
+          }),
+      }),
+  };
+}
