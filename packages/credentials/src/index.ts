@@ -120,7 +120,7 @@ export type {
   StoreChange,
   Unsubscribe,
 } from './store/credentialStore.js';
-export { FileCredentialStore, type FileCredentialStoreOptions, type RekeyReport } from './store/fileCredentialStore.js';
+export { type AuthFileInfo, FileCredentialStore, type FileCredentialStoreOptions, type RekeyReport } from './store/fileCredentialStore.js';
 export { MemoryCredentialStore } from './store/memoryCredentialStore.js';
 export { applyDelta, FileQuotaStore, MemoryQuotaStore, type QuotaDelta, type QuotaStore, type QuotaUsage } from './store/quotaStore.js';
 export { type CredentialsLogger, silentLogger } from './util/logger.js';

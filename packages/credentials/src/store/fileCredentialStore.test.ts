@@ -58,6 +58,20 @@ describe('FileCredentialStore on disk', () => {
     await store.close();
   });
 
+  test('files() lists names, sizes and times without reading secrets', async () => {
+    const directory = freshDir();
+    const store = await FileCredentialStore.open({ directory });
+    await store.put(sampleCredential('openai-a'));
+    await writeFile(join(directory, 'notes.txt'), 'not a credential');
+    const when = new Date('2026-03-04T05:06:07Z');
+    await utimes(join(directory, 'openai-a.json'), when, when);
+    const [file, ...rest] = await store.files();
+    assert.deepEqual(rest, []);
+    assert.deepEqual([file!.id, file!.name, file!.modified_at], ['openai-a', 'openai-a.json', when.toISOString()]);
+    assert.equal(file!.size, (await stat(join(directory, 'openai-a.json'))).size);
+    await store.close();
+  });
+
   test('reads hand-written files: provider from the file name, epoch expiry, file times as timestamps', async () => {
     const directory = freshDir();
     await mkdir(directory);

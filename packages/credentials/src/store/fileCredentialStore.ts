@@ -20,7 +20,7 @@
  * gateway nodes share credentials through the PostgreSQL store instead.
  */
 import { mkdir, readdir, realpath, stat, unlink } from 'node:fs/promises';
-import { basename, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { EventEmitter } from 'eventemitter3';
 import { type Credential, isSafeCredentialId, parseCredential } from '../credential.js';
 import { type EncryptionKey, parseEncryptionKey } from '../encryption.js';
@@ -45,6 +45,16 @@ export interface FileCredentialStoreOptions {
   watchExternal?: boolean;
   /** Files larger than this are refused (default 1 MiB). */
   maxFileBytes?: number;
+}
+
+/** A credential file, as the management API's `/auth-files` lists it. */
+export interface AuthFileInfo {
+  id: string;
+  /** The file name (`<id>.json`). */
+  name: string;
+  size: number;
+  /** Last modification (ISO 8601). */
+  modified_at: string;
 }
 
 /** What {@link FileCredentialStore.rekey} did. */
@@ -131,6 +141,21 @@ export class FileCredentialStore implements CredentialStore {
     for (let i = 0; i < ids.length; i += READ_CONCURRENCY) {
       const batch = await Promise.all(ids.slice(i, i + READ_CONCURRENCY).map((id) => this.read(id)));
       for (const credential of batch) if (credential) out.push(credential);
+    }
+    return out;
+  }
+
+  /** The credential files: name, size and modification time (no content). */
+  async files(): Promise<AuthFileInfo[]> {
+    this.assertOpen();
+    const out: AuthFileInfo[] = [];
+    for (const id of await this.fileIds()) {
+      try {
+        const info = await stat(join(this.directory, `${id}.json`));
+        if (info.isFile()) out.push({ id, name: `${id}.json`, size: info.size, modified_at: info.mtime.toISOString() });
+      } catch {
+        // Removed meanwhile.
+      }
     }
     return out;
   }
