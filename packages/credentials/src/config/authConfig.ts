@@ -1,0 +1,173 @@
+/**
+ * @module authConfig
+ * The `auth.*` section of the gateway config, as a zod schema the server
+ * composes into its own, and {@link openCredentials}, which turns it (with
+ * `auth-dir` and `providers.<p>.quota`) into a running manager over the
+ * file store.
+ *
+ * | key | default |
+ * |---|---|
+ * | `auth.selection_strategy` | `round_robin` (`quota_aware`, `priority`) |
+ * | `auth.refresh.enabled` | `true` |
+ * | `auth.refresh.check_interval` | `5m` |
+ * | `auth.refresh.refresh_lead_time` | `10m` |
+ * | `auth.quota.reset_schedule.<provider>` | none (`daily` or `monthly`, UTC) |
+ * | `auth.encryption.enabled` | `false` |
+ * | `auth.encryption.key` | required when enabled: 32 bytes, base64 or hex |
+ * | `auth.encryption.previous_keys` | `[]`: keys still readable during a rekey |
+ */
+import { join } from 'node:path';
+import type { Scheduler } from '@switchyard/core-routing';
+import { z } from 'zod';
+import { CredentialsError } from '../errors.js';
+import { CredentialManager } from '../manager/credentialManager.js';
+import type { CredentialManagerOptions, ProviderQuotaConfig } from '../manager/managerTypes.js';
+import type { AuthFlow } from '../oauth/authFlow.js';
+import { cloudCodingAssistantFlow } from '../oauth/cloudCodingAssistantFlow.js';
+import { codeAssistantFlow } from '../oauth/codeAssistantFlow.js';
+import { POOL_STRATEGIES } from '../pool/credentialPool.js';
+import { FileCredentialStore } from '../store/fileCredentialStore.js';
+import { FileQuotaStore } from '../store/quotaStore.js';
+import type { CredentialsLogger } from '../util/logger.js';
+import { parseDuration } from '../util/time.js';
+
+/** A duration written like `30s` or `5m`, or milliseconds; parsed to milliseconds. */
+export const DurationSchema = z.union([z.string(), z.number()]).transform((value, context) => {
+  try {
+    return parseDuration(value);
+  } catch {
+    context.issues.push({ code: 'custom', message: 'must be a duration like 100ms, 30s, 5m or 1h', input: value });
+    return z.NEVER;
+  }
+});
+
+const ResetScheduleSchema = z.enum(['daily', 'monthly']);
+
+/** The `auth.*` config section. */
+export const AuthConfigSchema = z
+  .strictObject({
+    selection_strategy: z.enum(POOL_STRATEGIES).default('round_robin'),
+    refresh: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        check_interval: DurationSchema.default(5 * 60_000),
+        refresh_lead_time: DurationSchema.default(10 * 60_000),
+      })
+      .prefault({}),
+    quota: z.strictObject({ reset_schedule: z.record(z.string(), ResetScheduleSchema).default({}) }).prefault({}),
+    encryption: z
+      .strictObject({
+        enabled: z.boolean().default(false),
+        key: z.string().optional(),
+        previous_keys: z.array(z.string()).default([]),
+      })
+      .prefault({})
+      .refine((e) => !e.enabled || (e.key !== undefined && e.key.length > 0), {
+        path: ['key'],
+        message: 'is required when encryption is enabled',
+      }),
+  })
+  .prefault({});
+
+/** The parsed `auth.*` section. */
+export type AuthConfig = z.output<typeof AuthConfigSchema>;
+/** The `auth.*` section as written. */
+export type AuthConfigInput = z.input<typeof AuthConfigSchema>;
+
+/** `providers.<p>.quota`, as the credentials package reads it. */
+export const ProviderQuotaSchema = z.object({
+  limit: z.number().int().nonnegative().optional(),
+  reset: ResetScheduleSchema.optional(),
+});
+
+/** Options of {@link openCredentials}. */
+export interface OpenCredentialsOptions {
+  /** `auth-dir` (default `./auths`). */
+  authDir?: string;
+  /** The `auth.*` section (validated here). */
+  auth?: AuthConfigInput;
+  /** `providers.<p>`: only `quota.limit` and `quota.reset` are read. */
+  providers?: Record<string, ProviderQuotaConfig>;
+  /** The config file, to watch for changes (queued as `config.reload`). */
+  configFile?: string;
+  /** Flows besides the two presets (which are registered with their default endpoints unless given here). */
+  flows?: readonly AuthFlow[];
+  scheduler?: Scheduler;
+  logger?: CredentialsLogger;
+  http?: CredentialManagerOptions['http'];
+}
+
+/** The manager of {@link openCredentials}, whose `close` also closes its file stores. */
+export interface OpenedCredentials {
+  manager: CredentialManager;
+  store: FileCredentialStore;
+  config: AuthConfig;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the file store in `auth-dir` (encrypted as `auth.encryption` says),
+ * keeps quota usage in `auth-dir/.quota.json`, registers the two presets,
+ * and starts a manager configured by `auth.*`.
+ *
+ * @example
+ * ```ts
+ * const { manager, close } = await openCredentials({
+ *   authDir: './auths',
+ *   auth: { selection_strategy: 'priority', quota: { reset_schedule: { openai: 'monthly' } } },
+ * });
+ * const credential = manager.pool('openai').acquire();
+ * await close();
+ * ```
+ */
+export async function openCredentials(options: OpenCredentialsOptions = {}): Promise<OpenedCredentials> {
+  const parsed = AuthConfigSchema.safeParse(options.auth ?? {});
+  if (!parsed.success) {
+    const issues = parsed.error.issues.map((issue) => ({ field: ['auth', ...issue.path.map(String)].join('.'), message: issue.message }));
+    throw new CredentialsError('invalid_config', `invalid auth config: ${issues.map((i) => `${i.field}: ${i.message}`).join('; ')}`, {
+      issues,
+    });
+  }
+  const config = parsed.data;
+  const directory = options.authDir ?? './auths';
+  const encryption = config.encryption;
+  const store = await FileCredentialStore.open({
+    directory,
+    ...(encryption.enabled ? { encryption: { key: encryption.key!, previousKeys: encryption.previous_keys } } : {}),
+  });
+  const quotaStore = await FileQuotaStore.open(join(store.directory, '.quota.json'));
+  const custom = options.flows ?? [];
+  const presets = [codeAssistantFlow(), cloudCodingAssistantFlow()].filter((preset) => !custom.some((f) => f.name === preset.name));
+  const manager = new CredentialManager({
+    store,
+    quotaStore,
+    strategy: config.selection_strategy,
+    quotaResetSchedule: config.quota.reset_schedule,
+    refresh: {
+      enabled: config.refresh.enabled,
+      checkIntervalMs: config.refresh.check_interval,
+      leadTimeMs: config.refresh.refresh_lead_time,
+    },
+    flows: [...presets, ...custom],
+    ...(options.providers ? { providers: options.providers } : {}),
+    ...(options.configFile ? { configFile: options.configFile } : {}),
+    ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    ...(options.logger ? { logger: options.logger } : {}),
+    ...(options.http ? { http: options.http } : {}),
+  });
+  try {
+    await manager.start();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  return {
+    manager,
+    store,
+    config,
+    async close() {
+      await manager.close();
+      await store.close();
+    },
+  };
+}

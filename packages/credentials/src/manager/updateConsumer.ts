@@ -1,0 +1,106 @@
+/**
+ * @module updateConsumer
+ * The one consumer of the auth update queue, and its producers' entry
+ * points: store change notifications (files edited by others, other
+ * nodes), runtime calls (the websocket gateway) and the cluster bus. It
+ * applies updates one at a time, in queue order, draining a backlog in a
+ * tight loop, and answers each producer once its update (or the newer one
+ * that replaced it) is applied.
+ */
+import type { Credential } from '../credential.js';
+import { CredentialNotFound } from '../errors.js';
+import type { AuthUpdate, AuthUpdateQueue } from '../queue/authUpdateQueue.js';
+import type { StoreChange } from '../store/credentialStore.js';
+import { type CredentialWriter, newCredentialId } from './credentialWriter.js';
+import type { RuntimeUpdate } from './managerTypes.js';
+
+/** What the consumer needs from the manager. */
+export interface UpdateConsumerDeps {
+  queue: AuthUpdateQueue;
+  writer: CredentialWriter;
+  held(credentialId: string): Credential | undefined;
+  removed(credentialId: string): void;
+  /** A credential was deleted at runtime: forget its refresh backoff. */
+  forgotten(credentialId: string): void;
+  configReloaded(path: string): void;
+  applied(update: AuthUpdate, error: unknown): void;
+}
+
+/** Applies queued auth updates. */
+export class UpdateConsumer {
+  private readonly deps: UpdateConsumerDeps;
+
+  constructor(deps: UpdateConsumerDeps) {
+    this.deps = deps;
+  }
+
+  /** Queues a store's change notification, unless the pools already hold it. */
+  onStoreChange(change: StoreChange): void {
+    // Our own writes in progress, and changes the pools already hold, need no trip through the queue.
+    if (change.origin === 'local' && this.deps.writer.isWriting(change.id)) return;
+    const held = this.deps.held(change.id);
+    if (change.revision !== undefined) {
+      if (change.type === 'auth.upsert' && held && held.revision >= change.revision) return;
+      if (change.type === 'auth.delete' && !held) return;
+    }
+    this.deps.queue.push({
+      type: change.type,
+      id: change.id,
+      source: 'store',
+      ...(change.revision === undefined ? {} : { revision: change.revision }),
+    });
+  }
+
+  /** Queues a runtime change; resolves once applied. */
+  submit(update: RuntimeUpdate): Promise<void> {
+    if (update.type === 'auth.delete') return this.enqueue({ type: 'auth.delete', id: update.id, source: 'runtime' });
+    const id = update.credential.id ?? newCredentialId(update.credential.provider);
+    return this.enqueue({ type: 'auth.upsert', id, credential: { ...update.credential, id }, source: 'runtime' });
+  }
+
+  /** Queues any update; resolves once applied, rejects with why not. */
+  enqueue(update: AuthUpdate): Promise<void> {
+    return new Promise((resolve, reject) => this.deps.queue.push(update, (error) => (error === undefined ? resolve() : reject(error))));
+  }
+
+  /** Applies updates until the queue is closed and drained. */
+  async run(): Promise<void> {
+    const { queue } = this.deps;
+    for (;;) {
+      const item = queue.shift() ?? (await queue.next());
+      if (!item) return;
+      let error: unknown;
+      try {
+        await this.apply(item.update);
+      } catch (caught) {
+        error = caught;
+      }
+      item.settle(error);
+      this.deps.applied(item.update, error);
+    }
+  }
+
+  private async apply(update: AuthUpdate): Promise<void> {
+    if (update.type === 'config.reload') {
+      this.deps.configReloaded(update.path);
+      return;
+    }
+    if (update.source === 'runtime' || update.source === 'cluster') {
+      if (update.type === 'auth.delete') {
+        await this.deps.writer.remove(update.id).catch((error) => {
+          // Deleting what is already gone is done.
+          if (!(error instanceof CredentialNotFound)) throw error;
+          this.deps.removed(update.id);
+        });
+        this.deps.forgotten(update.id);
+        return;
+      }
+      if (update.credential) {
+        await this.deps.writer.upsert(update.id, update.credential);
+        return;
+      }
+    }
+    // A notification without a payload: the store holds the truth.
+    await this.deps.writer.sync(update.id);
+  }
+}

@@ -1,0 +1,219 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { FakeScheduler } from '@switchyard/core-routing';
+import { MemoryQuotaStore, type QuotaDelta } from '../store/quotaStore.js';
+import { QuotaTracker } from './quotaTracker.js';
+
+const T0 = Date.parse('2026-01-31T23:00:00.000Z');
+
+/** A memory store that counts `add` calls and can be told to fail. */
+class CountingStore extends MemoryQuotaStore {
+  calls: QuotaDelta[][] = [];
+  failNext = 0;
+  override async add(deltas: readonly QuotaDelta[]) {
+    this.calls.push([...deltas]);
+    if (this.failNext > 0) {
+      this.failNext--;
+      throw new Error('database is down');
+    }
+    return super.add(deltas);
+  }
+}
+
+function setup(
+  schedule: 'daily' | 'monthly' | undefined,
+  options: { flushIntervalMs?: number; store?: CountingStore; clock?: FakeScheduler } = {},
+) {
+  const clock = options.clock ?? new FakeScheduler(T0);
+  const store = options.store ?? new CountingStore();
+  const tracker = new QuotaTracker({
+    store,
+    scheduler: clock,
+    scheduleOf: () => schedule,
+    flushIntervalMs: options.flushIntervalMs ?? 1000,
+  });
+  tracker.start();
+  return { clock, store, tracker };
+}
+
+describe('QuotaTracker', () => {
+  test('counts tokens, exhausts at the limit, and resets at the next UTC midnight', async () => {
+    const { clock, tracker } = setup('daily');
+    const events: string[] = [];
+    tracker.events.on('quota:exhausted', (e) => events.push(`exhausted ${e.credentialId} until ${new Date(e.resetsAt!).toISOString()}`));
+    tracker.events.on('quota:reset', (e) => events.push(`reset ${e.credentialId}`));
+    tracker.track('a', 'openai', 1000);
+    assert.equal(tracker.record('a', 600), false);
+    assert.equal(tracker.record('a', 400), true);
+    assert.deepEqual(tracker.snapshot('a'), {
+      limit: 1000,
+      used: 1000,
+      remaining: 0,
+      period_start: '2026-01-31T00:00:00.000Z',
+      resets_at: '2026-02-01T00:00:00.000Z',
+    });
+    await clock.advance(60 * 60_000 - 1);
+    assert.equal(tracker.isExhausted('a'), true, 'one millisecond before midnight it is still exhausted');
+    await clock.advance(1);
+    assert.equal(tracker.isExhausted('a'), false);
+    assert.equal(tracker.snapshot('a').used, 0);
+    assert.equal(tracker.snapshot('a').period_start, '2026-02-01T00:00:00.000Z');
+    assert.deepEqual(events, ['exhausted a until 2026-02-01T00:00:00.000Z', 'reset a']);
+    await tracker.stop();
+  });
+
+  test('monthly resets land on the 1st at 00:00 UTC, also a month of timers away', async () => {
+    const { clock, tracker } = setup('monthly');
+    const resets: string[] = [];
+    tracker.events.on('quota:reset', () => resets.push(new Date(clock.now()).toISOString()));
+    tracker.track('m', 'openai', 10);
+    tracker.record('m', 10);
+    await clock.advance(60 * 60_000); // 2026-02-01T00:00Z
+    tracker.record('m', 10);
+    await clock.advance(28 * 24 * 60 * 60_000); // 2026-03-01T00:00Z, 28 days of one-day timer steps
+    assert.deepEqual(resets, ['2026-02-01T00:00:00.000Z', '2026-03-01T00:00:00.000Z']);
+    assert.equal(tracker.snapshot('m').resets_at, '2026-04-01T00:00:00.000Z');
+    await tracker.stop();
+  });
+
+  test('without a schedule usage never resets', async () => {
+    const { clock, tracker } = setup(undefined);
+    tracker.track('n', 'openai', 100);
+    tracker.record('n', 100);
+    await clock.advance(40 * 24 * 60 * 60_000);
+    assert.equal(tracker.isExhausted('n'), true);
+    assert.equal(tracker.snapshot('n').resets_at, null);
+    await tracker.stop();
+  });
+
+  test('writes are batched: one store call per interval, never during record()', async () => {
+    const { clock, store, tracker } = setup('daily');
+    tracker.track('a', 'openai', null);
+    tracker.track('b', 'openai', null);
+    for (let i = 0; i < 500; i++) tracker.record(i % 2 ? 'a' : 'b', 3);
+    assert.equal(store.calls.length, 0, 'record() never writes');
+    await clock.advance(1000);
+    assert.equal(store.calls.length, 1);
+    assert.deepEqual(
+      store.calls[0]!.map((d) => [d.id, d.tokens]),
+      [
+        ['a', 750],
+        ['b', 750],
+      ],
+    );
+    assert.equal((await store.load()).get('a')!.used, 750);
+    await clock.advance(10_000);
+    assert.equal(store.calls.length, 1, 'nothing pending, nothing written');
+    await tracker.stop();
+  });
+
+  test('a failed flush loses nothing: the tokens are written by the next one', async () => {
+    const store = new CountingStore();
+    const { clock, tracker } = setup('daily', { store });
+    const failures: number[] = [];
+    tracker.events.on('quota:flush_failed', (e) => failures.push(e.pendingCredentials));
+    tracker.track('a', 'openai', null);
+    store.failNext = 1;
+    tracker.record('a', 100);
+    await clock.advance(1000);
+    tracker.record('a', 5);
+    await clock.advance(1000);
+    assert.deepEqual(failures, [1]);
+    assert.equal((await store.load()).get('a')!.used, 105);
+    await tracker.stop();
+  });
+
+  test('usage from a period that ended is stored under it and never counted in the new one', async () => {
+    const store = new CountingStore();
+    const { clock, tracker } = setup('daily', { store, flushIntervalMs: 2 * 60 * 60_000 });
+    tracker.track('a', 'openai', 1000);
+    tracker.record('a', 300);
+    await clock.advance(60 * 60_000); // midnight passes before the flush
+    tracker.record('a', 7);
+    await tracker.flush();
+    assert.equal(tracker.snapshot('a').used, 7);
+    assert.deepEqual((await store.load()).get('a'), { used: 7, period_start: '2026-02-01T00:00:00.000Z' });
+    assert.deepEqual(
+      store.calls.flat().map((d) => [d.tokens, d.period_start]),
+      [
+        [300, '2026-01-31T00:00:00.000Z'],
+        [7, '2026-02-01T00:00:00.000Z'],
+      ],
+    );
+    await tracker.stop();
+  });
+
+  test('two trackers on one store converge on the shared total at each flush they make', async () => {
+    const store = new CountingStore();
+    const clock = new FakeScheduler(T0);
+    const a = setup('daily', { store, clock }).tracker;
+    const b = setup('daily', { store, clock }).tracker;
+    a.track('shared', 'openai', 1000);
+    b.track('shared', 'openai', 1000);
+    a.record('shared', 400);
+    b.record('shared', 500);
+    await clock.advance(1000); // a flushes first (store: 400), then b (store: 900)
+    assert.equal(a.snapshot('shared').used, 400);
+    assert.equal(b.snapshot('shared').used, 900, 'b learns of a’s usage from its own flush');
+    a.record('shared', 1);
+    await a.flush();
+    assert.equal(a.snapshot('shared').used, 901);
+    b.record('shared', 99);
+    await b.flush();
+    assert.equal(b.snapshot('shared').used, 1000);
+    assert.equal(b.isExhausted('shared'), true, 'the node that tips the shared total over sees it exhausted');
+    await a.stop();
+    await b.stop();
+  });
+
+  test('after a restart, stored usage of the current period counts and an older period does not', async () => {
+    const store = new CountingStore();
+    await store.set('today', { used: 70, period_start: '2026-01-31T00:00:00.000Z' });
+    await store.set('stale', { used: 70, period_start: '2026-01-30T00:00:00.000Z' });
+    const { tracker } = setup('daily', { store });
+    await tracker.load();
+    tracker.track('today', 'openai', 100);
+    tracker.track('stale', 'openai', 100);
+    tracker.track('seeded', 'openai', 100, { used: 12, period_start: '2026-01-31T00:00:00.000Z' });
+    assert.deepEqual(
+      ['today', 'stale', 'seeded'].map((id) => tracker.snapshot(id).used),
+      [70, 0, 12],
+    );
+    await tracker.stop();
+  });
+
+  test('provider quota: the configured limit, else the sum of limits, null when any is unlimited', async () => {
+    const clock = new FakeScheduler(T0);
+    const tracker = new QuotaTracker({
+      store: new MemoryQuotaStore(),
+      scheduler: clock,
+      providerLimitOf: (p) => (p === 'capped' ? 500 : undefined),
+    });
+    tracker.track('a1', 'anthropic', 100);
+    tracker.track('a2', 'anthropic', 300);
+    tracker.track('c1', 'capped', 1000);
+    tracker.track('o1', 'openai', 100);
+    tracker.track('o2', 'openai', null);
+    tracker.record('a1', 50);
+    tracker.record('c1', 450);
+    assert.deepEqual(tracker.providerQuota('anthropic'), { limit: 400, used: 50, remaining: 350 });
+    assert.deepEqual(tracker.providerQuota('capped'), { limit: 500, used: 450, remaining: 50 });
+    assert.deepEqual(tracker.providerQuota('openai'), { limit: null, used: 0, remaining: null });
+    await tracker.stop();
+  });
+
+  test('an upstream "quota exceeded" exhausts the credential until its reset; an operator reset clears it', async () => {
+    const { clock, tracker, store } = setup('daily');
+    tracker.track('u', 'openai', null);
+    assert.equal(tracker.markExhausted('u'), Date.parse('2026-02-01T00:00:00.000Z'));
+    assert.equal(tracker.isExhausted('u'), true);
+    await clock.advance(60 * 60_000);
+    assert.equal(tracker.isExhausted('u'), false);
+    tracker.track('v', 'openai', 10);
+    tracker.record('v', 10);
+    await tracker.reset('v');
+    assert.equal(tracker.isExhausted('v'), false);
+    assert.deepEqual((await store.load()).get('v'), { used: 0, period_start: '2026-02-01T00:00:00.000Z' });
+    await tracker.stop();
+  });
+});

@@ -1,0 +1,389 @@
+/**
+ * @module quotaTracker
+ * Token quota per credential. Usage is counted in memory when a request
+ * reports it, and added to the `QuotaStore` in batches, off the request
+ * path. Periods follow each provider's reset schedule (`daily` or `monthly`,
+ * at UTC boundaries) on the injected clock: a credential that ran out is
+ * `exhausted` until its period ends, then counts from zero again.
+ *
+ * The store's answer to each batch is authoritative (it includes what other
+ * nodes added, with the PostgreSQL store), so the local view converges on
+ * the shared one at every flush.
+ */
+import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
+import { EventEmitter } from 'eventemitter3';
+import { type QuotaStatus, remainingOf } from '../credential.js';
+import type { QuotaDelta, QuotaStore, QuotaUsage } from '../store/quotaStore.js';
+import { nextPeriodStart, periodStart, type ResetSchedule, scheduleAt } from '../util/time.js';
+
+/** A quota change, as emitted on `quota:update`. */
+export interface QuotaUpdateEvent {
+  provider: string;
+  credentialId: string;
+  limit: number | null;
+  used: number;
+  remaining: number | null;
+}
+
+/** Events of {@link QuotaTracker}. */
+export interface QuotaTrackerEvents {
+  'quota:update': [QuotaUpdateEvent];
+  /** The credential has no quota left until `resetsAt` (epoch ms; null without a schedule). */
+  'quota:exhausted': [{ provider: string; credentialId: string; resetsAt: number | null }];
+  /** A new period began for the credential (or an operator reset it). */
+  'quota:reset': [{ provider: string; credentialId: string }];
+  /** A batch could not be stored; it is kept and retried at the next flush. */
+  'quota:flush_failed': [{ error: unknown; pendingCredentials: number }];
+}
+
+/** Options of {@link QuotaTracker}. */
+export interface QuotaTrackerOptions {
+  store: QuotaStore;
+  scheduler?: Scheduler;
+  /** The reset schedule of a provider, or undefined for a quota that never resets. */
+  scheduleOf?: (provider: string) => ResetSchedule | undefined;
+  /** Provider-level limit (`providers.<p>.quota.limit`), when configured. */
+  providerLimitOf?: (provider: string) => number | undefined;
+  /** How often usage is written to the store (default 1 s; 0 writes after every report, still asynchronously). */
+  flushIntervalMs?: number;
+}
+
+interface Entry {
+  id: string;
+  provider: string;
+  limit: number | null;
+  used: number;
+  /** Tokens counted but not yet added to the store. */
+  pending: number;
+  schedule: ResetSchedule | undefined;
+  periodStart: number | null;
+  periodEnd: number;
+  /** Upstream said the quota is gone (a 429 `insufficient_quota`), whatever the local count says. */
+  forced: boolean;
+  exhausted: boolean;
+}
+
+/**
+ * Counts tokens per credential and resets them on schedule.
+ *
+ * @example
+ * ```ts
+ * const quotas = new QuotaTracker({ store: new MemoryQuotaStore(), scheduleOf: () => 'daily' });
+ * quotas.track('openai-1', 'openai', 100_000);
+ * quotas.record('openai-1', 1_250);
+ * quotas.snapshot('openai-1'); // { limit: 100000, used: 1250, remaining: 98750, ... }
+ * ```
+ */
+export class QuotaTracker {
+  readonly events = new EventEmitter<QuotaTrackerEvents>();
+  private readonly store: QuotaStore;
+  private readonly scheduler: Scheduler;
+  private readonly scheduleOf: (provider: string) => ResetSchedule | undefined;
+  private readonly providerLimitOf: (provider: string) => number | undefined;
+  private readonly flushIntervalMs: number;
+  private readonly entries = new Map<string, Entry>();
+  private readonly stored = new Map<string, QuotaUsage>();
+  /** Unflushed usage of periods that have ended, written before the current period's. */
+  private leftovers: QuotaDelta[] = [];
+  private readonly resetTimers = new Map<ResetSchedule, () => void>();
+  private flushTimer: ReturnType<Scheduler['setTimeout']> | undefined;
+  private flushing: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(options: QuotaTrackerOptions) {
+    this.store = options.store;
+    this.scheduler = options.scheduler ?? systemScheduler;
+    this.scheduleOf = options.scheduleOf ?? (() => undefined);
+    this.providerLimitOf = options.providerLimitOf ?? (() => undefined);
+    this.flushIntervalMs = options.flushIntervalMs ?? 1000;
+  }
+
+  /** Loads stored usage; call before tracking credentials. */
+  async load(): Promise<void> {
+    for (const [id, usage] of await this.store.load()) this.stored.set(id, usage);
+  }
+
+  /**
+   * Starts tracking a credential, or updates its provider and limit.
+   * `seed` is the usage its record carries, used when the store has none.
+   */
+  track(id: string, provider: string, limit: number | null, seed?: QuotaUsage): void {
+    const existing = this.entries.get(id);
+    if (existing) {
+      this.rollOverIfDue(existing);
+      existing.provider = provider;
+      existing.limit = limit;
+      if (this.scheduleOf(provider) !== existing.schedule) this.applySchedule(existing);
+      this.evaluate(existing, true);
+      return;
+    }
+    const usage = this.stored.get(id) ?? seed;
+    const entry: Entry = {
+      id,
+      provider,
+      limit,
+      used: 0,
+      pending: 0,
+      schedule: undefined,
+      periodStart: null,
+      periodEnd: Number.POSITIVE_INFINITY,
+      forced: false,
+      exhausted: false,
+    };
+    this.entries.set(id, entry);
+    this.applySchedule(entry);
+    // Usage from an earlier period does not count in this one.
+    const usagePeriod = usage?.period_start ? Date.parse(usage.period_start) : null;
+    if (usage && (entry.periodStart === null || usagePeriod === entry.periodStart)) entry.used = usage.used;
+    this.evaluate(entry, false);
+  }
+
+  /** Stops tracking a credential (it was deleted) and forgets its stored usage. */
+  untrack(id: string): void {
+    if (!this.entries.delete(id)) return;
+    this.stored.delete(id);
+    void this.store.remove(id).catch(() => undefined);
+  }
+
+  /** Changes a credential's limit (null: unlimited). */
+  setLimit(id: string, limit: number | null): void {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    entry.limit = limit;
+    this.evaluate(entry, true);
+  }
+
+  /**
+   * Counts `tokens` against a credential. Synchronous; the store write
+   * happens at the next flush. Returns true when the credential is now
+   * exhausted.
+   */
+  record(id: string, tokens: number): boolean {
+    const entry = this.entries.get(id);
+    if (!entry || !(tokens > 0)) return entry?.exhausted ?? false;
+    this.rollOverIfDue(entry);
+    const whole = Math.ceil(tokens);
+    entry.used += whole;
+    entry.pending += whole;
+    this.evaluate(entry, true);
+    this.scheduleFlush();
+    return entry.exhausted;
+  }
+
+  /**
+   * Marks a credential exhausted because the upstream said so. Returns when
+   * that ends (epoch ms): its next reset, or undefined without a schedule.
+   */
+  markExhausted(id: string): number | undefined {
+    const entry = this.entries.get(id);
+    if (!entry) return undefined;
+    entry.forced = true;
+    this.evaluate(entry, true);
+    return Number.isFinite(entry.periodEnd) ? entry.periodEnd : undefined;
+  }
+
+  /** Whether a credential has no quota left in this period. */
+  isExhausted(id: string): boolean {
+    const entry = this.entries.get(id);
+    if (!entry) return false;
+    this.rollOverIfDue(entry);
+    return entry.exhausted;
+  }
+
+  /** Starts a fresh period for a credential now (an operator's reset). */
+  async reset(id: string): Promise<void> {
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    entry.used = 0;
+    entry.pending = 0;
+    entry.forced = false;
+    const period = periodIso(entry);
+    await this.store.set(id, { used: 0, period_start: period });
+    this.evaluate(entry, true);
+    this.events.emit('quota:reset', { provider: entry.provider, credentialId: id });
+  }
+
+  /** The quota view of a credential. */
+  snapshot(id: string): QuotaStatus {
+    const entry = this.entries.get(id);
+    if (!entry) return { limit: null, used: 0, remaining: null, period_start: null, resets_at: null };
+    this.rollOverIfDue(entry);
+    return {
+      limit: entry.limit,
+      used: entry.used,
+      remaining: remainingOf(entry.limit, entry.used),
+      period_start: periodIso(entry),
+      resets_at: Number.isFinite(entry.periodEnd) ? new Date(entry.periodEnd).toISOString() : null,
+    };
+  }
+
+  /**
+   * A provider's quota: its configured limit (`providers.<p>.quota.limit`),
+   * else the sum of its credentials' limits (null when any is unlimited),
+   * and the sum of their usage.
+   */
+  providerQuota(provider: string): { limit: number | null; used: number; remaining: number | null } {
+    let used = 0;
+    let sum: number | null = 0;
+    for (const entry of this.entries.values()) {
+      if (entry.provider !== provider) continue;
+      this.rollOverIfDue(entry);
+      used += entry.used;
+      sum = sum === null || entry.limit === null ? null : sum + entry.limit;
+    }
+    const limit = this.providerLimitOf(provider) ?? sum;
+    return { limit, used, remaining: remainingOf(limit, used) };
+  }
+
+  /** Writes pending usage to the store now, and takes the store's totals. */
+  flush(): Promise<void> {
+    if (this.flushing) return this.flushing.then(() => this.flushOnce());
+    return this.flushOnce();
+  }
+
+  /** Arms the reset timers; call once after loading. */
+  start(): void {
+    this.stopped = false;
+    for (const schedule of ['daily', 'monthly'] as const) this.armReset(schedule);
+  }
+
+  /** Cancels timers and writes what is pending. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const cancel of this.resetTimers.values()) cancel();
+    this.resetTimers.clear();
+    if (this.flushTimer !== undefined) this.scheduler.clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    await this.flush();
+  }
+
+  /** Re-reads every credential's schedule (after a config reload). */
+  reschedule(): void {
+    for (const entry of this.entries.values()) {
+      const before = entry.schedule;
+      this.applySchedule(entry);
+      if (before !== entry.schedule) this.evaluate(entry, true);
+    }
+  }
+
+  // ---- internals -------------------------------------------------------
+
+  private applySchedule(entry: Entry): void {
+    const schedule = this.scheduleOf(entry.provider);
+    const now = this.scheduler.now();
+    entry.schedule = schedule;
+    entry.periodStart = schedule ? periodStart(schedule, now) : null;
+    entry.periodEnd = schedule ? nextPeriodStart(schedule, now) : Number.POSITIVE_INFINITY;
+  }
+
+  /** Starts the next period if the clock has passed the end of this one. */
+  private rollOverIfDue(entry: Entry): void {
+    if (this.scheduler.now() < entry.periodEnd) return;
+    const hadUsage = entry.used > 0 || entry.forced;
+    if (entry.pending > 0) {
+      // These tokens belong to the period that ended: they are stored under it, never counted in the new one.
+      const ended = periodIso(entry);
+      this.leftovers.push({ id: entry.id, tokens: entry.pending, period_start: ended });
+      entry.pending = 0;
+    }
+    this.applySchedule(entry);
+    entry.used = 0;
+    entry.forced = false;
+    this.evaluate(entry, true);
+    if (hadUsage) this.events.emit('quota:reset', { provider: entry.provider, credentialId: entry.id });
+  }
+
+  private evaluate(entry: Entry, announce: boolean): void {
+    const wasExhausted = entry.exhausted;
+    entry.exhausted = entry.forced || (entry.limit !== null && entry.used >= entry.limit);
+    if (!announce) return;
+    this.events.emit('quota:update', {
+      provider: entry.provider,
+      credentialId: entry.id,
+      limit: entry.limit,
+      used: entry.used,
+      remaining: remainingOf(entry.limit, entry.used),
+    });
+    if (entry.exhausted && !wasExhausted) {
+      this.events.emit('quota:exhausted', {
+        provider: entry.provider,
+        credentialId: entry.id,
+        resetsAt: Number.isFinite(entry.periodEnd) ? entry.periodEnd : null,
+      });
+    }
+  }
+
+  private armReset(schedule: ResetSchedule): void {
+    if (this.stopped) return;
+    const at = nextPeriodStart(schedule, this.scheduler.now());
+    this.resetTimers.set(
+      schedule,
+      scheduleAt(this.scheduler, at, () => {
+        for (const entry of this.entries.values()) if (entry.schedule === schedule) this.rollOverIfDue(entry);
+        this.armReset(schedule);
+      }),
+    );
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer !== undefined || this.stopped) return;
+    this.flushTimer = this.scheduler.setTimeout(() => {
+      this.flushTimer = undefined;
+      void this.flush();
+    }, this.flushIntervalMs);
+  }
+
+  private async flushOnce(): Promise<void> {
+    const leftovers = this.leftovers;
+    this.leftovers = [];
+    const batch: { entry: Entry; delta: QuotaDelta }[] = [];
+    for (const entry of this.entries.values()) {
+      if (entry.pending === 0) continue;
+      const period = periodIso(entry);
+      batch.push({ entry, delta: { id: entry.id, tokens: entry.pending, period_start: period } });
+      entry.pending = 0;
+    }
+    if (batch.length === 0 && leftovers.length === 0) return;
+    const run = (async () => {
+      let totals: Map<string, QuotaUsage>;
+      try {
+        totals = await this.store.add([...leftovers, ...batch.map((b) => b.delta)]);
+      } catch (error) {
+        // Nothing is lost: the tokens go back to pending, for the next flush.
+        this.leftovers.unshift(...leftovers);
+        for (const { entry, delta } of batch) {
+          if (this.entries.get(entry.id) !== entry) continue;
+          if (delta.period_start === periodIso(entry)) entry.pending += delta.tokens;
+          else this.leftovers.push(delta);
+        }
+        this.events.emit('quota:flush_failed', { error, pendingCredentials: batch.length + leftovers.length });
+        this.scheduleFlush();
+        return;
+      }
+      for (const { entry, delta } of batch) {
+        const total = totals.get(entry.id);
+        if (!total || this.entries.get(entry.id) !== entry) continue;
+        this.stored.set(entry.id, total);
+        const current = periodIso(entry);
+        if (total.period_start !== current || delta.period_start !== current) continue;
+        // The store's total (with other nodes' usage) plus what was counted here since the batch left.
+        const used = total.used + entry.pending;
+        if (used !== entry.used) {
+          entry.used = used;
+          this.evaluate(entry, true);
+        }
+      }
+    })();
+    this.flushing = run;
+    try {
+      await run;
+    } finally {
+      if (this.flushing === run) this.flushing = undefined;
+    }
+  }
+}
+
+/** The entry's period start as the ISO string the store keys periods by. */
+function periodIso(entry: Entry): string | null {
+  return entry.periodStart === null ? null : new Date(entry.periodStart).toISOString();
+}

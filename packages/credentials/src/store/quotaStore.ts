@@ -1,0 +1,182 @@
+/**
+ * @module quotaStore
+ * The `QuotaStore` port: token usage per credential and reset period, kept
+ * apart from the credential records because it changes on every request
+ * while they change rarely. The quota tracker batches usage in memory and
+ * adds it here off the request path.
+ *
+ * Adds are atomic per credential and carry the period they belong to, so a
+ * late batch from a finished period never counts against the new one. The
+ * memory and file adapters serve one process; the PostgreSQL adapter does
+ * the same with `UPDATE ... RETURNING`, exact across nodes.
+ */
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, resolve } from 'node:path';
+import { CredentialsError } from '../errors.js';
+import { writeFileAtomic } from './safeFiles.js';
+
+/** Usage of one credential in its current period. */
+export interface QuotaUsage {
+  used: number;
+  /** Start of the period (ISO 8601); null without a reset schedule. */
+  period_start: string | null;
+}
+
+/** Tokens to add to one credential's usage in a period. */
+export interface QuotaDelta {
+  id: string;
+  tokens: number;
+  period_start: string | null;
+}
+
+/**
+ * Storage of quota usage.
+ *
+ * @example
+ * ```ts
+ * const quotas: QuotaStore = new MemoryQuotaStore();
+ * const totals = await quotas.add([{ id: 'openai-1', tokens: 1200, period_start: '2026-03-01T00:00:00.000Z' }]);
+ * ```
+ */
+export interface QuotaStore {
+  /** Usage of every credential the store knows. */
+  load(): Promise<Map<string, QuotaUsage>>;
+  /**
+   * Adds each delta atomically and returns the resulting usage of each id.
+   * A delta for a newer period than the stored one starts that period at
+   * its tokens; a delta for an older period is ignored. A delta without a
+   * period (no schedule) always adds.
+   */
+  add(deltas: readonly QuotaDelta[]): Promise<Map<string, QuotaUsage>>;
+  /** Replaces one credential's usage (a reset, an operator correction). */
+  set(id: string, usage: QuotaUsage): Promise<void>;
+  /** Forgets a credential (it was deleted). */
+  remove(id: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Applies one delta to stored usage, by the period rules of {@link QuotaStore.add}. */
+export function applyDelta(current: QuotaUsage | undefined, delta: QuotaDelta): QuotaUsage {
+  if (delta.period_start === null) return { used: (current?.used ?? 0) + delta.tokens, period_start: null };
+  if (!current || current.period_start === null || current.period_start < delta.period_start) {
+    return { used: delta.tokens, period_start: delta.period_start };
+  }
+  if (current.period_start > delta.period_start) return current;
+  return { used: current.used + delta.tokens, period_start: current.period_start };
+}
+
+/**
+ * Quota usage in a `Map`.
+ *
+ * @example
+ * ```ts
+ * const manager = new CredentialManager({ store, quotaStore: new MemoryQuotaStore() });
+ * ```
+ */
+export class MemoryQuotaStore implements QuotaStore {
+  protected readonly usage = new Map<string, QuotaUsage>();
+
+  async load(): Promise<Map<string, QuotaUsage>> {
+    return new Map([...this.usage].map(([id, u]) => [id, { ...u }]));
+  }
+
+  async add(deltas: readonly QuotaDelta[]): Promise<Map<string, QuotaUsage>> {
+    const out = new Map<string, QuotaUsage>();
+    for (const delta of deltas) {
+      checkDelta(delta);
+      const next = applyDelta(this.usage.get(delta.id), delta);
+      this.usage.set(delta.id, next);
+      out.set(delta.id, { ...next });
+    }
+    await this.persist();
+    return out;
+  }
+
+  async set(id: string, usage: QuotaUsage): Promise<void> {
+    checkDelta({ id, tokens: usage.used, period_start: usage.period_start });
+    this.usage.set(id, { ...usage });
+    await this.persist();
+  }
+
+  async remove(id: string): Promise<void> {
+    if (this.usage.delete(id)) await this.persist();
+  }
+
+  async close(): Promise<void> {}
+
+  /** Hook for durable subclasses; the memory store keeps nothing. */
+  protected async persist(): Promise<void> {}
+}
+
+function checkDelta(delta: QuotaDelta): void {
+  if (!Number.isSafeInteger(delta.tokens) || delta.tokens < 0) {
+    throw new CredentialsError('invalid_argument', `quota usage of ${JSON.stringify(delta.id)} must be a whole number ≥ 0`, {
+      field: 'tokens',
+    });
+  }
+}
+
+/**
+ * Quota usage in one JSON file (by default `.quota.json` in the auth
+ * directory, which the credential watcher ignores), rewritten atomically
+ * after each batch. For one process at a time.
+ *
+ * @example
+ * ```ts
+ * const quotas = await FileQuotaStore.open('./auths/.quota.json');
+ * ```
+ */
+export class FileQuotaStore extends MemoryQuotaStore {
+  private writing: Promise<void> = Promise.resolve();
+  private dirty = false;
+
+  private constructor(private readonly path: string) {
+    super();
+  }
+
+  /** Opens the file (or starts empty when it does not exist). */
+  static async open(path: string): Promise<FileQuotaStore> {
+    const store = new FileQuotaStore(resolve(path));
+    let text: string | undefined;
+    try {
+      text = await readFile(store.path, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+        throw new CredentialsError('store_failed', `cannot read ${store.path}`, { cause: error });
+      }
+    }
+    if (text !== undefined) store.restore(text);
+    return store;
+  }
+
+  private restore(text: string): void {
+    let parsed: { usage?: Record<string, { used?: unknown; period_start?: unknown }> };
+    try {
+      parsed = JSON.parse(text);
+    } catch (cause) {
+      throw new CredentialsError('store_failed', `${this.path} is not valid JSON; move it away to start counting from zero`, { cause });
+    }
+    for (const [id, usage] of Object.entries(parsed.usage ?? {})) {
+      const used = Number.isSafeInteger(usage.used) && (usage.used as number) >= 0 ? (usage.used as number) : 0;
+      const period = typeof usage.period_start === 'string' ? usage.period_start : null;
+      this.usage.set(id, { used, period_start: period });
+    }
+  }
+
+  protected override async persist(): Promise<void> {
+    // Coalesce: one write in flight, and at most one more that carries every change made meanwhile.
+    this.dirty = true;
+    const next = this.writing.then(async () => {
+      if (!this.dirty) return;
+      this.dirty = false;
+      const body = { format_version: 1, usage: Object.fromEntries([...this.usage].sort(([a], [b]) => (a < b ? -1 : 1))) };
+      await writeFileAtomic(dirname(this.path), basename(this.path), `${JSON.stringify(body, null, 2)}\n`);
+    });
+    this.writing = next.catch(() => undefined);
+    await next;
+  }
+
+  override async close(): Promise<void> {
+    await this.writing;
+  }
+}

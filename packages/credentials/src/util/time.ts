@@ -1,0 +1,102 @@
+/**
+ * @module time
+ * Time arithmetic the credentials package needs, all on an injected clock:
+ * UTC reset periods for quotas, timers that may lie weeks ahead, and
+ * config durations (`100ms`, `30s`, `5m`).
+ */
+import type { Scheduler } from '@switchyard/core-routing';
+import { CredentialsError } from '../errors.js';
+
+/** How often a quota resets: at 00:00 UTC each day, or on the 1st of each month. */
+export type ResetSchedule = 'daily' | 'monthly';
+
+/** Start (epoch ms) of the UTC period that contains `nowMs`. */
+export function periodStart(schedule: ResetSchedule, nowMs: number): number {
+  const d = new Date(nowMs);
+  return schedule === 'daily'
+    ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())
+    : Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), 1);
+}
+
+/** Start (epoch ms) of the UTC period after the one that contains `nowMs`. */
+export function nextPeriodStart(schedule: ResetSchedule, nowMs: number): number {
+  const d = new Date(periodStart(schedule, nowMs));
+  return schedule === 'daily'
+    ? Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate() + 1)
+    : Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + 1, 1);
+}
+
+/** Longest single wait: Node fires timers beyond 2^31-1 ms at once, and a month is longer than that. */
+const MAX_TIMER_MS = 24 * 60 * 60_000;
+
+/**
+ * Calls `callback` once the scheduler's clock reaches `atMs`, re-arming in
+ * steps of at most a day, so far-off times (a monthly reset) work and a
+ * clock that jumps is re-read. Returns a cancel function.
+ *
+ * @example
+ * ```ts
+ * const cancel = scheduleAt(scheduler, nextPeriodStart('monthly', scheduler.now()), resetQuotas);
+ * ```
+ */
+export function scheduleAt(scheduler: Scheduler, atMs: number, callback: () => void): () => void {
+  let cancelled = false;
+  let handle: ReturnType<Scheduler['setTimeout']> | undefined;
+  const arm = () => {
+    if (cancelled) return;
+    const wait = atMs - scheduler.now();
+    if (wait <= 0) {
+      handle = undefined;
+      callback();
+      return;
+    }
+    handle = scheduler.setTimeout(arm, Math.min(wait, MAX_TIMER_MS));
+  };
+  arm();
+  return () => {
+    cancelled = true;
+    if (handle !== undefined) scheduler.clearTimeout(handle);
+  };
+}
+
+/** Resolves after `ms` on `scheduler`, or rejects with `aborted` when `signal` fires first. */
+export function sleep(scheduler: Scheduler, ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortError(signal));
+    const onAbort = () => {
+      scheduler.clearTimeout(handle);
+      reject(abortError(signal!));
+    };
+    const handle = scheduler.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+function abortError(signal: AbortSignal): CredentialsError {
+  return new CredentialsError('aborted', 'cancelled', { cause: signal.reason });
+}
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/**
+ * Reads a duration written like `100ms`, `30s`, `5m`, `1h30m` or `1d`, or a
+ * number of milliseconds. `field` names the config key in the error.
+ *
+ * @example
+ * ```ts
+ * parseDuration('5m', 'auth.refresh.check_interval'); // 300000
+ * ```
+ */
+export function parseDuration(value: string | number, field = 'duration'): number {
+  if (typeof value === 'number') {
+    if (Number.isFinite(value) && value >= 0) return value;
+  } else if (typeof value === 'string' && /^(\d+(\.\d+)?(ms|s|m|h|d))+$/.test(value.trim())) {
+    let total = 0;
+    for (const [, amount, , unit] of value.trim().matchAll(/(\d+(\.\d+)?)(ms|s|m|h|d)/g)) total += Number(amount) * UNIT_MS[unit!]!;
+    return Math.round(total);
+  }
+  throw new CredentialsError('invalid_config', `${field} must be a duration like 100ms, 30s, 5m or 1h`, { field });
+}

@@ -1,0 +1,13 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: { index: 'src/index.ts', contract: 'src/contract.ts' },
+  format: ['esm', 'cjs'],
+  dts: true,
+  sourcemap: true,
+  clean: false,
+  target: 'node20',
+  platform: 'node',
+  // The contract suite runs under node:test; chokidar and undici stay dependencies, not bundled.
+  external: [/^node:/, 'chokidar', 'undici', 'zod', 'eventemitter3', '@switchyard/core-routing'],
+});
