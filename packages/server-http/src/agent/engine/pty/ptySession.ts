@@ -34,6 +34,11 @@ export interface PtySessionOptions extends Partial<SpawnOptions> {
   snapshotDelayMs?: number;
   /** Longest wait for a paste to show before Enter is sent anyway (default 3000 ms). */
   pasteTimeoutMs?: number;
+  /**
+   * A program that has shown nothing yet is still starting: it stays `running` until its first
+   * output has settled, or this long after the start for programs that print nothing (default 10 s).
+   */
+  startupGraceMs?: number;
   /** Time and timers (default: the system's). */
   scheduler?: Scheduler;
   /** A program already on a terminal, instead of spawning `command` (tests, embedders with their own PTY). */
@@ -73,6 +78,9 @@ export class PtyAgentSession implements AgentSession {
   private readonly stableWindowMs: number;
   private readonly snapshotDelayMs: number;
   private readonly pasteTimeoutMs: number;
+  private readonly startupGraceMs: number;
+  private readonly startedAt: number;
+  private shownOutput = false;
   private lastFingerprint = '';
   private lastChangeAt: number;
   private snapshotTimer: TimerHandle | undefined;
@@ -95,8 +103,11 @@ export class PtyAgentSession implements AgentSession {
     this.stableWindowMs = options.stableWindowMs ?? 2000;
     this.snapshotDelayMs = options.snapshotDelayMs ?? 50;
     this.pasteTimeoutMs = options.pasteTimeoutMs ?? 3000;
+    this.startupGraceMs = options.startupGraceMs ?? 10_000;
     this.conversation = new Conversation(this.scheduler, 'running');
     this.lastChangeAt = this.scheduler.now();
+    this.startedAt = this.lastChangeAt;
+    this.lastFingerprint = program.screen.fingerprint();
     this.stopWatching = program.screen.onChange(() => this.onScreenChange());
     this.exitedPromise = new Promise((resolve) => program.onExit((exit) => resolve(this.onExit(exit))));
     this.scheduleStabilityCheck();
@@ -137,6 +148,7 @@ export class PtyAgentSession implements AgentSession {
       if (!(error instanceof AgentSessionError)) this.conversation.error(`could not type the message: ${(error as Error).message}`);
       throw error;
     } finally {
+      this.shownOutput = true;
       this.pending = false;
       this.lastChangeAt = this.scheduler.now();
       this.scheduleStabilityCheck();
@@ -195,6 +207,7 @@ export class PtyAgentSession implements AgentSession {
     if (fingerprint === this.lastFingerprint) return;
     this.lastFingerprint = fingerprint;
     this.lastChangeAt = this.scheduler.now();
+    this.shownOutput = true;
     // While a message is being typed the screen shows a half-drawn echo: it is no reply yet.
     if (!this.pending) this.refreshAgentMessage();
     if (!this.exited) this.conversation.setStatus('running');
@@ -204,7 +217,9 @@ export class PtyAgentSession implements AgentSession {
   private scheduleStabilityCheck(): void {
     if (this.closed || this.exited) return;
     if (this.stabilityTimer !== undefined) this.scheduler.clearTimeout(this.stabilityTimer);
-    const due = Math.max(0, this.lastChangeAt + this.stableWindowMs - this.scheduler.now());
+    const quietAt = this.lastChangeAt + this.stableWindowMs;
+    const settledAt = this.shownOutput ? quietAt : Math.max(quietAt, this.startedAt + this.startupGraceMs);
+    const due = Math.max(0, settledAt - this.scheduler.now());
     this.stabilityTimer = this.scheduler.setTimeout(() => {
       this.stabilityTimer = undefined;
       this.checkStability();
@@ -214,7 +229,9 @@ export class PtyAgentSession implements AgentSession {
   private checkStability(): void {
     if (this.pending) return;
     if (this.snapshotTimer !== undefined) this.takeSnapshot();
-    if (this.scheduler.now() - this.lastChangeAt < this.stableWindowMs) {
+    const quietFor = this.scheduler.now() - this.lastChangeAt;
+    const starting = !this.shownOutput && this.scheduler.now() - this.startedAt < this.startupGraceMs;
+    if (starting || quietFor < this.stableWindowMs) {
       this.scheduleStabilityCheck();
       return;
     }

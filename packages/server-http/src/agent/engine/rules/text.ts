@@ -75,18 +75,17 @@ function indexOfPrefix(chars: Located[], wanted: string[], length: number, limit
   return -1;
 }
 
-/** The nearest next pair of equal characters, skipping only non-word characters in the text. */
+/**
+ * The next pair of equal characters. Skipping text (prompts, borders) is
+ * tried before skipping input, because programs add chrome far more often
+ * than they drop what was typed; only non-word characters may be skipped in
+ * the text, so matching cannot wander into the reply.
+ */
 function nextMatch(chars: Located[], wanted: string[], at: number, consumed: number): [number, number] | undefined {
-  for (let distance = 2; distance <= 2 * LOOKAHEAD; distance++) {
-    for (let di = 1; di < distance; di++) {
-      const dj = distance - di;
-      if (di > LOOKAHEAD || dj > LOOKAHEAD) continue;
-      const textIndex = at + di;
-      const inputIndex = consumed + dj;
-      if (textIndex >= chars.length || inputIndex >= wanted.length) continue;
-      let skipsOnlyChrome = true;
-      for (let k = at + 1; k < textIndex && skipsOnlyChrome; k++) skipsOnlyChrome = !isWordChar(chars[k]!.char);
-      if (skipsOnlyChrome && chars[textIndex]!.char === wanted[inputIndex]) return [textIndex, inputIndex];
+  for (let dj = 1; dj <= LOOKAHEAD && consumed + dj < wanted.length; dj++) {
+    for (let di = 1; di <= LOOKAHEAD && at + di < chars.length; di++) {
+      if (chars[at + di]!.char === wanted[consumed + dj]) return [at + di, consumed + dj];
+      if (isWordChar(chars[at + di]!.char)) break;
     }
   }
   return undefined;
