@@ -6,6 +6,7 @@
  * an {@link AgentSession} and results back; it decides nothing. Every error
  * has the control plane's shape `{"error": {"code", "message", "details"?}}`.
  */
+import type { HttpBindings } from '@hono/node-server';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
 import type { Context } from 'hono';
@@ -87,6 +88,9 @@ function handleError(error: unknown, c: Context): Response {
   return respondError(c, 'internal', 'internal error');
 }
 
+/** The rest of an oversized body is never read, so the connection cannot carry another request: close it. */
+const tooLarge = (message: string) => new ApiError('payload_too_large', message, { headers: { connection: 'close' } });
+
 function requireMediaType(c: Context, type: string): void {
   const header = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (header !== type)
@@ -158,7 +162,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
     bodyLimit({
       maxSize: JSON_BODY_LIMIT,
       onError: () => {
-        throw new ApiError('payload_too_large', `the request body must be at most ${JSON_BODY_LIMIT} bytes`);
+        throw tooLarge(`the request body must be at most ${JSON_BODY_LIMIT} bytes`);
       },
     }),
   );
@@ -206,7 +210,12 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       responses: { 200: { content: { 'text/event-stream': { schema: z.string() } }, description: 'An endless event stream' } },
     }),
     (c) => {
-      const stream = events.open(c.req.header('last-event-id') ?? c.req.valid('query').last_event_id);
+      // On node:http a subscriber that falls behind is cut at the socket: nothing more is written to it.
+      const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
+      const stream = events.open(
+        c.req.header('last-event-id') ?? c.req.valid('query').last_event_id,
+        outgoing ? () => outgoing.destroy() : undefined,
+      );
       return new Response(stream, {
         status: 200,
         headers: {
@@ -223,7 +232,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
     bodyLimit({
       maxSize: uploadLimit + 64 * 1024,
       onError: () => {
-        throw new ApiError('payload_too_large', `uploads must be at most ${uploadLimit} bytes`);
+        throw tooLarge(`uploads must be at most ${uploadLimit} bytes`);
       },
     }),
   );

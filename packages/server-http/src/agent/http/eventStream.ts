@@ -109,8 +109,12 @@ export class EventHub {
     ];
   }
 
-  /** Opens a stream (the body of the `/events` response). */
-  open(lastEventId?: string): ReadableStream<Uint8Array> {
+  /**
+   * Opens a stream (the body of the `/events` response). `drop` cuts the
+   * subscriber's connection when it falls behind (on node:http, destroying
+   * the socket); without it the stream is errored.
+   */
+  open(lastEventId?: string, drop?: () => void): ReadableStream<Uint8Array> {
     const conversation = this.session.conversation;
     const maxQueuedBytes = this.options.maxQueuedBytes ?? 1024 * 1024;
     const scheduler = this.options.scheduler;
@@ -138,7 +142,8 @@ export class EventHub {
         open = false;
         this.dropped++;
         detach();
-        controller.error(new Error('the subscriber fell behind and was dropped'));
+        if (drop) drop();
+        else controller.error(new Error('the subscriber fell behind and was dropped'));
       }
     };
     const onMessage = (event: MessageUpdateEvent) => push(sseFrame('message_update', this.messageData(event), this.id(event.seq)));

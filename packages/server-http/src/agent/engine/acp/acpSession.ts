@@ -176,11 +176,19 @@ export class AcpAgentSession implements AgentSession {
 
   private async handshake(cwd: string): Promise<void> {
     const timeoutMs = this.options.handshakeTimeoutMs ?? 30_000;
-    const step = <T>(promise: Promise<T>, what: string): Promise<T> =>
-      Promise.race([
+    const exitedDuring = (what: string) =>
+      new AgentSessionError('start_failed', `the ACP agent exited during ${what} (${describeExit(this.exited!)})`);
+    const step = <T>(request: Promise<T>, what: string): Promise<T> => {
+      // The agent's output usually closes just before its exit is known: report the exit, not the closed pipe.
+      const promise = request.catch(async (error: unknown) => {
+        if (error instanceof ConnectionClosed)
+          await Promise.race([this.exitedPromise, new Promise((done) => setTimeout(done, 1000).unref())]);
+        throw this.exited ? exitedDuring(what) : error;
+      });
+      return Promise.race([
         promise,
         this.exitedPromise.then(() => {
-          throw new AgentSessionError('start_failed', `the ACP agent exited during ${what} (${describeExit(this.exited!)})`);
+          throw exitedDuring(what);
         }),
         new Promise<never>((_, reject) => {
           const timer = setTimeout(
@@ -191,6 +199,7 @@ export class AcpAgentSession implements AgentSession {
           void promise.finally(() => clearTimeout(timer)).catch(() => {});
         }),
       ]);
+    };
     const init = (await step(
       this.peer.request('initialize', {
         protocolVersion: ACP_PROTOCOL_VERSION,
