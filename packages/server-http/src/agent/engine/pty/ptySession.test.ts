@@ -18,22 +18,20 @@ interface ScriptedProgram extends TerminalProgram {
 async function scriptedProgram(): Promise<ScriptedProgram> {
   const screen = await HeadlessScreen.create({ cols: 60, rows: 10 });
   const listeners: ((exit: AgentExit) => void)[] = [];
+  const inputs: string[] = [];
+  const end = (exit: AgentExit) => {
+    for (const listener of listeners.splice(0)) listener(exit);
+  };
   return {
     screen,
     pid: undefined,
-    inputs: [],
-    write(data) {
-      this.inputs.push(data);
-    },
+    inputs,
+    write: (data) => inputs.push(data),
     onExit: (listener) => listeners.push(listener),
-    kill(this: ScriptedProgram) {
-      this.end({ exitCode: null, signal: 'SIGTERM' });
-    },
+    kill: () => end({ exitCode: null, signal: 'SIGTERM' }),
     resize: (cols, rows) => screen.resize(cols, rows),
     print: (text) => screen.write(text),
-    end: (exit) => {
-      for (const listener of listeners.splice(0)) listener(exit);
-    },
+    end,
   };
 }
 

@@ -22,7 +22,7 @@ describe('stripEcho', () => {
   });
 
   test('removes an echo the terminal wrapped over several rows', () => {
-    const input = 'a'.repeat(30) + ' ' + 'b'.repeat(30);
+    const input = `${'a'.repeat(30)} ${'b'.repeat(30)}`;
     const wrapped = `$ ${'a'.repeat(30)} ${'b'.repeat(10)}\n${'b'.repeat(20)}\noutput`;
     assert.equal(stripEcho(wrapped, input), 'output');
   });
