@@ -8,13 +8,13 @@ const api = (path: string, body?: unknown) =>
     body ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {},
   ).then((r) => r.json());
 const idle = async () => {
-  while ((await api('/status')).status !== 'stable') await new Promise((resolve) => setTimeout(resolve, 100));
+  while ((await api<{ status: string }>('/status')).status !== 'stable') await new Promise((resolve) => setTimeout(resolve, 100));
 };
 
 await idle();
 await api('/message', { content: 'print(6 * 7)', type: 'user' });
 await idle();
-const { messages } = await api('/messages');
+const { messages } = await api<{ messages: { role: string; content: string }[] }>('/messages');
 for (const message of messages) console.log(`${message.role}: ${message.content}`);
 console.log(`chat with it at ${server.url}/chat`);
 await server.close();

@@ -81,26 +81,26 @@ export interface AgentSessionServer {
 export async function startAgentSessionServer(options: AgentSessionServerOptions): Promise<AgentSessionServer> {
   const host = options.host ?? '127.0.0.1';
   const transport = options.transport ?? 'pty';
+  // Options both transports take, without the undefined ones (exactOptionalPropertyTypes).
+  const common = {
+    command: options.command,
+    ...(options.args ? { args: options.args } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.agentType ? { agentType: options.agentType } : {}),
+  };
   const session = await startAgentSession(
     transport === 'acp'
       ? {
           transport: 'acp',
-          command: options.command,
-          ...(options.args ? { args: options.args } : {}),
-          ...(options.cwd ? { cwd: options.cwd } : {}),
-          ...(options.env ? { env: options.env } : {}),
-          ...(options.agentType ? { agentType: options.agentType } : {}),
+          ...common,
           ...(options.acpPermissions ? { permissions: options.acpPermissions } : {}),
           ...(options.onStderr ? { onStderr: options.onStderr } : {}),
           ...(options.scheduler ? { clock: options.scheduler } : {}),
         }
       : {
           transport: 'pty',
-          command: options.command,
-          ...(options.args ? { args: options.args } : {}),
-          ...(options.cwd ? { cwd: options.cwd } : {}),
-          ...(options.env ? { env: options.env } : {}),
-          ...(options.agentType ? { agentType: options.agentType } : {}),
+          ...common,
           ...(options.rules ? { rules: options.rules } : {}),
           ...(options.cols ? { cols: options.cols } : {}),
           ...(options.rows ? { rows: options.rows } : {}),
