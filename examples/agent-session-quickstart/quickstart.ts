@@ -2,11 +2,10 @@ import { startAgentSessionServer } from '@switchyard/server-http';
 
 // Any interactive terminal program works; `port: 0` picks a free port (3284 by default).
 const server = await startAgentSessionServer({ command: 'python3', args: ['-i', '-q'], port: 0, stableWindowMs: 500 });
-const api = (path: string, body?: unknown) =>
-  fetch(
-    `${server.url}${path}`,
-    body ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {},
-  ).then((r) => r.json());
+const api = async <T>(path: string, body?: unknown): Promise<T> => {
+  const init = body ? { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) } : {};
+  return (await fetch(`${server.url}${path}`, init)).json() as Promise<T>;
+};
 const idle = async () => {
   while ((await api<{ status: string }>('/status')).status !== 'stable') await new Promise((resolve) => setTimeout(resolve, 100));
 };
