@@ -2,7 +2,9 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts' },
+    entry: { index: 'src/index.ts', agent: 'src/agent/engine/index.ts' },
+    // Native and optional: loaded at run time from the user's install, never bundled.
+    external: ['node-pty', '@xterm/headless'],
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,
@@ -13,6 +15,7 @@ export default defineConfig([
   },
   {
     entry: { bin: 'src/bin.ts' },
+    external: ['node-pty', '@xterm/headless'],
     format: ['esm'],
     sourcemap: true,
     clean: false,

@@ -1,0 +1,190 @@
+// /events: replay then status, resume with Last-Event-ID, slow subscribers dropped, heartbeats.
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { getRequestListener } from '@hono/node-server';
+import { FakeScheduler, systemScheduler } from '@switchyard/core-routing';
+import { openEvents } from '../../../test/sseClient.js';
+import { type AgentSessionServer, startAgentSessionServer } from '../agentSessionServer.js';
+import type { AgentSession } from '../engine/agentSession.js';
+import { Conversation } from '../engine/conversation.js';
+import { createAgentApi } from './agentApi.js';
+
+/** A transport stand-in for stream mechanics: the conversation is driven by the test. */
+class ScriptedSession implements AgentSession {
+  readonly transport = 'pty' as const;
+  readonly agentType = 'scripted';
+  readonly conversation: Conversation;
+  readonly exit = undefined;
+  constructor(clock = systemScheduler) {
+    this.conversation = new Conversation(clock, 'stable');
+  }
+  async sendMessage(content: string) {
+    this.conversation.addUser(content);
+  }
+  async sendRaw() {}
+  screen() {
+    return undefined;
+  }
+  async close() {}
+}
+
+const dirs: string[] = [];
+after(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
+
+describe('against python3 -i', () => {
+  let server: AgentSessionServer;
+  after(() => server?.close());
+
+  test('a new subscriber gets the messages, then the status; a resumed one gets only what it missed', async () => {
+    server = await startAgentSessionServer({ command: 'python3', args: ['-i', '-q'], port: 0, stableWindowMs: 300 });
+    const send = (content: string) =>
+      fetch(`${server.url}/message`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ content }),
+      });
+
+    const first = await openEvents(`${server.url}/events`);
+    assert.equal(first.status, 200);
+    await first.waitFor((e) => e.event === 'status_change' && e.data.status === 'stable', 'stable', 20_000);
+    assert.equal((await send('print(6 * 7)')).status, 200);
+    await first.waitFor((e) => e.event === 'message_update' && e.data.role === 'agent' && e.data.content === '42', 'the reply');
+    const stableAgain = first.events.filter((e) => e.event === 'status_change').length;
+    await first.waitFor(
+      (e) =>
+        e.event === 'status_change' &&
+        e.data.status === 'stable' &&
+        first.events.filter((x) => x.event === 'status_change').length > stableAgain,
+      'stable after the reply',
+    );
+    const reply = first.events.find((e) => e.data.content === '42')!;
+    assert.equal(reply.data.message, '42', 'agentapi clients read `message`');
+    assert.equal(reply.data.id, 1);
+    const resumeFrom = first.lastId()!;
+    first.close();
+
+    assert.equal((await send('print("missed")')).status, 200);
+    const watcher = await openEvents(`${server.url}/events`, { 'last-event-id': resumeFrom });
+    await watcher.waitFor((e) => e.data.content === 'missed', 'the reply to the missed message');
+    await watcher.waitFor((e) => e.event === 'status_change' && e.data.status === 'stable' && watcher.events.at(-1) === e, 'stable again');
+    watcher.close();
+    const late = await openEvents(`${server.url}/events`);
+    await late.waitFor((e) => e.data.content === 'missed' && late.events.at(-1)?.event === 'status_change', 'a full replay');
+    const replayTypes = late.events.map((e) => e.event);
+    assert.equal(replayTypes.at(-1), 'status_change', 'the status closes the replay');
+    assert.deepEqual(
+      late.events.filter((e) => e.event === 'message_update').map((e) => [e.data.id, e.data.content]),
+      [
+        [0, 'print(6 * 7)'],
+        [1, '42'],
+        [2, 'print("missed")'],
+        [3, 'missed'],
+      ],
+    );
+    const closing = late.events.findIndex((e) => e.event === 'status_change');
+    assert.ok(
+      late.events.slice(0, closing).every((e) => e.id === undefined),
+      'replayed messages carry no id',
+    );
+    assert.match(late.events[closing]!.id ?? '', /^[0-9a-f]{8}-\d+$/, 'the closing status carries the id to resume from');
+    late.close();
+
+    const resumed = await openEvents(`${server.url}/events`, { 'last-event-id': resumeFrom });
+    await resumed.waitFor((e) => e.data.content === 'missed', 'the missed reply');
+    const contents = resumed.events.filter((e) => e.event === 'message_update').map((e) => e.data.content);
+    assert.deepEqual(contents, ['print("missed")', 'missed'], 'only what changed after the id');
+    const ids = resumed.events.map((e) => Number(e.id?.split('-')[1]));
+    assert.deepEqual(
+      ids,
+      [...ids].sort((a, b) => a - b),
+      'resumed events come in order with ids',
+    );
+    resumed.close();
+
+    const foreign = await openEvents(`${server.url}/events?last_event_id=deadbeef-3`);
+    await foreign.waitFor((e) => e.event === 'status_change', 'a replay for a foreign id');
+    assert.equal(foreign.events.filter((e) => e.event === 'message_update').length, 4);
+    foreign.close();
+  });
+});
+
+describe('stream mechanics', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  after(() => Promise.all(cleanups.map((close) => close())));
+
+  async function serve(session: AgentSession, options: { maxQueuedBytes?: number; heartbeatMs?: number; scheduler?: FakeScheduler } = {}) {
+    const uploadDir = await mkdtemp(join(tmpdir(), 'agent-events-'));
+    dirs.push(uploadDir);
+    const api = createAgentApi(session, {
+      uploadDir,
+      events: {
+        ...(options.maxQueuedBytes ? { maxQueuedBytes: options.maxQueuedBytes } : {}),
+        ...(options.heartbeatMs ? { heartbeatMs: options.heartbeatMs } : {}),
+      },
+      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    });
+    const http = createServer(getRequestListener(api.app.fetch));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    const { port } = http.address() as { port: number };
+    return {
+      api,
+      port,
+      url: `http://127.0.0.1:${port}`,
+      close: () => {
+        api.close();
+        http.closeAllConnections();
+        return new Promise<void>((resolve) => http.close(() => resolve()));
+      },
+    };
+  }
+
+  test('a subscriber that stops reading is dropped; the others keep receiving and the session never waits', async () => {
+    const session = new ScriptedSession();
+    const served = await serve(session, { maxQueuedBytes: 256 * 1024 });
+    cleanups.push(served.close);
+    const healthy = await openEvents(`${served.url}/events`);
+    const stalled = connect(served.port, '127.0.0.1');
+    await new Promise<void>((resolve) => stalled.once('connect', () => resolve()));
+    stalled.write(`GET /events HTTP/1.1\r\nHost: 127.0.0.1:${served.port}\r\nAccept: text/event-stream\r\n\r\n`);
+    stalled.pause();
+    const stalledClosed = new Promise<void>((resolve) => stalled.once('close', () => resolve()));
+    while (served.api.events.size < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+
+    session.conversation.addUser('go');
+    const chunk = 'y'.repeat(100 * 1024);
+    for (let i = 1; i <= 400 && served.api.events.droppedCount === 0; i++) {
+      session.conversation.updateAgent(`${i} ${chunk}`);
+      // The healthy subscriber reads each update before the next; the stalled one reads nothing.
+      await healthy.waitFor((e) => String(e.data.content).startsWith(`${i} `), `update ${i}`);
+    }
+    assert.equal(served.api.events.droppedCount, 1, 'the stalled subscriber was dropped');
+    assert.equal(served.api.events.size, 1, 'its listeners are gone');
+    session.conversation.updateAgent('final answer');
+    await healthy.waitFor((e) => e.data.content === 'final answer', 'the healthy subscriber keeps up');
+    stalled.resume();
+    await stalledClosed;
+    healthy.close();
+  });
+
+  test('idle streams get heartbeat comments on the injected clock; closing the API ends open streams', async () => {
+    const clock = new FakeScheduler(0);
+    const session = new ScriptedSession(clock);
+    const served = await serve(session, { heartbeatMs: 1000, scheduler: clock });
+    cleanups.push(served.close);
+    const stream = await openEvents(`${served.url}/events`);
+    await stream.waitFor((e) => e.event === 'status_change', 'the replay');
+    assert.equal(stream.comments.length, 0);
+    await clock.advance(1000);
+    const deadline = Date.now() + 5000;
+    while (stream.comments.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+    assert.deepEqual(stream.comments, ['ping']);
+    served.api.close();
+    assert.equal(served.api.events.size, 0);
+    stream.close();
+  });
+});

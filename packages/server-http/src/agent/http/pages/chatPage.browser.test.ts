@@ -1,0 +1,50 @@
+// Headless Chromium on /chat: send a message, see the reply, survive a dropped stream.
+// UPDATE_SCREENSHOTS=1 saves docs/agent-chat.png for the README.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { requireChromium } from '@switchyard/test-support';
+import { type Browser, chromium } from 'playwright-core';
+import { type AgentSessionServer, startAgentSessionServer } from '../../agentSessionServer.js';
+
+const browserBinary = requireChromium();
+let server: AgentSessionServer | undefined;
+let browser: Browser | undefined;
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+test('a message sent on /chat gets its reply; the page reconnects on its own', { skip: browserBinary.skip, timeout: 120_000 }, async () => {
+  if (!browserBinary.available) return;
+  server = await startAgentSessionServer({ command: 'python3', args: ['-i', '-q'], port: 0, stableWindowMs: 300 });
+  browser = await chromium.launch({ executablePath: browserBinary.executablePath, args: browserBinary.args });
+  const page = await browser.newPage({ viewport: { width: 900, height: 640 } });
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(`${server.url}/chat`);
+
+  await page.getByRole('status').filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  const input = page.getByLabel('Message', { exact: true });
+  await input.fill('print(6 * 7)');
+  await input.press('Enter');
+  const log = page.getByRole('log', { name: 'Conversation' });
+  await log.locator('li.user', { hasText: 'print(6 * 7)' }).waitFor({ timeout: 30_000 });
+  await log.locator('li.agent .content', { hasText: /^42$/ }).waitFor({ timeout: 30_000 });
+  assert.equal(await input.inputValue(), '', 'the box is cleared after sending');
+
+  // The server cuts every stream: the page must come back by itself and keep working.
+  await page.getByRole('status').filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  server.api.close();
+  await page.locator('#connection[data-connection="connected"]').waitFor({ timeout: 30_000 });
+  await input.fill('print("back again")');
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await log.locator('li.agent .content', { hasText: /^back again$/ }).waitFor({ timeout: 30_000 });
+  assert.equal(await log.locator('li').count(), 4, 'no message was duplicated by the reconnect');
+
+  await page.getByRole('status').filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  if (process.env.UPDATE_SCREENSHOTS === '1') {
+    await page.screenshot({ path: fileURLToPath(new URL('../../../../../../docs/agent-chat.png', import.meta.url)) });
+  }
+  assert.deepEqual(problems, []);
+});

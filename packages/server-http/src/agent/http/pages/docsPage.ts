@@ -1,0 +1,114 @@
+/**
+ * @module docsPage
+ * `GET /docs`: a readable API reference rendered on the server from the same
+ * OpenAPI document as `/openapi.json` (so it cannot drift), plus the event
+ * stream's frames, which OpenAPI cannot describe.
+ */
+import { BASE_CSS, escapeHtml } from './html.js';
+
+type Json = Record<string, unknown>;
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'] as const;
+
+function schemaText(schema: unknown): string {
+  if (!schema || typeof schema !== 'object') return '';
+  const ref = (schema as { $ref?: unknown }).$ref;
+  if (typeof ref === 'string') {
+    const name = ref.split('/').at(-1) ?? ref;
+    return `<a href="#schema-${escapeHtml(name)}"><code>${escapeHtml(name)}</code></a>`;
+  }
+  return `<pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre>`;
+}
+
+function contentText(content: unknown): string {
+  if (!content || typeof content !== 'object') return '';
+  return Object.entries(content as Json)
+    .map(([type, media]) => `<div><code>${escapeHtml(type)}</code> ${schemaText((media as Json)?.schema)}</div>`)
+    .join('');
+}
+
+function operationHtml(path: string, method: string, operation: Json): string {
+  const responses = Object.entries((operation.responses ?? {}) as Json)
+    .map(
+      ([status, response]) =>
+        `<tr><td><code>${escapeHtml(status)}</code></td><td>${escapeHtml(String((response as Json).description ?? ''))}</td><td>${contentText((response as Json).content)}</td></tr>`,
+    )
+    .join('');
+  const parameters = ((operation.parameters ?? []) as Json[])
+    .map((p) => `<li><code>${escapeHtml(String(p.name))}</code> (${escapeHtml(String(p.in))})${p.required ? ', required' : ''}</li>`)
+    .join('');
+  const body = (operation.requestBody as Json | undefined)?.content;
+  const id = `${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`;
+  return `<section class="op" id="${escapeHtml(id)}" aria-labelledby="${escapeHtml(id)}-title">
+<h3 id="${escapeHtml(id)}-title"><span class="method">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code> · ${escapeHtml(String(operation.summary ?? ''))}</h3>
+<p>${escapeHtml(String(operation.description ?? ''))}</p>
+${parameters ? `<h4>Parameters</h4><ul>${parameters}</ul>` : ''}
+${body ? `<h4>Request body</h4>${contentText(body)}` : ''}
+<h4>Responses</h4>
+<table><thead><tr><th scope="col">Status</th><th scope="col">Meaning</th><th scope="col">Body</th></tr></thead><tbody>${responses}</tbody></table>
+</section>`;
+}
+
+const EVENTS_HTML = `<section id="events-format" aria-labelledby="events-title">
+<h2 id="events-title">Event stream frames</h2>
+<p><code>GET /events</code> sends Server-Sent Events. Each frame has an <code>id</code> (send it back as <code>Last-Event-ID</code> to resume), an <code>event</code> name and one line of JSON <code>data</code>:</p>
+<pre>id: 5f3a9c01-12
+event: message_update
+data: {"id":3,"role":"agent","content":"42","time":"2026-01-01T12:00:00.000Z","message":"42"}
+
+id: 5f3a9c01-13
+event: status_change
+data: {"status":"stable","agent_type":"generic","transport":"pty"}
+
+id: 5f3a9c01-14
+event: agent_error
+data: {"message":"the agent exited (code 1)","fatal":true,"time":"2026-01-01T12:00:01.000Z"}</pre>
+<p>A new subscriber first receives every message, then the status. An agent message is sent again, whole, each time it grows. Comments (<code>: ping</code>) keep idle connections open.</p>
+</section>`;
+
+/** Renders the reference page from an OpenAPI document. */
+export function docsPageHtml(document: Json): string {
+  const info = (document.info ?? {}) as Json;
+  const paths = (document.paths ?? {}) as Record<string, Json>;
+  const operations = Object.entries(paths).flatMap(([path, item]) =>
+    METHODS.filter((method) => item[method]).map((method) => ({ path, method, operation: item[method] as Json })),
+  );
+  const schemas = Object.entries(((document.components as Json | undefined)?.schemas ?? {}) as Json);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(String(info.title ?? 'API'))} · reference</title>
+<style>${BASE_CSS}
+body { max-width: 62rem; margin: 0 auto; padding: 1rem 1.25rem 4rem; }
+h1 { font-size: 1.6rem; } h2 { margin-top: 2.5rem; border-bottom: 1px solid var(--line); } h3 { font-size: 1.05rem; }
+.op { border: 1px solid var(--line); border-radius: 0.5rem; padding: 0 1rem 0.5rem; margin: 1rem 0; }
+.method { display: inline-block; min-width: 3.5rem; font-weight: 700; color: var(--accent); }
+table { border-collapse: collapse; width: 100%; } th, td { text-align: left; vertical-align: top; border-top: 1px solid var(--line); padding: 0.3rem 0.5rem; }
+pre { background: var(--agent); padding: 0.75rem; border-radius: 0.4rem; overflow-x: auto; }
+nav ul { columns: 2; }
+</style>
+</head>
+<body>
+<header>
+<h1>${escapeHtml(String(info.title ?? 'API'))}</h1>
+<p>${escapeHtml(String(info.description ?? ''))} Machine-readable: <a href="openapi.json"><code>/openapi.json</code></a>. Talk to the agent: <a href="chat"><code>/chat</code></a>.</p>
+<p>Errors always have the shape <code>{"error": {"code", "message", "details"?}}</code>; <code>details</code> lists the fields that failed.</p>
+</header>
+<nav aria-label="Endpoints"><ul>${operations
+    .map(
+      ({ path, method }) =>
+        `<li><a href="#${escapeHtml(`${method}-${path.replace(/[^a-z0-9]+/gi, '-')}`)}">${method.toUpperCase()} ${escapeHtml(path)}</a></li>`,
+    )
+    .join('')}</ul></nav>
+<main>
+<h2>Endpoints</h2>
+${operations.map(({ path, method, operation }) => operationHtml(path, method, operation)).join('\n')}
+${EVENTS_HTML}
+<h2>Schemas</h2>
+${schemas.map(([name, schema]) => `<section id="schema-${escapeHtml(name)}"><h3><code>${escapeHtml(name)}</code></h3><pre>${escapeHtml(JSON.stringify(schema, null, 2))}</pre></section>`).join('\n')}
+</main>
+</body>
+</html>`;
+}
