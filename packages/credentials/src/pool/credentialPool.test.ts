@@ -81,10 +81,10 @@ describe('CredentialPool selection', () => {
     assert.deepEqual(picks(1), ['large']);
   });
 
-  test('an acquired credential is frozen and carries only id, provider, token and type', () => {
+  test('an acquired credential is frozen and carries only id, provider, token, type and the non-secret OAuth parameters', () => {
     const { pool } = setup('round_robin', [credential('a', { label: 'team', priority: 3 })]);
     const acquired = pool.acquire();
-    assert.deepEqual({ ...acquired }, { id: 'a', provider: 'openai', token: 'tok-a', type: 'api_key' });
+    assert.deepEqual({ ...acquired }, { id: 'a', provider: 'openai', token: 'tok-a', type: 'api_key', metadata: {} });
     assert.ok(Object.isFrozen(acquired));
     assert.equal(pool.acquire(), acquired, 'the same object every time: nothing is allocated per pick');
   });

@@ -257,7 +257,14 @@ export class CredentialPool {
       const slot: Slot = {
         source: credential,
         stored: credential,
-        acquired: Object.freeze({ id: credential.id, provider: credential.provider, token: credential.token, type: credential.type }),
+        acquired: Object.freeze({
+          id: credential.id,
+          provider: credential.provider,
+          token: credential.token,
+          type: credential.type,
+          // Non-secret flow parameters (the code assistant's API base URL) travel with the token.
+          metadata: Object.freeze({ ...(credential.oauth?.params ?? {}) }),
+        }),
         expiresAtMs: credential.expires_at ? Date.parse(credential.expires_at) : Number.POSITIVE_INFINITY,
         status: previous?.status ?? credential.status,
         message: previous?.message ?? null,

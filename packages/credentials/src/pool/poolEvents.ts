@@ -15,6 +15,8 @@ export interface AcquiredCredential {
   readonly provider: string;
   readonly token: string;
   readonly type: CredentialType;
+  /** The credential's non-secret OAuth parameters (e.g. `api_base_url`); empty for API keys. */
+  readonly metadata: Readonly<Record<string, string>>;
 }
 
 /** Events of a {@link CredentialPool}. */

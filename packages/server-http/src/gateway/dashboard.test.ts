@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { requireChromium } from '@switchyard/test-support';
@@ -7,9 +9,11 @@ import { parseConfig } from './config/load.js';
 import { Gateway } from './gateway.js';
 
 const KEY = 'dashboard-secret';
+const authDir = await mkdtemp(join(tmpdir(), 'dashboard-auths-'));
 const gateway = await Gateway.start({
   config: parseConfig(`
 port: 0
+auth-dir: ${authDir}
 remote-management: { secret-key: ${KEY} }
 providers:
   primary: { kind: mock, models: [demo-model], options: { latency_ms: 3 } }
@@ -18,7 +22,10 @@ metrics: { enabled: false }
 `),
   logDestination: { write() {} },
 });
-after(() => gateway.close());
+after(async () => {
+  await gateway.close();
+  await rm(authDir, { recursive: true, force: true });
+});
 
 async function traffic(n: number) {
   for (let i = 0; i < n; i++) {

@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -325,4 +327,68 @@ test('hot reload: an edit to the config file applies within a second, and a bad 
 test('an open gateway (no api-keys) refuses a non-loopback host unless --insecure', async () => {
   const config = parseConfig('host: 0.0.0.0\nport: 0\nmetrics: { enabled: false }\n');
   await assert.rejects(Gateway.start({ config, logDestination: { write() {} } }), UnsafeBindError);
+});
+
+test('credentials in auth-dir: a 429 on one key rotates to the next, and the limited key waits out its cooldown', async () => {
+  const seen: string[] = [];
+  const upstream = createServer((req, res) => {
+    const key = String(req.headers.authorization).replace('Bearer ', '');
+    // Health probes (GET /models) are not the traffic under test.
+    if (req.method === 'POST') seen.push(key);
+    req.resume();
+    req.on('end', () => {
+      if (key === 'key-limited') {
+        res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '60' });
+        res.end(JSON.stringify({ error: { message: 'rate limited', type: 'rate_limit_error' } }));
+        return;
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(
+        JSON.stringify({
+          id: 'chatcmpl-1',
+          object: 'chat.completion',
+          created: 1,
+          model: 'up-model',
+          choices: [{ index: 0, message: { role: 'assistant', content: `answered with ${key}` }, finish_reason: 'stop' }],
+          usage: { prompt_tokens: 3, completion_tokens: 4, total_tokens: 7 },
+        }),
+      );
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  after(() => new Promise<void>((resolve) => upstream.close(() => resolve())));
+  const base = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+  const { gateway, client, call } = await start(
+    `
+port: 0
+api-keys: [sk-client]
+remote-management: { secret-key: ${KEY} }
+auth: { selection_strategy: priority }
+providers:
+  keyed:
+    kind: openai-compatible
+    base_url: ${base}
+    models: [up-model]
+metrics: { enabled: false }
+`,
+    'credentials.yaml',
+  );
+  await gateway.credentials.manager.add({ id: 'limited', provider: 'keyed', type: 'api_key', token: 'key-limited', priority: 0 });
+  await gateway.credentials.manager.add({ id: 'spare', provider: 'keyed', type: 'api_key', token: 'key-spare', priority: 5 });
+
+  const first = await client.chat.completions.create({ model: 'up-model', messages: [{ role: 'user', content: 'hi' }] });
+  assert.equal(first.choices[0]?.message.content, 'answered with key-spare');
+  assert.deepEqual(seen, ['key-limited', 'key-spare'], 'the preferred key first, then the next one');
+
+  const second = await client.chat.completions.create({ model: 'up-model', messages: [{ role: 'user', content: 'again' }] });
+  assert.equal(second.choices[0]?.message.content, 'answered with key-spare');
+  assert.deepEqual(seen, ['key-limited', 'key-spare', 'key-spare'], 'the limited key is not tried while it cools down');
+
+  const limited = gateway.credentials.manager.describe('limited');
+  assert.equal(limited.available, false, 'the limited key is out of rotation');
+  assert.ok(limited.cooldown_until && Date.parse(limited.cooldown_until) - Date.now() > 50_000, 'for the upstream Retry-After (60 s)');
+  const spare = gateway.credentials.manager.describe('spare');
+  assert.equal(spare.quota.used, 14, 'usage (7 tokens a request) is counted against the key that answered');
+  const metrics = await call('/v0/management/config');
+  assert.doesNotMatch(await metrics.text(), /key-limited|key-spare/, 'tokens never appear in API output');
 });

@@ -30,6 +30,7 @@ import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
 import { ConfigError, parseConfig } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
 import { createControlPlane } from './controlPlane.js';
+import { GatewayCredentials } from './credentials.js';
 import { LogTail } from './logTail.js';
 import { ProviderStatsCollector } from './providerStats.js';
 import { cooldownDurations, createHealthProbe, monitoredProviders, relayProviders } from './providers.js';
@@ -78,6 +79,8 @@ export class Gateway {
   readonly dataPlane: DataPlane;
   readonly stats: ProviderStatsCollector;
   readonly scheduler: Scheduler;
+  /** The credential store, pools, refresh worker and sign-in flows. */
+  readonly credentials: GatewayCredentials;
   readonly startedAt: number;
   readonly configPath: string | undefined;
   readonly server: Server;
@@ -88,9 +91,10 @@ export class Gateway {
   private lastFileText: string | undefined;
   private url_ = '';
 
-  private constructor(options: GatewayOptions) {
+  private constructor(options: GatewayOptions, credentials: GatewayCredentials) {
     const config = options.config;
     this.current = config;
+    this.credentials = credentials;
     this.configPath = options.configPath;
     this.scheduler = options.scheduler ?? systemScheduler;
     this.startedAt = this.scheduler.now();
@@ -116,7 +120,7 @@ export class Gateway {
       config: () => this.current,
       adapter: (kind) => relay?.adapter(kind),
       transport: this.transport,
-      credential: () => undefined,
+      credential: (provider) => credentials.probeCredential(provider),
     });
     this.health = new HealthMonitor({
       scheduler: this.scheduler,
@@ -143,6 +147,7 @@ export class Gateway {
       strategy: ops.load_balancing.strategy,
       latencyWindowMs: ops.load_balancing.latency_window,
       transport: this.transport,
+      credentials: credentials.relayPools(),
       cooldowns: this.cooldowns,
       health: this.health,
       cache: this.cache,
@@ -177,11 +182,20 @@ export class Gateway {
         `refusing to serve ${config.host} with no api-keys: anyone who can reach it could use your providers. Set api-keys, bind 127.0.0.1, or pass --insecure.`,
       );
     }
-    const gateway = new Gateway(options);
+    const scheduler = options.scheduler ?? systemScheduler;
+    const credentials = await GatewayCredentials.open(config, { scheduler, configPath: options.configPath });
+    let gateway: Gateway;
+    try {
+      gateway = new Gateway({ ...options, scheduler }, credentials);
+    } catch (error) {
+      await credentials.close();
+      throw error;
+    }
     gateway.detach = gateway.observability.observeGateway({
       relay: gateway.relay.events,
       cooldowns: gateway.cooldowns.events,
       health: gateway.health.events,
+      credentials: credentials.manager.events,
     });
     await new Promise<void>((resolve, reject) => {
       gateway.server.once('error', reject);
@@ -240,6 +254,7 @@ export class Gateway {
     this.failover.configure(this.failoverSettings(config));
     this.relay.configure({ providers: relayProviders(config), strategy: ops.load_balancing.strategy, maxAttempts: ops.retry.max_attempts });
     this.dataPlane.setApiKeys(config['api-keys']);
+    this.credentials.configure(config);
     this.observability.alerts?.setRules(config.alerts.rules);
     this.observability.logger.level = config.logging.level;
     const restartNeeded = (['host', 'port', 'auth-dir', 'metrics'] as const).filter(
@@ -294,6 +309,7 @@ export class Gateway {
     });
     await this.failover.close();
     await this.transport.close();
+    await this.credentials.close();
     await this.observability.stop();
   }
 
@@ -310,6 +326,13 @@ export class Gateway {
         name: 'reset_connection_pool',
         run: async () => {
           await this.transport.resetConnections();
+        },
+      },
+      {
+        // An unhealthy provider may be one whose tokens went stale: run a refresh pass now rather than at the next tick.
+        name: 'refresh_credentials',
+        run: async () => {
+          await this.credentials.manager.checkRefresh();
         },
       },
     ];

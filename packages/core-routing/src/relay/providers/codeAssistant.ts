@@ -38,7 +38,8 @@ const IDENTITY_HEADERS: Readonly<Record<string, string>> = {
 
 /** The endpoint: the token exchange's, when it gave an https one, else the configured base URL. */
 export function codeAssistantEndpoint(provider: ProviderConfig, credential: RelayCredential | undefined): string {
-  const fromToken = credential?.metadata?.api_endpoint;
+  // `api_endpoint` as the token exchange names it; `api_base_url` as the credentials package stores it.
+  const fromToken = credential?.metadata?.api_endpoint ?? credential?.metadata?.api_base_url;
   if (fromToken) {
     let url: URL | undefined;
     try {

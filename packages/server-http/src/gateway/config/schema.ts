@@ -7,6 +7,7 @@
  * `docs/configuration.md` documents the same keys.
  */
 import { STRATEGIES } from '@switchyard/core-routing';
+import { AuthConfigSchema } from '@switchyard/credentials';
 import { durationSchema, observabilityConfigSchema } from '@switchyard/observability';
 import { z } from 'zod';
 
@@ -79,36 +80,6 @@ const remoteManagementSchema = z.strictObject({
   'lockout-duration': durationSchema.default(30 * 60_000),
   /** Hosts `/api-call` may reach although they resolve to private addresses. */
   'api-call-allow': z.array(z.string().min(1)).default([]),
-});
-
-/** `auth.*`. */
-const authSchema = z.strictObject({
-  /** How a provider's credential is chosen. */
-  selection_strategy: z.enum(['round_robin', 'quota_aware', 'priority']).default('round_robin'),
-  encryption: z
-    .strictObject({
-      enabled: z.boolean().default(false),
-      /** 32-byte key, base64 or hex. */
-      key: z.string().default(''),
-    })
-    .prefault({})
-    .refine((e) => !e.enabled || e.key.length > 0, {
-      message: 'auth.encryption.key is required when encryption is enabled',
-      path: ['key'],
-    }),
-  quota: z
-    .strictObject({
-      /** Per provider: when credential quotas reset (UTC boundaries). */
-      reset_schedule: z.record(z.string(), z.enum(['daily', 'monthly'])).default({}),
-    })
-    .prefault({}),
-  refresh: z
-    .strictObject({
-      enabled: z.boolean().default(true),
-      check_interval: durationSchema.default(5 * 60_000),
-      refresh_lead_time: durationSchema.default(10 * 60_000),
-    })
-    .prefault({}),
 });
 
 /** `server.operations.*`. */
@@ -222,7 +193,8 @@ export const gatewayConfigSchema = z.strictObject({
       'switch-preview-model': z.boolean().default(true),
     })
     .prefault({}),
-  auth: authSchema.prefault({}),
+  /** `auth.*`, as the credentials package defines it. */
+  auth: AuthConfigSchema,
   providers: z
     .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a provider name is letters, digits, _ . -'), providerSchema)
     .default({}),

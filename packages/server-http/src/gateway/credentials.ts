@@ -1,0 +1,100 @@
+/**
+ * @module credentials
+ * The gateway's credentials: the file store in `auth-dir` (encrypted as
+ * `auth.encryption` says), quota usage beside it, the refresh worker, the
+ * sign-in flows, all from `@switchyard/credentials`; plus the small glue
+ * the relay and the routes need (a pool only for providers that have
+ * credentials, provider quotas for the `quota_aware` strategy, and the time
+ * of each credential's last refresh for `/auth-files`).
+ */
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { RelayCredential, RelayCredentialPool, Scheduler } from '@switchyard/core-routing';
+import { type AuthConfig, type CredentialManager, type OpenedCredentials, openCredentials } from '@switchyard/credentials';
+import type { GatewayConfig } from './config/schema.js';
+
+/** `auth-dir`, a relative one read from the config file's directory (or the working directory without a file). */
+export function resolveAuthDir(authDir: string, configPath: string | undefined): string {
+  return configPath && !isAbsolute(authDir) ? resolve(dirname(configPath), authDir) : authDir;
+}
+
+/** `providers.<p>.quota`, as the credentials package reads it. */
+export function providerQuotas(config: GatewayConfig): Record<string, { quota?: { limit?: number; reset?: 'daily' | 'monthly' } }> {
+  return Object.fromEntries(
+    Object.entries(config.providers).map(([name, p]) => [name, p.quota ? { quota: { limit: p.quota.limit, reset: p.quota.reset } } : {}]),
+  );
+}
+
+/** The credentials side of a running gateway. */
+export class GatewayCredentials {
+  readonly manager: CredentialManager;
+  readonly opened: OpenedCredentials;
+  /** When each credential was last refreshed by this process (ISO 8601). */
+  private readonly refreshedAt = new Map<string, string>();
+
+  private constructor(opened: OpenedCredentials, scheduler: Scheduler) {
+    this.opened = opened;
+    this.manager = opened.manager;
+    this.manager.events.on('refresh:success', (event) => {
+      this.refreshedAt.set(event.credentialId, new Date(scheduler.now()).toISOString());
+    });
+  }
+
+  /** Opens the store in `auth-dir` and starts the manager. */
+  static async open(
+    config: GatewayConfig,
+    options: { scheduler: Scheduler; configPath?: string | undefined },
+  ): Promise<GatewayCredentials> {
+    const opened = await openCredentials({
+      authDir: resolveAuthDir(config['auth-dir'], options.configPath),
+      auth: config.auth as AuthConfig,
+      providers: providerQuotas(config),
+      scheduler: options.scheduler,
+    });
+    return new GatewayCredentials(opened, options.scheduler);
+  }
+
+  /**
+   * The relay's view: a provider's pool when it has credentials, else
+   * nothing (so a keyless provider, such as a local model server, is called
+   * without one, and a provider that needs one answers `no_credentials`).
+   */
+  relayPools(): { pool(provider: string): RelayCredentialPool | undefined } {
+    return {
+      pool: (provider) => {
+        const pool = this.manager.pool(provider);
+        return pool.size > 0 ? (pool as unknown as RelayCredentialPool) : undefined;
+      },
+    };
+  }
+
+  /** A credential for a health probe, without counting it as a request. */
+  probeCredential(provider: string): RelayCredential | undefined {
+    const pool = this.manager.pool(provider);
+    if (pool.size === 0) return undefined;
+    try {
+      return pool.acquire();
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** When a credential was last refreshed here, or null. */
+  lastRefresh(id: string): string | null {
+    return this.refreshedAt.get(id) ?? null;
+  }
+
+  /** Applies `auth.*` and the provider quotas of a reloaded config. */
+  configure(config: GatewayConfig): void {
+    const auth = config.auth as AuthConfig;
+    this.manager.configure({
+      strategy: auth.selection_strategy,
+      quotaResetSchedule: auth.quota.reset_schedule,
+      providers: providerQuotas(config),
+      refresh: { enabled: auth.refresh.enabled, checkIntervalMs: auth.refresh.check_interval, leadTimeMs: auth.refresh.refresh_lead_time },
+    });
+  }
+
+  close(): Promise<void> {
+    return this.opened.close();
+  }
+}
