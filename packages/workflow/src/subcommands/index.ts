@@ -80,3 +80,15 @@ export {
   type SubcommandRecord,
   sanitizeArgs,
 } from './subcommandAuditLog.js';
+export {
+  DISPATCH_TOOL_NAME,
+  type DispatchEnvelope,
+  type DispatchResult,
+  DispatchTool,
+  type DispatchToolOptions,
+  dispatchEnvelopeSchema,
+  dispatchToolInputSchema,
+  parseEnvelope,
+  SUBCOMMAND_NAME,
+  toResult,
+} from './dispatchTool.js';
