@@ -81,7 +81,18 @@ export interface Runtime {
   close(): Promise<void>;
 }
 
-const DB_FILES = ['/.agileplus/agileplus.db', '/.agileplus/agileplus.db-wal', '/.agileplus/agileplus.db-shm', '/.agileplus/*.lock'];
+/**
+ * Local state, kept out of `git status` and `commit --all` through `.git/info/exclude`: the
+ * database, and the subcommand log, which every invocation appends to (tracked, it would make
+ * every tree dirty). Artifacts stay visible to git.
+ */
+const LOCAL_STATE = [
+  '/.agileplus/agileplus.db',
+  '/.agileplus/agileplus.db-wal',
+  '/.agileplus/agileplus.db-shm',
+  '/.agileplus/audit.jsonl',
+  '/.agileplus/*.lock',
+];
 
 function git(args: string[], cwd: string): Promise<string | undefined> {
   return new Promise((done) => {
@@ -139,10 +150,7 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
   const gitRepo = new GitRepository(repoRoot);
   const location = globals.db ?? io.env.YARD_DB ?? config.db ?? join(repoRoot, '.agileplus', 'agileplus.db');
   const store = await openStore(location, repoRoot, io.cwd);
-  // The database is local state: keep it out of `git status` and `commit --all`.
-  if (!/^postgres/.test(location)) {
-    for (const line of DB_FILES) await gitRepo.excludeFromStatus(line).catch(() => undefined);
-  }
+  for (const line of LOCAL_STATE) await gitRepo.excludeFromStatus(line).catch(() => undefined);
   const events = new WorkflowEventEmitter();
   const workflow = new Workflow({ store, repoName, admins: config.admins, events });
   const artifacts = new ArtifactStore(join(repoRoot, DEFAULT_ARTIFACT_ROOT));

@@ -67,12 +67,14 @@ export const verificationSchema = z
   })
   .openapi('AuditVerification');
 
-export const feature = featureSchema.openapi('Feature');
-export const workPackage = workPackageSchema.openapi('WorkPackage');
+// zod 4 puts methods on each schema when it is built, so schemas the workflow built before
+// @hono/zod-openapi loaded have no `.openapi()`: name copies of their shapes instead.
+export const feature = z.object(featureSchema.shape).openapi('Feature');
+export const workPackage = z.object(workPackageSchema.shape).openapi('WorkPackage');
 
-export const createFeatureBody = createFeatureInput.openapi('CreateFeature');
-export const createWorkPackageBody = createWorkPackageInput.openapi('CreateWorkPackage');
-export const transitionBody = transitionInput.openapi('Transition', {
+export const createFeatureBody = z.object(createFeatureInput.shape).openapi('CreateFeature');
+export const createWorkPackageBody = z.object(createWorkPackageInput.shape).openapi('CreateWorkPackage');
+export const transitionBody = z.object(transitionInput.shape).openapi('Transition', {
   example: { to: 'REVIEW', wp_sequence: 1, actor: 'alice', evidence_refs: [] },
 });
 
@@ -117,7 +119,7 @@ export const agentJob = z
 
 export const startJobBody = z
   .object({
-    feature_slug: slugSchema,
+    feature_slug: slugSchema.clone(),
     wp_sequence: z.number().int().positive(),
     kind: z.string().min(1).optional(),
     review_cycles: z.number().int().min(1).max(20).optional(),
@@ -146,7 +148,7 @@ export const dispatchResult = z
   })
   .openapi('DispatchResult');
 
-export const slugParam = z.object({ slug: slugSchema.openapi({ param: { name: 'slug', in: 'path' }, example: '001-login' }) });
+export const slugParam = z.object({ slug: slugSchema.clone().openapi({ param: { name: 'slug', in: 'path' }, example: '001-login' }) });
 
 /** Query values arrive as text: booleans accept true/false/1/0. */
 export const queryBoolean = z
