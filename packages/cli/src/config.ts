@@ -36,7 +36,10 @@ export const yardConfigSchema = z
       .strict()
       .optional(),
     /** A Switchyard gateway: the LLM for triage and review (heuristics without it). */
-    gateway: z.object({ url: z.string().url(), model: z.string().min(1), api_key: secret.optional() }).strict().optional(),
+    gateway: z
+      .object({ url: z.string().url(), model: z.string().min(1), api_key: secret.optional() })
+      .strict()
+      .optional(),
     tracker: z
       .object({
         base_url: z.string().url(),
@@ -114,14 +117,36 @@ export async function loadConfig(
   return result.data;
 }
 
+const UNSET = '\0unset:';
+
+/**
+ * Returns a config section after checking that every `env:NAME` in it was
+ * set; throws a usage error naming the first variable that was not.
+ *
+ * @example
+ * ```ts
+ * const tracker = resolved(config.tracker);
+ * ```
+ */
+export function resolved<T>(section: T): T {
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string' && value.startsWith(UNSET)) {
+      const [path, name] = value.slice(UNSET.length).split('\0');
+      throw new CliError('invalid_argument', `config ${path}: environment variable ${name} is not set`, { field: `config.${path}` });
+    }
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === 'object') Object.values(value).forEach(visit);
+  };
+  visit(section);
+  return section;
+}
+
 function resolveEnv(value: unknown, env: Readonly<Record<string, string | undefined>>, path: string): unknown {
   if (typeof value === 'string' && value.startsWith('env:')) {
     const name = value.slice(4);
     const found = env[name];
-    // Name the variable, never a value.
-    if (found === undefined || found === '')
-      throw new CliError('invalid_argument', `config ${path}: environment variable ${name} is not set`, { field: `config.${path}` });
-    return found;
+    // Unset: fail only when a command uses this setting (see `resolved`), naming the variable, never a value.
+    return found === undefined || found === '' ? `${UNSET}${path}\0${name}` : found;
   }
   if (Array.isArray(value)) return value.map((v, i) => resolveEnv(v, env, `${path}[${i}]`));
   if (value && typeof value === 'object')

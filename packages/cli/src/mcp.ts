@@ -25,7 +25,7 @@ export interface McpServerOptions {
 const DESCRIPTION = [
   'Run one workflow subcommand in this repository and get a JSON result ({ok, command, exit_code, duration_ms, result | error, audit}).',
   'args.command names it as "<category>:<action>" (branch, commit, diff, stash, worktree, artifact, governance, audit);',
-  'the other keys of args are its options in snake_case or kebab-case. feature_slug fills the subcommand\'s feature_slug.',
+  "the other keys of args are its options in snake_case or kebab-case. feature_slug fills the subcommand's feature_slug.",
   'Every call is recorded in .agileplus/audit.jsonl.',
 ].join(' ');
 
@@ -45,7 +45,10 @@ export async function startMcpServer(options: McpServerOptions): Promise<{ close
   }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     if (request.params.name !== 'dispatch_command') {
-      return { isError: true, content: [{ type: 'text', text: `unknown tool ${JSON.stringify(request.params.name)}; the tool is dispatch_command` }] };
+      return {
+        isError: true,
+        content: [{ type: 'text', text: `unknown tool ${JSON.stringify(request.params.name)}; the tool is dispatch_command` }],
+      };
     }
     const result = await options.tool.dispatch({ command: 'dispatch_command', ...(request.params.arguments ?? {}) });
     return {

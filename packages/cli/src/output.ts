@@ -40,7 +40,11 @@ export function render(format: 'table' | 'markdown', value: unknown, columns?: s
       row && typeof row === 'object' && !Array.isArray(row) ? (row as Record<string, unknown>) : { value: row },
     );
     const cols = columns ?? [...new Set(rows.flatMap((row) => Object.keys(row)))];
-    return table(format, cols, rows.map((row) => cols.map((col) => cell(row[col]))));
+    return table(
+      format,
+      cols,
+      rows.map((row) => cols.map((col) => cell(row[col]))),
+    );
   }
   if (value && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>);

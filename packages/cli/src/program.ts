@@ -185,7 +185,9 @@ export function buildProgram(
 
   program
     .command('dispatch [json]')
-    .description('Run the dispatch tool: {"command":"dispatch_command","feature_slug",...,"args":{"command":"<category>:<action>",...}} (argument or stdin)')
+    .description(
+      'Run the dispatch tool: {"command":"dispatch_command","feature_slug",...,"args":{"command":"<category>:<action>",...}} (argument or stdin)',
+    )
     .option('--schema', "print the tool's JSON schema instead")
     .action(lazy(tools, 'dispatchCommand'));
   program.command('mcp').description('Serve the dispatch tool to coding agents over MCP (stdio)').action(lazy(tools, 'mcpCommand'));

@@ -36,7 +36,7 @@ import {
   WorkflowEventEmitter,
   type WorkflowStore,
 } from '@switchyard/workflow';
-import { loadConfig, type YardConfig } from './config.js';
+import { loadConfig, resolved, type YardConfig } from './config.js';
 import { CliError } from './errors.js';
 import type { CliIO, GlobalOptions } from './io.js';
 
@@ -125,7 +125,12 @@ export async function resolveActor(globals: GlobalOptions, io: CliIO, repoRoot: 
 async function openStore(location: string, repoRoot: string, cwd: string): Promise<ClosableStore> {
   if (/^postgres(ql)?:\/\//.test(location)) {
     const { PostgresWorkflowStore } = await import('@switchyard/workflow/postgres').catch((error: unknown) => {
-      throw new CliError('not_implemented', '--db: a postgres:// database needs the optional "pg" package installed', { field: 'db' }, { cause: error });
+      throw new CliError(
+        'not_implemented',
+        '--db: a postgres:// database needs the optional "pg" package installed',
+        { field: 'db' },
+        { cause: error },
+      );
     });
     return PostgresWorkflowStore.open({ connectionString: location });
   }
@@ -159,23 +164,30 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
   let tool: Promise<DispatchTool> | undefined;
   let dispatcher: AgentDispatcher | undefined;
   let sync: SyncEngine | undefined;
-  const gateway = config.gateway
-    ? new GatewayClient({
-        baseUrl: config.gateway.url,
-        model: config.gateway.model,
-        ...(config.gateway.api_key ? { apiKey: config.gateway.api_key } : {}),
-      })
-    : undefined;
-  const codeHost = config.code_host
-    ? new GitHubCodeHostAdapter({
-        ...(config.code_host.base_url ? { baseUrl: config.code_host.base_url } : {}),
-        owner: config.code_host.owner,
-        repo: config.code_host.repo,
-        auth: config.code_host.token
-          ? { type: 'oauth_token', token: config.code_host.token }
-          : { type: 'oauth_app', clientId: config.code_host.client_id!, clientSecret: config.code_host.client_secret! },
-      })
-    : undefined;
+  const gatewayConfig = () => (config.gateway ? resolved(config.gateway) : undefined);
+  const gateway = () => {
+    const g = gatewayConfig();
+    return g
+      ? new GatewayClient({
+          baseUrl: g.url,
+          model: g.model,
+          ...(g.api_key ? { apiKey: g.api_key } : {}),
+        })
+      : undefined;
+  };
+  const codeHost = () => {
+    const c = config.code_host ? resolved(config.code_host) : undefined;
+    return c
+      ? new GitHubCodeHostAdapter({
+          ...(c.base_url ? { baseUrl: c.base_url } : {}),
+          owner: c.owner,
+          repo: c.repo,
+          auth: c.token
+            ? { type: 'oauth_token', token: c.token }
+            : { type: 'oauth_app', clientId: c.client_id!, clientSecret: c.client_secret! },
+        })
+      : undefined;
+  };
 
   const context = (): SubcommandContext => ({ workflow, git: gitRepo, artifacts, actor, readStdin: () => io.readStdin() });
   const runtime: Runtime = {
@@ -201,15 +213,20 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
       tool ??= runtime.auditLog().then((auditLog) => new DispatchTool({ registry, log: auditLog, context: context() }));
       return tool;
     },
-    classifier: () => new Classifier(gateway ? { gateway } : {}),
+    classifier: () => {
+      const g = gateway();
+      return new Classifier(g ? { gateway: g } : {});
+    },
     dispatcher: (overrides = {}) => runtime.dispatcherWith(agentAdapters(config, overrides), overrides),
     dispatcherWith: (adapters, overrides = {}) => {
       const timeout = overrides.timeoutMs ?? config.agent?.timeout_ms;
+      const g = gateway();
+      const ci = codeHost();
       dispatcher ??= new AgentDispatcher({
         workflow,
         git: gitRepo,
-        reviewer: gateway ? new LlmReviewer(gateway) : new HeuristicReviewer(),
-        ...(codeHost ? { ciSource: codeHost } : {}),
+        reviewer: g ? new LlmReviewer(g) : new HeuristicReviewer(),
+        ...(ci ? { ciSource: ci } : {}),
         adapters,
         defaults: {
           ...(timeout !== undefined ? { timeout_ms: timeout } : {}),
@@ -219,24 +236,27 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
       return dispatcher;
     },
     sync: () => {
+      const t = config.tracker ? resolved(config.tracker) : undefined;
+      const ci = codeHost();
+      const webhookSecret = config.webhook_secret !== undefined ? resolved(config.webhook_secret) : undefined;
       sync ??= new SyncEngine({
         workflow,
-        ...(config.tracker
+        ...(t
           ? {
               tracker: new RestTrackerAdapter({
-                baseUrl: config.tracker.base_url,
+                baseUrl: t.base_url,
                 oauth: {
-                  tokenUrl: config.tracker.token_url,
-                  clientId: config.tracker.client_id,
-                  clientSecret: config.tracker.client_secret,
-                  ...(config.tracker.scope ? { scope: config.tracker.scope } : {}),
+                  tokenUrl: t.token_url,
+                  clientId: t.client_id,
+                  clientSecret: t.client_secret,
+                  ...(t.scope ? { scope: t.scope } : {}),
                 },
-                ...(config.tracker.state_mapping ? { stateMapping: config.tracker.state_mapping } : {}),
+                ...(t.state_mapping ? { stateMapping: t.state_mapping } : {}),
               }),
             }
           : {}),
-        ...(codeHost ? { codeHost } : {}),
-        ...(config.webhook_secret ? { webhookSecret: config.webhook_secret } : {}),
+        ...(ci ? { codeHost: ci } : {}),
+        ...(webhookSecret ? { webhookSecret } : {}),
       });
       return sync;
     },
@@ -265,7 +285,8 @@ export function agentAdapters(config: YardConfig, overrides: AgentOverrides): Ag
       throw new CliError('invalid_argument', 'no agent session server: pass --agent-url or set agent.url in .agileplus/config.yaml', {
         field: 'agent_url',
       });
-    return [new AgentSessionAdapter({ baseUrl: url, ...(config.agent?.api_key ? { apiKey: config.agent.api_key } : {}) })];
+    const apiKey = config.agent?.api_key !== undefined ? resolved(config.agent.api_key) : undefined;
+    return [new AgentSessionAdapter({ baseUrl: url, ...(apiKey ? { apiKey } : {}) })];
   }
   throw new CliError('invalid_argument', `--agent: expected process or agent-session; got ${JSON.stringify(kind)}`, { field: 'agent' });
 }

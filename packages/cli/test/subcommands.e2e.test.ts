@@ -121,7 +121,10 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
     test('diff:show defaults to HEAD~1..HEAD with 3 lines of context; diff:stat and diff:files', async () => {
       await writeFile(join(repo.root, 'ctx.txt'), `${Array.from({ length: 12 }, (_, i) => `line ${i}`).join('\n')}\n`);
       await sub('commit:create', ['--message', 'ctx']);
-      await writeFile(join(repo.root, 'ctx.txt'), `${Array.from({ length: 12 }, (_, i) => (i === 6 ? 'changed' : `line ${i}`)).join('\n')}\n`);
+      await writeFile(
+        join(repo.root, 'ctx.txt'),
+        `${Array.from({ length: 12 }, (_, i) => (i === 6 ? 'changed' : `line ${i}`)).join('\n')}\n`,
+      );
       await sub('commit:create', ['--message', 'ctx changed']);
       const shown = (await sub('diff:show')).json<{ from: string; to: string; context: number; diff: string }>();
       assert.deepEqual([shown.from, shown.to, shown.context], ['HEAD~1', 'HEAD', 3]);
@@ -164,7 +167,9 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
       assert.equal(added.path, join(repo.root, '.worktrees', `${SLUG}-wp01`));
       assert.equal(added.branch, `${SLUG}/wp01`);
       assert.equal(git('rev-parse', `${SLUG}/wp01`), git('rev-parse', 'main'));
-      const list = (await sub('worktree:list')).json<{ path: string; branch: string; feature_slug: string | null; wp_id: number | null }[]>();
+      const list = (await sub('worktree:list')).json<
+        { path: string; branch: string; feature_slug: string | null; wp_id: number | null }[]
+      >();
       assert.deepEqual(
         list.find((w) => w.path === added.path),
         { path: added.path, branch: `${SLUG}/wp01`, feature_slug: SLUG, wp_id: 1 },
@@ -186,13 +191,23 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
       const hash = `sha256:${createHash('sha256').update(content).digest('hex')}`;
       assert.deepEqual(written, { path: `${SLUG}/spec.md`, hash, size_bytes: Buffer.byteLength(content) });
       await sub('artifact:write', ['--feature-slug', SLUG, '--relative-path', 'notes/plan.md'], 0, { stdin: 'from stdin\n' });
-      assert.equal((await sub('artifact:read', ['--feature-slug', SLUG, '--relative-path', 'notes/plan.md'])).json<{ content: string }>().content, 'from stdin\n');
+      assert.equal(
+        (await sub('artifact:read', ['--feature-slug', SLUG, '--relative-path', 'notes/plan.md'])).json<{ content: string }>().content,
+        'from stdin\n',
+      );
       assert.deepEqual((await sub('artifact:hash', ['--feature-slug', SLUG, '--relative-path', 'spec.md'])).json(), written);
       assert.deepEqual(
-        (await sub('artifact:list', ['--feature-slug', SLUG])).json<{ path: string }[]>().map((a) => a.path).sort(),
+        (await sub('artifact:list', ['--feature-slug', SLUG]))
+          .json<{ path: string }[]>()
+          .map((a) => a.path)
+          .sort(),
         [`${SLUG}/notes/plan.md`, `${SLUG}/spec.md`],
       );
-      assert.equal((await sub('artifact:verify', ['--feature-slug', SLUG, '--relative-path', 'spec.md', '--hash', hash])).json<{ valid: boolean }>().valid, true);
+      assert.equal(
+        (await sub('artifact:verify', ['--feature-slug', SLUG, '--relative-path', 'spec.md', '--hash', hash])).json<{ valid: boolean }>()
+          .valid,
+        true,
+      );
       await sub('artifact:delete', ['--feature-slug', SLUG, '--relative-path', 'notes/plan.md']);
       await sub('artifact:read', ['--feature-slug', SLUG, '--relative-path', 'notes/plan.md'], 3);
     });
@@ -209,10 +224,23 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
       assert.equal((await sub('governance:show', ['--rule-id', 'wp-ci-before-review'])).json<{ enabled: boolean }>().enabled, true);
       await sub('governance:enforce', ['--rule-id', 'feature-coverage-minimum', '--action', 'enable'], 6);
       await writeFile(join(repo.root, '.agileplus', 'config.yaml'), 'admins: ["Test User"]\n');
-      assert.equal((await sub('governance:enforce', ['--rule-id', 'feature-coverage-minimum', '--action', 'enable'])).json<{ enabled: boolean }>().enabled, true);
+      assert.equal(
+        (await sub('governance:enforce', ['--rule-id', 'feature-coverage-minimum', '--action', 'enable'])).json<{ enabled: boolean }>()
+          .enabled,
+        true,
+      );
       await sub('governance:enforce', ['--rule-id', 'feature-coverage-minimum', '--action', 'reset']);
       const defined = (
-        await sub('governance:define', ['--rule-id', 'lint-first', '--transition', 'DOING -> REVIEW', '--scope', 'work_package', '--required-evidence', 'lint_result'])
+        await sub('governance:define', [
+          '--rule-id',
+          'lint-first',
+          '--transition',
+          'DOING -> REVIEW',
+          '--scope',
+          'work_package',
+          '--required-evidence',
+          'lint_result',
+        ])
       ).json<{ domain: string; required_evidence: string[] }>();
       assert.deepEqual([defined.domain, defined.required_evidence], ['custom', ['lint_result']]);
     });
@@ -226,7 +254,9 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
         ['NONE -> CREATED', 'CREATED -> SPECIFIED', 'NONE -> PLANNED'],
       );
       assert.equal((await sub('audit:log', ['--feature-slug', SLUG, '--limit', '1'])).json<unknown[]>().length, 1);
-      const rows = (await sub('audit:query', ['--where', 'action = transition', '--group-by', 'to'])).json<{ to: string; count: number }[]>();
+      const rows = (await sub('audit:query', ['--where', 'action = transition', '--group-by', 'to'])).json<
+        { to: string; count: number }[]
+      >();
       assert.deepEqual(rows, [{ to: 'SPECIFIED', count: 1 }]);
       await sub('audit:query', ['--where', 'actor = '], 2);
       const verified = (await sub('audit:verify', ['--feature-slug', SLUG])).json<{ valid: boolean; entries_verified: number }>();
@@ -268,7 +298,11 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
         ['branch:create', ['--name', 'a..b'], /branch|name/],
         ['diff:show', ['--from', '--no-index'], /looks like an option/],
         ['diff:show', ['--from', 'HEAD;rm -rf /'], /revision|from/],
-        ['artifact:write', ['--feature-slug', SLUG, '--relative-path', '../../escape.txt', '--content', 'x'], /relative_path|inside|escape/],
+        [
+          'artifact:write',
+          ['--feature-slug', SLUG, '--relative-path', '../../escape.txt', '--content', 'x'],
+          /relative_path|inside|escape/,
+        ],
         ['artifact:write', ['--feature-slug', '../x', '--relative-path', 'a.txt', '--content', 'x'], /feature_slug|slug/],
         ['artifact:write', ['--feature-slug', SLUG, '--relative-path', 'a.txt', '--from-file', '/etc/passwd'], /from_file/],
         ['worktree:add', ['--feature-slug', SLUG, '--wp', '1', '--path', '../outside'], /path/],
@@ -328,7 +362,9 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
 
     test('20 parallel yard processes write 20 intact lines and the chain verifies', async () => {
       const before = (await auditLines(repo.root)).length;
-      const runs = await Promise.all(Array.from({ length: 20 }, (_, i) => yardProcess(['branch:list', '--output', 'json', '--actor', `p${i}`], { cwd: repo.root })));
+      const runs = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => yardProcess(['branch:list', '--output', 'json', '--actor', `p${i}`], { cwd: repo.root })),
+      );
       for (const r of runs) assert.equal(r.code, 0, r.stderr);
       const text = await readFile(join(repo.root, '.agileplus', 'audit.jsonl'), 'utf8');
       assert.ok(text.endsWith('\n'));

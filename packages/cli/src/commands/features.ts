@@ -68,7 +68,11 @@ export function wpList(ctx: CommandContext, slug: string) {
 export function wpMove(ctx: CommandContext, slug: string, sequence: string, state: string, opts: { evidence?: string }) {
   return withRuntime(ctx, async (rt) => {
     const seq = intOption(sequence, 'sequence', { min: 1 })!;
-    const r = await rt.workflow.transitionWorkPackage(slug, seq, { to: state, actor: rt.actor, evidence_refs: idList(opts.evidence, '--evidence') });
+    const r = await rt.workflow.transitionWorkPackage(slug, seq, {
+      to: state,
+      actor: rt.actor,
+      evidence_refs: idList(opts.evidence, '--evidence'),
+    });
     emit(
       ctx.io,
       ctx.globals.output,

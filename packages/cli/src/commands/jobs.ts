@@ -13,7 +13,10 @@ const JOB_COLUMNS = ['id', 'feature_slug', 'wp_sequence', 'kind', 'state', 'outc
 /** `yard jobs list [--feature S] [--state S]`, newest first. */
 export function jobsList(ctx: CommandContext, opts: { feature?: string; state?: AgentJob['state'] }) {
   return withRuntime(ctx, async (rt) => {
-    const jobs = await rt.store.reader.listJobs({ ...(opts.feature ? { featureSlug: opts.feature } : {}), ...(opts.state ? { state: opts.state } : {}) });
+    const jobs = await rt.store.reader.listJobs({
+      ...(opts.feature ? { featureSlug: opts.feature } : {}),
+      ...(opts.state ? { state: opts.state } : {}),
+    });
     jobs.sort((a, b) => b.created_at.localeCompare(a.created_at) || a.id.localeCompare(b.id));
     emit(ctx.io, ctx.globals.output, jobs, { columns: JOB_COLUMNS });
   });
@@ -60,7 +63,9 @@ export function jobsCancel(ctx: CommandContext, id: string) {
 export function syncPush(ctx: CommandContext, slug: string, opts: { system: 'tracker' | 'code_host' }) {
   return withRuntime(ctx, async (rt) => {
     const result = await rt.sync().push(slug, opts.system);
-    emit(ctx.io, ctx.globals.output, result, { text: `${slug} -> ${opts.system}: ${result.status} (${result.remote_url ?? result.remote_id})` });
+    emit(ctx.io, ctx.globals.output, result, {
+      text: `${slug} -> ${opts.system}: ${result.status} (${result.remote_url ?? result.remote_id})`,
+    });
     return result.status === 'conflict' ? 5 : 0;
   });
 }

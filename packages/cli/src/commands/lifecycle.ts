@@ -75,15 +75,19 @@ export function specifyCommand(
         actor: rt.actor,
       });
     } else feature = existing;
-    const contract = spec !== undefined ? await rt.workflow.records.addContract(slug, { name: 'spec', content: spec, actor: rt.actor }) : undefined;
+    const contract =
+      spec !== undefined ? await rt.workflow.records.addContract(slug, { name: 'spec', content: spec, actor: rt.actor }) : undefined;
     // Re-specifying a feature past CREATED updates its spec; with nothing to update, the domain says why it cannot move.
     const updated = existing !== undefined && (opts.title !== undefined || spec !== undefined || opts.targetBranch !== undefined);
-    const transition = feature.state === 'CREATED' || !updated ? await rt.workflow.advance(slug, 'specify', { actor: rt.actor }) : undefined;
+    const transition =
+      feature.state === 'CREATED' || !updated ? await rt.workflow.advance(slug, 'specify', { actor: rt.actor }) : undefined;
     const result = {
       feature: transition?.feature ?? feature,
       created,
       transition: transition ? moved(transition) : null,
-      spec: contract ? { version: contract.contract.version, content_hash: contract.contract.content_hash, created: contract.created } : null,
+      spec: contract
+        ? { version: contract.contract.version, content_hash: contract.contract.content_hash, created: contract.created }
+        : null,
     };
     const lines = [
       created ? `created feature ${slug}: ${feature.title}` : `feature ${slug}${updated ? ' updated' : ''}`,
@@ -98,7 +102,12 @@ async function readSpec(path: string): Promise<string> {
   try {
     return await readFile(path, 'utf8');
   } catch (error) {
-    throw new CliError('not_found', `--from-file: cannot read ${path}: ${(error as Error).message}`, { field: 'from_file' }, { cause: error });
+    throw new CliError(
+      'not_found',
+      `--from-file: cannot read ${path}: ${(error as Error).message}`,
+      { field: 'from_file' },
+      { cause: error },
+    );
   }
 }
 
@@ -109,7 +118,11 @@ export function planCommand(ctx: CommandContext, slug: string, opts: { wp: strin
     // Move first, so a refused move adds nothing.
     const transition =
       ['CREATED', 'SPECIFIED', 'RESEARCHED'].includes(before.state) || opts.wp.length === 0
-        ? await rt.workflow.advance(slug, 'plan', { actor: rt.actor, force: opts.force === true, evidence_refs: idList(opts.evidence, '--evidence') })
+        ? await rt.workflow.advance(slug, 'plan', {
+            actor: rt.actor,
+            force: opts.force === true,
+            evidence_refs: idList(opts.evidence, '--evidence'),
+          })
         : undefined;
     const added = [];
     for (const title of opts.wp) added.push(await rt.workflow.createWorkPackage(slug, { title, actor: rt.actor }));

@@ -8,6 +8,7 @@
  * session server of `@switchyard/server-http`.
  */
 import type { AgentAdapter } from '@switchyard/workflow';
+import { resolved } from '../config.js';
 import { CliError } from '../errors.js';
 import { watchCancellations } from '../jobWatch.js';
 import { emit } from '../output.js';
@@ -53,7 +54,7 @@ export function serveCommand(ctx: CommandContext, opts: { http?: string; grpc?: 
           dispatchTool: tool,
           ...(dispatcher ? { dispatcher } : {}),
           ...(obs.registry ? { metrics: obs.registry } : {}),
-          apiKeys: rt.config.api_keys,
+          apiKeys: resolved(rt.config.api_keys),
           host: opts.host,
           port: httpPort,
         });
@@ -65,7 +66,7 @@ export function serveCommand(ctx: CommandContext, opts: { http?: string; grpc?: 
           workflow: rt.workflow,
           dispatchTool: tool,
           ...(hub ? { agentHub: hub } : {}),
-          apiKeys: rt.config.api_keys,
+          apiKeys: resolved(rt.config.api_keys),
           host: opts.host,
           port: grpcPort,
         });
@@ -132,9 +133,14 @@ export async function agentServeCommand(
     ...(opts.allowedHost.length ? { allowedHosts: opts.allowedHost } : {}),
   });
   try {
-    emit(ctx.io, ctx.globals.output, { url: server.url, command: executable, args, transport: opts.transport }, {
-      text: `agent session server for ${executable} at ${server.url} (chat: ${server.url}/chat, openapi: ${server.url}/openapi.json)`,
-    });
+    emit(
+      ctx.io,
+      ctx.globals.output,
+      { url: server.url, command: executable, args, transport: opts.transport },
+      {
+        text: `agent session server for ${executable} at ${server.url} (chat: ${server.url}/chat, openapi: ${server.url}/openapi.json)`,
+      },
+    );
     await (ctx.io.stopSignal ?? new Promise<never>(() => undefined));
   } finally {
     await server.close();

@@ -37,7 +37,12 @@ function kindsOf(def: SubcommandDefinition | undefined): (key: string) => ArgKin
 /** Help for one subcommand: its arguments, which are required, and their defaults. */
 export function subcommandHelp(registry: SubcommandRegistry, name: string): string {
   const d = registry.describe(name);
-  const lines = [`Usage: yard ${d.name}${d.args.map((a) => (a.required ? ` ${a.option} <value>` : '')).join('')} [options]`, '', d.summary, ''];
+  const lines = [
+    `Usage: yard ${d.name}${d.args.map((a) => (a.required ? ` ${a.option} <value>` : '')).join('')} [options]`,
+    '',
+    d.summary,
+    '',
+  ];
   if (d.args.length) {
     lines.push('Arguments (kebab-case here; snake_case in the dispatch tool):');
     const width = Math.max(...d.args.map((a) => a.option.length));
@@ -66,10 +71,15 @@ function presentation(command: string, result: unknown, globals: GlobalOptions):
       const violations = (r.violations as { rule_id: string; message: string; remediation: string }[]) ?? [];
       if (r.passed) return { text: `PASSED ${r.transition}: no gate refuses it` };
       const rows = violations.map((v) => (globals.verbose ? v : { rule_id: v.rule_id, message: v.message }));
-      return { text: `FAILED ${r.transition}: ${violations.length} violation(s)\n${render(globals.output === 'markdown' ? 'markdown' : 'table', rows)}` };
+      return {
+        text: `FAILED ${r.transition}: ${violations.length} violation(s)\n${render(globals.output === 'markdown' ? 'markdown' : 'table', rows)}`,
+      };
     }
     case 'audit:log':
-      return { columns: ['id', 'timestamp', 'actor', 'wp_sequence', 'transition', 'action', 'evidence_refs'], footer: `${(result as unknown[]).length} entries` };
+      return {
+        columns: ['id', 'timestamp', 'actor', 'wp_sequence', 'transition', 'action', 'evidence_refs'],
+        footer: `${(result as unknown[]).length} entries`,
+      };
     default:
       return {};
   }
@@ -118,7 +128,8 @@ export async function runHiddenSubcommand(argv: readonly string[], io: CliIO): P
       // branch:create's documented output is its audit record.
       const value = name === 'branch:create' ? outcome.audit : outcome.result;
       emit(io, globals.output, value, presentation(name, value, globals));
-      if (globals.verbose && globals.output !== 'json') io.stderr(`yard: ${name} took ${outcome.duration_ms} ms (audit #${outcome.audit.id})\n`);
+      if (globals.verbose && globals.output !== 'json')
+        io.stderr(`yard: ${name} took ${outcome.duration_ms} ms (audit #${outcome.audit.id})\n`);
       return 0;
     } finally {
       await rt.close();

@@ -31,9 +31,11 @@ export async function dispatchCommand(ctx: CommandContext, json: string | undefi
   return withRuntime(ctx, async (rt) => {
     let input: string | undefined = json;
     if (input === undefined) {
-      if (ctx.io.stdinIsTTY && ctx.globals.output !== 'json') ctx.io.stderr('yard: reading the dispatch envelope from standard input (end with Ctrl-D)\n');
+      if (ctx.io.stdinIsTTY && ctx.globals.output !== 'json')
+        ctx.io.stderr('yard: reading the dispatch envelope from standard input (end with Ctrl-D)\n');
       input = (await ctx.io.readStdin()).toString('utf8');
-      if (input.trim() === '') throw new CliError('invalid_argument', 'no envelope: pass it as an argument or on stdin', { field: 'input' });
+      if (input.trim() === '')
+        throw new CliError('invalid_argument', 'no envelope: pass it as an argument or on stdin', { field: 'input' });
     }
     const result = await (await rt.dispatchTool()).dispatch(input);
     ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);

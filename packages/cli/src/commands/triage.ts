@@ -63,7 +63,9 @@ export function queueShow(ctx: CommandContext, id: string) {
 export function queuePop(ctx: CommandContext) {
   return withRuntime(ctx, async (rt) => {
     const item = await rt.backlog.pop();
-    emit(ctx.io, ctx.globals.output, item, { text: item ? `#${item.id} ${item.type} p${item.priority}: ${item.title} (now in progress)` : 'the queue has no open item' });
+    emit(ctx.io, ctx.globals.output, item, {
+      text: item ? `#${item.id} ${item.type} p${item.priority}: ${item.title} (now in progress)` : 'the queue has no open item',
+    });
     return item ? 0 : 3;
   });
 }

@@ -63,9 +63,9 @@ export interface DispatchResult {
  * ```
  */
 export function dispatchToolInputSchema(registry: SubcommandRegistry): z.ZodObject {
-  const variants = registry.list().map((def) =>
-    def.args.extend({ command: z.literal(def.name).describe(`${def.summary}${def.documented ? '' : ' (undocumented)'}`) }),
-  );
+  const variants = registry
+    .list()
+    .map((def) => def.args.extend({ command: z.literal(def.name).describe(`${def.summary}${def.documented ? '' : ' (undocumented)'}`) }));
   const [first, ...rest] = variants;
   if (!first) throw new WorkflowError('invalid_argument', 'the registry has no subcommands', { details: { field: 'registry' } });
   return z.object({
@@ -110,8 +110,9 @@ export class DispatchTool {
     try {
       ({ command, args } = this.plan(input));
     } catch (error) {
-      command = guessCommand(input) ?? DISPATCH_TOOL_NAME;
-      return this.refuse(command, input, error, context.actor);
+      const value = typeof input === 'string' ? tryJson(input) : input;
+      command = guessCommand(value) ?? DISPATCH_TOOL_NAME;
+      return this.refuse(command, value, error, context.actor);
     }
     return toResult(await runSubcommand(this.options.registry, this.options.log, command, args, context));
   }
@@ -123,7 +124,10 @@ export class DispatchTool {
     if (envelope.feature_slug !== undefined && this.takesFeatureSlug(command)) {
       const given = args.feature_slug ?? args['feature-slug'];
       if (given !== undefined && given !== envelope.feature_slug)
-        throw new InvalidArgumentError('args.feature_slug', `differs from the envelope's feature_slug ${JSON.stringify(envelope.feature_slug)}`);
+        throw new InvalidArgumentError(
+          'args.feature_slug',
+          `differs from the envelope's feature_slug ${JSON.stringify(envelope.feature_slug)}`,
+        );
       if (given === undefined) args.feature_slug = envelope.feature_slug;
     }
     return { command, args };
@@ -170,6 +174,14 @@ export function parseEnvelope(input: unknown): DispatchEnvelope {
   const keys = (issue as { keys?: string[] }).keys;
   const field = [...issue.path.map(String), ...(issue.code === 'unrecognized_keys' && keys?.length ? [keys[0]!] : [])].join('.') || 'input';
   throw new InvalidArgumentError(field, issue.message, { cause: parsed.error });
+}
+
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
 
 function guessCommand(input: unknown): string | undefined {
