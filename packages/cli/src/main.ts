@@ -31,7 +31,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     const { buildProgram } = await import('./program.js');
     const { CommanderError } = await import('commander');
     const ctx = { io, globals };
-    const program = buildProgram(ctx, async (load, exportName, args) => {
+    const program = buildProgram(async (load, exportName, args) => {
       const mod = await load();
       exitCode = await (mod[exportName] as (ctx: unknown, ...rest: unknown[]) => Promise<number>)(ctx, ...args);
     });

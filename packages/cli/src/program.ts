@@ -33,7 +33,6 @@ Agents reach the tool subcommands through \`yard dispatch\` and \`yard mcp\`.`;
  * to call; `main` supplies it so actions stay lazy.
  */
 export function buildProgram(
-  ctx: CommandContext,
   run: (load: () => Promise<Record<string, unknown>>, exportName: string, args: unknown[]) => Promise<void>,
 ): Command {
   // Commander passes the positional arguments, the options, then the command itself (dropped).

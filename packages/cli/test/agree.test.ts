@@ -26,8 +26,10 @@ const get = async <T>(path: string) => {
 };
 const rpc = <T>(method: string, request: object) =>
   new Promise<T>((resolve, reject) =>
-    (core as unknown as Record<string, (r: object, m: Metadata, cb: (e: ServiceError | null, r: T) => void) => void>)[method]!(request, new Metadata(), (e, r) =>
-      e ? reject(e) : resolve(r),
+    (core as unknown as Record<string, (r: object, m: Metadata, cb: (e: ServiceError | null, r: T) => void) => void>)[method]!(
+      request,
+      new Metadata(),
+      (e, r) => (e ? reject(e) : resolve(r)),
     ),
   );
 const stream = <T>(method: string, request: object) =>
@@ -39,7 +41,8 @@ const stream = <T>(method: string, request: object) =>
       .on('error', reject);
   });
 /** gRPC leaves nulls unset and has no `detail` when empty: compare on the JSON the other two give. */
-const nullable = (value: Record<string, unknown>, keys: string[]) => Object.fromEntries(Object.entries({ ...Object.fromEntries(keys.map((k) => [k, null])), ...value }).filter(([k]) => !k.startsWith('_')));
+const nullable = (value: Record<string, unknown>, keys: string[]) =>
+  Object.fromEntries(Object.entries({ ...Object.fromEntries(keys.map((k) => [k, null])), ...value }).filter(([k]) => !k.startsWith('_')));
 
 before(async () => {
   repo = await tempRepo();
@@ -133,7 +136,10 @@ test('the audit trail and its verification', async () => {
     g.map((e) => [e.hash, e.transition, e.actor, e.wp_sequence ?? null]),
     c.body.map((e) => [e.hash, e.transition, e.actor, e.wp_sequence]),
   );
-  const [v, vg] = await Promise.all([cli('audit:verify', '--feature-slug', SLUG), rpc<Record<string, unknown>>('VerifyAuditChain', { slug: SLUG })]);
+  const [v, vg] = await Promise.all([
+    cli('audit:verify', '--feature-slug', SLUG),
+    rpc<Record<string, unknown>>('VerifyAuditChain', { slug: SLUG }),
+  ]);
   assert.deepEqual(h.body.verification, v.body);
   assert.deepEqual(nullable(vg, ['first_invalid_id', 'error_message', 'error_code']), v.body);
 });

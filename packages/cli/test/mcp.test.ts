@@ -37,8 +37,13 @@ test('the server lists dispatch_command with a schema generated from the subcomm
     tools.map((t) => t.name),
     ['dispatch_command'],
   );
-  const schema = tools[0]!.inputSchema as { properties: { args: { oneOf?: { properties: { command: { const: string } } }[]; anyOf?: unknown[] } } };
-  const variants = (schema.properties.args.oneOf ?? schema.properties.args.anyOf) as { properties: { command: { const: string } }; required?: string[] }[];
+  const schema = tools[0]!.inputSchema as unknown as {
+    properties: { args: { oneOf?: { properties: { command: { const: string } } }[]; anyOf?: unknown[] } };
+  };
+  const variants = (schema.properties.args.oneOf ?? schema.properties.args.anyOf) as {
+    properties: { command: { const: string } };
+    required?: string[];
+  }[];
   const write = variants.find((v) => v.properties.command.const === 'artifact:write')!;
   assert.deepEqual(write.required?.sort(), ['command', 'feature_slug', 'relative_path']);
 });
@@ -53,7 +58,10 @@ test('dispatch_command runs a subcommand, fills feature_slug, and writes one aud
   const body = JSON.parse((result.content as { type: string; text: string }[])[0]!.text) as { ok: boolean; result: { path: string } };
   assert.deepEqual([body.ok, body.result.path], [true, '001-login/spec.md']);
   assert.deepEqual((result.structuredContent as { command: string }).command, 'artifact:write');
-  const verify = await client.callTool({ name: 'dispatch_command', arguments: { feature_slug: '001-login', args: { command: 'audit:verify' } } });
+  const verify = await client.callTool({
+    name: 'dispatch_command',
+    arguments: { feature_slug: '001-login', args: { command: 'audit:verify' } },
+  });
   assert.equal((verify.structuredContent as { result: { valid: boolean } }).result.valid, true);
   const lines = await auditLines(repo.root);
   assert.deepEqual(
@@ -66,7 +74,10 @@ test('dispatch_command runs a subcommand, fills feature_slug, and writes one aud
 });
 
 test('a failing subcommand is an error result with its code, and is audited too', async () => {
-  const result = await client.callTool({ name: 'dispatch_command', arguments: { args: { command: 'branch:create', name: '--upload-pack=x' } } });
+  const result = await client.callTool({
+    name: 'dispatch_command',
+    arguments: { args: { command: 'branch:create', name: '--upload-pack=x' } },
+  });
   assert.equal(result.isError, true);
   const body = result.structuredContent as { ok: boolean; exit_code: number; error: { code: string } };
   assert.deepEqual([body.ok, body.exit_code, body.error.code], [false, 2, 'unsafe_argument']);

@@ -114,10 +114,23 @@ export class AgentHub implements AgentAdapter {
     const agent = this.agents.get(agentId);
     if (!agent) throw new NotFoundError('agent', agentId);
     const now = this.clock.now();
-    const session: Session = { id: randomUUID(), agent, startedAt: now, lastSeen: now, task: undefined, queued: undefined, prompts: new EventEmitter() };
+    const session: Session = {
+      id: randomUUID(),
+      agent,
+      startedAt: now,
+      lastSeen: now,
+      task: undefined,
+      queued: undefined,
+      prompts: new EventEmitter(),
+    };
     this.sessions.set(session.id, session);
     this.idle.emit('idle');
-    return { session_id: session.id, agent_id: agent.id, heartbeat_interval_ms: this.heartbeatIntervalMs, started_at: new Date(now).toISOString() };
+    return {
+      session_id: session.id,
+      agent_id: agent.id,
+      heartbeat_interval_ms: this.heartbeatIntervalMs,
+      started_at: new Date(now).toISOString(),
+    };
   }
 
   heartbeat(sessionId: string): { state: 'idle' | 'busy'; task_id?: string } {
@@ -157,7 +170,12 @@ export class AgentHub implements AgentAdapter {
 
   /** Live sessions (for status pages and tests). */
   listSessions(): { session_id: string; agent_id: string; name: string; state: 'idle' | 'busy' }[] {
-    return [...this.sessions.values()].map((s) => ({ session_id: s.id, agent_id: s.agent.id, name: s.agent.name, state: s.task ? 'busy' : 'idle' }));
+    return [...this.sessions.values()].map((s) => ({
+      session_id: s.id,
+      agent_id: s.agent.id,
+      name: s.agent.name,
+      state: s.task ? 'busy' : 'idle',
+    }));
   }
 
   /** The `AgentAdapter` side: waits (up to the timeout) for an idle session and runs the task there. */
@@ -187,7 +205,10 @@ export class AgentHub implements AgentAdapter {
     };
     const running: RunningTask = { id, output: '', hooks, startHead, worktree: task.worktree, settle: () => undefined };
     const outcome = await new Promise<{ exit_code: number; pr_url: string | null } | Error>((resolve) => {
-      const timer = setTimeout(() => finish(new WorkflowError('timeout', `the remote agent did not finish within ${config.timeout_ms} ms`)), prompt.timeout_ms);
+      const timer = setTimeout(
+        () => finish(new WorkflowError('timeout', `the remote agent did not finish within ${config.timeout_ms} ms`)),
+        prompt.timeout_ms,
+      );
       const onAbort = () => finish(new WorkflowError('cancelled', 'the job was cancelled'));
       const finish = (result: { exit_code: number; pr_url: string | null } | Error) => {
         clearTimeout(timer);

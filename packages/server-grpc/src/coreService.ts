@@ -6,7 +6,7 @@
  * the chain entry by entry, and `StreamAgentEvents` forwards the
  * workflow's `workflow:agent_event`s as they happen.
  */
-import type { sendUnaryData, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
+import type { ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
 import {
   type AgentEvent,
   type AuditTrailEntry,
@@ -114,7 +114,8 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
     }),
     GetWorkPackageStatus: unary(authorize, async (req) => {
       const s = slug(req.slug);
-      if (!Number.isInteger(req.sequence) || req.sequence < 1) throw new WorkflowError('invalid_argument', 'sequence: a positive integer', { details: { field: 'sequence' } });
+      if (!Number.isInteger(req.sequence) || req.sequence < 1)
+        throw new WorkflowError('invalid_argument', 'sequence: a positive integer', { details: { field: 'sequence' } });
       const wp = await workflow.getWorkPackage(s, req.sequence);
       const all = await workflow.listWorkPackages(s);
       const done = new Set(all.filter((w) => w.state === 'DONE').map((w) => w.sequence));
@@ -122,7 +123,12 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
       const active = (await workflow.store.reader.listJobs({ featureSlug: s })).find(
         (j) => j.wp_sequence === wp.sequence && !FINAL_JOB_STATES.has(j.state),
       );
-      return { work_package: workPackageMessage(wp), ready: waitingOn.length === 0, waiting_on: waitingOn, ...(active ? { active_job_id: active.id } : {}) };
+      return {
+        work_package: workPackageMessage(wp),
+        ready: waitingOn.length === 0,
+        waiting_on: waitingOn,
+        ...(active ? { active_job_id: active.id } : {}),
+      };
     }),
     CheckGovernanceGate: unary(authorize, async (req) =>
       workflow.checkGovernance(slug(req.slug), {
@@ -170,8 +176,12 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
           authorize(call);
           const s = slug(call.request.slug);
           await workflow.getFeature(s);
-          if (call.request.limit < 0) throw new WorkflowError('invalid_argument', 'limit: 0 (all) or more', { details: { field: 'limit' } });
-          const options = { ...(call.request.since ? { since: call.request.since } : {}), ...(call.request.limit > 0 ? { limit: call.request.limit } : {}) };
+          if (call.request.limit < 0)
+            throw new WorkflowError('invalid_argument', 'limit: 0 (all) or more', { details: { field: 'limit' } });
+          const options = {
+            ...(call.request.since ? { since: call.request.since } : {}),
+            ...(call.request.limit > 0 ? { limit: call.request.limit } : {}),
+          };
           for (const entry of await workflow.audit.entries(s, options)) {
             if (call.cancelled) return;
             if (!call.write(auditEntryMessage(entry))) await new Promise((resolve) => call.once('drain', resolve));

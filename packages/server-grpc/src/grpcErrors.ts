@@ -70,7 +70,9 @@ const rpc = protobuf.Root.fromJSON({
             PreconditionFailure: {
               fields: { violations: { rule: 'repeated', type: 'Violation', id: 1 } },
               nested: {
-                Violation: { fields: { type: { type: 'string', id: 1 }, subject: { type: 'string', id: 2 }, description: { type: 'string', id: 3 } } },
+                Violation: {
+                  fields: { type: { type: 'string', id: 1 }, subject: { type: 'string', id: 2 }, description: { type: 'string', id: 3 } },
+                },
               },
             },
             BadRequest: {

@@ -6,7 +6,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
-import { ReflectionService } from '@grpc/reflection';
 import {
   AgentDispatcher,
   ArtifactStore,
@@ -47,8 +46,10 @@ const auth = () => {
 /** Calls a unary method and resolves with its response, or rejects with the ServiceError. */
 function call<Req, Res>(client: object, method: string, request: Req, metadata = auth()): Promise<Res> {
   return new Promise((resolve, reject) =>
-    (client as Record<string, (r: Req, m: Metadata, cb: (e: ServiceError | null, r: Res) => void) => void>)[method]!(request, metadata, (e, r) =>
-      e ? reject(e) : resolve(r),
+    (client as Record<string, (r: Req, m: Metadata, cb: (e: ServiceError | null, r: Res) => void) => void>)[method]!(
+      request,
+      metadata,
+      (e, r) => (e ? reject(e) : resolve(r)),
     ),
   );
 }
@@ -120,10 +121,14 @@ describe('CoreService', { concurrency: 1 }, () => {
       list.waves.map((w) => w.sequences),
       [[1], [2]],
     );
-    const second = await call<object, { ready: boolean; waiting_on: number[]; work_package: { state: string } }>(core, 'GetWorkPackageStatus', {
-      slug: SLUG,
-      sequence: 2,
-    });
+    const second = await call<object, { ready: boolean; waiting_on: number[]; work_package: { state: string } }>(
+      core,
+      'GetWorkPackageStatus',
+      {
+        slug: SLUG,
+        sequence: 2,
+      },
+    );
     assert.deepEqual([second.ready, second.waiting_on, second.work_package.state], [false, [1], 'PLANNED']);
   });
 
@@ -131,17 +136,21 @@ describe('CoreService', { concurrency: 1 }, () => {
     const next = await call<object, { passed: boolean; transition: string }>(core, 'CheckGovernanceGate', { slug: SLUG });
     assert.deepEqual([next.passed, next.transition], [true, 'SPECIFIED -> RESEARCHED']);
     await workflow.transitionWorkPackage(SLUG, 1, { to: 'DOING', actor: 'bob' });
-    const wp = await call<object, { passed: boolean; violations: { rule_id: string }[] }>(core, 'CheckGovernanceGate', { slug: SLUG, wp_sequence: 1 });
-    assert.deepEqual(
-      [wp.passed, wp.violations.map((v) => v.rule_id)],
-      [false, ['wp-ci-before-review']],
-    );
+    const wp = await call<object, { passed: boolean; violations: { rule_id: string }[] }>(core, 'CheckGovernanceGate', {
+      slug: SLUG,
+      wp_sequence: 1,
+    });
+    assert.deepEqual([wp.passed, wp.violations.map((v) => v.rule_id)], [false, ['wp-ci-before-review']]);
   });
 
   test('GetAuditTrail streams the chain, oldest first; VerifyAuditChain checks it', async () => {
     const entries: AuditEntry__Output[] = await new Promise((resolve, reject) => {
       const out: AuditEntry__Output[] = [];
-      core.GetAuditTrail({ slug: SLUG }, auth()).on('data', (e: AuditEntry__Output) => out.push(e)).on('end', () => resolve(out)).on('error', reject);
+      core
+        .GetAuditTrail({ slug: SLUG }, auth())
+        .on('data', (e: AuditEntry__Output) => out.push(e))
+        .on('end', () => resolve(out))
+        .on('error', reject);
     });
     assert.deepEqual(
       entries.map((e) => e.transition),
@@ -151,13 +160,18 @@ describe('CoreService', { concurrency: 1 }, () => {
     assert.equal(entries[0]!.wp_sequence, undefined, 'null stays unset');
     const newest = await new Promise<AuditEntry__Output[]>((resolve) => {
       const out: AuditEntry__Output[] = [];
-      core.GetAuditTrail({ slug: SLUG, limit: 2 }, auth()).on('data', (e: AuditEntry__Output) => out.push(e)).on('end', () => resolve(out));
+      core
+        .GetAuditTrail({ slug: SLUG, limit: 2 }, auth())
+        .on('data', (e: AuditEntry__Output) => out.push(e))
+        .on('end', () => resolve(out));
     });
     assert.deepEqual(
       newest.map((e) => e.id),
       [4, 5],
     );
-    const verification = await call<object, { valid: boolean; entries_verified: number; origin: string }>(core, 'VerifyAuditChain', { slug: SLUG });
+    const verification = await call<object, { valid: boolean; entries_verified: number; origin: string }>(core, 'VerifyAuditChain', {
+      slug: SLUG,
+    });
     assert.deepEqual([verification.valid, verification.entries_verified, verification.origin], [true, 5, `workflow:shop/${SLUG}`]);
   });
 
@@ -181,8 +195,13 @@ describe('CoreService', { concurrency: 1 }, () => {
     assert.equal((missing as ServiceError).metadata.get('switchyard-error-code')[0], 'not_found');
     const invalid = (await call(core, 'GetFeature', { slug: 'Not A Slug' }).catch((e: ServiceError) => e)) as ServiceError;
     assert.equal(invalid.code, status.INVALID_ARGUMENT);
-    assert.deepEqual(decodeStatusDetails(invalid.metadata)?.field_violations.map((f) => f.field), ['slug']);
-    const refused = (await call(core, 'CheckGovernanceGate', { slug: SLUG, wp_sequence: 1, to: 'DONE' }).catch((e: ServiceError) => e)) as ServiceError;
+    assert.deepEqual(
+      decodeStatusDetails(invalid.metadata)?.field_violations.map((f) => f.field),
+      ['slug'],
+    );
+    const refused = (await call(core, 'CheckGovernanceGate', { slug: SLUG, wp_sequence: 1, to: 'DONE' }).catch(
+      (e: ServiceError) => e,
+    )) as ServiceError;
     assert.equal(refused.code, status.FAILED_PRECONDITION, 'DOING -> DONE is not a move');
     const gate = await workflow.transitionWorkPackage(SLUG, 1, { to: 'REVIEW', actor: 'bob' }).catch((e) => e);
     const { toServiceError } = await import('./grpcErrors.js');
@@ -197,7 +216,10 @@ describe('CoreService', { concurrency: 1 }, () => {
     assert.equal(unauthenticated.code, status.UNAUTHENTICATED);
     const wrong = new Metadata();
     wrong.set('x-api-key', 'nope');
-    assert.equal(((await call(core, 'GetFeature', { slug: SLUG }, wrong).catch((e: ServiceError) => e)) as ServiceError).code, status.UNAUTHENTICATED);
+    assert.equal(
+      ((await call(core, 'GetFeature', { slug: SLUG }, wrong).catch((e: ServiceError) => e)) as ServiceError).code,
+      status.UNAUTHENTICATED,
+    );
   });
 });
 
@@ -220,7 +242,12 @@ describe('AgentService and StreamAgentEvents', { concurrency: 1 }, () => {
         execFileSync('git', ['commit', '--quiet', '-m', 'form'], { cwd: prompt.worktree });
         await call(agents, 'ReportOutput', { session_id: session.session_id, task_id: prompt.task_id, chunk: 'wrote the form\n' });
         assert.equal((await call<object, { state: string }>(agents, 'Heartbeat', { session_id: session.session_id })).state, 'busy');
-        await call(agents, 'CompleteTask', { session_id: session.session_id, task_id: prompt.task_id, exit_code: 0, pr_url: 'https://example.invalid/pr/9' });
+        await call(agents, 'CompleteTask', {
+          session_id: session.session_id,
+          task_id: prompt.task_id,
+          exit_code: 0,
+          pr_url: 'https://example.invalid/pr/9',
+        });
       })();
     });
     prompts.on('error', () => undefined);
@@ -229,7 +256,11 @@ describe('AgentService and StreamAgentEvents', { concurrency: 1 }, () => {
     const job = await dispatcher.dispatch(SLUG, 1, { kind: 'remote', review_cycles: 1 });
     const events: AgentEvent__Output[] = await new Promise((resolve, reject) => {
       const out: AgentEvent__Output[] = [];
-      core.StreamAgentEvents({ job_id: job.id }, auth()).on('data', (e: AgentEvent__Output) => out.push(e)).on('end', () => resolve(out)).on('error', reject);
+      core
+        .StreamAgentEvents({ job_id: job.id }, auth())
+        .on('data', (e: AgentEvent__Output) => out.push(e))
+        .on('end', () => resolve(out))
+        .on('error', reject);
     });
     const done = await dispatcher.wait(job.id);
     assert.deepEqual([done.state, done.outcome, done.result?.pr_url], ['Completed', 'approved', 'https://example.invalid/pr/9']);
@@ -241,7 +272,10 @@ describe('AgentService and StreamAgentEvents', { concurrency: 1 }, () => {
     assert.deepEqual(fromStruct(events.at(-1)!.data).state, 'Completed', 'the stream ends after the final status');
     const replay = await new Promise<AgentEvent__Output[]>((resolve) => {
       const out: AgentEvent__Output[] = [];
-      core.StreamAgentEvents({ job_id: job.id }, auth()).on('data', (e: AgentEvent__Output) => out.push(e)).on('end', () => resolve(out));
+      core
+        .StreamAgentEvents({ job_id: job.id }, auth())
+        .on('data', (e: AgentEvent__Output) => out.push(e))
+        .on('end', () => resolve(out));
     });
     assert.deepEqual(
       replay.map((e) => [e.kind, fromStruct(e.data).state]),
@@ -259,12 +293,31 @@ describe('standard services', () => {
     const { loadPackageDefinition } = await import('@grpc/grpc-js');
     const { protoPath } = await import('grpc-health-check');
     type Ctor = new (address: string, creds: ReturnType<typeof credentials.createInsecure>) => object & { close(): void };
-    const health = loadPackageDefinition(loadSync(protoPath, { enums: String })) as unknown as { grpc: { health: { v1: { Health: Ctor } } } };
+    const health = loadPackageDefinition(loadSync(protoPath, { enums: String })) as unknown as {
+      grpc: { health: { v1: { Health: Ctor } } };
+    };
     const client = new health.grpc.health.v1.Health(server.address, credentials.createInsecure());
-    const reply = await call<object, { status: string }>(client, 'Check', { service: 'switchyard.workflow.v1.CoreService' }, new Metadata());
+    const reply = await call<object, { status: string }>(
+      client,
+      'Check',
+      { service: 'switchyard.workflow.v1.CoreService' },
+      new Metadata(),
+    );
     assert.equal(reply.status, 'SERVING');
     client.close();
-    const reflectionProto = join(import.meta.dirname, '..', 'node_modules', '@grpc', 'reflection', 'build', 'proto', 'grpc', 'reflection', 'v1', 'reflection.proto');
+    const reflectionProto = join(
+      import.meta.dirname,
+      '..',
+      'node_modules',
+      '@grpc',
+      'reflection',
+      'build',
+      'proto',
+      'grpc',
+      'reflection',
+      'v1',
+      'reflection.proto',
+    );
     const reflection = loadPackageDefinition(loadSync(reflectionProto, { keepCase: true })) as unknown as {
       grpc: { reflection: { v1: { ServerReflection: Ctor } } };
     };
@@ -282,6 +335,9 @@ describe('standard services', () => {
       stream.write({ list_services: '' });
     });
     r.close();
-    assert.ok(services.includes('switchyard.workflow.v1.CoreService') && services.includes('switchyard.workflow.v1.AgentService'), services.join(','));
+    assert.ok(
+      services.includes('switchyard.workflow.v1.CoreService') && services.includes('switchyard.workflow.v1.AgentService'),
+      services.join(','),
+    );
   });
 });

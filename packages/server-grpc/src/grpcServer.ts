@@ -75,7 +75,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const authorize = apiKeyAuthorizer(options.apiKeys ?? []);
   const server = new Server();
   const v1 = proto.switchyard.workflow.v1;
-  server.addService(v1.CoreService.service, coreServiceHandlers({ workflow: options.workflow, authorize, ...(options.dispatchTool ? { dispatchTool: options.dispatchTool } : {}) }));
+  server.addService(
+    v1.CoreService.service,
+    coreServiceHandlers({ workflow: options.workflow, authorize, ...(options.dispatchTool ? { dispatchTool: options.dispatchTool } : {}) }),
+  );
   if (options.agentHub) server.addService(v1.AgentService.service, agentServiceHandlers(options.agentHub, authorize));
   const health = new HealthImplementation({
     '': 'SERVING',
@@ -87,7 +90,9 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const host = options.host ?? '127.0.0.1';
   const bindHost = host.includes(':') ? `[${host}]` : host;
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${bindHost}:${options.port ?? 0}`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+    server.bindAsync(`${bindHost}:${options.port ?? 0}`, ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
   );
   return {
     address: `${bindHost}:${port}`,

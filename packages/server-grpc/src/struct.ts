@@ -21,7 +21,13 @@ export function toValue(value: unknown): Value {
 
 /** A JSON object as a `google.protobuf.Struct` (undefined members are left out, as JSON does). */
 export function toStruct(value: Record<string, unknown>): Struct {
-  return { fields: Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined).map(([k, v]) => [k, toValue(v)])) };
+  return {
+    fields: Object.fromEntries(
+      Object.entries(value)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, toValue(v)]),
+    ),
+  };
 }
 
 /** A `google.protobuf.Value` as JSON. */

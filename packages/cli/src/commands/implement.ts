@@ -9,8 +9,8 @@
  */
 import type { AgentEvent, AgentJob, WorkPackage } from '@switchyard/workflow';
 import { CliError } from '../errors.js';
-import { emit } from '../output.js';
 import { watchCancellations } from '../jobWatch.js';
+import { emit } from '../output.js';
 import type { CommandContext } from '../program.js';
 import type { Runtime } from '../runtime.js';
 import { intOption, withRuntime } from './shared.js';

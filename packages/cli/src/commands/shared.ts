@@ -9,10 +9,11 @@ import type { CommandContext } from '../program.js';
 import { openRuntime, type Runtime } from '../runtime.js';
 
 /** Opens the runtime, runs `fn`, and always closes the runtime; returns the exit code (0 when `fn` returns nothing). */
-export async function withRuntime(ctx: CommandContext, fn: (rt: Runtime) => Promise<number | undefined | void>): Promise<number> {
+export async function withRuntime(ctx: CommandContext, fn: (rt: Runtime) => Promise<unknown>): Promise<number> {
   const rt = await openRuntime(ctx.globals, ctx.io);
   try {
-    return (await fn(rt)) ?? 0;
+    const code = await fn(rt);
+    return typeof code === 'number' ? code : 0;
   } finally {
     await rt.close();
   }

@@ -125,7 +125,10 @@ describe('workflow HTTP API', { concurrency: 1 }, () => {
     assert.deepEqual([limited.entries.length, limited.verification], [1, undefined]);
     assert.equal((await req('GET', `/features/${SLUG}/audit?limit=zero`)).status, 422);
     assert.equal((await req('GET', '/features/missing/audit')).status, 404);
-    const wps = (await (await req('GET', `/features/${SLUG}/work-packages`)).json()) as { work_packages: { sequence: number }[]; waves: number[][] };
+    const wps = (await (await req('GET', `/features/${SLUG}/work-packages`)).json()) as {
+      work_packages: { sequence: number }[];
+      waves: number[][];
+    };
     assert.deepEqual([wps.work_packages.length, wps.waves], [1, [[1]]]);
     assert.equal((await req('GET', '/features/missing/work-packages')).status, 404);
     const added = await req('POST', `/features/${SLUG}/work-packages`, { title: 'API', depends_on: [1], actor: 'alice' });
@@ -170,7 +173,11 @@ describe('workflow HTTP API', { concurrency: 1 }, () => {
     assert.deepEqual(await applied.json(), { status: 'applied', delivery_id: 'd-1', feature_slug: SLUG });
     assert.equal((await workflow.getFeature(SLUG)).title, 'Log in, renamed');
     assert.equal(((await (await hook(signBody(SECRET, body))).json()) as { status: string }).status, 'duplicate');
-    const noDelivery = await app.request('/webhooks/tracker', { method: 'POST', body, headers: { 'x-switchyard-signature': signBody(SECRET, body) } });
+    const noDelivery = await app.request('/webhooks/tracker', {
+      method: 'POST',
+      body,
+      headers: { 'x-switchyard-signature': signBody(SECRET, body) },
+    });
     assert.equal(noDelivery.status, 422);
   });
 
@@ -182,7 +189,9 @@ describe('workflow HTTP API', { concurrency: 1 }, () => {
     const missing = await req('GET', '/nope');
     assert.equal(missing.status, 404);
     assert.equal(((await missing.json()) as { error: { code: string } }).error.code, 'not_found');
-    const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, { responses: Record<string, unknown> }>> };
+    const doc = (await (await app.request('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+    };
     for (const [path, method] of [
       ['/features', 'get'],
       ['/features', 'post'],

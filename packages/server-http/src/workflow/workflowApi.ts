@@ -12,14 +12,14 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import {
   type AgentDispatcher,
   type DispatchTool,
-  type FeatureTransitionResult,
   FEATURE_STATES,
+  type FeatureTransitionResult,
   JOB_STATES,
   type SyncEngine,
   toFeatureState,
   type Workflow,
-  type WorkPackageTransitionResult,
   WorkflowError,
+  type WorkPackageTransitionResult,
 } from '@switchyard/workflow';
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -85,12 +85,21 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       if (result.success) return;
       const issues = fieldIssues(result.error.issues);
       const first = issues[0] ?? { field: '(body)', message: 'invalid' };
-      return c.json({ error: { code: 'invalid_argument', message: `${first.field}: ${first.message}`, details: { field: first.field, issues } } }, 422);
+      return c.json(
+        { error: { code: 'invalid_argument', message: `${first.field}: ${first.message}`, details: { field: first.field, issues } } },
+        422,
+      );
     },
   });
   app.onError((error, c) => respondWorkflowError(c, error));
   app.notFound((c) => respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`));
-  app.use('*', bodyLimit({ maxSize: options.maxBodyBytes ?? 1024 * 1024, onError: (c) => respondError(c, 'payload_too_large', 'request body too large') }));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: options.maxBodyBytes ?? 1024 * 1024,
+      onError: (c) => respondError(c, 'payload_too_large', 'request body too large'),
+    }),
+  );
   app.use('*', apiKeyGuard(options.apiKeys ?? []));
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });
 
@@ -114,7 +123,12 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       path: '/features',
       tags: ['features'],
       request: { body: { content: { 'application/json': { schema: s.createFeatureBody } }, required: true } },
-      responses: { 201: json(s.feature, 'created (audited as NONE -> CREATED)'), ...UNAUTHORIZED, 409: E('the slug is taken'), 422: E('bad input') },
+      responses: {
+        201: json(s.feature, 'created (audited as NONE -> CREATED)'),
+        ...UNAUTHORIZED,
+        409: E('the slug is taken'),
+        422: E('bad input'),
+      },
     }),
     async (c) => c.json(await workflow.createFeature(c.req.valid('json')), 201),
   );
@@ -161,7 +175,10 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
         query: z.object({ verify: s.queryBoolean, limit: s.queryInt(10_000), since: z.string().datetime({ offset: true }).optional() }),
       },
       responses: {
-        200: json(z.object({ entries: z.array(s.auditEntrySchema), verification: s.verificationSchema.optional() }), 'entries, oldest first'),
+        200: json(
+          z.object({ entries: z.array(s.auditEntrySchema), verification: s.verificationSchema.optional() }),
+          'entries, oldest first',
+        ),
         ...UNAUTHORIZED,
         404: E('no such feature'),
         422: E('bad query'),
@@ -171,7 +188,10 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       const { slug } = c.req.valid('param');
       const { verify, limit, since } = c.req.valid('query');
       await workflow.getFeature(slug);
-      const entries = await workflow.audit.entries(slug, { ...(limit !== undefined ? { limit } : { limit: 50 }), ...(since ? { since } : {}) });
+      const entries = await workflow.audit.entries(slug, {
+        ...(limit !== undefined ? { limit } : { limit: 50 }),
+        ...(since ? { since } : {}),
+      });
       return c.json({ entries, ...(verify ? { verification: await workflow.audit.verify(slug) } : {}) } as never, 200);
     },
   );
@@ -183,7 +203,10 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       tags: ['work packages'],
       request: { params: s.slugParam },
       responses: {
-        200: json(z.object({ work_packages: z.array(s.workPackage), waves: z.array(z.array(z.number().int())) }), 'in sequence, with waves'),
+        200: json(
+          z.object({ work_packages: z.array(s.workPackage), waves: z.array(z.array(z.number().int())) }),
+          'in sequence, with waves',
+        ),
         ...UNAUTHORIZED,
         404: E('no such feature'),
       },
@@ -213,11 +236,19 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       tags: ['governance'],
       summary: 'Check the gates of the next move (or of `to`) without applying it',
       request: { params: s.slugParam, query: z.object({ wp: s.queryInt(), to: z.string().min(1).optional() }) },
-      responses: { 200: json(s.gateResult, 'passed, or the violations'), ...UNAUTHORIZED, 404: E('no such feature or work package'), 409: E('no such move') },
+      responses: {
+        200: json(s.gateResult, 'passed, or the violations'),
+        ...UNAUTHORIZED,
+        404: E('no such feature or work package'),
+        409: E('no such move'),
+      },
     }),
     async (c) => {
       const { wp, to } = c.req.valid('query');
-      const result = await workflow.checkGovernance(c.req.valid('param').slug, { ...(wp ? { wp_sequence: wp } : {}), ...(to ? { to } : {}) });
+      const result = await workflow.checkGovernance(c.req.valid('param').slug, {
+        ...(wp ? { wp_sequence: wp } : {}),
+        ...(to ? { to } : {}),
+      });
       return c.json(result, 200);
     },
   );
@@ -289,7 +320,12 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       path: '/jobs/{id}/cancel',
       tags: ['jobs'],
       request: { params: z.object({ id: z.string().min(1).max(100) }) },
-      responses: { 200: json(s.agentJob, 'the job once it stopped (as it was, if it had ended)'), ...UNAUTHORIZED, 404: E('no such job'), 501: E('no agents here') },
+      responses: {
+        200: json(s.agentJob, 'the job once it stopped (as it was, if it had ended)'),
+        ...UNAUTHORIZED,
+        404: E('no such job'),
+        501: E('no agents here'),
+      },
     }),
     async (c) => {
       if (!options.dispatcher) throw new WorkflowError('not_implemented', 'no agent is configured on this server');
@@ -317,7 +353,8 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       method: 'post',
       path: '/webhooks/tracker',
       tags: ['sync'],
-      summary: 'A tracker delivery, signed with x-switchyard-signature: sha256=<HMAC of the raw body>; applied once per x-switchyard-delivery',
+      summary:
+        'A tracker delivery, signed with x-switchyard-signature: sha256=<HMAC of the raw body>; applied once per x-switchyard-delivery',
       responses: {
         200: json(s.webhookResult, 'applied, duplicate, conflict, ignored or in_sync'),
         401: E('signature_invalid'),
@@ -346,7 +383,11 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
   app.get('/healthz', (c) => c.json({ status: 'ok' }));
   app.doc31('/openapi.json', {
     openapi: '3.1.0',
-    info: { title: 'Switchyard workflow API', version: '1.0.0', description: 'Features, work packages, governance gates, the audit trail, agent jobs and tracker sync.' },
+    info: {
+      title: 'Switchyard workflow API',
+      version: '1.0.0',
+      description: 'Features, work packages, governance gates, the audit trail, agent jobs and tracker sync.',
+    },
     security: (options.apiKeys ?? []).length ? [{ apiKey: [] }] : [],
   });
   return app;
