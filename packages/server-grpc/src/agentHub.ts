@@ -22,20 +22,11 @@ import {
   reportedPrUrl,
   WorkflowError,
 } from '@switchyard/workflow';
+import type { Prompt__Output } from './generated/switchyard/workflow/v1/Prompt.js';
 import { GrpcServerError } from './grpcErrors.js';
 
-/** A prompt as the hub delivers it (the wire `Prompt`). */
-export interface HubPrompt {
-  task_id: string;
-  kind: 'task' | 'cancel';
-  feature_slug: string;
-  wp_sequence: number;
-  attempt: number;
-  prompt: string;
-  context: string;
-  worktree: string;
-  timeout_ms: number;
-}
+/** A prompt as the hub delivers it: the wire `Prompt`, `task` to work or `cancel` to stop. */
+export type HubPrompt = Prompt__Output & { kind: 'task' | 'cancel' };
 
 interface Agent {
   id: string;

@@ -38,16 +38,9 @@ export const dispatchEnvelopeSchema = z
   .strict();
 export type DispatchEnvelope = z.infer<typeof dispatchEnvelopeSchema>;
 
-/** What every surface answers: the outcome of the one subcommand, with its audit line. */
-export interface DispatchResult {
+/** What every surface answers: the outcome of the one subcommand (with its audit line), and whether it succeeded. */
+export interface DispatchResult extends SubcommandOutcome {
   ok: boolean;
-  command: string;
-  exit_code: number;
-  duration_ms: number;
-  result?: unknown;
-  error?: { code: string; message: string; details?: Record<string, unknown> };
-  /** The line written to `.agileplus/audit.jsonl`. */
-  audit: Record<string, unknown>;
 }
 
 /**
