@@ -129,7 +129,7 @@ export function parseSubcommandArgs(tokens: readonly string[], kindOf: (key: str
               .filter(Boolean)
           : [value];
       out[key] = [...((out[key] as unknown[] | undefined) ?? []), ...items];
-    } else if (key in out) throw new CliError('invalid_argument', `--${key}: given twice`, { field: key });
+    } else if (Object.hasOwn(out, key)) throw new CliError('invalid_argument', `--${key}: given twice`, { field: key });
     else out[key] = value;
   }
   return out;
