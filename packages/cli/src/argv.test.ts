@@ -68,10 +68,7 @@ test('property: any record of values reads back from its command line', () => {
       ),
       (record) => {
         const argv = Object.entries(record).flatMap(([k, v]) => [`--${k}`, v]);
-        assert.deepEqual(
-          parseSubcommandArgs(argv, () => 'value'),
-          record,
-        );
+        assert.equal(JSON.stringify(parseSubcommandArgs(argv, () => 'value')), JSON.stringify(record));
       },
     ),
   );
