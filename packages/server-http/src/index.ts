@@ -53,3 +53,6 @@ export {
 } from './gateway/config/schema.js';
 export { Gateway, type GatewayOptions, isLoopbackHost, UnsafeBindError } from './gateway/gateway.js';
 export { LogTail } from './gateway/logTail.js';
+export { createWorkflowApi, type MetricsSource, type WorkflowApiOptions } from './workflow/workflowApi.js';
+export { respondWorkflowError, WORKFLOW_ERROR_STATUS } from './workflow/workflowErrors.js';
+export { startWorkflowHttpServer, type WorkflowHttpServer, type WorkflowHttpServerOptions } from './workflow/workflowServer.js';

@@ -417,10 +417,18 @@ export class GitRepository {
   }
 
   /** Keeps `.worktrees/` out of `git status` through `.git/info/exclude` (never the tracked `.gitignore`). */
-  private async excludeWorktreeDir(): Promise<void> {
+  private excludeWorktreeDir(): Promise<void> {
+    return this.excludeFromStatus(`/${GIT_DEFAULTS.worktreeDir}/`);
+  }
+
+  /**
+   * Adds a pattern to `.git/info/exclude` (once), so local state such as a
+   * database file never shows in `git status` or lands in `add -A`; the
+   * tracked `.gitignore` is never touched.
+   */
+  async excludeFromStatus(line: string): Promise<void> {
     const gitDir = resolve(this.root, (await this.run(['rev-parse', '--git-common-dir'])).trim());
     const exclude = join(gitDir, 'info', 'exclude');
-    const line = `/${GIT_DEFAULTS.worktreeDir}/`;
     const text = await readFile(exclude, 'utf8').catch(() => '');
     if (text.split('\n').includes(line)) return;
     await mkdir(join(gitDir, 'info'), { recursive: true });

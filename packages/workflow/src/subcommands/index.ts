@@ -61,6 +61,18 @@ export async function runSubcommand(
   return outcome;
 }
 
+export {
+  DISPATCH_TOOL_NAME,
+  type DispatchEnvelope,
+  type DispatchResult,
+  DispatchTool,
+  type DispatchToolOptions,
+  dispatchEnvelopeSchema,
+  dispatchToolInputSchema,
+  parseEnvelope,
+  SUBCOMMAND_NAME,
+  toResult,
+} from './dispatchTool.js';
 export { EXIT_CODES, exitCodeFor } from './exitCodes.js';
 export {
   type ArgumentDescription,

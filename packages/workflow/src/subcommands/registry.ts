@@ -170,7 +170,7 @@ export class SubcommandRegistry {
         option: `--${key.replace(/_/g, '-')}`,
         required: !parsed.success,
         default: parsed.success ? parsed.data : undefined,
-        description: s.description ?? '',
+        description: describedBy(s),
       };
     });
     return { name: def.name, summary: def.summary, documented: def.documented, args };
@@ -180,6 +180,14 @@ export class SubcommandRegistry {
   jsonSchema(name: string): Record<string, unknown> {
     return z.toJSONSchema(this.get(name).args, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   }
+}
+
+/** A schema's description, looking through `.default()` and `.optional()` wrappers (which do not carry it). */
+function describedBy(schema: z.ZodType): string {
+  for (let s: z.ZodType | undefined = schema; s; s = (s as unknown as { _zod: { def: { innerType?: z.ZodType } } })._zod.def.innerType) {
+    if (s.description) return s.description;
+  }
+  return '';
 }
 
 /** Reads `from_file` (confined to the repository) or standard input for `artifact:write`. */

@@ -1,0 +1,292 @@
+/**
+ * @module runtime
+ * Composes the workflow for one `yard` invocation (or one `yard serve`):
+ * the repository and actor, the config, the store (`--db`: a SQLite file,
+ * by default `<repo>/.agileplus/agileplus.db`, or a `postgres://` URL), the
+ * `Workflow`, git, artifacts, the subcommand registry and audit log, and,
+ * built only when asked for, the agent dispatcher, the classifier and sync.
+ * The CLI translates into these; it decides nothing itself.
+ */
+import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { userInfo } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import {
+  type AgentAdapter,
+  AgentDispatcher,
+  AgentSessionAdapter,
+  ArtifactStore,
+  BacklogQueue,
+  BUILTIN_SUBCOMMANDS,
+  Classifier,
+  DEFAULT_ARTIFACT_ROOT,
+  DispatchTool,
+  GatewayClient,
+  GitHubCodeHostAdapter,
+  GitRepository,
+  HeuristicReviewer,
+  LlmReviewer,
+  ProcessAgentAdapter,
+  RestTrackerAdapter,
+  SubcommandAuditLog,
+  type SubcommandContext,
+  SubcommandRegistry,
+  SyncEngine,
+  Workflow,
+  WorkflowEventEmitter,
+  type WorkflowStore,
+} from '@switchyard/workflow';
+import { loadConfig, resolved, type YardConfig } from './config.js';
+import { CliError } from './errors.js';
+import type { CliIO, GlobalOptions } from './io.js';
+
+/** A store the runtime can close. */
+export type ClosableStore = WorkflowStore & { close(): Promise<void> };
+
+/** Agent settings a command line can override. */
+export interface AgentOverrides {
+  kind?: string;
+  command?: string;
+  args?: string[];
+  url?: string;
+  timeoutMs?: number;
+}
+
+/** Everything a command works with. */
+export interface Runtime {
+  readonly globals: GlobalOptions;
+  readonly io: CliIO;
+  readonly repoRoot: string;
+  readonly repoName: string;
+  readonly actor: string;
+  readonly config: YardConfig;
+  readonly store: ClosableStore;
+  readonly events: WorkflowEventEmitter;
+  readonly workflow: Workflow;
+  readonly git: GitRepository;
+  readonly artifacts: ArtifactStore;
+  readonly registry: SubcommandRegistry;
+  readonly backlog: BacklogQueue;
+  /** The context hidden subcommands run in. */
+  context(): SubcommandContext;
+  /** `.agileplus/audit.jsonl`, opened on first use. */
+  auditLog(): Promise<SubcommandAuditLog>;
+  dispatchTool(): Promise<DispatchTool>;
+  classifier(): Classifier;
+  /** The agent dispatcher (throws a usage error naming what to configure when no agent is). */
+  dispatcher(overrides?: AgentOverrides): AgentDispatcher;
+  /** The agent dispatcher over these adapters (the first is the default kind). */
+  dispatcherWith(adapters: AgentAdapter[], overrides?: AgentOverrides): AgentDispatcher;
+  sync(): SyncEngine;
+  close(): Promise<void>;
+}
+
+/**
+ * Local state, kept out of `git status` and `commit --all` through `.git/info/exclude`: the
+ * database, and the subcommand log, which every invocation appends to (tracked, it would make
+ * every tree dirty). Artifacts stay visible to git.
+ */
+const LOCAL_STATE = [
+  '/.agileplus/agileplus.db',
+  '/.agileplus/agileplus.db-wal',
+  '/.agileplus/agileplus.db-shm',
+  '/.agileplus/audit.jsonl',
+  '/.agileplus/*.lock',
+];
+
+function git(args: string[], cwd: string): Promise<string | undefined> {
+  return new Promise((done) => {
+    execFile('git', args, { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (error, stdout) =>
+      done(error ? undefined : stdout.trim()),
+    );
+  });
+}
+
+/** The repository: `--repo`, `YARD_REPO`, the git top level of the working directory, or the working directory. */
+export async function resolveRepo(globals: GlobalOptions, io: CliIO): Promise<string> {
+  const given = globals.repo ?? io.env.YARD_REPO;
+  if (given !== undefined) {
+    const root = resolve(io.cwd, given);
+    const info = await stat(root).catch(() => undefined);
+    if (!info?.isDirectory()) throw new CliError('not_found', `--repo: ${root} is not a directory`, { field: 'repo' });
+    return root;
+  }
+  return (await git(['rev-parse', '--show-toplevel'], io.cwd)) ?? io.cwd;
+}
+
+/** The actor: `--actor`, `YARD_ACTOR`, git's `user.name`, or the OS user. */
+export async function resolveActor(globals: GlobalOptions, io: CliIO, repoRoot: string): Promise<string> {
+  const actor = globals.actor ?? io.env.YARD_ACTOR ?? (await git(['config', 'user.name'], repoRoot)) ?? userInfo().username;
+  if (!actor || /[\r\n\0]/.test(actor) || actor.length > 128)
+    throw new CliError('invalid_argument', '--actor: one line of 1-128 characters', { field: 'actor' });
+  return actor;
+}
+
+async function openStore(location: string, repoRoot: string, cwd: string): Promise<ClosableStore> {
+  if (/^postgres(ql)?:\/\//.test(location)) {
+    const { PostgresWorkflowStore } = await import('@switchyard/workflow/postgres').catch((error: unknown) => {
+      throw new CliError(
+        'not_implemented',
+        '--db: a postgres:// database needs the optional "pg" package installed',
+        { field: 'db' },
+        { cause: error },
+      );
+    });
+    return PostgresWorkflowStore.open({ connectionString: location });
+  }
+  const { SqliteWorkflowStore } = await import('@switchyard/workflow/sqlite');
+  return SqliteWorkflowStore.open(location === ':memory:' ? { path: location } : { path: resolve(cwd, location), repoRoot });
+}
+
+/**
+ * Opens everything one invocation needs.
+ *
+ * @example
+ * ```ts
+ * const rt = await openRuntime({ verbose: 0, output: 'json' }, processIO());
+ * try { console.log(await rt.workflow.listFeatures()); } finally { await rt.close(); }
+ * ```
+ */
+export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Runtime> {
+  const repoRoot = await resolveRepo(globals, io);
+  const config = await loadConfig(repoRoot, globals.config, io.env, io.cwd);
+  const actor = await resolveActor(globals, io, repoRoot);
+  const repoName = config.repo_name ?? basename(repoRoot);
+  const gitRepo = new GitRepository(repoRoot);
+  const location = globals.db ?? io.env.YARD_DB ?? config.db ?? join(repoRoot, '.agileplus', 'agileplus.db');
+  const store = await openStore(location, repoRoot, io.cwd);
+  for (const line of LOCAL_STATE) await gitRepo.excludeFromStatus(line).catch(() => undefined);
+  const events = new WorkflowEventEmitter();
+  const workflow = new Workflow({ store, repoName, admins: config.admins, events });
+  const artifacts = new ArtifactStore(join(repoRoot, DEFAULT_ARTIFACT_ROOT));
+  const registry = new SubcommandRegistry(BUILTIN_SUBCOMMANDS);
+  let log: Promise<SubcommandAuditLog> | undefined;
+  let tool: Promise<DispatchTool> | undefined;
+  let dispatcher: AgentDispatcher | undefined;
+  let sync: SyncEngine | undefined;
+  const gatewayConfig = () => (config.gateway ? resolved(config.gateway) : undefined);
+  const gateway = () => {
+    const g = gatewayConfig();
+    return g
+      ? new GatewayClient({
+          baseUrl: g.url,
+          model: g.model,
+          ...(g.api_key ? { apiKey: g.api_key } : {}),
+        })
+      : undefined;
+  };
+  const codeHost = () => {
+    const c = config.code_host ? resolved(config.code_host) : undefined;
+    return c
+      ? new GitHubCodeHostAdapter({
+          ...(c.base_url ? { baseUrl: c.base_url } : {}),
+          owner: c.owner,
+          repo: c.repo,
+          auth: c.token
+            ? { type: 'oauth_token', token: c.token }
+            : { type: 'oauth_app', clientId: c.client_id!, clientSecret: c.client_secret! },
+        })
+      : undefined;
+  };
+
+  const context = (): SubcommandContext => ({ workflow, git: gitRepo, artifacts, actor, readStdin: () => io.readStdin() });
+  const runtime: Runtime = {
+    globals,
+    io,
+    repoRoot,
+    repoName,
+    actor,
+    config,
+    store,
+    events,
+    workflow,
+    git: gitRepo,
+    artifacts,
+    registry,
+    backlog: new BacklogQueue(store, workflow.clock),
+    context,
+    auditLog: () => {
+      log ??= SubcommandAuditLog.open(repoRoot, { repoName, events });
+      return log;
+    },
+    dispatchTool: () => {
+      tool ??= runtime.auditLog().then((auditLog) => new DispatchTool({ registry, log: auditLog, context: context() }));
+      return tool;
+    },
+    classifier: () => {
+      const g = gateway();
+      return new Classifier(g ? { gateway: g } : {});
+    },
+    dispatcher: (overrides = {}) => runtime.dispatcherWith(agentAdapters(config, overrides), overrides),
+    dispatcherWith: (adapters, overrides = {}) => {
+      const timeout = overrides.timeoutMs ?? config.agent?.timeout_ms;
+      const g = gateway();
+      const ci = codeHost();
+      dispatcher ??= new AgentDispatcher({
+        workflow,
+        git: gitRepo,
+        reviewer: g ? new LlmReviewer(g) : new HeuristicReviewer(),
+        ...(ci ? { ciSource: ci } : {}),
+        adapters,
+        defaults: {
+          ...(timeout !== undefined ? { timeout_ms: timeout } : {}),
+          ...(config.agent?.review_cycles ? { review_cycles: config.agent.review_cycles } : {}),
+        },
+      });
+      return dispatcher;
+    },
+    sync: () => {
+      const t = config.tracker ? resolved(config.tracker) : undefined;
+      const ci = codeHost();
+      const webhookSecret = config.webhook_secret !== undefined ? resolved(config.webhook_secret) : undefined;
+      sync ??= new SyncEngine({
+        workflow,
+        ...(t
+          ? {
+              tracker: new RestTrackerAdapter({
+                baseUrl: t.base_url,
+                oauth: {
+                  tokenUrl: t.token_url,
+                  clientId: t.client_id,
+                  clientSecret: t.client_secret,
+                  ...(t.scope ? { scope: t.scope } : {}),
+                },
+                ...(t.state_mapping ? { stateMapping: t.state_mapping } : {}),
+              }),
+            }
+          : {}),
+        ...(ci ? { codeHost: ci } : {}),
+        ...(webhookSecret ? { webhookSecret } : {}),
+      });
+      return sync;
+    },
+    close: async () => {
+      if (log) await (await log).close();
+      await store.close();
+    },
+  };
+  return runtime;
+}
+
+/** The agent adapters from the config and the command line (the command line wins). */
+export function agentAdapters(config: YardConfig, overrides: AgentOverrides): AgentAdapter[] {
+  const kind = overrides.kind ?? (overrides.url ? 'agent-session' : overrides.command ? 'process' : (config.agent?.kind ?? 'process'));
+  if (kind === 'process') {
+    const command = overrides.command ?? config.agent?.command;
+    if (!command)
+      throw new CliError('invalid_argument', 'no agent command: pass --agent-command or set agent.command in .agileplus/config.yaml', {
+        field: 'agent_command',
+      });
+    return [new ProcessAgentAdapter({ command, args: overrides.args ?? config.agent?.args ?? [] })];
+  }
+  if (kind === 'agent-session') {
+    const url = overrides.url ?? config.agent?.url;
+    if (!url)
+      throw new CliError('invalid_argument', 'no agent session server: pass --agent-url or set agent.url in .agileplus/config.yaml', {
+        field: 'agent_url',
+      });
+    const apiKey = config.agent?.api_key !== undefined ? resolved(config.agent.api_key) : undefined;
+    return [new AgentSessionAdapter({ baseUrl: url, ...(apiKey ? { apiKey } : {}) })];
+  }
+  throw new CliError('invalid_argument', `--agent: expected process or agent-session; got ${JSON.stringify(kind)}`, { field: 'agent' });
+}

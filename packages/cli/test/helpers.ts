@@ -1,0 +1,104 @@
+/**
+ * Test helpers: temporary git repositories, `yard` run in-process through
+ * `main` (fast, same code path as the bin) or as a real process from source.
+ */
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { CliIO } from '../src/io.js';
+import { main } from '../src/main.js';
+
+export const YARD_BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
+const TSX = import.meta.resolve('tsx');
+/** Children run from source; the loader is given by absolute URL because their cwd is a temporary repository. */
+export const SOURCE_NODE_OPTIONS = `--conditions=@switchyard/source --import=${TSX}`;
+
+export interface TempRepo {
+  root: string;
+  git: (...args: string[]) => string;
+  cleanup: () => Promise<void>;
+}
+
+/** `main` with two commits, an identity, nothing global touched. */
+export async function tempRepo(prefix = 'yard-'): Promise<TempRepo> {
+  const root = await realpath(await mkdtemp(join(tmpdir(), prefix)));
+  const git = (...args: string[]) =>
+    execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: root } });
+  git('init', '--quiet', '--initial-branch=main');
+  git('config', 'user.name', 'Test User');
+  git('config', 'user.email', 'test@example.invalid');
+  git('config', 'commit.gpgsign', 'false');
+  await writeFile(join(root, 'README.md'), '# demo\n\nline 1\nline 2\nline 3\n');
+  git('add', '-A');
+  git('commit', '--quiet', '-m', 'initial');
+  await writeFile(join(root, 'README.md'), '# demo\n\nline 1\nline 2 changed\nline 3\n');
+  git('commit', '--quiet', '-am', 'second');
+  return { root, git, cleanup: () => rm(root, { recursive: true, force: true }) };
+}
+
+export interface YardResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (throws with the output when it is not one document). */
+  json<T = unknown>(): T;
+}
+
+function result(code: number, stdout: string, stderr: string): YardResult {
+  return {
+    code,
+    stdout,
+    stderr,
+    json: <T>() => {
+      try {
+        return JSON.parse(stdout) as T;
+      } catch {
+        throw new Error(`stdout is not one JSON document (exit ${code}):\n${stdout}\nstderr:\n${stderr}`);
+      }
+    },
+  };
+}
+
+/** Runs `yard` in-process. */
+export async function yard(args: string[], options: { cwd: string; stdin?: string; env?: Record<string, string> }): Promise<YardResult> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIO = {
+    stdout: (t) => {
+      stdout += t;
+    },
+    stderr: (t) => {
+      stderr += t;
+    },
+    readStdin: async () => Buffer.from(options.stdin ?? ''),
+    stdinIsTTY: false,
+    env: options.env ?? {},
+    cwd: options.cwd,
+  };
+  const code = await main(args, io);
+  return result(code, stdout, stderr);
+}
+
+/** Runs the real `yard` bin (from source) as a process. */
+export function yardProcess(args: string[], options: { cwd: string; stdin?: string; env?: Record<string, string> }): Promise<YardResult> {
+  return new Promise((resolve) => {
+    const child = execFile(
+      process.execPath,
+      [YARD_BIN, ...args],
+      { cwd: options.cwd, env: { ...process.env, NODE_OPTIONS: SOURCE_NODE_OPTIONS, ...options.env }, timeout: 120_000 },
+      (error, stdout, stderr) => resolve(result(error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr)),
+    );
+    child.stdin?.end(options.stdin ?? '');
+  });
+}
+
+/** The lines of `.agileplus/audit.jsonl`, parsed. */
+export async function auditLines(root: string): Promise<Record<string, unknown>[]> {
+  const text = await readFile(join(root, '.agileplus', 'audit.jsonl'), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
+}

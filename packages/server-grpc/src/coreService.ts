@@ -1,0 +1,236 @@
+/**
+ * @module coreService
+ * `CoreService` handlers: each translates a request into one workflow call
+ * and its result into the wire message; errors become gRPC statuses
+ * through one table (grpcErrors). Two calls stream: `GetAuditTrail` reads
+ * the chain entry by entry, and `StreamAgentEvents` forwards the
+ * workflow's `workflow:agent_event`s as they happen.
+ */
+import type { ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
+import {
+  type AgentEvent,
+  type AuditTrailEntry,
+  type DispatchTool,
+  effectiveDependencies,
+  FEATURE_COMMANDS,
+  FEATURE_STATES,
+  parseInput,
+  slugSchema,
+  toFeatureState,
+  type Workflow,
+  WorkflowError,
+  type WorkPackage,
+} from '@switchyard/workflow';
+import type { AgentEvent as AgentEventMsg } from './generated/switchyard/workflow/v1/AgentEvent.js';
+import type { AuditEntry as AuditEntryMsg } from './generated/switchyard/workflow/v1/AuditEntry.js';
+import type { CoreServiceHandlers } from './generated/switchyard/workflow/v1/CoreService.js';
+import type { WorkPackage as WorkPackageMsg } from './generated/switchyard/workflow/v1/WorkPackage.js';
+import { GrpcServerError, toServiceError } from './grpcErrors.js';
+import { fromStruct, toStruct, toValue } from './struct.js';
+
+/** Checks a call's credentials (throws `unauthenticated`). */
+export type Authorize = (call: { metadata: import('@grpc/grpc-js').Metadata }) => void;
+
+/** Wraps an async handler: credentials first, then the result or the mapped error. */
+export function unary<Req, Res>(authorize: Authorize, fn: (request: Req) => Promise<Res>) {
+  return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
+    Promise.resolve()
+      .then(() => authorize(call))
+      .then(() => fn(call.request))
+      .then(
+        (result) => callback(null, result),
+        (error: unknown) => callback(toServiceError(error)),
+      );
+  };
+}
+
+const FINAL_JOB_STATES = new Set(['Completed', 'Failed', 'Cancelled']);
+
+export function workPackageMessage(wp: WorkPackage): WorkPackageMsg {
+  const { agent_id, pr_url, ...rest } = wp;
+  return { ...rest, ...(agent_id !== null ? { agent_id } : {}), ...(pr_url !== null ? { pr_url } : {}) };
+}
+
+export function auditEntryMessage(entry: AuditTrailEntry): AuditEntryMsg {
+  return {
+    id: entry.id,
+    feature_slug: entry.feature_slug ?? '',
+    ...(entry.wp_sequence !== null ? { wp_sequence: entry.wp_sequence } : {}),
+    timestamp: entry.timestamp,
+    actor: entry.actor,
+    transition: entry.transition,
+    evidence_refs: entry.evidence_refs,
+    action: entry.action,
+    prev_hash: entry.prev_hash,
+    hash: entry.hash,
+    forced: entry.forced === true,
+    detail: toStruct(entry.detail ?? {}),
+  };
+}
+
+function agentEventMessage(event: AgentEvent): AgentEventMsg {
+  return {
+    job_id: event.jobId,
+    feature_slug: event.featureSlug,
+    wp_sequence: event.wpSequence,
+    kind: event.kind,
+    data: toStruct(event.data),
+    at: event.at,
+  };
+}
+
+const slug = (value: string) => parseInput(slugSchema, value, 'slug');
+
+/** Options of {@link coreServiceHandlers}. */
+export interface CoreServiceOptions {
+  workflow: Workflow;
+  dispatchTool?: DispatchTool;
+  authorize: Authorize;
+}
+
+/** The `CoreService` implementation. */
+export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHandlers {
+  const { workflow, authorize } = options;
+  return {
+    GetFeature: unary(authorize, async (req) => workflow.getFeature(slug(req.slug))),
+    ListFeatures: unary(authorize, async (req) => ({
+      features: await workflow.listFeatures(req.state ? { state: toFeatureState(req.state) } : {}),
+    })),
+    GetFeatureState: unary(authorize, async (req) => {
+      const feature = await workflow.getFeature(slug(req.slug));
+      const index = FEATURE_STATES.indexOf(feature.state);
+      const next = FEATURE_STATES[index + 1];
+      return {
+        slug: feature.slug,
+        state: feature.state,
+        updated_at: feature.updated_at,
+        ...(next ? { next_state: next, next_command: Object.entries(FEATURE_COMMANDS).find(([, to]) => to === next)![0] } : {}),
+      };
+    }),
+    ListWorkPackages: unary(authorize, async (req) => {
+      const s = slug(req.slug);
+      const [packages, waves] = await Promise.all([workflow.listWorkPackages(s), workflow.waves(s)]);
+      return { work_packages: packages.map(workPackageMessage), waves: waves.map((sequences) => ({ sequences })) };
+    }),
+    GetWorkPackageStatus: unary(authorize, async (req) => {
+      const s = slug(req.slug);
+      if (!Number.isInteger(req.sequence) || req.sequence < 1)
+        throw new WorkflowError('invalid_argument', 'sequence: a positive integer', { details: { field: 'sequence' } });
+      const wp = await workflow.getWorkPackage(s, req.sequence);
+      const all = await workflow.listWorkPackages(s);
+      const done = new Set(all.filter((w) => w.state === 'DONE').map((w) => w.sequence));
+      const waitingOn = [...(effectiveDependencies(all).get(wp.sequence) ?? [])].filter((d) => !done.has(d)).sort((a, b) => a - b);
+      const active = (await workflow.store.reader.listJobs({ featureSlug: s })).find(
+        (j) => j.wp_sequence === wp.sequence && !FINAL_JOB_STATES.has(j.state),
+      );
+      return {
+        work_package: workPackageMessage(wp),
+        ready: waitingOn.length === 0,
+        waiting_on: waitingOn,
+        ...(active ? { active_job_id: active.id } : {}),
+      };
+    }),
+    CheckGovernanceGate: unary(authorize, async (req) =>
+      workflow.checkGovernance(slug(req.slug), {
+        ...(req.wp_sequence !== undefined && req._wp_sequence ? { wp_sequence: req.wp_sequence } : {}),
+        ...(req.to !== undefined && req._to ? { to: req.to } : {}),
+      }),
+    ),
+    VerifyAuditChain: unary(authorize, async (req) => {
+      const s = slug(req.slug);
+      await workflow.getFeature(s);
+      const v = await workflow.audit.verify(s);
+      return {
+        valid: v.valid,
+        entries_verified: v.entries_verified,
+        ...(v.first_invalid_id !== null ? { first_invalid_id: v.first_invalid_id } : {}),
+        ...(v.error_message !== null ? { error_message: v.error_message } : {}),
+        ...(v.error_code !== null ? { error_code: v.error_code } : {}),
+        root: v.root,
+        origin: v.origin,
+      };
+    }),
+    DispatchCommand: unary(authorize, async (req) => {
+      const tool = options.dispatchTool;
+      if (!tool) throw new WorkflowError('not_implemented', 'the dispatch tool is not configured on this server');
+      const result = await tool.dispatch({
+        command: 'dispatch_command',
+        ...(req.feature_slug ? { feature_slug: req.feature_slug } : {}),
+        args: fromStruct(req.args),
+      });
+      return {
+        ok: result.ok,
+        command: result.command,
+        exit_code: result.exit_code,
+        duration_ms: result.duration_ms,
+        result: toValue(result.result),
+        ...(result.error
+          ? { error: { code: result.error.code, message: result.error.message, details: toStruct(result.error.details ?? {}) } }
+          : {}),
+        audit: toStruct(result.audit),
+      };
+    }),
+    GetAuditTrail: (call: ServerWritableStream<{ slug: string; limit: number; since: string }, AuditEntryMsg>) => {
+      void (async () => {
+        try {
+          authorize(call);
+          const s = slug(call.request.slug);
+          await workflow.getFeature(s);
+          if (call.request.limit < 0)
+            throw new WorkflowError('invalid_argument', 'limit: 0 (all) or more', { details: { field: 'limit' } });
+          const options = {
+            ...(call.request.since ? { since: call.request.since } : {}),
+            ...(call.request.limit > 0 ? { limit: call.request.limit } : {}),
+          };
+          for (const entry of await workflow.audit.entries(s, options)) {
+            if (call.cancelled) return;
+            if (!call.write(auditEntryMessage(entry))) await new Promise((resolve) => call.once('drain', resolve));
+          }
+          call.end();
+        } catch (error) {
+          call.destroy(toServiceError(error) as Error);
+        }
+      })();
+    },
+    StreamAgentEvents: (call: ServerWritableStream<{ job_id: string; feature_slug: string }, AgentEventMsg>) => {
+      void (async () => {
+        try {
+          authorize(call);
+          const { job_id: jobId, feature_slug: featureSlug } = call.request;
+          if (jobId) {
+            const job = await workflow.store.reader.getJob(jobId);
+            if (!job) throw new GrpcServerError('not_found', `job ${JSON.stringify(jobId)} does not exist`);
+            if (FINAL_JOB_STATES.has(job.state)) {
+              call.write(
+                agentEventMessage({
+                  jobId,
+                  featureSlug: job.feature_slug,
+                  wpSequence: job.wp_sequence,
+                  kind: 'status',
+                  data: { state: job.state, outcome: job.outcome },
+                  at: Date.parse(job.updated_at),
+                }),
+              );
+              call.end();
+              return;
+            }
+          }
+          const onEvent = (event: AgentEvent) => {
+            if ((jobId && event.jobId !== jobId) || (featureSlug && event.featureSlug !== featureSlug)) return;
+            call.write(agentEventMessage(event));
+            if (jobId && event.kind === 'status' && FINAL_JOB_STATES.has(String(event.data.state))) {
+              stop();
+              call.end();
+            }
+          };
+          const stop = () => workflow.events.off('workflow:agent_event', onEvent);
+          workflow.events.on('workflow:agent_event', onEvent);
+          call.once('cancelled', stop);
+          call.once('close', stop);
+        } catch (error) {
+          call.destroy(toServiceError(error) as Error);
+        }
+      })();
+    },
+  };
+}

@@ -1,0 +1,9 @@
+// Original file: proto/switchyard/workflow/v1/workflow.proto
+
+export interface VerifyAuditChainRequest {
+  slug?: string;
+}
+
+export interface VerifyAuditChainRequest__Output {
+  slug: string;
+}

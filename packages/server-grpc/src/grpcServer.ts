@@ -1,0 +1,113 @@
+/**
+ * @module grpcServer
+ * Starts `CoreService` and `AgentService` on one `@grpc/grpc-js` server,
+ * with the standard health-checking service (`grpc.health.v1.Health`) and
+ * server reflection on. Optional API keys (metadata `authorization: Bearer
+ * <key>` or `x-api-key`) are compared in constant time; health and
+ * reflection stay open, as load balancers and tools expect.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { type Metadata, Server, ServerCredentials } from '@grpc/grpc-js';
+import { ReflectionService } from '@grpc/reflection';
+import type { DispatchTool, Workflow } from '@switchyard/workflow';
+import { HealthImplementation } from 'grpc-health-check';
+import type { AgentHub } from './agentHub.js';
+import { agentServiceHandlers } from './agentService.js';
+import { type Authorize, coreServiceHandlers } from './coreService.js';
+import { GrpcServerError } from './grpcErrors.js';
+import { AGENT_SERVICE, CORE_SERVICE, loadWorkflowProto } from './proto.js';
+
+/** Options of {@link startGrpcServer}. */
+export interface GrpcServerOptions {
+  workflow: Workflow;
+  /** The dispatch tool (`DispatchCommand`). */
+  dispatchTool?: DispatchTool;
+  /** Remote agents (`AgentService`); without it the service answers UNIMPLEMENTED. */
+  agentHub?: AgentHub;
+  /** API keys; open when empty or absent. */
+  apiKeys?: readonly string[];
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+}
+
+/** A running server. */
+export interface GrpcServer {
+  /** `host:port`, as clients dial it. */
+  address: string;
+  port: number;
+  health: HealthImplementation;
+  close(): Promise<void>;
+}
+
+const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest();
+
+/** An authorizer for a set of keys: timing-safe on SHA-256 digests, no early exit. */
+export function apiKeyAuthorizer(keys: readonly string[]): Authorize {
+  const digests = keys.filter((k) => k.length > 0).map(digest);
+  return (call: { metadata: Metadata }) => {
+    if (digests.length === 0) return;
+    const authorization = call.metadata.get('authorization')[0];
+    const bearer = typeof authorization === 'string' && /^bearer /i.test(authorization) ? authorization.slice(7).trim() : undefined;
+    const header = call.metadata.get('x-api-key')[0];
+    const key = bearer ?? (typeof header === 'string' ? header.trim() : undefined);
+    if (!key) throw new GrpcServerError('unauthenticated', 'missing API key (metadata authorization: Bearer <key> or x-api-key)');
+    const candidate = digest(key);
+    let match = false;
+    for (const known of digests) match = timingSafeEqual(candidate, known) || match;
+    if (!match) throw new GrpcServerError('unauthenticated', 'wrong API key');
+  };
+}
+
+/**
+ * Starts the server.
+ *
+ * @example
+ * ```ts
+ * const server = await startGrpcServer({ workflow, dispatchTool, port: 50051 });
+ * // grpcurl -plaintext 127.0.0.1:50051 list
+ * await server.close();
+ * ```
+ */
+export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
+  const { definition, proto } = loadWorkflowProto();
+  const authorize = apiKeyAuthorizer(options.apiKeys ?? []);
+  const server = new Server();
+  const v1 = proto.switchyard.workflow.v1;
+  server.addService(
+    v1.CoreService.service,
+    coreServiceHandlers({ workflow: options.workflow, authorize, ...(options.dispatchTool ? { dispatchTool: options.dispatchTool } : {}) }),
+  );
+  if (options.agentHub) server.addService(v1.AgentService.service, agentServiceHandlers(options.agentHub, authorize));
+  const health = new HealthImplementation({
+    '': 'SERVING',
+    [CORE_SERVICE]: 'SERVING',
+    [AGENT_SERVICE]: options.agentHub ? 'SERVING' : 'NOT_SERVING',
+  });
+  health.addToServer(server);
+  new ReflectionService(definition).addToServer(server);
+  const host = options.host ?? '127.0.0.1';
+  const bindHost = host.includes(':') ? `[${host}]` : host;
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${bindHost}:${options.port ?? 0}`, ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
+  );
+  return {
+    address: `${bindHost}:${port}`,
+    port,
+    health,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const name of ['', CORE_SERVICE, AGENT_SERVICE]) health.setStatus(name, 'NOT_SERVING');
+        options.agentHub?.close();
+        // Finish calls in flight for a moment, then cut streams that would never end on their own.
+        const timer = setTimeout(() => server.forceShutdown(), 2000);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      }),
+  };
+}
