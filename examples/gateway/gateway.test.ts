@@ -62,3 +62,13 @@ test('the quick-start gateway answers the official openai client, plain and stre
   assert.equal(await exited, 0);
   server = undefined;
 });
+
+test('the embedding example in the server-http README is embed.ts, and it fails over when a provider cools down', {
+  timeout: 60_000,
+}, async () => {
+  const source = await readFile(fileURLToPath(new URL('./embed.ts', import.meta.url)), 'utf8');
+  const readme = await readFile(fileURLToPath(new URL('../../packages/server-http/README.md', import.meta.url)), 'utf8');
+  assert.ok(readme.includes(source.trim()), 'packages/server-http/README.md must show embed.ts verbatim');
+  const { stdout } = await run(process.execPath, [...flags, fileURLToPath(new URL('./embed.ts', import.meta.url))], { cwd: dir });
+  assert.match(stdout, /^first: .*You said: hello\nsecond: .*You said: still there\?\n$/);
+});
