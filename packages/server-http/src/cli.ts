@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { defaultAdapters } from '@switchyard/core-routing';
 import { ConfigError, loadConfigFile } from './gateway/config/load.js';
-import { Gateway, UnsafeBindError } from './gateway/gateway.js';
+import { Gateway, NotImplementedError, UnsafeBindError } from './gateway/gateway.js';
 
 const USAGE = `switchyard: the Switchyard LLM gateway
 
@@ -76,7 +76,12 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
     }
     throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof UsageError || error instanceof UnsafeBindError) {
+    if (
+      error instanceof ConfigError ||
+      error instanceof UsageError ||
+      error instanceof UnsafeBindError ||
+      error instanceof NotImplementedError
+    ) {
       io.stderr(`switchyard: ${error.message}\n`);
       if (error instanceof UsageError) io.stderr(`\n${USAGE}`);
       return 2;

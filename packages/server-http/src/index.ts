@@ -51,7 +51,7 @@ export {
   type ProviderBlock,
   providerSchema,
 } from './gateway/config/schema.js';
-export { Gateway, type GatewayOptions, isLoopbackHost, UnsafeBindError } from './gateway/gateway.js';
+export { Gateway, type GatewayOptions, isLoopbackHost, NotImplementedError, UnsafeBindError } from './gateway/gateway.js';
 export { LogTail } from './gateway/logTail.js';
 export { createWorkflowApi, type MetricsSource, type WorkflowApiOptions } from './workflow/workflowApi.js';
 export { respondWorkflowError, WORKFLOW_ERROR_STATUS } from './workflow/workflowErrors.js';

@@ -16,6 +16,7 @@ import type { Gateway } from './gateway.js';
 import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerManagementRoutes } from './routes/management.js';
+import { registerNotYetServedRoutes } from './routes/notYet.js';
 import { registerOperationsRoutes } from './routes/operations.js';
 
 /** The variables the middleware sets on each request. */
@@ -100,6 +101,7 @@ export function createControlPlane(gateway: Gateway): ControlPlaneApp {
   registerOperationsRoutes(app, gateway);
   registerManagementRoutes(app, gateway);
   registerDashboardRoutes(app, gateway, guard, sessions);
+  registerNotYetServedRoutes(app);
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

@@ -8,7 +8,7 @@ import { after, describe, test } from 'node:test';
 import { requirePromtool } from '@switchyard/test-support';
 import OpenAI from 'openai';
 import { parseConfig } from './config/load.js';
-import { Gateway, UnsafeBindError } from './gateway.js';
+import { Gateway, NotImplementedError, UnsafeBindError } from './gateway.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'gateway-'));
 const gateways: Gateway[] = [];
@@ -391,4 +391,23 @@ metrics: { enabled: false }
   assert.equal(spare.quota.used, 14, 'usage (7 tokens a request) is counted against the key that answered');
   const metrics = await call('/v0/management/config');
   assert.doesNotMatch(await metrics.text(), /key-limited|key-spare/, 'tokens never appear in API output');
+});
+
+test('documented routes still to come answer 501 not_implemented behind the management key; cluster mode is refused at start', async () => {
+  const { call } = await start(BASE_CONFIG, 'not-yet.yaml');
+  for (const route of [
+    '/v0/management/auths',
+    '/v0/management/auths/openai/refresh',
+    '/v0/management/auth-files',
+    '/v0/management/api-call',
+  ]) {
+    const answer = await call(route, { method: route.endsWith('refresh') || route.endsWith('api-call') ? 'POST' : 'GET' });
+    assert.equal(answer.status, 501, route);
+    assert.equal((await json(answer)).error.code, 'not_implemented', route);
+    assert.equal((await call(route, { key: null })).status, 401, `${route} without the key`);
+  }
+  const clustered = parseConfig(
+    'port: 0\nmetrics: { enabled: false }\ncluster: { enabled: true, database_url: "postgres://127.0.0.1/test" }\n',
+  );
+  await assert.rejects(Gateway.start({ config: clustered, logDestination: { write() {} } }), NotImplementedError);
 });

@@ -57,6 +57,12 @@ export class UnsafeBindError extends Error {
   override name = 'UnsafeBindError';
 }
 
+/** Thrown by {@link Gateway.start} for a config that asks for something this version cannot do. */
+export class NotImplementedError extends Error {
+  override name = 'NotImplementedError';
+  readonly code = 'not_implemented';
+}
+
 /**
  * A running gateway.
  *
@@ -180,6 +186,12 @@ export class Gateway {
     if (config['api-keys'].length === 0 && !isLoopbackHost(config.host) && !options.insecure) {
       throw new UnsafeBindError(
         `refusing to serve ${config.host} with no api-keys: anyone who can reach it could use your providers. Set api-keys, bind 127.0.0.1, or pass --insecure.`,
+      );
+    }
+    if (config.cluster.enabled) {
+      // Refuse rather than run as a lone node while the operator believes state is shared.
+      throw new NotImplementedError(
+        'cluster.enabled: sharing credentials, cooldowns and quota through PostgreSQL is not available in this version; set cluster.enabled to false',
       );
     }
     const scheduler = options.scheduler ?? systemScheduler;
