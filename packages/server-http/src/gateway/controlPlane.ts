@@ -13,6 +13,7 @@ import { HTTPException } from 'hono/http-exception';
 import { ApiError, type ApiErrorCode, fieldIssues, respondError } from '../controlPlane/apiError.js';
 import { managementAuth, SessionStore } from '../controlPlane/managementAuth.js';
 import type { Gateway } from './gateway.js';
+import { credentialsApiError, registerCredentialRoutes } from './routes/credentials.js';
 import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerManagementRoutes } from './routes/management.js';
@@ -65,6 +66,8 @@ export function createControlPlane(gateway: Gateway): ControlPlaneApp {
 
   app.onError((error, c) => {
     if (error instanceof ApiError) return respondError(c, error.code, error.message, error.details, error.headers);
+    const credentialsError = credentialsApiError(error);
+    if (credentialsError) return respondError(c, credentialsError.code, credentialsError.message, credentialsError.details);
     if (error instanceof RoutingError) {
       const code = ROUTING_STATUS[error.code];
       if (code) return respondError(c, code, error.message);
@@ -101,6 +104,7 @@ export function createControlPlane(gateway: Gateway): ControlPlaneApp {
   registerOperationsRoutes(app, gateway);
   registerManagementRoutes(app, gateway);
   registerDashboardRoutes(app, gateway, guard, sessions);
+  registerCredentialRoutes(app, gateway);
   registerNotYetServedRoutes(app);
 
   app.doc31('/openapi.json', {

@@ -395,19 +395,77 @@ metrics: { enabled: false }
 
 test('documented routes still to come answer 501 not_implemented behind the management key; cluster mode is refused at start', async () => {
   const { call } = await start(BASE_CONFIG, 'not-yet.yaml');
-  for (const route of [
-    '/v0/management/auths',
-    '/v0/management/auths/openai/refresh',
-    '/v0/management/auth-files',
-    '/v0/management/api-call',
-  ]) {
-    const answer = await call(route, { method: route.endsWith('refresh') || route.endsWith('api-call') ? 'POST' : 'GET' });
+  for (const route of ['/v0/management/auth-files', '/v0/management/api-call', '/v0/oauth/device']) {
+    const answer = await call(route, { method: route.endsWith('api-call') ? 'POST' : 'GET' });
     assert.equal(answer.status, 501, route);
     assert.equal((await json(answer)).error.code, 'not_implemented', route);
-    assert.equal((await call(route, { key: null })).status, 401, `${route} without the key`);
+    if (route.startsWith('/v0/management/')) assert.equal((await call(route, { key: null })).status, 401, `${route} without the key`);
   }
   const clustered = parseConfig(
     'port: 0\nmetrics: { enabled: false }\ncluster: { enabled: true, database_url: "postgres://127.0.0.1/test" }\n',
   );
   await assert.rejects(Gateway.start({ config: clustered, logDestination: { write() {} } }), NotImplementedError);
+});
+
+test('/v0/management/auths: add, list, change, refresh, quota and delete, with tokens never in an answer', async () => {
+  const { call, gateway } = await start(BASE_CONFIG, 'auths.yaml');
+  const send = (route: string, method: string, body?: unknown) =>
+    call(route, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+
+  const added = await send('/v0/management/auths', 'POST', {
+    id: 'alpha-1',
+    provider: 'alpha',
+    type: 'api_key',
+    token: 'sk-hidden-one',
+    quota: { limit: 1000 },
+  });
+  assert.equal(added.status, 201);
+  const addedText = await added.text();
+  assert.doesNotMatch(addedText, /sk-hidden-one/, 'the token is not echoed');
+  assert.equal(JSON.parse(addedText).id, 'alpha-1');
+  assert.equal(
+    (await send('/v0/management/auths', 'POST', { id: 'alpha-2', provider: 'alpha', type: 'api_key', token: 'sk-hidden-two' })).status,
+    201,
+  );
+
+  const duplicate = await send('/v0/management/auths', 'POST', { id: 'alpha-1', provider: 'alpha', type: 'api_key', token: 'x' });
+  assert.equal(duplicate.status, 409);
+  const invalid = await send('/v0/management/auths', 'POST', { provider: 'alpha', type: 'password', token: '' });
+  assert.equal(invalid.status, 422);
+  assert.equal((await json(invalid)).error.code, 'validation_failed');
+
+  const listed = await call('/v0/management/auths/alpha');
+  const listedText = await listed.text();
+  assert.doesNotMatch(listedText, /sk-hidden/, 'no token in a listing');
+  assert.deepEqual(
+    JSON.parse(listedText).auths.map((a: { id: string }) => a.id),
+    ['alpha-1', 'alpha-2'],
+  );
+  const everyAlpha = async () =>
+    ((await json(await call('/v0/management/auths'))).auths as { provider: string }[]).filter((a) => a.provider === 'alpha');
+  assert.equal((await everyAlpha()).length, 2);
+
+  const ambiguous = await send('/v0/management/auths/alpha', 'PUT', { priority: 3 });
+  assert.equal(ambiguous.status, 409, 'two credentials and no ?id=');
+  assert.deepEqual((await json(ambiguous)).error.details.ids, ['alpha-1', 'alpha-2']);
+  const changed = await send('/v0/management/auths/alpha?id=alpha-2', 'PUT', { priority: 3 });
+  assert.equal(changed.status, 200);
+  assert.equal((await json(changed)).priority, 3);
+  assert.equal(gateway.credentials.manager.describe('alpha-2').priority, 3);
+
+  const refresh = await send('/v0/management/auths/alpha/refresh?id=alpha-1', 'POST');
+  assert.equal(refresh.status, 409, 'an API key is not refreshable');
+  assert.equal((await call('/v0/management/auths/refresh/status')).status, 200);
+
+  const quota = await json(await call('/v0/management/auths/alpha/quota'));
+  assert.equal(quota.provider, 'alpha');
+  assert.equal(quota.credentials.length, 2);
+
+  assert.equal((await send('/v0/management/auths/alpha?id=nope', 'DELETE')).status, 404);
+  const deleted = await send('/v0/management/auths/alpha?id=alpha-1', 'DELETE');
+  assert.deepEqual(await json(deleted), { deleted: 'alpha-1' });
+  const single = await send('/v0/management/auths/alpha', 'DELETE');
+  assert.deepEqual(await json(single), { deleted: 'alpha-2' }, 'the only one left needs no ?id=');
+  assert.equal((await everyAlpha()).length, 0);
+  assert.equal((await call('/v0/management/auths', { key: null })).status, 401);
 });

@@ -10,8 +10,6 @@ import type { ControlPlaneApp } from '../controlPlane.js';
 
 /** Path patterns (Hono syntax) of documented routes still to come. */
 export const NOT_YET_SERVED = [
-  '/v0/management/auths',
-  '/v0/management/auths/*',
   '/v0/management/auth-files',
   '/v0/management/auth-files/*',
   '/v0/management/api-call',
