@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -48,7 +48,10 @@ async function start(text = BASE_CONFIG, name = `config-${gateways.length}.yaml`
     if (init.key !== null) headers.set('authorization', `Bearer ${init.key ?? KEY}`);
     return fetch(`${gateway.url}${route}`, { ...init, headers });
   };
-  return { gateway, path, call, client: new OpenAI({ apiKey: 'sk-client', baseURL: `${gateway.url}/v1`, maxRetries: 0 }) };
+  /** A JSON request with the management key. */
+  const send = (route: string, method: string, body?: unknown) =>
+    call(route, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  return { gateway, path, call, send, client: new OpenAI({ apiKey: 'sk-client', baseURL: `${gateway.url}/v1`, maxRetries: 0 }) };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field
@@ -395,7 +398,7 @@ metrics: { enabled: false }
 
 test('documented routes still to come answer 501 not_implemented behind the management key; cluster mode is refused at start', async () => {
   const { call } = await start(BASE_CONFIG, 'not-yet.yaml');
-  for (const route of ['/v0/management/auth-files', '/v0/management/api-call', '/v0/oauth/device']) {
+  for (const route of ['/v0/management/api-call', '/v0/management/provider-a-quota', '/v0/oauth/device']) {
     const answer = await call(route, { method: route.endsWith('api-call') ? 'POST' : 'GET' });
     assert.equal(answer.status, 501, route);
     assert.equal((await json(answer)).error.code, 'not_implemented', route);
@@ -408,9 +411,7 @@ test('documented routes still to come answer 501 not_implemented behind the mana
 });
 
 test('/v0/management/auths: add, list, change, refresh, quota and delete, with tokens never in an answer', async () => {
-  const { call, gateway } = await start(BASE_CONFIG, 'auths.yaml');
-  const send = (route: string, method: string, body?: unknown) =>
-    call(route, { method, headers: { 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+  const { call, send, gateway } = await start(BASE_CONFIG, 'auths.yaml');
 
   const added = await send('/v0/management/auths', 'POST', {
     id: 'alpha-1',
@@ -468,4 +469,51 @@ test('/v0/management/auths: add, list, change, refresh, quota and delete, with t
   assert.deepEqual(await json(single), { deleted: 'alpha-2' }, 'the only one left needs no ?id=');
   assert.equal((await everyAlpha()).length, 0);
   assert.equal((await call('/v0/management/auths', { key: null })).status, 401);
+});
+
+test('/v0/management/auth-files: list with auth_index, add (mode 0600), disable and enable, delete; contents never listed', async () => {
+  const authDir = await mkdtemp(join(tmpdir(), 'auth-files-'));
+  after(() => rm(authDir, { recursive: true, force: true }));
+  const { call, send, gateway } = await start(BASE_CONFIG.replace('port: 0', `port: 0\nauth-dir: ${authDir}`), 'auth-files.yaml');
+
+  const added = await send('/v0/management/auth-files', 'POST', {
+    id: 'beta-key',
+    provider: 'beta',
+    type: 'api_key',
+    token: 'sk-file-secret',
+  });
+  assert.equal(added.status, 201);
+  const file = await json(added);
+  assert.equal(file.name, 'beta-key.json');
+  assert.equal(file.disabled, false);
+  assert.ok(file.size > 0);
+  assert.equal((await stat(join(authDir, 'beta-key.json'))).mode & 0o777, 0o600, 'credential files are mode 0600');
+  await send('/v0/management/auth-files', 'POST', { id: 'alpha-key', provider: 'alpha', type: 'api_key', token: 'sk-file-other' });
+
+  const listing = await call('/v0/management/auth-files');
+  const text = await listing.text();
+  assert.doesNotMatch(text, /sk-file/, 'no token in the listing');
+  const { files } = JSON.parse(text) as { files: { name: string; auth_index: number; provider: string }[] };
+  assert.deepEqual(
+    files.map((f) => [f.auth_index, f.name, f.provider]),
+    [
+      [0, 'alpha-key.json', 'alpha'],
+      [1, 'beta-key.json', 'beta'],
+    ],
+  );
+
+  const disabled = await send('/v0/management/auth-files/status', 'PATCH', { name: 'beta-key.json', disabled: true });
+  assert.equal((await json(disabled)).disabled, true);
+  assert.equal(gateway.credentials.manager.describe('beta-key').status, 'disabled');
+  const enabled = await send('/v0/management/auth-files/status', 'PATCH', { name: 'beta-key.json', disabled: false });
+  assert.equal((await json(enabled)).status, 'active');
+
+  assert.equal(
+    (await send('/v0/management/auth-files/status', 'PATCH', { name: '../etc/passwd', disabled: true })).status,
+    422,
+    'paths are refused',
+  );
+  assert.equal((await send('/v0/management/auth-files?name=missing.json', 'DELETE')).status, 404);
+  assert.deepEqual(await json(await send('/v0/management/auth-files?name=beta-key.json', 'DELETE')), { deleted: 'beta-key.json' });
+  await assert.rejects(stat(join(authDir, 'beta-key.json')), 'the file is gone');
 });
