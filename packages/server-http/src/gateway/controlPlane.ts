@@ -13,6 +13,7 @@ import { HTTPException } from 'hono/http-exception';
 import { ApiError, type ApiErrorCode, fieldIssues, respondError } from '../controlPlane/apiError.js';
 import { managementAuth, SessionStore } from '../controlPlane/managementAuth.js';
 import type { Gateway } from './gateway.js';
+import { registerApiCallRoute } from './routes/apiCall.js';
 import { registerAuthFileRoutes } from './routes/authFiles.js';
 import { credentialsApiError, registerCredentialRoutes } from './routes/credentials.js';
 import { registerDashboardRoutes } from './routes/dashboard.js';
@@ -107,6 +108,7 @@ export function createControlPlane(gateway: Gateway): ControlPlaneApp {
   registerDashboardRoutes(app, gateway, guard, sessions);
   registerCredentialRoutes(app, gateway);
   registerAuthFileRoutes(app, gateway);
+  registerApiCallRoute(app, gateway);
   registerNotYetServedRoutes(app);
 
   app.doc31('/openapi.json', {

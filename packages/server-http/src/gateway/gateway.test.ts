@@ -398,8 +398,8 @@ metrics: { enabled: false }
 
 test('documented routes still to come answer 501 not_implemented behind the management key; cluster mode is refused at start', async () => {
   const { call } = await start(BASE_CONFIG, 'not-yet.yaml');
-  for (const route of ['/v0/management/api-call', '/v0/management/provider-a-quota', '/v0/oauth/device']) {
-    const answer = await call(route, { method: route.endsWith('api-call') ? 'POST' : 'GET' });
+  for (const route of ['/v0/management/provider-a-quota', '/v0/oauth/device']) {
+    const answer = await call(route);
     assert.equal(answer.status, 501, route);
     assert.equal((await json(answer)).error.code, 'not_implemented', route);
     if (route.startsWith('/v0/management/')) assert.equal((await call(route, { key: null })).status, 401, `${route} without the key`);
@@ -516,4 +516,43 @@ test('/v0/management/auth-files: list with auth_index, add (mode 0600), disable 
   assert.equal((await send('/v0/management/auth-files?name=missing.json', 'DELETE')).status, 404);
   assert.deepEqual(await json(await send('/v0/management/auth-files?name=beta-key.json', 'DELETE')), { deleted: 'beta-key.json' });
   await assert.rejects(stat(join(authDir, 'beta-key.json')), 'the file is gone');
+});
+
+test('/v0/management/api-call: $TOKEN$ from auth_index, loopback refused unless allowed, the answer relayed', async () => {
+  const usage = createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/json', 'x-usage': 'yes' });
+    res.end(JSON.stringify({ path: req.url, saw_token: req.headers.authorization === 'Bearer sk-usage-secret' }));
+  });
+  await new Promise<void>((resolve) => usage.listen(0, '127.0.0.1', resolve));
+  after(() => new Promise<void>((resolve) => usage.close(() => resolve())));
+  const target = `http://127.0.0.1:${(usage.address() as AddressInfo).port}/usage`;
+  const authDir = await mkdtemp(join(tmpdir(), 'api-call-'));
+  after(() => rm(authDir, { recursive: true, force: true }));
+  const config = (allow: string) =>
+    BASE_CONFIG.replace('port: 0', `port: 0\nauth-dir: ${authDir}`).replace(
+      'trusted-proxies: [127.0.0.1]',
+      `trusted-proxies: [127.0.0.1]\n  api-call-allow: ${allow}`,
+    );
+  const { send, gateway, path } = await start(config('[]'), 'api-call.yaml');
+  await gateway.credentials.manager.add({ id: 'usage-key', provider: 'alpha', type: 'api_key', token: 'sk-usage-secret' });
+  const body = { auth_index: 0, url: target, header: { authorization: 'Bearer $TOKEN$' } };
+
+  const refused = await send('/v0/management/api-call', 'POST', body);
+  assert.equal(refused.status, 403, 'loopback is refused by default');
+  assert.equal((await json(refused)).error.details.range, 'loopback');
+  assert.equal((await send('/v0/management/api-call', 'POST', { url: 'file:///etc/passwd' })).status, 422);
+  assert.equal((await send('/v0/management/api-call', 'POST', { url: target, data: '$TOKEN$' })).status, 422, '$TOKEN$ needs auth_index');
+  assert.equal((await send('/v0/management/api-call', 'POST', { ...body, auth_index: 9 })).status, 404);
+
+  await writeFile(path, config('[127.0.0.1]'));
+  const deadline = Date.now() + 5000;
+  while (gateway.config()['remote-management']['api-call-allow'].length === 0 && Date.now() < deadline)
+    await new Promise((r) => setTimeout(r, 20));
+  const allowed = await send('/v0/management/api-call', 'POST', body);
+  assert.equal(allowed.status, 200);
+  const result = await json(allowed);
+  assert.equal(result.status_code, 200);
+  assert.deepEqual(result.header['x-usage'], ['yes']);
+  assert.deepEqual(JSON.parse(result.body), { path: '/usage', saw_token: true });
+  assert.doesNotMatch(JSON.stringify(result), /sk-usage-secret/);
 });

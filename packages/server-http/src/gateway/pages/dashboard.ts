@@ -174,7 +174,7 @@ async function refresh() {
     api('/v0/operations/providers/status'), api('/v0/operations/cooldown/status'), api('/v0/operations/load_balancing/status'), api('/v0/operations/providers/stats'),
   ]);
   let auths = null;
-  try { auths = (await api('/v0/management/auths')).auths; } catch (error) { if (error.status !== 404) throw error; }
+  try { auths = (await api('/v0/management/auths')).auths; } catch (error) { if (error.status !== 404 && error.status !== 501) throw error; /* a gateway without the credentials routes */ }
   state.cooldowns = cooldown.cooldown_periods; state.fetchedAt = Date.now();
   renderProviders(status, stats); renderCredentials(auths); renderBalancing(lb, stats); renderCharts(stats);
   const cooling = cooldown.providers_in_cooldown;
