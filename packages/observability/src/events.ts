@@ -1,50 +1,16 @@
 /**
  * @module events
- * The event payloads this package listens to, as structural types, so it
- * depends on the shape of the relay's, the cooldown manager's, the health
- * monitor's, the credential pool's and the workflow service's events, not
- * on those packages. The emitters are eventemitter3 instances (a Node
+ * The event payloads this package listens to: the relay's are core-routing's
+ * own types; the others are structural types, so it depends on the shape
+ * of the cooldown manager's, the health monitor's, the credential pool's
+ * and the workflow service's events, not on those packages. The emitters are eventemitter3 instances (a Node
  * `EventEmitter` fits too).
  */
 
-/** `request:start`, from the relay. */
-export interface RequestStartEvent {
-  requestId: string;
-  model: string;
-  ingress: string;
-  stream: boolean;
-  at: number;
-}
+// The relay's events are core-routing's own types (this package depends on it already).
+import type { AttemptEndEvent, RequestEndEvent, RequestStartEvent } from '@switchyard/core-routing';
 
-/** `request:end`, from the relay. */
-export interface RequestEndEvent {
-  requestId: string;
-  model: string;
-  provider: string | null;
-  credentialId: string | null;
-  outcome: 'success' | 'error';
-  httpStatus: number;
-  errorType: string | null;
-  latencyMs: number;
-  ttfbMs: number | null;
-  tokens: { input: number; output: number };
-  cached: boolean;
-  attempts: number;
-  at: number;
-}
-
-/** `attempt:end`, from the relay: one upstream call. */
-export interface AttemptEndEvent {
-  requestId: string;
-  provider: string;
-  credentialId: string | null;
-  attempt: number;
-  outcome: 'success' | 'error';
-  httpStatus: number | null;
-  errorType: string | null;
-  latencyMs: number;
-  at: number;
-}
+export type { AttemptEndEvent, RequestEndEvent, RequestStartEvent };
 
 /** Why a key cools down. */
 export type CooldownReason = 'rate_limit' | 'error' | 'manual';
