@@ -97,6 +97,35 @@ describe('CredentialPool selection', () => {
   });
 });
 
+describe('CredentialPool peek', () => {
+  test('peek gives the preferred usable credential without counting a request or moving the rotation', () => {
+    const { pool, picks } = setup('round_robin', [
+      credential('b', { priority: 1 }),
+      credential('a', { priority: 1 }),
+      credential('c', { priority: 0 }),
+    ]);
+    assert.equal(pool.peek()?.id, 'c');
+    assert.equal(pool.peek()?.id, 'c');
+    assert.deepEqual(picks(3), ['a', 'b', 'c'], 'the rotation starts where it would have without the peeks');
+    assert.ok(
+      pool.status().every((record) => record.requests === 1),
+      'peeks are not requests',
+    );
+  });
+
+  test('peek skips cooling and unusable credentials, and gives undefined when none is usable', () => {
+    const { pool } = setup('priority', [
+      credential('a', { priority: 0 }),
+      credential('b', { priority: 1, status: 'disabled' }),
+      credential('c', { priority: 2 }),
+    ]);
+    pool.reportFailure('a', { kind: 'rate_limit', retryAfterMs: 60_000 });
+    assert.equal(pool.peek()?.id, 'c');
+    pool.reportFailure('c', { kind: 'rate_limit', retryAfterMs: 60_000 });
+    assert.equal(pool.peek(), undefined);
+  });
+});
+
 describe('CredentialPool rotation', () => {
   test('an exhausted credential is skipped, with a rotated event saying why, until its quota resets', async () => {
     const { clock, pool, picks, rotations, persisted } = setup(

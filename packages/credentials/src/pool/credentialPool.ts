@@ -130,6 +130,23 @@ export class CredentialPool {
     }
   }
 
+  /**
+   * A usable credential, without counting a request or moving the
+   * rotation: for health probes and other callers that only need a token
+   * to look with. Prefers the lowest `priority`, then the smallest id, so
+   * repeated probes use the same credential. `undefined` when none is usable.
+   */
+  peek(): AcquiredCredential | undefined {
+    const now = this.scheduler.now();
+    let best: Slot | undefined;
+    for (const slot of this.slots.values()) {
+      if (slot.expiresAtMs <= now) this.recompute(slot, true);
+      if (slot.status !== 'active' || this.cooldowns.coolingUntil(slot.stored.id) !== undefined) continue;
+      if (!best || preferredForProbe(slot, best)) best = slot;
+    }
+    return best?.acquired;
+  }
+
   /** Counts a successful request: clears failure streaks and deducts its tokens from the quota. */
   reportSuccess(credentialId: string, usage?: CredentialUsage): void {
     if (!this.slots.has(credentialId)) return;
@@ -413,4 +430,9 @@ export function checkStrategy(strategy: string): PoolStrategy {
     });
   }
   return strategy as PoolStrategy;
+}
+
+/** Whether `a` comes before `b` for {@link CredentialPool.peek}: lower priority, then smaller id. */
+function preferredForProbe(a: Slot, b: Slot): boolean {
+  return a.stored.priority !== b.stored.priority ? a.stored.priority < b.stored.priority : a.stored.id < b.stored.id;
 }

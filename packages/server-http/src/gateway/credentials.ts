@@ -69,13 +69,7 @@ export class GatewayCredentials {
 
   /** A credential for a health probe, without counting it as a request. */
   probeCredential(provider: string): RelayCredential | undefined {
-    const pool = this.manager.pool(provider);
-    if (pool.size === 0) return undefined;
-    try {
-      return pool.acquire();
-    } catch {
-      return undefined;
-    }
+    return this.manager.pool(provider).peek();
   }
 
   /** When a credential was last refreshed here, or null. */
