@@ -29,11 +29,12 @@ after(async () => {
 
 async function traffic(n: number) {
   for (let i = 0; i < n; i++) {
-    await fetch(`${gateway.url}/v1/chat/completions`, {
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' },
       body: JSON.stringify({ model: 'demo-model', messages: [{ role: 'user', content: `request ${i}` }] }),
     });
+    await response.arrayBuffer();
   }
 }
 

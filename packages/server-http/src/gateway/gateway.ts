@@ -72,6 +72,9 @@ export class NotImplementedError extends Error {
  * console.log(`listening on ${gateway.url}`);
  * ```
  */
+/** How long an idle client connection stays open (Node's default, 5 s, races clients' own idle timeouts). */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 export class Gateway {
   readonly relay: Relay;
   readonly cooldowns: CooldownManager;
@@ -178,6 +181,11 @@ export class Gateway {
         res.end(JSON.stringify({ error: { code: 'internal', message: 'internal error' } }));
       }
     });
+    // Keep idle client connections longer than clients keep them (undici 4 s,
+    // most SDKs and load balancers up to 60 s), so a client never sends a
+    // request on a socket the gateway is closing at that moment (ECONNRESET).
+    this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+    this.server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
   }
 
   /** Builds, starts and binds a gateway. */
