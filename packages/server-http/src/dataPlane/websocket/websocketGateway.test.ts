@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { type FakeUpstream, startFakeAnthropic, startFakeOpenAi } from '@switchyard/test-support';
+import fc from 'fast-check';
 import OpenAI from 'openai';
 import { eventually, type Message, open, refused } from '../../../test/wsClient.js';
 import { parseConfig } from '../../gateway/config/load.js';
@@ -381,6 +382,48 @@ describe('websocket Responses traffic', async () => {
     assert.match(text, /svc_websocket_messages_total\{route="\/v1\/responses",direction="in",type="response.create"\} [1-9]/);
     assert.match(text, /svc_websocket_messages_total\{route="\/v1\/responses",direction="out",type="event"\} [1-9]/);
     assert.match(text, /svc_websocket_messages_total\{route="\/v1\/responses",direction="in",type="invalid"\} [1-9]/);
+  });
+});
+
+describe('websocket fuzzing', async () => {
+  const { gateway, ws } = await start();
+  const anyType = fc.constantFrom('response.create', 'auth.upsert', 'auth.delete', 'session.update', '', 42);
+  const message = fc.oneof(
+    fc.string(),
+    fc.json(),
+    fc.record({ type: anyType, id: fc.string() }, { requiredKeys: ['type'] }),
+    fc.record(
+      {
+        type: fc.constantFrom('auth.upsert'),
+        request_id: fc.string(),
+        credential: fc.record({
+          provider: fc.string(),
+          type: fc.constantFrom('api_key', 'oauth', 'x'),
+          token: fc.string(),
+          priority: fc.integer(),
+        }),
+      },
+      { requiredKeys: ['type'] },
+    ),
+  );
+
+  test('1,000 random messages: one answer each, never a crash, the socket stays open and the gateway still serves', async () => {
+    const messages = fc.sample(message, 1000).map((m) => (typeof m === 'string' ? m : JSON.stringify(m)));
+    // Without the management key nothing can change, and response.create is not served on /v1/ws: every message gets one error.
+    const socket = await open(ws('/v1/ws'), client);
+    for (const text of messages) socket.send(text);
+    await eventually(() => socket.received.length === messages.length, 10_000, 'an answer per message');
+    assert.ok(socket.received.every((m) => m.type === 'error' && typeof m.error.code === 'string'));
+    socket.ws.close();
+    // With it, credential messages are applied or refused, one answer each.
+    const managed = await open(ws('/v1/ws'), manager);
+    const auth = fc.sample(message, 300).map((m) => (typeof m === 'string' ? m : JSON.stringify(m)));
+    for (const text of auth) managed.send(text);
+    await eventually(() => managed.received.length === auth.length, 10_000, 'an answer per credential message');
+    assert.ok(managed.received.every((m) => m.type === 'error' || m.type === 'auth.ack'));
+    managed.ws.close();
+    const health = await fetch(`${gateway.url}/health`);
+    assert.equal(health.status, 200);
   });
 });
 
