@@ -283,6 +283,7 @@ export class Gateway {
     this.failover.configure(this.failoverSettings(config));
     this.relay.configure({ providers: relayProviders(config), strategy: ops.load_balancing.strategy, maxAttempts: ops.retry.max_attempts });
     this.dataPlane.setApiKeys(config['api-keys']);
+    this.websocket.revalidate();
     this.credentials.configure(config);
     this.observability.alerts?.setRules(config.alerts.rules);
     this.observability.logger.level = config.logging.level;

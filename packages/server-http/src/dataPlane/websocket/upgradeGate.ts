@@ -2,9 +2,10 @@
  * @module upgradeGate
  * Which websocket upgrades go through, decided before the handshake so a
  * refused client gets a plain HTTP answer (a JSON body in OpenAI's error
- * shape) and a closed socket, never an open websocket. In order: the route
- * (404 for any other path), the request itself (400 for anything but a GET
- * asking for `websocket`), the client key of `api-keys` (401, the same rule
+ * shape) and a closed socket, never an open websocket. In order: the
+ * protocol (400 for an upgrade to anything but `websocket`, such as h2c),
+ * the route (404 for any other path), the method (400 for anything but a
+ * GET), the client key of `api-keys` (401, the same rule
  * as every `/v1/*` route), and, when `X-Management-Key` is given, the
  * management API's rules (403 when management is off or the client is not
  * local, 429 while its address is locked out, 401 for a wrong key, which
@@ -73,6 +74,19 @@ export function decideUpgrade(
 ): UpgradeDecision {
   const path = (req.url ?? '/').split('?', 1)[0]!;
   const route = (WEBSOCKET_ROUTES as readonly string[]).includes(path) ? (path as WebsocketRoute) : undefined;
+  const upgrade = (req.headers.upgrade ?? '').toLowerCase();
+  if (upgrade !== 'websocket') {
+    // Say so plainly: a client such as `curl --http2` on http:// asks for h2c and can retry without it.
+    return {
+      ok: false,
+      route: route ?? 'other',
+      status: 400,
+      reason: 'bad_request',
+      code: 'unsupported_upgrade',
+      type: 'invalid_request_error',
+      message: `upgrading to ${JSON.stringify(upgrade.slice(0, 32))} is not served; send the request without Upgrade, or upgrade to websocket on ${WEBSOCKET_ROUTES.join(' or ')}`,
+    };
+  }
   if (!route) {
     return {
       ok: false,
@@ -94,7 +108,6 @@ export function decideUpgrade(
     message,
   });
   if (req.method !== 'GET') return bad(`a websocket upgrade is a GET, not ${req.method}`);
-  if ((req.headers.upgrade ?? '').toLowerCase() !== 'websocket') return bad('only an upgrade to websocket is served here');
   if (!deps.acceptsClientKey(presentedKey(req.headers))) {
     return {
       ok: false,

@@ -122,6 +122,28 @@ describe('websocket upgrades: the auth matrix', async () => {
     }
   });
 
+  test('an upgrade to anything but websocket is a 400 on any path (an h2c request is told to retry without it)', async () => {
+    const { request } = await import('node:http');
+    const url = new URL(ws('/v1/chat/completions').replace('ws', 'http'));
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(url, {
+        method: 'POST',
+        headers: { ...client, connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c', 'http2-settings': '' },
+      });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (chunk) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject);
+      req.end('{}');
+    });
+    assert.equal(answer.status, 400);
+    assert.equal(JSON.parse(answer.body).error.code, 'unsupported_upgrade');
+  });
+
   test('a wrong management key is 401, the right one opens; the client key is still required', async () => {
     const wrong = await refused(ws('/v1/ws'), { ...client, 'x-management-key': 'nope' });
     assert.equal(wrong.status, 401);
@@ -248,6 +270,22 @@ describe('websocket credential messages', async () => {
     socket.send({ type: 'auth.upsert', credential: { provider: 'up', type: 'api_key', token: '' } });
     assert.match((await socket.next()).error.param, /credential\.token/);
     socket.ws.close();
+  });
+
+  test('a client key dropped from api-keys by a reload closes its open sockets with 1008', async () => {
+    const config = gateway.config();
+    gateway.reload({ ...config, 'api-keys': [CLIENT, 'sk-temporary'] });
+    try {
+      const temporary = await open(ws('/v1/responses'), { authorization: 'Bearer sk-temporary' });
+      const staying = await open(ws('/v1/responses'), client);
+      gateway.reload({ ...config, 'api-keys': [CLIENT] });
+      assert.equal(await temporary.closed, 1008);
+      staying.send({ type: 'response.create', model: 'up-model', input: 'still here' });
+      assert.equal((await staying.next(isEnd)).type, 'response.completed');
+      staying.ws.close();
+    } finally {
+      gateway.reload(config);
+    }
   });
 
   test('a key changed by a reload no longer carries management rights on open sockets', async () => {

@@ -61,6 +61,11 @@ export interface WebsocketGateway {
   readonly connections: number;
   /** The node:http server's `upgrade` listener. */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
+  /**
+   * Re-checks the client key of every open socket (after `api-keys`
+   * changed); a socket whose key is no longer accepted is closed with 1008.
+   */
+  revalidate(): void;
   /** Closes every socket (1001) and refuses new upgrades (503); resolves once all are gone. */
   close(options?: { graceMs?: number }): Promise<void>;
 }
@@ -134,6 +139,11 @@ export function createWebsocketGateway(options: WebsocketGatewayOptions): Websoc
         ws.once('close', () => connections.delete(connection));
         if (closing) connection.close(1001, 'gateway shutting down');
       });
+    },
+    revalidate() {
+      for (const connection of connections) {
+        if (!options.acceptsClientKey(connection.clientKey)) connection.close(1008, 'API key no longer accepted');
+      }
     },
     async close(closeOptions = {}) {
       closing = true;

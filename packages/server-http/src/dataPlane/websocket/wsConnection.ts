@@ -89,6 +89,8 @@ export class WsConnection implements WsOutlet {
   });
   /** What forwarding a request to another node needs from the upgrade request. */
   private readonly identity: Pick<RelayRequest, 'clientAuthorization' | 'affinity'>;
+  /** The client key presented on upgrade, re-checked when `api-keys` changes. */
+  readonly clientKey: string | undefined;
 
   constructor(
     ws: WebSocket,
@@ -102,6 +104,7 @@ export class WsConnection implements WsOutlet {
     this.managementKey = accepted.managementKey;
     this.openedAt = deps.clock.now();
     const key = presentedKey(req.headers);
+    this.clientKey = key;
     const affinity = req.headers[AFFINITY_HEADER];
     this.identity = {
       ...(key ? { clientAuthorization: `Bearer ${key}` } : {}),
