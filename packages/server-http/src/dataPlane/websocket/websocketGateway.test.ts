@@ -494,11 +494,20 @@ describe('websocket lifecycle', async () => {
     };
   }
 
-  test('closing the socket aborts the upstream requests in flight', async () => {
+  /** Runs `body` against a gateway whose `up` provider is a stalling upstream. */
+  async function withStallingUpstream(
+    body: (stalling: Awaited<ReturnType<typeof stallingUpstream>>, started: Awaited<ReturnType<typeof start>>) => Promise<void>,
+  ) {
     const stalling = await stallingUpstream();
     try {
-      const text = configText().replace(`base_url: ${openai.url}`, `base_url: ${stalling.url}`);
-      const { gateway, ws } = await start(text);
+      await body(stalling, await start(configText().replace(`base_url: ${openai.url}`, `base_url: ${stalling.url}`)));
+    } finally {
+      await stalling.close();
+    }
+  }
+
+  test('closing the socket aborts the upstream requests in flight', () =>
+    withStallingUpstream(async (stalling, { gateway, ws }) => {
       const socket = await open(ws('/v1/responses'), client);
       socket.send({ type: 'response.create', request_id: 'one', model: 'up-model', input: 'a' });
       socket.send({ type: 'response.create', request_id: 'two', model: 'up-model', input: 'b' });
@@ -508,16 +517,10 @@ describe('websocket lifecycle', async () => {
       socket.ws.close();
       await eventually(() => stalling.hangups.length === 2, 5000, 'both upstream requests aborted');
       await eventually(() => gateway.websocket.connections === 0, 5000, 'the connection forgotten');
-    } finally {
-      await stalling.close();
-    }
-  });
+    }));
 
-  test('gateway.close() closes open sockets with 1001 and ends their requests', async () => {
-    const stalling = await stallingUpstream();
-    try {
-      const text = configText().replace(`base_url: ${openai.url}`, `base_url: ${stalling.url}`);
-      const { gateway, ws } = await start(text);
+  test('gateway.close() closes open sockets with 1001 and ends their requests', () =>
+    withStallingUpstream(async (stalling, { gateway, ws }) => {
       const idle = await open(ws('/v1/ws'), manager);
       const busy = await open(ws('/v1/responses'), client);
       busy.send({ type: 'response.create', model: 'up-model', input: 'a' });
@@ -527,8 +530,5 @@ describe('websocket lifecycle', async () => {
       assert.equal(await idle.closed, 1001);
       assert.equal(await busy.closed, 1001);
       await eventually(() => stalling.hangups.length === 1, 5000, 'the upstream request aborted');
-    } finally {
-      await stalling.close();
-    }
-  });
+    }));
 });
