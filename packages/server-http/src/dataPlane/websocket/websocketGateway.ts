@@ -150,12 +150,13 @@ export function createWebsocketGateway(options: WebsocketGatewayOptions): Websoc
       stopKeepalive();
       const gone = Promise.all([...connections].map((connection) => connection.closed));
       for (const connection of connections) connection.close(1001, 'gateway shutting down');
-      let timer: ReturnType<Scheduler['setTimeout']> | undefined;
+      // Real time on purpose: the grace waits on peers' sockets, and a gateway on a fake clock must still shut down.
+      let timer: ReturnType<typeof setTimeout> | undefined;
       const grace = new Promise<void>((resolve) => {
-        timer = scheduler.setTimeout(resolve, closeOptions.graceMs ?? 1000);
+        timer = setTimeout(resolve, closeOptions.graceMs ?? 1000);
       });
       await Promise.race([gone, grace]);
-      if (timer !== undefined) scheduler.clearTimeout(timer);
+      clearTimeout(timer);
       for (const connection of connections) connection.terminate();
       await gone;
       await new Promise<void>((resolve) => server.close(() => resolve()));
