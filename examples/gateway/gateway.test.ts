@@ -72,3 +72,16 @@ test('the embedding example in the server-http README is embed.ts, and it fails 
   const { stdout } = await run(process.execPath, [...flags, fileURLToPath(new URL('./embed.ts', import.meta.url))], { cwd: dir });
   assert.match(stdout, /^first: .*You said: hello\nsecond: .*You said: still there\?\n$/);
 });
+
+test('the websocket example in docs/websocket.md is websocket.ts: credential messages acknowledged, a response streamed', {
+  timeout: 60_000,
+}, async () => {
+  const source = await readFile(fileURLToPath(new URL('./websocket.ts', import.meta.url)), 'utf8');
+  const guide = await readFile(fileURLToPath(new URL('../../docs/websocket.md', import.meta.url)), 'utf8');
+  assert.ok(guide.includes(source.trim()), 'docs/websocket.md must show websocket.ts verbatim');
+  const { stdout } = await run(process.execPath, [...flags, fileURLToPath(new URL('./websocket.ts', import.meta.url))], { cwd: dir });
+  assert.match(
+    stdout,
+    /^auth\.ack: demo-key at revision 1\nhello-1 response\.completed: .*You said: hello over a websocket\ndeleted: demo-key\n$/,
+  );
+});

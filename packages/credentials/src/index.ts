@@ -68,6 +68,7 @@ export {
   type ProviderQuotaConfig,
   type RefreshConfig,
   type RuntimeUpdate,
+  type RuntimeUpdateResult,
 } from './manager/managerTypes.js';
 export type { AuthFlow, AuthFlowContext, DeviceCodePrompt, FlowTokens, PendingSignIn, SignedIn } from './oauth/authFlow.js';
 export {
@@ -104,7 +105,14 @@ export {
 export { CredentialPool, type CredentialPoolOptions, POOL_STRATEGIES, type PoolStrategy } from './pool/credentialPool.js';
 export type { AcquiredCredential, CredentialFailure, CredentialUsage, PoolEvents, RotationReason } from './pool/poolEvents.js';
 export { QuotaTracker, type QuotaTrackerEvents, type QuotaTrackerOptions, type QuotaUpdateEvent } from './pool/quotaTracker.js';
-export { type AuthUpdate, AuthUpdateQueue, type QueuedUpdate, type QueueStats, type UpdateSource } from './queue/authUpdateQueue.js';
+export {
+  type AppliedUpdate,
+  type AuthUpdate,
+  AuthUpdateQueue,
+  type QueuedUpdate,
+  type QueueStats,
+  type UpdateSource,
+} from './queue/authUpdateQueue.js';
 export { type RefreshEvents, type RefreshStatusRecord, RefreshWorker, type RefreshWorkerOptions } from './refresh/refreshWorker.js';
 export {
   decodeCredentialFile,

@@ -104,6 +104,45 @@ export interface WorkflowAgentJobEvent {
   at: number;
 }
 
+/**
+ * `websocket:open`, from the gateway's websocket routes: a client completed
+ * the upgrade. `route` is the path (`/v1/ws`, `/v1/responses`).
+ */
+export interface WebsocketOpenEvent {
+  route: string;
+  /** Whether the connection may send credential messages (it gave the management key). */
+  management: boolean;
+  at: number;
+}
+
+/** `websocket:rejected`: an upgrade refused before the handshake. */
+export interface WebsocketRejectedEvent {
+  /** The path asked for; anything but a websocket route is reported as `other`. */
+  route: string;
+  status: number;
+  /** Why: `unauthorized`, `forbidden`, `locked_out`, `not_found`, `bad_request`, `shutting_down`, … */
+  reason: string;
+  at: number;
+}
+
+/** `websocket:close`: a connection ended. */
+export interface WebsocketCloseEvent {
+  route: string;
+  /** The close code (1000 normal, 1001 going away, 1006 abnormal, 1009 message too big, …). */
+  code: number;
+  durationMs: number;
+  messagesIn: number;
+  messagesOut: number;
+  at: number;
+}
+
+/** `websocket:message`: one message in or out. `type` is the message type, from a small fixed set. */
+export interface WebsocketMessageEvent {
+  route: string;
+  direction: 'in' | 'out';
+  type: string;
+}
+
 /** Events of the relay. */
 export interface RelayEvents {
   'request:start': RequestStartEvent;
@@ -137,8 +176,16 @@ export interface WorkflowEvents {
   'workflow:agent_job': WorkflowAgentJobEvent;
 }
 
+/** Events of the gateway's websocket routes. */
+export interface WebsocketEvents {
+  'websocket:open': WebsocketOpenEvent;
+  'websocket:rejected': WebsocketRejectedEvent;
+  'websocket:close': WebsocketCloseEvent;
+  'websocket:message': WebsocketMessageEvent;
+}
+
 /** Every event this package understands. */
-export type ObservedEvents = RelayEvents & CooldownEvents & HealthEvents & CredentialEvents & WorkflowEvents;
+export type ObservedEvents = RelayEvents & CooldownEvents & HealthEvents & CredentialEvents & WorkflowEvents & WebsocketEvents;
 
 /**
  * The part of an emitter the observers use: `on` and `off`. Both
@@ -173,6 +220,10 @@ export interface EventObserver {
   onWorkflowGateFailed?(event: WorkflowGateFailedEvent): void;
   onWorkflowSubcommand?(event: WorkflowSubcommandEvent): void;
   onWorkflowAgentJob?(event: WorkflowAgentJobEvent): void;
+  onWebsocketOpen?(event: WebsocketOpenEvent): void;
+  onWebsocketRejected?(event: WebsocketRejectedEvent): void;
+  onWebsocketClose?(event: WebsocketCloseEvent): void;
+  onWebsocketMessage?(event: WebsocketMessageEvent): void;
 }
 
 /** Which observer method handles which event. */
@@ -190,4 +241,8 @@ export const OBSERVER_METHODS = {
   'workflow:gate_failed': 'onWorkflowGateFailed',
   'workflow:subcommand': 'onWorkflowSubcommand',
   'workflow:agent_job': 'onWorkflowAgentJob',
+  'websocket:open': 'onWebsocketOpen',
+  'websocket:rejected': 'onWebsocketRejected',
+  'websocket:close': 'onWebsocketClose',
+  'websocket:message': 'onWebsocketMessage',
 } as const satisfies Record<keyof ObservedEvents, keyof EventObserver>;

@@ -85,6 +85,7 @@ export {
 export { LabelLimiter, OTHER_LABEL, UNKNOWN_LABEL } from './metrics/labelLimiter.js';
 export { MetricsServer, type MetricsServerOptions } from './metrics/metricsServer.js';
 export { collectProcessMetrics } from './metrics/processMetrics.js';
+export { WebsocketMetrics, type WebsocketMetricsOptions } from './metrics/websocketMetrics.js';
 export { WorkflowMetrics, type WorkflowMetricsOptions } from './metrics/workflowMetrics.js';
 export { ChatWebhookNotifier, type ChatWebhookOptions, chatPayload } from './notify/chatNotifier.js';
 export { type DeliveryRecord, type DispatcherEvents, type DispatcherOptions, NotificationDispatcher } from './notify/dispatcher.js';

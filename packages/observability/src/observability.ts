@@ -17,6 +17,7 @@ import { createLogger } from './logging/logger.js';
 import { GatewayMetrics } from './metrics/gatewayMetrics.js';
 import { MetricsServer } from './metrics/metricsServer.js';
 import { collectProcessMetrics } from './metrics/processMetrics.js';
+import { WebsocketMetrics } from './metrics/websocketMetrics.js';
 import { WorkflowMetrics } from './metrics/workflowMetrics.js';
 import type { DeliveryRecord, NotificationDispatcher } from './notify/dispatcher.js';
 import { dispatcherFromConfig } from './notify/fromConfig.js';
@@ -55,6 +56,8 @@ export interface Observability {
   /** svc_* metrics (and process metrics) of this process; `undefined` when `metrics.enabled` is false. */
   registry: Registry | undefined;
   gatewayMetrics: GatewayMetrics | undefined;
+  /** The gateway's websocket connections and messages; `undefined` when `metrics.enabled` is false. */
+  websocketMetrics: WebsocketMetrics | undefined;
   workflowMetrics: WorkflowMetrics | undefined;
   metricsServer: MetricsServer | undefined;
   logger: Logger;
@@ -101,6 +104,7 @@ export function createObservability(
 
   let registry: Registry | undefined;
   let gatewayMetrics: GatewayMetrics | undefined;
+  let websocketMetrics: WebsocketMetrics | undefined;
   let workflowMetrics: WorkflowMetrics | undefined;
   let metricsServer: MetricsServer | undefined;
   if (config.metrics.enabled) {
@@ -113,6 +117,7 @@ export function createObservability(
       ...(options.knownModels ? { knownModels: options.knownModels } : {}),
       ...(options.knownProviders ? { knownProviders: options.knownProviders } : {}),
     });
+    websocketMetrics = new WebsocketMetrics({ registry });
     workflowMetrics = new WorkflowMetrics({ registry, maxLabelValues: config.metrics.max_label_values });
     metricsServer = new MetricsServer({
       registries: registry,
@@ -156,6 +161,7 @@ export function createObservability(
     config,
     registry,
     gatewayMetrics,
+    websocketMetrics,
     workflowMetrics,
     metricsServer,
     logger,
@@ -166,6 +172,7 @@ export function createObservability(
         ...sinks,
         ...(gatewayMetrics ? { metrics: gatewayMetrics } : {}),
         ...(rotationNotifier ? { notifications: rotationNotifier } : {}),
+        ...(websocketMetrics ? { observers: [websocketMetrics] } : {}),
       }),
     observeWorkflow: (source) => observeWorkflow(source, { ...sinks, ...(workflowMetrics ? { metrics: workflowMetrics } : {}) }),
     alertsReport: () => ({

@@ -1,7 +1,7 @@
 /**
  * @module observe
  * Wires emitters to observers. The relay, cooldown manager, health
- * monitor, credential pools and workflow service emit typed events; this
+ * monitor, credential pools, websocket routes and workflow service emit typed events; this
  * module subscribes the metrics, the request log, the alert inputs, the
  * tracer and the rotation notices to them, and returns the function that
  * unsubscribes everything. Each observer call is isolated: an observer that
@@ -19,6 +19,7 @@ import {
   OBSERVER_METHODS,
   type ObservedEvents,
   type RelayEvents,
+  type WebsocketEvents,
   type WorkflowEvents,
 } from './events.js';
 import { EventLog } from './logging/eventLog.js';
@@ -30,6 +31,8 @@ export interface GatewaySources {
   health?: EventSource;
   /** One credential pool's emitter, or one per provider. */
   credentials?: EventSource | readonly EventSource[];
+  /** The websocket routes' emitter. */
+  websocket?: EventSource;
 }
 
 /** What to feed. `logger` may be a pino logger (wrapped in an {@link EventLog}) or any observer. */
@@ -51,6 +54,7 @@ const RELAY_EVENTS: (keyof RelayEvents)[] = ['request:start', 'request:end', 'at
 const COOLDOWN_EVENTS: (keyof CooldownEvents)[] = ['cooldown:start', 'cooldown:end'];
 const HEALTH_EVENTS: (keyof HealthEvents)[] = ['health:change', 'health:check'];
 const CREDENTIAL_EVENTS: (keyof CredentialEvents)[] = ['credential:rotated', 'quota:update'];
+const WEBSOCKET_EVENTS: (keyof WebsocketEvents)[] = ['websocket:open', 'websocket:rejected', 'websocket:close', 'websocket:message'];
 const WORKFLOW_EVENTS: (keyof WorkflowEvents)[] = [
   'workflow:transition',
   'workflow:gate_failed',
@@ -138,6 +142,7 @@ export function observeGateway(sources: GatewaySources, sinks: ObserverSinks): (
   if (sources.relay) detachers.push(subscribe(sources.relay, RELAY_EVENTS, observers, onError));
   if (sources.cooldowns) detachers.push(subscribe(sources.cooldowns, COOLDOWN_EVENTS, observers, onError));
   if (sources.health) detachers.push(subscribe(sources.health, HEALTH_EVENTS, observers, onError));
+  if (sources.websocket) detachers.push(subscribe(sources.websocket, WEBSOCKET_EVENTS, observers, onError));
   const pools = sources.credentials === undefined ? [] : Array.isArray(sources.credentials) ? sources.credentials : [sources.credentials];
   for (const pool of pools as EventSource[]) detachers.push(subscribe(pool, CREDENTIAL_EVENTS, observers, onError));
   return () => {

@@ -1,8 +1,8 @@
 /**
  * @module @switchyard/server-http
  * Switchyard's reference HTTP servers: the gateway (`Gateway`, bin
- * `switchyard`: the `/v1/*` data plane on plain node:http, the control
- * plane on Hono) and the agent session server (`startAgentSessionServer`).
+ * `switchyard`: the `/v1/*` data plane on plain node:http with its
+ * websocket routes, the control plane on Hono) and the agent session server (`startAgentSessionServer`).
  * The agent engine without HTTP is the `@switchyard/server-http/agent`
  * subpath.
  */
@@ -37,11 +37,37 @@ export {
   fieldIssues,
   respondError,
 } from './controlPlane/apiError.js';
-export { clientAddress, isLoopback, type ManagementAuthOptions, managementAuth } from './controlPlane/managementAuth.js';
+export {
+  clientAddress,
+  isLoopback,
+  type ManagementAuthOptions,
+  type ManagementDecision,
+  type ManagementGuard,
+  managementAuth,
+} from './controlPlane/managementAuth.js';
 export { assertCallableUrl, blockedRange, guardedAgent, guardedLookup, SsrfBlocked, type SsrfPolicy } from './controlPlane/ssrf.js';
 export { ApiKeySet, presentedKey } from './dataPlane/apiKeys.js';
 export { createDataPlane, type DataPlane, type DataPlaneOptions, requestIdOf } from './dataPlane/dataPlane.js';
 export { BodyTooLarge, readBody } from './dataPlane/readBody.js';
+export { type ManagementCheck, type UpgradeDecision, WEBSOCKET_ROUTES, type WebsocketRoute } from './dataPlane/websocket/upgradeGate.js';
+export {
+  createWebsocketGateway,
+  DEFAULT_WEBSOCKET_SETTINGS,
+  type WebsocketGateway,
+  type WebsocketGatewayOptions,
+  type WebsocketSettings,
+} from './dataPlane/websocket/websocketGateway.js';
+export type { RuntimeCredentials, WebsocketEventMap } from './dataPlane/websocket/wsConnection.js';
+export {
+  type AuthDeleteMessage,
+  AuthDeleteMessageSchema,
+  type AuthUpsertMessage,
+  AuthUpsertMessageSchema,
+  CLIENT_MESSAGE_TYPES,
+  ResponseCreateMessageSchema,
+  WsCredentialSchema,
+  WsRequestIdSchema,
+} from './dataPlane/websocket/wsMessages.js';
 export { ConfigError, loadConfigFile, type ParseConfigOptions, parseConfig } from './gateway/config/load.js';
 export { redactConfig } from './gateway/config/persist.js';
 export {

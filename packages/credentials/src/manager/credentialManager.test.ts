@@ -158,13 +158,26 @@ describe('CredentialManager: runtime updates through the queue', () => {
     const { store, manager } = await setup();
     const applied: string[] = [];
     manager.events.on('auth:applied', (e) => applied.push(`${e.update.type} ${e.update.type === 'config.reload' ? '' : e.update.id}`));
-    await manager.submit({ type: 'auth.upsert', credential: { id: 'ws-1', provider: 'openai', type: 'api_key', token: 'from-ws' } });
+    const first = await manager.submit({
+      type: 'auth.upsert',
+      credential: { id: 'ws-1', provider: 'openai', type: 'api_key', token: 'from-ws' },
+    });
+    assert.deepEqual(first, { id: 'ws-1', revision: 1 }, 'it resolves with the applied revision');
     assert.equal(manager.pool('openai').acquire().token, 'from-ws');
-    await manager.submit({ type: 'auth.upsert', credential: { id: 'ws-1', provider: 'anthropic', type: 'api_key', token: 'moved' } });
+    const moved = await manager.submit({
+      type: 'auth.upsert',
+      credential: { id: 'ws-1', provider: 'anthropic', type: 'api_key', token: 'moved' },
+    });
+    assert.deepEqual(moved, { id: 'ws-1', revision: 2 });
     assert.throws(() => manager.pool('openai').acquire(), NoCredentials, 'it left the old provider’s pool');
     assert.equal(manager.pool('anthropic').acquire().token, 'moved');
-    await manager.submit({ type: 'auth.delete', id: 'ws-1' });
-    await manager.submit({ type: 'auth.delete', id: 'ws-1' });
+    assert.deepEqual(await manager.submit({ type: 'auth.delete', id: 'ws-1' }), { id: 'ws-1', revision: 2 }, 'the revision removed');
+    assert.deepEqual(await manager.submit({ type: 'auth.delete', id: 'ws-1' }), { id: 'ws-1', revision: null }, 'already gone');
+    const generated = await manager.submit({ type: 'auth.upsert', credential: { provider: 'openai', type: 'api_key', token: 'no-id' } });
+    assert.match(generated.id, /^openai-/);
+    assert.equal(manager.describe(generated.id).revision, generated.revision);
+    await manager.submit({ type: 'auth.delete', id: generated.id });
+    applied.splice(-2);
     assert.equal(await store.get('ws-1'), undefined);
     assert.deepEqual(applied, ['auth.upsert ws-1', 'auth.upsert ws-1', 'auth.delete ws-1', 'auth.delete ws-1']);
     await assert.rejects(

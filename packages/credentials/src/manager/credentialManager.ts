@@ -22,7 +22,7 @@ import { SignInSessions } from '../oauth/signInSessions.js';
 import { CooldownTracker, type CredentialCooldowns } from '../pool/cooldownTracker.js';
 import { CredentialPool, checkStrategy, type PoolStrategy } from '../pool/credentialPool.js';
 import { QuotaTracker } from '../pool/quotaTracker.js';
-import { type AuthUpdate, AuthUpdateQueue, type QueueStats } from '../queue/authUpdateQueue.js';
+import { type AppliedUpdate, type AuthUpdate, AuthUpdateQueue, type QueueStats } from '../queue/authUpdateQueue.js';
 import { type RefreshStatusRecord, RefreshWorker } from '../refresh/refreshWorker.js';
 import type { CredentialStore, Unsubscribe } from '../store/credentialStore.js';
 import { MemoryQuotaStore, type QuotaStore } from '../store/quotaStore.js';
@@ -40,6 +40,7 @@ import {
   type ProviderQuotaConfig,
   type RefreshConfig,
   type RuntimeUpdate,
+  type RuntimeUpdateResult,
   redactUpdate,
 } from './managerTypes.js';
 import { UpdateConsumer } from './updateConsumer.js';
@@ -319,14 +320,20 @@ export class CredentialManager {
 
   /**
    * Queues a runtime change (the websocket gateway's `auth.upsert` and
-   * `auth.delete`); resolves once it is applied, rejects with why not.
+   * `auth.delete`); resolves once it is applied, with the credential's id
+   * and revision, and rejects with why not.
+   *
+   * @example
+   * ```ts
+   * const { id, revision } = await manager.submit({ type: 'auth.upsert', credential: { provider: 'openai', type: 'api_key', token } });
+   * ```
    */
-  submit(update: RuntimeUpdate): Promise<void> {
+  submit(update: RuntimeUpdate): Promise<RuntimeUpdateResult> {
     return this.updates.submit(update);
   }
 
-  /** Queues an update from elsewhere (the cluster event bus); resolves once applied. */
-  enqueue(update: AuthUpdate): Promise<void> {
+  /** Queues an update from elsewhere (the cluster event bus); resolves once applied, with the revision it came to. */
+  enqueue(update: AuthUpdate): Promise<AppliedUpdate> {
     return this.updates.enqueue(update);
   }
 

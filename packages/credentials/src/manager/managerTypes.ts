@@ -104,6 +104,16 @@ export const MANAGER_EVENT_NAMES = [
 /** A runtime change, as the websocket gateway sends it. */
 export type RuntimeUpdate = { type: 'auth.upsert'; credential: NewCredential } | { type: 'auth.delete'; id: string };
 
+/**
+ * What a runtime change came to once applied: the credential's id (generated
+ * for an upsert without one) and its revision afterwards; for a delete, the
+ * revision it had when it was removed, or null when it was already gone.
+ */
+export interface RuntimeUpdateResult {
+  id: string;
+  revision: number | null;
+}
+
 type AnyEmitter = EventEmitter<Record<string, unknown[]>>;
 
 /** Re-emits `names` of `from` on `to` (the manager's events are the union of its parts'). */

@@ -9,10 +9,10 @@
  */
 import type { Credential } from '../credential.js';
 import { CredentialNotFound } from '../errors.js';
-import type { AuthUpdate, AuthUpdateQueue } from '../queue/authUpdateQueue.js';
+import type { AppliedUpdate, AuthUpdate, AuthUpdateQueue } from '../queue/authUpdateQueue.js';
 import type { StoreChange } from '../store/credentialStore.js';
 import { type CredentialWriter, newCredentialId } from './credentialWriter.js';
-import type { RuntimeUpdate } from './managerTypes.js';
+import type { RuntimeUpdate, RuntimeUpdateResult } from './managerTypes.js';
 
 /** What the consumer needs from the manager. */
 export interface UpdateConsumerDeps {
@@ -51,16 +51,22 @@ export class UpdateConsumer {
     });
   }
 
-  /** Queues a runtime change; resolves once applied. */
-  submit(update: RuntimeUpdate): Promise<void> {
-    if (update.type === 'auth.delete') return this.enqueue({ type: 'auth.delete', id: update.id, source: 'runtime' });
+  /** Queues a runtime change; resolves once applied, with the credential's id and revision. */
+  async submit(update: RuntimeUpdate): Promise<RuntimeUpdateResult> {
+    if (update.type === 'auth.delete') {
+      const applied = await this.enqueue({ type: 'auth.delete', id: update.id, source: 'runtime' });
+      return { id: update.id, revision: applied.revision };
+    }
     const id = update.credential.id ?? newCredentialId(update.credential.provider);
-    return this.enqueue({ type: 'auth.upsert', id, credential: { ...update.credential, id }, source: 'runtime' });
+    const applied = await this.enqueue({ type: 'auth.upsert', id, credential: { ...update.credential, id }, source: 'runtime' });
+    return { id, revision: applied.revision };
   }
 
-  /** Queues any update; resolves once applied, rejects with why not. */
-  enqueue(update: AuthUpdate): Promise<void> {
-    return new Promise((resolve, reject) => this.deps.queue.push(update, (error) => (error === undefined ? resolve() : reject(error))));
+  /** Queues any update; resolves once applied (with what it came to), rejects with why not. */
+  enqueue(update: AuthUpdate): Promise<AppliedUpdate> {
+    return new Promise((resolve, reject) =>
+      this.deps.queue.push(update, (error, applied) => (error === undefined ? resolve(applied ?? { revision: null }) : reject(error))),
+    );
   }
 
   /** Applies updates until the queue is closed and drained. */
@@ -70,37 +76,42 @@ export class UpdateConsumer {
       const item = queue.shift() ?? (await queue.next());
       if (!item) return;
       let error: unknown;
+      let applied: AppliedUpdate | undefined;
       try {
-        await this.apply(item.update);
+        applied = await this.apply(item.update);
       } catch (caught) {
         error = caught;
       }
-      item.settle(error);
+      item.settle(error, applied);
       this.deps.applied(item.update, error);
     }
   }
 
-  private async apply(update: AuthUpdate): Promise<void> {
+  private async apply(update: AuthUpdate): Promise<AppliedUpdate> {
     if (update.type === 'config.reload') {
       this.deps.configReloaded(update.path);
-      return;
+      return { revision: null };
     }
     if (update.source === 'runtime' || update.source === 'cluster') {
       if (update.type === 'auth.delete') {
+        const revision = this.deps.held(update.id)?.revision ?? null;
+        let gone = false;
         await this.deps.writer.remove(update.id).catch((error) => {
           // Deleting what is already gone is done.
           if (!(error instanceof CredentialNotFound)) throw error;
+          gone = true;
           this.deps.removed(update.id);
         });
         this.deps.forgotten(update.id);
-        return;
+        return { revision: gone ? null : revision };
       }
       if (update.credential) {
-        await this.deps.writer.upsert(update.id, update.credential);
-        return;
+        const stored = await this.deps.writer.upsert(update.id, update.credential);
+        return { revision: stored.revision };
       }
     }
     // A notification without a payload: the store holds the truth.
     await this.deps.writer.sync(update.id);
+    return { revision: this.deps.held(update.id)?.revision ?? null };
   }
 }

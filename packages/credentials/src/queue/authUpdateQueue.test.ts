@@ -23,7 +23,8 @@ describe('AuthUpdateQueue', () => {
     queue.events.on('full', () => events.push('full'));
     queue.events.on('drained', () => events.push('drained'));
     const answered: string[] = [];
-    const push = (id: string, revision: number) => queue.push(upsert(id, revision), () => answered.push(`${id}@${revision}`));
+    const push = (id: string, revision: number) =>
+      queue.push(upsert(id, revision), (_error, applied) => answered.push(`${id}@${revision}:${applied?.revision}`));
     push('a', 1);
     push('b', 1);
     push('a', 2); // overflow
@@ -37,10 +38,11 @@ describe('AuthUpdateQueue', () => {
     for (let item = queue.shift(); item; item = queue.shift()) {
       const u = item.update as { id: string; revision: number };
       delivered.push(`${u.id}@${u.revision}`);
-      item.settle();
+      item.settle(undefined, { revision: u.revision * 10 });
     }
     assert.deepEqual(delivered, ['a@1', 'b@1', 'a@4', 'c@1']);
-    assert.deepEqual(answered.sort(), ['a@1', 'a@2', 'a@3', 'a@4', 'b@1', 'c@1']);
+    // Waiters of a replaced update learn what the newer one that replaced it came to.
+    assert.deepEqual(answered.sort(), ['a@1:10', 'a@2:40', 'a@3:40', 'a@4:40', 'b@1:10', 'c@1:10']);
     assert.deepEqual(events, ['full', 'drained']);
   });
 

@@ -34,11 +34,20 @@ export type AuthUpdate =
   | { type: 'auth.delete'; id: string; source: UpdateSource; revision?: number }
   | { type: 'config.reload'; path: string; source: UpdateSource };
 
+/**
+ * What applying an update came to, as its waiters learn it: the revision the
+ * credential is at afterwards (for a delete, the revision it had when it was
+ * removed), or null when there is none to tell (it was already gone).
+ */
+export interface AppliedUpdate {
+  revision: number | null;
+}
+
 /** An update in the queue, with the callbacks of everyone waiting for it. */
 export interface QueuedUpdate {
   readonly update: AuthUpdate;
   /** Answers every waiter of this update (and of the updates it replaced). */
-  settle(error?: unknown): void;
+  settle(error?: unknown, applied?: AppliedUpdate): void;
 }
 
 /** Counters of the queue. */
@@ -56,7 +65,7 @@ export interface QueueStats {
   max_depth: number;
 }
 
-type Waiter = (error?: unknown) => void;
+type Waiter = (error?: unknown, applied?: AppliedUpdate) => void;
 
 interface Entry {
   update: AuthUpdate;
@@ -111,7 +120,8 @@ export class AuthUpdateQueue {
   /**
    * Adds an update; never blocks, never drops. `waiter` is called once the
    * update (or a newer one for the same credential that replaced it) has
-   * been applied, with the error if applying failed.
+   * been applied, with the error if applying failed, or else with what the
+   * consumer reports of it.
    */
   push(update: AuthUpdate, waiter?: Waiter): void {
     if (this.closed) {
@@ -153,8 +163,8 @@ export class AuthUpdateQueue {
     this.counters.delivered++;
     return {
       update: entry.update,
-      settle: (error?: unknown) => {
-        for (const waiter of entry.waiters.splice(0)) waiter(error);
+      settle: (error?: unknown, applied?: AppliedUpdate) => {
+        for (const waiter of entry.waiters.splice(0)) waiter(error, applied);
       },
     };
   }

@@ -15,6 +15,9 @@ import type {
   EventObserver,
   HealthChangeEvent,
   RequestEndEvent,
+  WebsocketCloseEvent,
+  WebsocketOpenEvent,
+  WebsocketRejectedEvent,
   WorkflowAgentJobEvent,
   WorkflowGateFailedEvent,
   WorkflowSubcommandEvent,
@@ -111,6 +114,27 @@ export class EventLog implements EventObserver {
     const line = { command: event.command, exit_code: event.exitCode, duration_ms: event.durationMs };
     if (event.exitCode === 0) this.logger.info(line, 'workflow_subcommand');
     else this.logger.warn(line, 'workflow_subcommand');
+  }
+
+  onWebsocketOpen(event: WebsocketOpenEvent): void {
+    this.logger.info({ route: event.route, management: event.management }, 'websocket_opened');
+  }
+
+  onWebsocketRejected(event: WebsocketRejectedEvent): void {
+    this.logger.warn({ route: event.route, status: event.status, reason: event.reason }, 'websocket_rejected');
+  }
+
+  onWebsocketClose(event: WebsocketCloseEvent): void {
+    this.logger.info(
+      {
+        route: event.route,
+        code: event.code,
+        duration_ms: event.durationMs,
+        messages_in: event.messagesIn,
+        messages_out: event.messagesOut,
+      },
+      'websocket_closed',
+    );
   }
 
   onWorkflowAgentJob(event: WorkflowAgentJobEvent): void {

@@ -87,6 +87,36 @@ export function sessionToken(cookieHeader: string | undefined): string | undefin
 /** What checking a presented key came to. */
 export type KeyCheck = 'ok' | 'wrong' | 'missing' | 'locked';
 
+/**
+ * The guard's verdict on a caller, with every rule applied in order: the
+ * error code of the first rule that refused it, or ok. `not_found` means
+ * management is off (no `secret-key`).
+ */
+export type ManagementDecision =
+  | { ok: true }
+  | { ok: false; code: 'not_found' | 'forbidden' | 'too_many_requests' | 'unauthorized'; message: string; retryAfterSeconds?: number };
+
+/** What {@link managementAuth} returns. */
+export interface ManagementGuard {
+  middleware: MiddlewareHandler;
+  lockedOut(address: string): number | undefined;
+  /** Checks a key for `address` with the lockout rules (for the dashboard's login form). */
+  checkKey(address: string, key: string | undefined): KeyCheck;
+  /** The client address of a request, as the guard sees it. */
+  address(incoming: IncomingMessage): string;
+  /**
+   * Every rule for a caller that presented `key` (the websocket upgrade uses
+   * this with `X-Management-Key`). `session` lets a valid dashboard session
+   * stand in for a missing key. A wrong key counts toward the lockout.
+   */
+  authorize(incoming: IncomingMessage | undefined, key: string | undefined, options?: { session?: boolean }): ManagementDecision;
+  /**
+   * Whether `key` is the management key now, in constant time, without
+   * counting a failure (a key accepted earlier may have been changed since).
+   */
+  matches(key: string): boolean;
+}
+
 const digest = (text: string) => createHash('sha256').update(text, 'utf8').digest();
 
 /** Strips the IPv4-mapped prefix (`::ffff:127.0.0.1` → `127.0.0.1`). */
@@ -136,14 +166,7 @@ const TRACKED_ADDRESSES = 10_000;
  * app.use('/v0/management/*', managementAuth({ secretKey: () => config.secret, allowRemote: () => false, trustedProxies: () => [] }).middleware);
  * ```
  */
-export function managementAuth(options: ManagementAuthOptions): {
-  middleware: MiddlewareHandler;
-  lockedOut(address: string): number | undefined;
-  /** Checks a key for `address` with the lockout rules (for the dashboard's login form). */
-  checkKey(address: string, key: string | undefined): KeyCheck;
-  /** The client address of a request, as the guard sees it. */
-  address(incoming: IncomingMessage): string;
-} {
+export function managementAuth(options: ManagementAuthOptions): ManagementGuard {
   const clock = options.clock ?? systemClock;
   const maxFailures = options.maxFailures ?? 5;
   const lockoutMs = options.lockoutMs ?? 30 * 60_000;
@@ -181,37 +204,45 @@ export function managementAuth(options: ManagementAuthOptions): {
     return 'ok';
   };
 
-  const middleware: MiddlewareHandler = async (c, next) => {
-    const secret = options.secretKey();
-    if (secret.length === 0) return respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`);
-    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const authorize: ManagementGuard['authorize'] = (incoming, key, authorizeOptions = {}) => {
+    if (options.secretKey().length === 0) {
+      return { ok: false, code: 'not_found', message: 'remote management is disabled (remote-management.secret-key is empty)' };
+    }
     const address = incoming ? clientAddress(incoming, options.trustedProxies()) : '';
     if (!options.allowRemote() && !isLoopback(address)) {
-      return respondError(c, 'forbidden', 'remote management is disabled (remote-management.allow-remote is false)');
+      return { ok: false, code: 'forbidden', message: 'remote management is disabled (remote-management.allow-remote is false)' };
     }
     const until = lockedUntil(address);
     if (until !== undefined) {
       const seconds = Math.max(1, Math.ceil((until - clock.now()) / 1000));
-      return respondError(
-        c,
-        'too_many_requests',
-        `too many failed management keys from this address; try again in ${seconds} s`,
-        undefined,
-        {
-          'retry-after': String(seconds),
-        },
-      );
+      return {
+        ok: false,
+        code: 'too_many_requests',
+        message: `too many failed management keys from this address; try again in ${seconds} s`,
+        retryAfterSeconds: seconds,
+      };
     }
-    const key = incoming ? presentedManagementKey(incoming.headers) : undefined;
-    if (!key && options.sessions?.valid(sessionToken(incoming?.headers.cookie))) return next();
+    if (!key && authorizeOptions.session) return { ok: true };
     if (checkKey(address, key || undefined) !== 'ok') {
-      return respondError(
-        c,
-        'unauthorized',
-        key ? 'wrong management key' : 'missing management key (Authorization: Bearer or X-Management-Key)',
-      );
+      return {
+        ok: false,
+        code: 'unauthorized',
+        message: key ? 'wrong management key' : 'missing management key (Authorization: Bearer or X-Management-Key)',
+      };
     }
-    await next();
+    return { ok: true };
+  };
+
+  const middleware: MiddlewareHandler = async (c, next) => {
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    const key = incoming ? presentedManagementKey(incoming.headers) : undefined;
+    const session = options.sessions?.valid(sessionToken(incoming?.headers.cookie)) ?? false;
+    const decision = authorize(incoming, key, { session });
+    if (decision.ok) return next();
+    // With management off, the routes are hidden rather than refused.
+    if (decision.code === 'not_found') return respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`);
+    const headers = decision.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(decision.retryAfterSeconds) };
+    return respondError(c, decision.code, decision.message, undefined, headers);
   };
 
   return {
@@ -219,5 +250,10 @@ export function managementAuth(options: ManagementAuthOptions): {
     lockedOut: lockedUntil,
     checkKey,
     address: (incoming) => clientAddress(incoming, options.trustedProxies()),
+    authorize,
+    matches: (key) => {
+      const secret = options.secretKey();
+      return secret.length > 0 && timingSafeEqual(digest(key), digest(secret));
+    },
   };
 }

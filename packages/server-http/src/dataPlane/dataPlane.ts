@@ -46,6 +46,8 @@ export interface DataPlane {
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
   /** Replaces the accepted client keys (config reload). */
   setApiKeys(keys: readonly string[]): void;
+  /** Whether a client key passes the `api-keys` rule (the websocket upgrade checks it too). */
+  acceptsClientKey(key: string | undefined): boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -199,6 +201,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
   }
 
   return {
+    acceptsClientKey: (key) => keys.accepts(key),
     setApiKeys(next) {
       keys = new ApiKeySet(next);
       modelsCreated = Math.floor(Date.now() / 1000);

@@ -8,10 +8,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { RoutingError } from '@switchyard/core-routing';
+import { type Clock, RoutingError } from '@switchyard/core-routing';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError, type ApiErrorCode, fieldIssues, respondError } from '../controlPlane/apiError.js';
-import { managementAuth, SessionStore } from '../controlPlane/managementAuth.js';
+import { type ManagementGuard, managementAuth, SessionStore } from '../controlPlane/managementAuth.js';
+import type { GatewayConfig } from './config/schema.js';
 import type { Gateway } from './gateway.js';
 import { registerApiCallRoute } from './routes/apiCall.js';
 import { registerAuthFileRoutes } from './routes/authFiles.js';
@@ -36,16 +37,47 @@ const ROUTING_STATUS: Partial<Record<string, ApiErrorCode>> = {
   invalid_config: 'validation_failed',
 };
 
+/** The management guard and the dashboard's sessions, shared by the control plane and the websocket routes. */
+export interface GatewayManagement {
+  guard: ManagementGuard;
+  sessions: SessionStore;
+}
+
+/**
+ * The management guard of a gateway, reading `remote-management.*` from the
+ * config in force. One guard serves the management API, the dashboard and
+ * the websocket routes, so a lockout earned on one applies to all.
+ *
+ * @example
+ * ```ts
+ * const management = createGatewayManagement(() => gateway.config(), gateway.scheduler);
+ * ```
+ */
+export function createGatewayManagement(config: () => GatewayConfig, clock: Clock): GatewayManagement {
+  const remote = () => config()['remote-management'];
+  const sessions = new SessionStore({ clock });
+  const guard = managementAuth({
+    sessions,
+    secretKey: () => remote()['secret-key'],
+    allowRemote: () => remote()['allow-remote'],
+    trustedProxies: () => remote()['trusted-proxies'],
+    maxFailures: remote()['max-failures'],
+    lockoutMs: remote()['lockout-duration'],
+    clock,
+  });
+  return { guard, sessions };
+}
+
 /**
  * Builds the control plane for a gateway.
  *
  * @example
  * ```ts
- * const app = createControlPlane(gateway);
+ * const app = createControlPlane(gateway, gateway.management);
  * const listener = getRequestListener(app.fetch);
  * ```
  */
-export function createControlPlane(gateway: Gateway): ControlPlaneApp {
+export function createControlPlane(gateway: Gateway, management: GatewayManagement): ControlPlaneApp {
   const app: ControlPlaneApp = new OpenAPIHono<ControlPlaneEnv>({
     defaultHook: (result, c) => {
       if (result.success) return;
@@ -88,17 +120,7 @@ export function createControlPlane(gateway: Gateway): ControlPlaneApp {
 
   app.notFound((c) => respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`));
 
-  const remote = () => gateway.config()['remote-management'];
-  const sessions = new SessionStore({ clock: gateway.scheduler });
-  const guard = managementAuth({
-    sessions,
-    secretKey: () => remote()['secret-key'],
-    allowRemote: () => remote()['allow-remote'],
-    trustedProxies: () => remote()['trusted-proxies'],
-    maxFailures: remote()['max-failures'],
-    lockoutMs: remote()['lockout-duration'],
-    clock: gateway.scheduler,
-  });
+  const { guard, sessions } = management;
   app.use('/v0/management/*', guard.middleware);
   app.use('/v0/operations/*', guard.middleware);
 

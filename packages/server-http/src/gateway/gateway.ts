@@ -27,9 +27,10 @@ import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import { type FSWatcher, watch } from 'chokidar';
 import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
+import { createWebsocketGateway, type WebsocketGateway } from '../dataPlane/websocket/websocketGateway.js';
 import { ConfigError, parseConfig } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
-import { createControlPlane } from './controlPlane.js';
+import { createControlPlane, createGatewayManagement, type GatewayManagement } from './controlPlane.js';
 import { GatewayCredentials } from './credentials.js';
 import { LogTail } from './logTail.js';
 import { ProviderStatsCollector } from './providerStats.js';
@@ -86,6 +87,10 @@ export class Gateway {
   readonly observability: Observability;
   readonly logTail: LogTail;
   readonly dataPlane: DataPlane;
+  /** `/v1/ws` and `/v1/responses` upgrades. */
+  readonly websocket: WebsocketGateway;
+  /** The management key rules, shared by the control plane and the websocket routes. */
+  readonly management: GatewayManagement;
   readonly stats: ProviderStatsCollector;
   readonly scheduler: Scheduler;
   /** The credential store, pools, refresh worker and sign-in flows. */
@@ -169,7 +174,17 @@ export class Gateway {
     relay.events.on('request:end', (event) => this.stats.record(event));
     relay.events.on('decision', (event) => this.stats.recordDecision(event));
     this.dataPlane = createDataPlane({ relay, apiKeys: config['api-keys'], providerStats: () => this.providerStats() });
-    const app = createControlPlane(this);
+    this.management = createGatewayManagement(() => this.current, this.scheduler);
+    this.websocket = createWebsocketGateway({
+      relay,
+      acceptsClientKey: (key) => this.dataPlane.acceptsClientKey(key),
+      management: this.management.guard,
+      credentials: credentials.manager,
+      settings: () => this.websocketSettings(this.current),
+      scheduler: this.scheduler,
+      logError: (fields, message) => this.observability.logger.error(fields, message),
+    });
+    const app = createControlPlane(this, this.management);
     const hono = getRequestListener(app.fetch);
     this.server = createServer(async (req, res) => {
       try {
@@ -186,6 +201,7 @@ export class Gateway {
     // request on a socket the gateway is closing at that moment (ECONNRESET).
     this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     this.server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
+    this.server.on('upgrade', (req, socket, head) => this.websocket.handleUpgrade(req, socket, head));
   }
 
   /** Builds, starts and binds a gateway. */
@@ -216,6 +232,7 @@ export class Gateway {
       cooldowns: gateway.cooldowns.events,
       health: gateway.health.events,
       credentials: credentials.manager.events,
+      websocket: gateway.websocket.events,
     });
     await new Promise<void>((resolve, reject) => {
       gateway.server.once('error', reject);
@@ -274,6 +291,7 @@ export class Gateway {
     this.failover.configure(this.failoverSettings(config));
     this.relay.configure({ providers: relayProviders(config), strategy: ops.load_balancing.strategy, maxAttempts: ops.retry.max_attempts });
     this.dataPlane.setApiKeys(config['api-keys']);
+    this.websocket.revalidate();
     this.credentials.configure(config);
     this.observability.alerts?.setRules(config.alerts.rules);
     this.observability.logger.level = config.logging.level;
@@ -315,12 +333,14 @@ export class Gateway {
     await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
   }
 
-  /** Stops everything, letting requests in flight finish first. */
+  /** Stops everything, letting HTTP requests in flight finish first; websockets are closed (1001) and their requests aborted. */
   async close(): Promise<void> {
     await this.watcher?.close();
     this.healer.stop();
     this.health.stop();
     this.cooldowns.stop();
+    // Sockets first: upgraded connections would otherwise hold server.close() open.
+    await this.websocket.close();
     this.relay.close();
     this.detach?.();
     await new Promise<void>((resolve) => {
@@ -365,6 +385,16 @@ export class Gateway {
       maxIdleConnsPerHost: pool.max_idle_conns_per_host,
       idleConnTimeoutMs: pool.idle_conn_timeout,
       requestTimeoutMs: pool.request_timeout,
+    };
+  }
+
+  private websocketSettings(config: GatewayConfig) {
+    const w = config.server.websocket;
+    return {
+      maxMessageBytes: w.max_message_size,
+      pingIntervalMs: w.ping_interval,
+      maxInFlight: w.max_in_flight,
+      highWaterMark: w.high_water_mark,
     };
   }
 

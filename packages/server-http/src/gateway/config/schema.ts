@@ -8,7 +8,7 @@
  */
 import { STRATEGIES } from '@switchyard/core-routing';
 import { AuthConfigSchema } from '@switchyard/credentials';
-import { durationSchema, observabilityConfigSchema } from '@switchyard/observability';
+import { durationSchema, observabilityConfigSchema, sizeSchema } from '@switchyard/observability';
 import { z } from 'zod';
 
 const port = z.number().int().min(0).max(65_535);
@@ -167,6 +167,26 @@ const failoverSchema = z
     }
   });
 
+/** `server.websocket.*`: the websocket routes `/v1/ws` and `/v1/responses`. */
+const websocketSchema = z.strictObject({
+  /** Largest message a client may send; a larger one closes the socket with 1009. */
+  max_message_size: sizeSchema
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(1024)
+        .max(64 * 1024 ** 2),
+    )
+    .default(1024 ** 2),
+  /** How often the gateway pings; a client that has not answered the previous ping by then is dropped. */
+  ping_interval: durationSchema.pipe(z.number().int().min(1000)).default(30_000),
+  /** `response.create` requests one socket may have in flight. */
+  max_in_flight: z.number().int().min(1).max(1000).default(8),
+  /** Bytes queued to a slow client past which the gateway stops reading upstream until they drain. */
+  high_water_mark: sizeSchema.pipe(z.number().int().min(1024)).default(1024 ** 2),
+});
+
 /** `cluster.*` (several nodes on one PostgreSQL; off by default). */
 const clusterSchema = z
   .strictObject({
@@ -202,6 +222,7 @@ export const gatewayConfigSchema = z.strictObject({
     .strictObject({
       operations: operationsSchema.prefault({}),
       failover: failoverSchema.prefault({}),
+      websocket: websocketSchema.prefault({}),
     })
     .prefault({}),
   cluster: clusterSchema.prefault({}),

@@ -10,7 +10,7 @@ import type { Context } from 'hono';
 import { respondError } from '../../controlPlane/apiError.js';
 import {
   isLoopback,
-  type managementAuth,
+  type ManagementGuard,
   presentedManagementKey,
   SESSION_COOKIE,
   type SessionStore,
@@ -21,7 +21,7 @@ import type { Gateway } from '../gateway.js';
 import { dashboardPage } from '../pages/dashboard.js';
 import { loginPage } from '../pages/login.js';
 
-type Guard = ReturnType<typeof managementAuth>;
+type Guard = ManagementGuard;
 
 function html(c: Context, rendered: { html: string; csp: string }, status: 200 | 400 | 401 | 429, headers: Record<string, string> = {}) {
   return c.body(rendered.html, status, {
