@@ -7,8 +7,8 @@
  */
 
 export { type ChromiumForTests, type PromtoolForTests, requireChromium, requirePromtool } from './binaries.js';
-export { FakeAuthServer, type PollStep, type RecordedRequest } from './fakeAuthServer.js';
 export { anthropicDialect, startFakeAnthropic } from './fakeAnthropic.js';
+export { FakeAuthServer, type PollStep, type RecordedRequest } from './fakeAuthServer.js';
 export { cloudAssistantDialect, eventStreamFrame, startFakeCloudAssistant } from './fakeCloudAssistant.js';
 export { geminiDialect, startFakeGemini } from './fakeGemini.js';
 export { type FakeOpenAi, type FakeOpenAiOptions, openAiDialect, startFakeOpenAi } from './fakeOpenAi.js';
