@@ -48,6 +48,7 @@ export function page(options: { title: string; body: string; script?: string; st
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(options.title)}</title>
+<link rel="icon" href="data:,">
 <style nonce="${nonce}">${STYLE}${options.style ?? ''}</style>
 </head>
 <body>
