@@ -289,4 +289,9 @@ describe('/v0/oauth: starting, polling and cancelling sign-ins', async () => {
     const paths = Object.keys((await json(await fetch(`${gateway.url}/openapi.json`))).paths);
     for (const path of ['/v0/oauth/{flow}/sessions', '/v0/oauth/sessions/{id}']) assert.ok(paths.includes(path), path);
   });
+
+  test("a reload that changes a provider's oauth block says a restart is needed", () => {
+    const changed = parseConfig(config(`{ secret-key: ${KEY} }`).replace('client_id: switchyard-test', 'client_id: another-client'));
+    assert.ok(gateway.reload(changed).restartNeeded.includes('providers.*.oauth'));
+  });
 });
