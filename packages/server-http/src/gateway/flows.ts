@@ -7,7 +7,13 @@
  * the same way. The two presets stay available under their own names with
  * their default endpoints unless a provider claims the name.
  */
-import { type AuthFlow, cloudCodingAssistantFlow, codeAssistantFlow, deviceCodeFlow } from '@switchyard/credentials';
+import {
+  type AuthFlow,
+  CloudSignInOptionsSchema,
+  cloudCodingAssistantFlow,
+  codeAssistantFlow,
+  deviceCodeFlow,
+} from '@switchyard/credentials';
 import { z } from 'zod';
 import { type FieldIssue, fieldIssues } from '../controlPlane/apiError.js';
 import { type GatewayConfig, oauthFlowName, type ProviderOAuth } from './config/schema.js';
@@ -84,17 +90,13 @@ export function flowKinds(config: GatewayConfig): Map<string, ProviderOAuth['pre
 }
 
 const priority = z.number().int().optional();
-const REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+// The identity-center fields as the preset itself checks them, so the API and the flow cannot disagree.
+const identityCenter = CloudSignInOptionsSchema.options[1].shape;
 
 /** Sign-in options of a cloud coding-assistant flow: which kind of account. */
 export const CloudSignInRequestSchema = z.discriminatedUnion('mode', [
   z.strictObject({ mode: z.literal('builder-id'), priority }),
-  z.strictObject({
-    mode: z.literal('identity-center'),
-    start_url: z.url({ protocol: /^https$/, error: 'must be an https URL (your start page, e.g. https://my-org.awsapps.com/start)' }),
-    region: z.string().regex(REGION, 'must be a region name such as us-east-1 or eu-central-1'),
-    priority,
-  }),
+  z.strictObject({ mode: z.literal('identity-center'), start_url: identityCenter.start_url, region: identityCenter.region, priority }),
 ]);
 
 /** Sign-in options of every other flow: only the new credential's priority. */
