@@ -4,11 +4,10 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { FakeAuthServer } from '@switchyard/test-support';
+import { signInProviders, startFakeAuth } from '../../test/signInFixture.js';
 import { main } from '../cli.js';
 
-const auth = await new FakeAuthServer().start();
-auth.interval = 0.05;
+const auth = await startFakeAuth();
 const dir = await mkdtemp(join(tmpdir(), 'switchyard-login-'));
 after(async () => {
   await auth.stop();
@@ -21,15 +20,7 @@ await writeFile(
   configPath,
   `auth-dir: ./auths
 providers:
-  acme:
-    kind: mock
-    models: [acme-model]
-    oauth: { device_authorization_url: '${auth.url}/rfc/device', token_url: '${auth.url}/rfc/token', client_id: switchyard }
-  cloud:
-    kind: mock
-    models: [cloud-model]
-    oauth: { preset: cloud-coding-assistant, oidc_url: '${auth.url}/oidc/{region}' }
-`,
+${signInProviders(auth)}`,
 );
 
 /** Runs the CLI, collecting what it prints; `signals` stands in for the process. */

@@ -1,37 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { FakeAuthServer } from '@switchyard/test-support';
 import fc from 'fast-check';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startSignInGateway } from '../../test/signInFixture.js';
 
 const KEY = 'oauth-fuzz-secret';
-const auth = await new FakeAuthServer().start();
+const { auth, gateway, close } = await startSignInGateway(KEY);
 // Every sign-in a random body happens to start is refused at once by the fake, so none stays pending.
 auth.script = ['access_denied'];
-auth.interval = 0.05;
-const dir = await mkdtemp(join(tmpdir(), 'oauth-fuzz-'));
-const gateway = await Gateway.start({
-  config: parseConfig(`
-port: 0
-auth-dir: ${dir}
-remote-management: { secret-key: ${KEY} }
-providers:
-  cloud:
-    kind: mock
-    oauth: { preset: cloud-coding-assistant, oidc_url: '${auth.url}/oidc/{region}' }
-metrics: { enabled: false }
-`),
-  logDestination: { write() {} },
-});
-after(async () => {
-  await gateway.close();
-  await auth.stop();
-  await rm(dir, { recursive: true, force: true });
-});
+after(close);
 
 const post = (body: string) =>
   fetch(`${gateway.url}/v0/oauth/cloud-coding-assistant/sessions`, {

@@ -3,14 +3,13 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { FakeAuthServer, type FakeOpenAi, startFakeOpenAi } from '@switchyard/test-support';
+import { type FakeOpenAi, startFakeOpenAi } from '@switchyard/test-support';
+import { signInProviders, startFakeAuth } from '../../test/signInFixture.js';
 import { parseConfig } from './config/load.js';
 import { Gateway } from './gateway.js';
 
 const KEY = 'oauth-mgmt-secret';
-const auth = await new FakeAuthServer().start();
-// Poll the fake every 50 ms: a test waits for the sign-in, not for RFC 8628's default 5 s.
-auth.interval = 0.05;
+const auth = await startFakeAuth();
 const upstream: FakeOpenAi = await startFakeOpenAi();
 const dir = await mkdtemp(join(tmpdir(), 'oauth-routes-'));
 const gateways: Gateway[] = [];
@@ -29,20 +28,7 @@ api-keys: [sk-client]
 auth-dir: ${join(dir, `auths-${gateways.length}`)}
 remote-management: ${remote}
 providers:
-  acme:
-    kind: openai-compatible
-    base_url: ${upstream.url}
-    models: [acme-model]
-    oauth:
-      device_authorization_url: ${auth.url}/rfc/device
-      token_url: ${auth.url}/rfc/token
-      client_id: switchyard-test
-      client_secret: hush-client-secret
-  cloud:
-    kind: mock
-    models: [cloud-model]
-    oauth: { preset: cloud-coding-assistant, oidc_url: '${auth.url}/oidc/{region}' }
-  broken:
+${signInProviders(auth, { acmeBaseUrl: upstream.url, acmeClientSecret: 'hush-client-secret' })}  broken:
     kind: mock
     models: [broken-model]
     oauth: { device_authorization_url: '${auth.url}/no-such-endpoint', token_url: '${auth.url}/rfc/token', client_id: x }

@@ -1,40 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { FakeAuthServer, requireChromium } from '@switchyard/test-support';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { requireChromium } from '@switchyard/test-support';
+import { startSignInGateway } from '../../test/signInFixture.js';
 
 const KEY = 'sign-in-page-secret';
-const auth = await new FakeAuthServer().start();
-auth.interval = 0.05;
-const authDir = await mkdtemp(join(tmpdir(), 'sign-in-page-'));
-const gateway = await Gateway.start({
-  config: parseConfig(`
-port: 0
-auth-dir: ${authDir}
-remote-management: { secret-key: ${KEY} }
-providers:
-  acme:
-    kind: mock
-    models: [acme-model]
-    oauth: { device_authorization_url: '${auth.url}/rfc/device', token_url: '${auth.url}/rfc/token', client_id: switchyard }
-  cloud:
-    kind: mock
-    models: [cloud-model]
-    oauth: { preset: cloud-coding-assistant, oidc_url: '${auth.url}/oidc/{region}' }
-metrics: { enabled: false }
-`),
-  logDestination: { write() {} },
-});
-after(async () => {
-  await gateway.close();
-  await auth.stop();
-  await rm(authDir, { recursive: true, force: true });
-});
+const { auth, gateway, close } = await startSignInGateway(KEY);
+after(close);
 
 const chromium = requireChromium();
 
