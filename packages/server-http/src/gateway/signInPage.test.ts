@@ -108,3 +108,27 @@ test('in Chromium: identity-center fields are checked, a denied sign-in and an e
     assert.deepEqual(errors, []);
   });
 });
+
+test('in Chromium: when the gateway stops answering the polls, the page says so instead of waiting forever', {
+  skip: chromium.skip,
+  timeout: 60_000,
+}, async () => {
+  if (!chromium.available) return;
+  auth.script = ['await_user'];
+  await withPage(async (page, errors) => {
+    await signIn(page, 'acme');
+    await page.getByRole('button', { name: 'Start sign-in' }).click();
+    await page
+      .locator('#user-code')
+      .filter({ hasText: /USER-\d+/ })
+      .waitFor();
+    // From here on every poll fails as if the network were down.
+    await page.route('**/v0/oauth/sessions/**', (route) => route.abort('connectionrefused'));
+    await page.locator('body[data-state="failed"]').waitFor({ timeout: 30_000 });
+    assert.match((await page.getByRole('status').textContent()) ?? '', /cannot be reached \(network error\)/);
+    assert.ok(
+      errors.every((error) => /ERR_CONNECTION_REFUSED/.test(error)),
+      errors.join('\n'),
+    );
+  });
+});
