@@ -1,13 +1,15 @@
 /**
  * @module cli
- * The `switchyard` command: `serve` runs the gateway, `config check`
- * validates a config without starting anything. Exit codes: 0 ok, 1 the
- * server failed at run time, 2 a usage or config error.
+ * The `switchyard` command: `serve` runs the gateway, `login` runs a
+ * device sign-in in the terminal, `config check` validates a config without
+ * starting anything. Exit codes: 0 ok, 1 the server (or the sign-in) failed
+ * at run time, 2 a usage or config error, 130 a cancelled sign-in.
  */
 import { parseArgs } from 'node:util';
 import { defaultAdapters } from '@switchyard/core-routing';
 import { ConfigError, loadConfigFile } from './gateway/config/load.js';
 import { Gateway, NotImplementedError, UnsafeBindError } from './gateway/gateway.js';
+import { LoginUsageError, login } from './gateway/login.js';
 
 const USAGE = `switchyard: the Switchyard LLM gateway
 
@@ -16,11 +18,23 @@ Usage:
       Runs the gateway. The config file is watched: edits apply without a
       restart, and a bad edit is logged while the running config stays.
       --insecure allows a non-loopback host with no api-keys (do not).
+  switchyard login <flow> [--config ./config.yaml] [options]
+      Signs in with a device flow (RFC 8628) in the terminal: prints a code
+      and a URL, waits while you approve the code in a browser, then writes
+      the credential into the config's auth-dir (mode 0600), where a running
+      gateway picks it up. <flow> is code-assistant, cloud-coding-assistant,
+      or a flow a provider declares (providers.<p>.oauth). Ctrl-C cancels.
+      --mode builder-id|identity-center   cloud-coding-assistant's account
+                                          kind (default builder-id)
+      --start-url URL --region REGION     identity-center's https start URL
+                                          and region (e.g. eu-central-1)
+      --priority N                        the new credential's priority
   switchyard config check [file]
       Validates a config (default ./config.yaml) and lists every problem.
   switchyard --help | --version
 
-Exit codes: 0 ok, 1 run-time failure, 2 usage or config error.
+Exit codes: 0 ok, 1 run-time failure (a failed, denied or expired sign-in),
+2 usage or config error, 130 sign-in cancelled.
 `;
 
 /** Where the CLI writes. */
@@ -51,6 +65,9 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
       io.stdout(`${file}: valid (${Object.keys(config.providers).length} providers, listening on ${config.host}:${config.port})\n`);
       return 0;
     }
+    if (command === 'login') {
+      return await login(rest, { ...io, signals, knownKinds: knownKinds() });
+    }
     if (command === 'serve') {
       const { values } = parseArgs({
         args: [...rest],
@@ -79,11 +96,12 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
     if (
       error instanceof ConfigError ||
       error instanceof UsageError ||
+      error instanceof LoginUsageError ||
       error instanceof UnsafeBindError ||
       error instanceof NotImplementedError
     ) {
       io.stderr(`switchyard: ${error.message}\n`);
-      if (error instanceof UsageError) io.stderr(`\n${USAGE}`);
+      if (error instanceof UsageError || error instanceof LoginUsageError) io.stderr(`\n${USAGE}`);
       return 2;
     }
     const code = (error as NodeJS.ErrnoException).code;

@@ -74,9 +74,20 @@ export {
   type GatewayConfig,
   type GatewayConfigInput,
   gatewayConfigSchema,
+  OAUTH_PRESETS,
+  oauthFlowName,
   type ProviderBlock,
+  type ProviderOAuth,
   providerSchema,
 } from './gateway/config/schema.js';
+export {
+  CloudSignInRequestSchema,
+  configuredFlows,
+  flowKinds,
+  PlainSignInRequestSchema,
+  type SignInRequest,
+  signInRequest,
+} from './gateway/flows.js';
 export { Gateway, type GatewayOptions, isLoopbackHost, NotImplementedError, UnsafeBindError } from './gateway/gateway.js';
 export { LogTail } from './gateway/logTail.js';
 export { createWorkflowApi, type MetricsSource, type WorkflowApiOptions } from './workflow/workflowApi.js';

@@ -2,12 +2,13 @@
  * @module @switchyard/test-support
  * Helpers for tests that need something outside Node: PostgreSQL, headless
  * Chromium, promtool (missing ones skip with a how-to, or fail under CI),
- * and fake OpenAI, Anthropic, Gemini and cloud coding-assistant upstreams on
- * loopback.
+ * fake OpenAI, Anthropic, Gemini and cloud coding-assistant upstreams on
+ * loopback, and a fake OAuth device-flow server.
  */
 
 export { type ChromiumForTests, type PromtoolForTests, requireChromium, requirePromtool } from './binaries.js';
 export { anthropicDialect, startFakeAnthropic } from './fakeAnthropic.js';
+export { FakeAuthServer, type PollStep, type RecordedRequest } from './fakeAuthServer.js';
 export { cloudAssistantDialect, eventStreamFrame, startFakeCloudAssistant } from './fakeCloudAssistant.js';
 export { geminiDialect, startFakeGemini } from './fakeGemini.js';
 export { type FakeOpenAi, type FakeOpenAiOptions, openAiDialect, startFakeOpenAi } from './fakeOpenAi.js';

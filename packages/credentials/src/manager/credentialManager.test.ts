@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { inspect } from 'node:util';
 import { FakeScheduler } from '@switchyard/core-routing';
-import { FakeAuthServer } from '../../test/fakeAuthServer.js';
+import { FakeAuthServer } from '@switchyard/test-support';
 import { type CredentialsError, NoCredentials } from '../errors.js';
 import { cloudCodingAssistantFlow } from '../oauth/cloudCodingAssistantFlow.js';
 import { codeAssistantFlow } from '../oauth/codeAssistantFlow.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { FakeAuthServer } from '../../test/fakeAuthServer.js';
+import { FakeAuthServer } from '@switchyard/test-support';
 import { InstantScheduler } from '../../test/instantScheduler.js';
 import { parseCredential } from '../credential.js';
 import type { CredentialsError } from '../errors.js';

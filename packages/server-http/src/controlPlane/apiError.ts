@@ -15,6 +15,8 @@ export type ApiErrorCode =
   | 'not_found'
   | 'provider_not_found'
   | 'credential_not_found'
+  | 'flow_not_found'
+  | 'session_not_found'
   | 'method_not_allowed'
   | 'conflict'
   | 'payload_too_large'
@@ -35,6 +37,8 @@ export const API_ERROR_STATUS: Record<ApiErrorCode, number> = {
   not_found: 404,
   provider_not_found: 404,
   credential_not_found: 404,
+  flow_not_found: 404,
+  session_not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,

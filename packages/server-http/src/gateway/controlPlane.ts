@@ -21,6 +21,7 @@ import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerManagementRoutes } from './routes/management.js';
 import { registerNotYetServedRoutes } from './routes/notYet.js';
+import { registerOAuthRoutes } from './routes/oauth.js';
 import { registerOperationsRoutes } from './routes/operations.js';
 
 /** The variables the middleware sets on each request. */
@@ -131,6 +132,7 @@ export function createControlPlane(gateway: Gateway, management: GatewayManageme
   registerCredentialRoutes(app, gateway);
   registerAuthFileRoutes(app, gateway);
   registerApiCallRoute(app, gateway);
+  registerOAuthRoutes(app, gateway, guard, sessions);
   registerNotYetServedRoutes(app);
 
   app.doc31('/openapi.json', {
@@ -139,7 +141,7 @@ export function createControlPlane(gateway: Gateway, management: GatewayManageme
       title: 'Switchyard gateway control plane',
       version: '0.1.0',
       description:
-        'Management (`/v0/management`) and operations (`/v0/operations`) APIs of the Switchyard gateway. Both need the management key (`Authorization: Bearer` or `X-Management-Key`). Errors are `{"error": {"code", "message", "details"?}}`.',
+        'Management (`/v0/management`), operations (`/v0/operations`) and device sign-in (`/v0/oauth`) APIs of the Switchyard gateway. All need the management key (`Authorization: Bearer` or `X-Management-Key`). Errors are `{"error": {"code", "message", "details"?}}`.',
     },
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'managementKey', { type: 'http', scheme: 'bearer' });

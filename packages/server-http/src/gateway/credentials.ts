@@ -11,6 +11,7 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import type { RelayCredential, RelayCredentialPool, Scheduler } from '@switchyard/core-routing';
 import { type AuthConfig, type CredentialManager, type OpenedCredentials, openCredentials } from '@switchyard/credentials';
 import type { GatewayConfig } from './config/schema.js';
+import { configuredFlows, flowKinds } from './flows.js';
 
 /** `auth-dir`, a relative one read from the config file's directory (or the working directory without a file). */
 export function resolveAuthDir(authDir: string, configPath: string | undefined): string {
@@ -28,11 +29,14 @@ export function providerQuotas(config: GatewayConfig): Record<string, { quota?: 
 export class GatewayCredentials {
   readonly manager: CredentialManager;
   readonly opened: OpenedCredentials;
+  /** The kind of each sign-in flow, as registered at start (flows change with a restart). */
+  readonly flowKinds: ReadonlyMap<string, 'device-code' | 'code-assistant' | 'cloud-coding-assistant'>;
   /** When each credential was last refreshed by this process (ISO 8601). */
   private readonly refreshedAt = new Map<string, string>();
 
-  private constructor(opened: OpenedCredentials, scheduler: Scheduler) {
+  private constructor(opened: OpenedCredentials, scheduler: Scheduler, kinds: GatewayCredentials['flowKinds']) {
     this.opened = opened;
+    this.flowKinds = kinds;
     this.manager = opened.manager;
     this.manager.events.on('refresh:success', (event) => {
       this.refreshedAt.set(event.credentialId, new Date(scheduler.now()).toISOString());
@@ -48,9 +52,11 @@ export class GatewayCredentials {
       authDir: resolveAuthDir(config['auth-dir'], options.configPath),
       auth: config.auth as AuthConfig,
       providers: providerQuotas(config),
+      // Flows are registered once: a provider's `oauth` block changes with a restart.
+      flows: configuredFlows(config),
       scheduler: options.scheduler,
     });
-    return new GatewayCredentials(opened, options.scheduler);
+    return new GatewayCredentials(opened, options.scheduler, flowKinds(config));
   }
 
   /**

@@ -295,9 +295,12 @@ export class Gateway {
     this.credentials.configure(config);
     this.observability.alerts?.setRules(config.alerts.rules);
     this.observability.logger.level = config.logging.level;
-    const restartNeeded = (['host', 'port', 'auth-dir', 'metrics'] as const).filter(
+    const restartNeeded: string[] = (['host', 'port', 'auth-dir', 'metrics'] as const).filter(
       (key) => JSON.stringify(previous[key]) !== JSON.stringify(config[key]),
     );
+    // Sign-in flows are registered with the credential manager once, at start.
+    const flows = (c: GatewayConfig) => JSON.stringify(Object.entries(c.providers).map(([name, p]) => [name, p.oauth ?? null]));
+    if (flows(previous) !== flows(config)) restartNeeded.push('providers.*.oauth');
     this.observability.logger.info({ restart_needed: restartNeeded }, 'config_reloaded');
     return { restartNeeded };
   }

@@ -1,6 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: these strings are the config syntax ${VAR}, not template mistakes
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { configuredFlows, flowKinds } from '../flows.js';
 import { ConfigError, parseConfig } from './load.js';
 
 describe('gateway config', () => {
@@ -132,5 +133,56 @@ server:
     assert.throws(() => parseConfig('server:\n  failover:\n    mode: active_passive\n'), /server\.failover\.backup_url/);
     assert.throws(() => parseConfig('auth:\n  encryption:\n    enabled: true\n'), /auth\.encryption\.key/);
     assert.throws(() => parseConfig('cluster:\n  enabled: true\n'), /cluster\.database_url/);
+  });
+
+  test('providers.<p>.oauth: a device-code flow needs its endpoints and client; presets name themselves; one name, one provider', () => {
+    const config = parseConfig(`
+providers:
+  Acme:
+    kind: mock
+    oauth: { device_authorization_url: https://auth.acme.example/device, token_url: https://auth.acme.example/token, client_id: sy }
+  kiro:
+    kind: mock
+    oauth: { preset: cloud-coding-assistant, oidc_url: 'http://127.0.0.1:9/oidc/{region}' }
+`);
+    assert.deepEqual(
+      [...flowKinds(config)],
+      [
+        ['code-assistant', 'code-assistant'],
+        ['cloud-coding-assistant', 'cloud-coding-assistant'],
+        ['acme', 'device-code'],
+      ],
+    );
+    assert.deepEqual(
+      configuredFlows(config).map((f) => [f.name, f.provider]),
+      [
+        ['acme', 'Acme'],
+        ['cloud-coding-assistant', 'kiro'],
+      ],
+    );
+    const missing = (() => {
+      try {
+        parseConfig('providers:\n  acme:\n    kind: mock\n    oauth: { token_url: ftp://x.example/token }\n');
+      } catch (error) {
+        return (error as ConfigError).issues.map((i) => i.field);
+      }
+      return [];
+    })();
+    assert.deepEqual(missing.sort(), [
+      'providers.acme.oauth.client_id',
+      'providers.acme.oauth.device_authorization_url',
+      'providers.acme.oauth.token_url',
+    ]);
+    assert.throws(
+      () =>
+        parseConfig(
+          'providers:\n  a:\n    kind: mock\n    oauth: { preset: code-assistant }\n  b:\n    kind: mock\n    oauth: { preset: code-assistant }\n',
+        ),
+      /providers\.b\.oauth\.flow.*already declared by provider a/s,
+    );
+    assert.throws(
+      () => parseConfig("providers:\n  a:\n    kind: mock\n    oauth: { preset: cloud-coding-assistant, oidc_url: 'file:///{region}' }\n"),
+      /oidc_url/,
+    );
   });
 });

@@ -62,6 +62,9 @@ export function redactConfig(config: GatewayConfig): Record<string, unknown> {
   maskPath(copy, ['auth', 'encryption', 'key']);
   maskPath(copy, ['cluster', 'database_url']);
   for (const path of SECRET_CONFIG_PATHS) maskPath(copy, path.split('.'));
-  for (const provider of Object.values((copy.providers ?? {}) as Record<string, Record<string, unknown>>)) maskPath(provider, ['headers']);
+  for (const provider of Object.values((copy.providers ?? {}) as Record<string, Record<string, unknown>>)) {
+    maskPath(provider, ['headers']);
+    maskPath(provider, ['oauth', 'client_secret']);
+  }
   return copy;
 }

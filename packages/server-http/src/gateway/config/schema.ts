@@ -31,6 +31,54 @@ const providerHealthSchema = z.strictObject({
   method: z.enum(['GET', 'HEAD', 'POST']).default('GET'),
 });
 
+/** Names a flow may have: the `{flow}` of `/v0/oauth/{flow}` and `switchyard login <flow>`. */
+export const FLOW_NAME = /^[a-z0-9][a-z0-9._-]*$/;
+
+/** The sign-in kinds a provider may declare (`providers.<p>.oauth.preset`). */
+export const OAUTH_PRESETS = ['device-code', 'code-assistant', 'cloud-coding-assistant'] as const;
+
+/**
+ * How a provider's credentials are signed in (`providers.<p>.oauth`): a
+ * standard RFC 8628 device flow (`device-code`, the default) at the given
+ * endpoints, or one of the two presets with its endpoints overridden. The
+ * endpoints come from the operator, never from a sign-in's caller.
+ */
+const providerOAuthSchema = z
+  .strictObject({
+    /** Flow name (default: the preset's name, or the provider's name, lower-cased, for `device-code`). */
+    flow: z.string().regex(FLOW_NAME, 'a flow name is lower-case letters, digits, ".", "_" or "-"').optional(),
+    preset: z.enum(OAUTH_PRESETS).default('device-code'),
+    /** RFC 8628 §3.1 endpoint (`device-code`, `code-assistant`). */
+    device_authorization_url: httpUrl.optional(),
+    /** RFC 8628 §3.4 / RFC 6749 token endpoint (`device-code`, `code-assistant`). */
+    token_url: httpUrl.optional(),
+    client_id: z.string().min(1).optional(),
+    /** For confidential clients (`device-code`); redacted in `/v0/management/config`. */
+    client_secret: z.string().min(1).optional(),
+    scope: z.string().min(1).optional(),
+    /** `code-assistant`: the exchange of the account token for an API token. */
+    api_token_url: httpUrl.optional(),
+    /** `code-assistant`: where the account's login (the credential's label) is read. */
+    user_url: httpUrl.optional(),
+    /** `cloud-coding-assistant`: the OIDC endpoint, `{region}` standing for the region (default `https://oidc.{region}.amazonaws.com`). */
+    oidc_url: z
+      .string()
+      .refine(
+        (url) => URL.canParse(url.replaceAll('{region}', 'us-east-1')) && /^https?:\/\//.test(url),
+        'expected an http:// or https:// URL',
+      )
+      .optional(),
+    /** `cloud-coding-assistant`: the builder-ID start URL and region. */
+    builder_id_start_url: httpUrl.optional(),
+    builder_id_region: z.string().min(1).optional(),
+  })
+  .superRefine((oauth, ctx) => {
+    if (oauth.preset !== 'device-code') return;
+    for (const key of ['device_authorization_url', 'token_url', 'client_id'] as const) {
+      if (!oauth[key]) ctx.issues.push({ code: 'custom', message: `${key} is required for a device-code flow`, path: [key], input: oauth });
+    }
+  });
+
 /** `providers.<name>`. */
 export const providerSchema = z
   .strictObject({
@@ -60,6 +108,8 @@ export const providerSchema = z
     preview_models: z.array(z.string().min(1)).default([]),
     /** Kind-specific settings (the mock provider's `latency_ms`, `fail_every`, …). */
     options: z.record(z.string(), z.unknown()).default({}),
+    /** The device sign-in that creates this provider's credentials (`/v0/oauth/{flow}`, `switchyard login`). */
+    oauth: providerOAuthSchema.optional(),
   })
   .superRefine((provider, ctx) => {
     if (provider.kind === 'openai-compatible' && !provider.base_url) {
@@ -200,34 +250,57 @@ const clusterSchema = z
   });
 
 /** The whole gateway config. */
-export const gatewayConfigSchema = z.strictObject({
-  host: z.string().min(1).default('127.0.0.1'),
-  port: port.default(8317),
-  'auth-dir': z.string().min(1).default('./auths'),
-  /** Keys clients send to `/v1/*`; empty leaves `/v1/*` open (loopback only, unless --insecure). */
-  'api-keys': z.array(z.string().min(1)).default([]),
-  'remote-management': remoteManagementSchema.prefault({}),
-  'quota-exceeded': z
-    .strictObject({
-      'switch-project': z.boolean().default(true),
-      'switch-preview-model': z.boolean().default(true),
-    })
-    .prefault({}),
-  /** `auth.*`, as the credentials package defines it. */
-  auth: AuthConfigSchema,
-  providers: z
-    .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a provider name is letters, digits, _ . -'), providerSchema)
-    .default({}),
-  server: z
-    .strictObject({
-      operations: operationsSchema.prefault({}),
-      failover: failoverSchema.prefault({}),
-      websocket: websocketSchema.prefault({}),
-    })
-    .prefault({}),
-  cluster: clusterSchema.prefault({}),
-  ...observabilityConfigSchema.shape,
-});
+export const gatewayConfigSchema = z
+  .strictObject({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: port.default(8317),
+    'auth-dir': z.string().min(1).default('./auths'),
+    /** Keys clients send to `/v1/*`; empty leaves `/v1/*` open (loopback only, unless --insecure). */
+    'api-keys': z.array(z.string().min(1)).default([]),
+    'remote-management': remoteManagementSchema.prefault({}),
+    'quota-exceeded': z
+      .strictObject({
+        'switch-project': z.boolean().default(true),
+        'switch-preview-model': z.boolean().default(true),
+      })
+      .prefault({}),
+    /** `auth.*`, as the credentials package defines it. */
+    auth: AuthConfigSchema,
+    providers: z
+      .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a provider name is letters, digits, _ . -'), providerSchema)
+      .default({}),
+    server: z
+      .strictObject({
+        operations: operationsSchema.prefault({}),
+        failover: failoverSchema.prefault({}),
+        websocket: websocketSchema.prefault({}),
+      })
+      .prefault({}),
+    cluster: clusterSchema.prefault({}),
+    ...observabilityConfigSchema.shape,
+  })
+  .superRefine((config, ctx) => {
+    // Two providers may not claim one flow name: `/v0/oauth/{flow}` must mean one thing.
+    const owner = new Map<string, string>();
+    for (const [name, provider] of Object.entries(config.providers)) {
+      if (!provider.oauth) continue;
+      const flow = oauthFlowName(name, provider.oauth);
+      const first = owner.get(flow);
+      if (first === undefined) owner.set(flow, name);
+      else
+        ctx.issues.push({
+          code: 'custom',
+          message: `flow ${flow} is already declared by provider ${first}`,
+          path: ['providers', name, 'oauth', 'flow'],
+          input: provider.oauth,
+        });
+    }
+  });
+
+/** The flow name a provider's `oauth` block declares. */
+export function oauthFlowName(provider: string, oauth: Pick<ProviderOAuth, 'flow' | 'preset'>): string {
+  return oauth.flow ?? (oauth.preset === 'device-code' ? provider.toLowerCase() : oauth.preset);
+}
 
 /** The parsed config, durations in milliseconds. */
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
@@ -235,3 +308,5 @@ export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;
 /** One parsed provider block. */
 export type ProviderBlock = z.output<typeof providerSchema>;
+/** One parsed `providers.<p>.oauth` block. */
+export type ProviderOAuth = z.output<typeof providerOAuthSchema>;

@@ -39,8 +39,8 @@ svg.chart polyline { fill: none; stroke-width: 1.5; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); }
 `;
 
-/** A complete page; `script` runs under the page's CSP nonce. */
-export function page(options: { title: string; body: string; script?: string }): { html: string; csp: string } {
+/** A complete page; `script` runs, and `style` (added to the shared sheet) applies, under the page's CSP nonce. */
+export function page(options: { title: string; body: string; script?: string; style?: string }): { html: string; csp: string } {
   const nonce = randomBytes(16).toString('base64');
   const html = `<!doctype html>
 <html lang="en">
@@ -48,7 +48,8 @@ export function page(options: { title: string; body: string; script?: string }):
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(options.title)}</title>
-<style nonce="${nonce}">${STYLE}</style>
+<link rel="icon" href="data:,">
+<style nonce="${nonce}">${STYLE}${options.style ?? ''}</style>
 </head>
 <body>
 ${options.body}

@@ -30,6 +30,10 @@ const CREDENTIALS_ERROR_CODES: Partial<Record<CredentialsErrorCode, ApiErrorCode
   refresh_backoff: 'conflict',
   refresh_failed: 'bad_gateway',
   refresh_rejected: 'bad_gateway',
+  // A sign-in the authorization server refused or could not answer.
+  authorization_failed: 'bad_gateway',
+  flow_not_found: 'flow_not_found',
+  closed: 'service_unavailable',
   not_implemented: 'not_implemented',
 };
 

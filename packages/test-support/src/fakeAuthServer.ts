@@ -1,4 +1,5 @@
 /**
+ * @module fakeAuthServer
  * A local fake authorization server on 127.0.0.1, port 0, speaking the
  * three dialects the flows use:
  * - `/rfc/*`: plain RFC 8628 + RFC 6749 (form bodies, errors with HTTP 400);
@@ -6,14 +7,25 @@
  * - `/oidc/<region>/*`: AWS SSO-OIDC style (JSON bodies, camelCase, errors
  *   as `x-amzn-errortype` headers or `error` fields).
  * Each device sign-in plays a script of poll answers; every request is
- * recorded for assertions.
+ * recorded for assertions. The `await_user` step stands for a person at the
+ * verification page: it answers `authorization_pending` until the test
+ * calls {@link FakeAuthServer.approve} or {@link FakeAuthServer.deny} with
+ * the user code it saw.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** One poll answer of a script. */
-export type PollStep = 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'server_error' | 'token';
+export type PollStep =
+  | 'authorization_pending'
+  | 'slow_down'
+  | 'access_denied'
+  | 'expired_token'
+  | 'server_error'
+  | 'token'
+  /** Pending until the user code is approved (then `token`) or denied (then `access_denied`). */
+  | 'await_user';
 
 export interface RecordedRequest {
   method: string;
@@ -22,6 +34,17 @@ export interface RecordedRequest {
   body: Record<string, string>;
 }
 
+/**
+ * The fake server.
+ *
+ * @example
+ * ```ts
+ * const server = await new FakeAuthServer().start();
+ * server.script = ['authorization_pending', 'slow_down', 'token'];
+ * const flow = deviceCodeFlow({ name: 'acme', provider: 'acme', clientId: 'c',
+ *   deviceAuthorizationUrl: `${server.url}/rfc/device`, tokenUrl: `${server.url}/rfc/token` });
+ * ```
+ */
 export class FakeAuthServer {
   url = '';
   readonly requests: RecordedRequest[] = [];
@@ -38,6 +61,10 @@ export class FakeAuthServer {
   private server: Server | undefined;
   private counter = 0;
   private readonly scripts = new Map<string, PollStep[]>();
+  /** Device code of each user code handed out. */
+  private readonly deviceCodes = new Map<string, string>();
+  /** What the user did at the verification page, by device code. */
+  private readonly decisions = new Map<string, 'approved' | 'denied'>();
 
   async start(): Promise<this> {
     this.server = createServer((req, res) => void this.handle(req, res));
@@ -50,6 +77,22 @@ export class FakeAuthServer {
   async stop(): Promise<void> {
     this.server?.closeAllConnections();
     await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  }
+
+  /** The user approves the sign-in of `userCode` (for the `await_user` step). */
+  approve(userCode: string): void {
+    this.decide(userCode, 'approved');
+  }
+
+  /** The user refuses the sign-in of `userCode` (for the `await_user` step). */
+  deny(userCode: string): void {
+    this.decide(userCode, 'denied');
+  }
+
+  private decide(userCode: string, decision: 'approved' | 'denied'): void {
+    const deviceCode = this.deviceCodes.get(userCode);
+    if (!deviceCode) throw new Error(`the fake server never handed out user code ${userCode}`);
+    this.decisions.set(deviceCode, decision);
   }
 
   /** Requests to paths ending in `suffix`. */
@@ -179,12 +222,17 @@ export class FakeAuthServer {
   private newDeviceCode(): string {
     const code = `dc-${++this.counter}`;
     this.scripts.set(code, [...this.script]);
+    // Both dialects hand out `USER-<counter>` right after this call.
+    this.deviceCodes.set(`USER-${this.counter}`, code);
     return code;
   }
 
-  private nextStep(deviceCode: string): PollStep | 'expired_token' {
+  private nextStep(deviceCode: string): Exclude<PollStep, 'await_user'> {
     const steps = this.scripts.get(deviceCode);
     if (!steps) return 'expired_token';
-    return steps.length > 1 ? steps.shift()! : (steps[0] ?? 'token');
+    const step = steps.length > 1 ? steps.shift()! : (steps[0] ?? 'token');
+    if (step !== 'await_user') return step;
+    const decision = this.decisions.get(deviceCode);
+    return decision === 'approved' ? 'token' : decision === 'denied' ? 'access_denied' : 'authorization_pending';
   }
 }
