@@ -89,6 +89,7 @@ export { baseUrlOf, bodyWithModel, classifyUpstreamError } from './relay/provide
 export { createMockAdapter, MockTransport } from './relay/providers/mock.js';
 export { chatBody, classifyOpenAiError, openAiAdapter, openAiCompatibleAdapter, openAiUsage } from './relay/providers/openai.js';
 export { openAiResponsesAdapter } from './relay/providers/responses.js';
+export type { CredentialQuotaView, QuotaExceededSettings } from './relay/quotaPolicy.js';
 export {
   defaultAdapters,
   Relay,
