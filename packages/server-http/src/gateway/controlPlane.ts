@@ -21,6 +21,7 @@ import { registerHealthRoutes } from './routes/health.js';
 import { registerManagementRoutes } from './routes/management.js';
 import { registerNotYetServedRoutes } from './routes/notYet.js';
 import { registerOperationsRoutes } from './routes/operations.js';
+import { registerProviderQuotaRoute } from './routes/providerQuota.js';
 
 /** The variables the middleware sets on each request. */
 export type ControlPlaneEnv = { Variables: { requestId: string } };
@@ -109,6 +110,7 @@ export function createControlPlane(gateway: Gateway): ControlPlaneApp {
   registerCredentialRoutes(app, gateway);
   registerAuthFileRoutes(app, gateway);
   registerApiCallRoute(app, gateway);
+  registerProviderQuotaRoute(app, gateway);
   registerNotYetServedRoutes(app);
 
   app.doc31('/openapi.json', {

@@ -9,7 +9,7 @@ import { respondError } from '../../controlPlane/apiError.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
 
 /** Path patterns (Hono syntax) of documented routes still to come. */
-export const NOT_YET_SERVED = ['/v0/management/api-call', '/v0/management/provider-a-quota', '/v0/oauth/*'] as const;
+export const NOT_YET_SERVED = ['/v0/management/api-call', '/v0/oauth/*'] as const;
 
 export function registerNotYetServedRoutes(app: ControlPlaneApp): void {
   for (const path of NOT_YET_SERVED) {
