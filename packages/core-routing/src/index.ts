@@ -7,7 +7,7 @@
  */
 export { type AvailabilityBinding, bindAvailability } from './bindAvailability.js';
 export { type Clock, every, FakeScheduler, type Scheduler, systemClock, systemScheduler, type TimerHandle } from './clock.js';
-export { CooldownManager } from './cooldown/cooldownManager.js';
+export { CooldownManager, MAX_COOLDOWN_MS } from './cooldown/cooldownManager.js';
 export type { CooldownDetection, CooldownDurations } from './cooldown/cooldownSettings.js';
 export {
   COOLDOWN_REASONS,
