@@ -46,6 +46,11 @@ test('/v0/management/provider-a-quota: provider figures through the SSRF guard, 
   const seen: IncomingHttpHeaders[] = [];
   const quotaEndpoint = createServer((req, res) => {
     seen.push(req.headers);
+    if (req.headers.authorization === 'Bearer tok-redirect') {
+      res.writeHead(302, { location: 'http://169.254.169.254/latest/meta-data/' });
+      res.end();
+      return;
+    }
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(
       JSON.stringify({
@@ -85,10 +90,11 @@ metrics: { enabled: false }
   const gateway = await Gateway.start({ config: parseConfig(yaml('[]')), configPath: path, logDestination: { write() {} } });
   gateways.push(gateway);
   const { manager } = gateway.credentials;
-  // Listing order (by file name): 0 a-assist, 1 b-local, 2 c-demo.
+  // Listing order (by file name): 0 a-assist, 1 b-local, 2 c-demo, 3 d-redirect.
   await manager.add({ id: 'a-assist', provider: 'assistant', type: 'api_key', token: 'tok-assist-secret' });
   await manager.add({ id: 'b-local', provider: 'assistant-local', type: 'api_key', token: 'tok-local', quota: { limit: 500 } });
   await manager.add({ id: 'c-demo', provider: 'demo', type: 'api_key', token: 'tok-demo' });
+  await manager.add({ id: 'd-redirect', provider: 'assistant', type: 'api_key', token: 'tok-redirect' });
   const get = (query: string, key: string | null = KEY) =>
     fetch(`${gateway.url}/v0/management/provider-a-quota${query}`, key === null ? {} : { headers: { authorization: `Bearer ${key}` } });
   // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field
@@ -135,8 +141,11 @@ metrics: { enabled: false }
     [
       [0, 'provider', 300],
       [1, 'local', 500],
+      [3, 'local', null],
     ],
   );
+  // A redirect is not followed (it could lead past the SSRF check): the local figures, with the reason.
+  assert.match(all.snapshots[2].error, /redirected \(302\); redirects are not followed/);
 
   for (const [query, status] of [
     ['?auth_index=2', 404], // a mock credential, not a code assistant's
