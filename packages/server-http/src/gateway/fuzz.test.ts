@@ -4,7 +4,9 @@
  * covered without editing this file, and the data plane's generate routes)
  * gets FUZZ_RUNS random bodies: fast-check JSON values, arbitrary values
  * serialized, objects shaped like the route's schema with random field
- * values, invalid UTF-8, huge numbers, deep nesting. Whatever comes in, the
+ * values, invalid UTF-8, huge numbers, deep nesting. The management and
+ * operations routes without a body but with path or query parameters get as
+ * many random parameter values. Whatever comes in, the
  * answer is never a 500, nothing is thrown unhandled, and /health still
  * answers afterwards. The relay talks to fake upstreams on 127.0.0.1 only.
  */
@@ -270,7 +272,14 @@ const dataPlaneRoutes: FuzzRoute[] = [
   })),
 ].map((route) => ({ ...route, method: 'POST', management: false }));
 
-/** The control plane's JSON routes, from /openapi.json: every operation with an `application/json` request body. */
+/** Query parameters held fixed: `follow=true` turns the log route into an endless stream. */
+const FIXED_QUERY: Record<string, string> = { follow: 'false' };
+
+/**
+ * The control plane's JSON routes, from /openapi.json: every operation with
+ * an `application/json` request body gets random bodies; every other
+ * `/v0/` operation with path or query parameters gets random parameters.
+ */
 async function controlPlaneRoutes(): Promise<FuzzRoute[]> {
   const response = await http.request({ method: 'GET', path: '/openapi.json' });
   const doc = (await response.body.json()) as {
@@ -282,10 +291,15 @@ async function controlPlaneRoutes(): Promise<FuzzRoute[]> {
   for (const [template, operations] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(operations)) {
       const schema = operation.requestBody?.content?.['application/json']?.schema;
-      if (!schema) continue;
       const queryNames = (operation.parameters ?? []).filter((p) => p.in === 'query').map((p) => String(p.name));
       const params = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
-      const value = fc.oneof(fc.constantFrom('openai', 'anthropic', 'demo', 'openai-key', 'nope'), strings);
+      const hasBody = schema !== undefined;
+      if (!hasBody && !(template.startsWith('/v0/') && (params.length > 0 || queryNames.length > 0))) continue;
+      const value = fc.oneof(
+        fc.constantFrom('openai', 'anthropic', 'demo', 'openai-key', 'anthropic-key.json', 'nope', '-1', '1e3'),
+        fc.nat({ max: 20 }).map(String),
+        strings,
+      );
       const path = fc
         .tuple(
           fc.array(value, { minLength: params.length, maxLength: params.length }),
@@ -297,14 +311,14 @@ async function controlPlaneRoutes(): Promise<FuzzRoute[]> {
           values.forEach((v, i) => {
             filled = filled.replace(`{${params[i]}}`, encode(v));
           });
-          if (!withQuery || queryNames.length === 0) return filled;
-          return `${filled}?${queryNames.map((name, i) => `${name}=${encode(queryValues[i]!)}`).join('&')}`;
+          if ((hasBody && !withQuery) || queryNames.length === 0) return filled;
+          return `${filled}?${queryNames.map((name, i) => `${name}=${encode(FIXED_QUERY[name] ?? queryValues[i]!)}`).join('&')}`;
         });
       routes.push({
-        name: `${method.toUpperCase()} ${template}`,
+        name: `${method.toUpperCase()} ${template}${hasBody ? '' : ' (parameters)'}`,
         method: method.toUpperCase(),
         path,
-        body: bodies(shaped(schema, components)),
+        body: hasBody ? bodies(shaped(schema, components)) : fc.constant(''),
         management: true,
       });
     }
@@ -330,6 +344,7 @@ test(`every JSON route survives ${RUNS} random bodies: never a 500, never a cras
     'POST /v0/management/auths',
     'PUT /v0/management/quota-exceeded/switch-project',
     'POST /v0/operations/providers/{p}/cooldown',
+    'GET /v0/management/provider-a-quota (parameters)',
   ])
     assert.ok(
       routes.some((r) => r.name === known),
