@@ -295,6 +295,8 @@ async function controlPlaneRoutes(): Promise<FuzzRoute[]> {
       const params = [...template.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
       const hasBody = schema !== undefined;
       if (!hasBody && !(template.startsWith('/v0/') && (params.length > 0 || queryNames.length > 0))) continue;
+      // Sign-in routes start device flows against the providers' real servers: fuzzing them would leave the machine.
+      if (template.startsWith('/v0/oauth')) continue;
       const value = fc.oneof(
         fc.constantFrom('openai', 'anthropic', 'demo', 'openai-key', 'anthropic-key.json', 'nope', '-1', '1e3'),
         fc.nat({ max: 20 }).map(String),
