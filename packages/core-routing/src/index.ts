@@ -7,7 +7,7 @@
  */
 export { type AvailabilityBinding, bindAvailability } from './bindAvailability.js';
 export { type Clock, every, FakeScheduler, type Scheduler, systemClock, systemScheduler, type TimerHandle } from './clock.js';
-export { CooldownManager } from './cooldown/cooldownManager.js';
+export { CooldownManager, MAX_COOLDOWN_MS } from './cooldown/cooldownManager.js';
 export type { CooldownDetection, CooldownDurations } from './cooldown/cooldownSettings.js';
 export {
   COOLDOWN_REASONS,
@@ -89,6 +89,7 @@ export { baseUrlOf, bodyWithModel, classifyUpstreamError } from './relay/provide
 export { createMockAdapter, MockTransport } from './relay/providers/mock.js';
 export { chatBody, classifyOpenAiError, openAiAdapter, openAiCompatibleAdapter, openAiUsage } from './relay/providers/openai.js';
 export { openAiResponsesAdapter } from './relay/providers/responses.js';
+export type { CredentialQuotaView, QuotaExceededSettings } from './relay/quotaPolicy.js';
 export {
   defaultAdapters,
   Relay,

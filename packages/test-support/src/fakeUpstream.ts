@@ -145,7 +145,7 @@ export async function startFakeUpstream(dialect: FakeDialect, options: FakeUpstr
     res.writeHead(status, { 'content-type': 'application/json', ...headers });
     res.end(JSON.stringify(payload));
   };
-  const server: Server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -182,6 +182,13 @@ export async function startFakeUpstream(dialect: FakeDialect, options: FakeUpstr
         if (route.stream) return stream(res, dialect, route, body, content, plan);
         return json(res, 200, dialect.complete(route.model, content, dialect.toolName(body), body));
     }
+  };
+  const server: Server = createServer((req, res) => {
+    // A body the dialect cannot make sense of (fuzzing sends many) is a 400, as a real upstream's would be, never a hang.
+    handle(req, res).catch((error: unknown) => {
+      if (res.headersSent) return void res.destroy();
+      json(res, 400, dialect.error(400, `the fake upstream cannot read this request: ${(error as Error).message}`));
+    });
   });
   server.on('connection', (socket) => {
     sockets.add(socket);

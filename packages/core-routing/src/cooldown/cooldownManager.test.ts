@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FakeScheduler } from '../clock.js';
 import { RoutingError } from '../errors.js';
-import { CooldownManager } from './cooldownManager.js';
+import { CooldownManager, MAX_COOLDOWN_MS } from './cooldownManager.js';
 import type { CooldownEvents, CooldownManagerOptions } from './cooldownTypes.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -159,6 +159,14 @@ describe('CooldownManager: out of cooldown', () => {
     assert.deepEqual(names(), ['cooldown:start', 'cooldown:end']);
     assert.deepEqual(events[1]?.payload, { key: 'p', reason: 'manual', endedBy: 'recover', at: T0, source: 'local' });
     assert.equal(manager.cooldown('q', 1000, 'rate_limit').reason, 'rate_limit');
+  });
+
+  test('a manual cooldown longer than a timer can wait is refused, not ended at once (found by fuzzing)', () => {
+    const { manager } = setup();
+    assert.throws(() => manager.cooldown('p', MAX_COOLDOWN_MS + 1), isInvalid(/at most/));
+    assert.throws(() => manager.cooldown('p', 8_638_204_709_353_792), isInvalid(/at most/));
+    assert.equal(manager.isCooling('p'), false);
+    assert.equal(manager.cooldown('p', MAX_COOLDOWN_MS).endsAt, T0 + MAX_COOLDOWN_MS);
   });
 
   test('a manual cooldown replaces an automatic one, even a longer one', () => {

@@ -43,6 +43,9 @@ import {
 import type { CooldownEvents, CooldownFailure, CooldownManagerOptions, CooldownSource, CooldownStatus } from './cooldownTypes.js';
 import { FailureWindow } from './failureWindow.js';
 
+/** The longest manual cooldown, in milliseconds: the longest a timer can wait (2^31 − 1 ms, about 24.8 days). */
+export const MAX_COOLDOWN_MS = 2 ** 31 - 1;
+
 interface Cooling {
   period: CooldownPeriod;
   /** `waiting` until `dueAt`; `checking` while a health check runs. */
@@ -170,6 +173,10 @@ export class CooldownManager {
     checkKey(key);
     if (typeof durationMs !== 'number' || !Number.isFinite(durationMs) || durationMs <= 0) {
       throw new RoutingError('invalid_argument', 'durationMs must be a positive, finite number of milliseconds');
+    }
+    // Longer than a timer can wait: Node would fire it at once, ending the cooldown the moment it began.
+    if (durationMs > MAX_COOLDOWN_MS) {
+      throw new RoutingError('invalid_argument', `durationMs must be at most ${MAX_COOLDOWN_MS} (about 24 days)`);
     }
     if (!COOLDOWN_REASONS.includes(reason))
       throw new RoutingError('invalid_argument', `reason must be one of ${COOLDOWN_REASONS.join(', ')}`);

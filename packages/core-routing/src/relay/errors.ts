@@ -10,6 +10,7 @@ export type RelayErrorCode =
   | 'all_providers_in_cooldown'
   | 'no_provider_available'
   | 'no_credentials'
+  | 'quota_exceeded'
   | 'upstream_error'
   | 'model_not_found'
   | 'invalid_request'

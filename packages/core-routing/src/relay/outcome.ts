@@ -27,6 +27,7 @@ export function failureToClient(failure: UpstreamFailure | undefined, aborted: b
     case 'quota_exceeded':
       return {
         ...base,
+        ...(failure.kind === 'quota_exceeded' ? { code: 'quota_exceeded' as const } : {}),
         status: 429,
         type: 'rate_limit_error',
         ...(failure.retryAfterMs !== undefined ? { retryAfterSeconds: seconds(failure.retryAfterMs) } : {}),

@@ -14,6 +14,9 @@
  *    the attempt budget;
  * 6. afterwards usage is reported (the pool deducts quota), and latency,
  *    cost and outcome go out as events.
+ *
+ * A credential out of quota is handled as `quotaPolicy` says (rotate or
+ * return the 429; one retry with a preview model).
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'eventemitter3';
@@ -37,6 +40,14 @@ import { geminiAdapter } from './providers/gemini.js';
 import { createMockAdapter } from './providers/mock.js';
 import { openAiAdapter, openAiCompatibleAdapter } from './providers/openai.js';
 import { openAiResponsesAdapter } from './providers/responses.js';
+import {
+  type CredentialQuotaView,
+  localQuotaFailure,
+  previewModelFor,
+  type QuotaExceededSettings,
+  type QuotaHit,
+  QuotaMemory,
+} from './quotaPolicy.js';
 import type { ResponseCache } from './responseCache.js';
 import { type Route, RoutingTable } from './routingTable.js';
 import type { ResponseSink } from './sink.js';
@@ -52,6 +63,12 @@ export interface RelayCredentialPool {
     failure: { kind: 'rate_limit' | 'unauthorized' | 'quota_exceeded' | 'error'; retryAfterMs?: number; message?: string },
   ): void;
   refresh(credentialId: string): Promise<RelayCredential>;
+  /** One credential's state; lets `quota-exceeded.switch-project: false` see that the credential in use ran out. */
+  statusOf?(credentialId: string): CredentialQuotaView | undefined;
+  /** Every credential's state; tells a pool out of quota from one out of credentials. */
+  status?(): readonly CredentialQuotaView[];
+  /** A credential as `acquire` hands it out, whatever its state (for the preview-model retry on a credential the upstream refused). */
+  peekById?(credentialId: string): RelayCredential | undefined;
 }
 
 /**
@@ -102,6 +119,8 @@ export interface RelayOptions {
    */
   keepAliveMs?: number;
   latencyWindowMs?: number;
+  /** `quota-exceeded.*` (both default true). */
+  quotaExceeded?: QuotaExceededSettings;
 }
 
 const DEFAULT_KEEP_ALIVE_MS = 15_000;
@@ -132,6 +151,20 @@ interface RequestState {
   refreshed: Set<string>;
   attempts: number;
   lastFailure: UpstreamFailure | undefined;
+  /** The last quota that stopped a credential or a provider in this request. */
+  quota: QuotaHit | undefined;
+  /** Quota ends the request here (switch-project is off). */
+  quotaStop: boolean;
+  previewTried: boolean;
+}
+
+/** An attempt decided before the loop gets to it: a refreshed credential, or the preview-model retry. */
+interface PinnedAttempt {
+  provider: string;
+  credential: RelayCredential | undefined;
+  upstreamModel?: string | undefined;
+  /** The preview-model retry (it may go past the attempt budget, and is the last attempt). */
+  preview?: boolean;
 }
 
 /**
@@ -153,6 +186,7 @@ export class Relay {
   private readonly clock: Clock;
   private readonly unsubscribe: (() => void)[] = [];
   private readonly scheduler: Scheduler;
+  private readonly quotaMemory = new QuotaMemory();
 
   constructor(options: RelayOptions) {
     this.options = options;
@@ -217,7 +251,7 @@ export class Relay {
   }
 
   /** Applies new providers, strategy or attempt budget without dropping requests in flight. */
-  configure(options: Partial<Pick<RelayOptions, 'providers' | 'strategy' | 'maxAttempts' | 'keepAliveMs'>>): void {
+  configure(options: Partial<Pick<RelayOptions, 'providers' | 'strategy' | 'maxAttempts' | 'keepAliveMs' | 'quotaExceeded'>>): void {
     this.options = { ...this.options, ...options };
     this.table.configure(this.options.providers, this.options.strategy ?? 'round_robin');
     this.resyncAvailability();
@@ -315,21 +349,34 @@ export class Relay {
       refreshed: new Set(),
       attempts: 0,
       lastFailure: undefined,
+      quota: undefined,
+      quotaStop: false,
+      previewTried: false,
     };
     const maxAttempts = Math.max(1, this.options.maxAttempts ?? 3);
-    let pinned: { provider: string; credential: RelayCredential } | undefined;
+    let pinned: PinnedAttempt | undefined;
     let lastProvider: string | null = null;
     let lastCredential: string | null = null;
 
-    while (state.attempts < maxAttempts && !request.signal?.aborted) {
+    while (!request.signal?.aborted) {
+      if (state.attempts >= maxAttempts || state.quotaStop) {
+        // The preview-model retry is the one attempt allowed past the budget.
+        if (!pinned?.preview) pinned = this.previewRetry(request, route, state, sink);
+        if (!pinned) break;
+      }
       let provider: string;
       let credential: RelayCredential | undefined;
+      let upstreamModel: string | undefined;
+      let preview = false;
       if (pinned) {
-        ({ provider, credential } = pinned);
+        ({ provider, credential, upstreamModel } = pinned);
+        preview = pinned.preview === true;
         pinned = undefined;
       } else {
         const picked = this.pick(route, state, request);
         if ('failure' in picked) {
+          pinned = this.previewRetry(request, route, state, sink);
+          if (pinned) continue;
           const backup = failover?.backupFor(request.forwarded === true);
           if (backup) {
             // active_passive: nothing here can serve it; the backup gateway may.
@@ -355,7 +402,8 @@ export class Relay {
       state.attempts++;
       lastProvider = provider;
       lastCredential = credential?.id ?? null;
-      const result = await this.attempt(request, sink, route, provider, credential, startedAt, state.attempts);
+      if (credential) this.quotaMemory.served(provider, credential.id);
+      const result = await this.attempt(request, sink, route, provider, credential, startedAt, state.attempts, upstreamModel);
       if (result.kind === 'success') {
         this.recordSuccess(provider, credential, result.usage, this.clock.now() - startedAt);
         if (cacheKey && result.body)
@@ -404,7 +452,8 @@ export class Relay {
         });
       }
       const retrySame = await this.handleFailure(provider, credential, failure, state);
-      if (retrySame) pinned = { provider, credential: retrySame };
+      if (retrySame) pinned = { provider, credential: retrySame, ...(preview ? { upstreamModel, preview } : {}) };
+      else if (preview) break;
     }
     const failure = failureToClient(state.lastFailure, request.signal?.aborted === true);
     this.fail(request, sink, failure);
@@ -464,6 +513,7 @@ export class Relay {
     const config = this.table.provider(provider)!;
     const adapter = this.adapters.get(config.kind);
     const pool = this.options.credentials?.pool(provider);
+    if (pool && this.stuckOnExhausted(provider, pool, state)) return { retry: true };
     if (!adapter) {
       state.exhausted.add(provider);
       state.lastFailure = { kind: 'server', status: null, message: `provider ${provider} has unknown kind ${JSON.stringify(config.kind)}` };
@@ -481,9 +531,73 @@ export class Relay {
     } catch {
       state.exhausted.add(provider);
       state.noCredentials.add(provider);
+      this.noteLocalExhaustion(provider, pool, state);
       this.noteProviderWideLimit(provider, pool);
       return { retry: true };
     }
+  }
+
+  private get quotaSettings(): Required<QuotaExceededSettings> {
+    const q = this.options.quotaExceeded;
+    return { switchCredential: q?.switchCredential ?? true, switchPreviewModel: q?.switchPreviewModel ?? true };
+  }
+
+  /**
+   * switch-project off: a provider stays on the credential it served last;
+   * once that one is out of quota, the request ends with a 429 instead of
+   * moving to another credential.
+   */
+  private stuckOnExhausted(provider: string, pool: RelayCredentialPool, state: RequestState): boolean {
+    if (this.quotaSettings.switchCredential || !pool.statusOf) return false;
+    const current = this.quotaMemory.current(provider);
+    const view = current === undefined ? undefined : pool.statusOf(current);
+    if (!view || !this.quotaMemory.isOut(provider, view)) return false;
+    state.quota = { provider };
+    state.lastFailure = localQuotaFailure(
+      provider,
+      `credential ${current} has no quota left, and quota-exceeded.switch-project is off`,
+      [view.quota?.resets_at],
+      this.clock.now(),
+    );
+    state.quotaStop = true;
+    return true;
+  }
+
+  /** When a pool handed out nothing because its credentials are out of quota, the client hears about quota (429), not a missing credential. */
+  private noteLocalExhaustion(provider: string, pool: RelayCredentialPool, state: RequestState): void {
+    const out = this.quotaMemory.allOut(provider, pool.status?.());
+    if (!out) return;
+    state.quota ??= { provider };
+    state.lastFailure ??= localQuotaFailure(
+      provider,
+      `every credential is out of quota (${out.map((r) => r.id).join(', ')})`,
+      out.map((r) => r.quota?.resets_at),
+      this.clock.now(),
+    );
+  }
+
+  /**
+   * The one retry with a preview model, when quota is what ends the request
+   * and nothing has reached the client: the same provider, on a credential
+   * the upstream refused for quota (quotas are often per model upstream);
+   * never on one the pool's own token count says is used up.
+   */
+  private previewRetry(request: RelayRequest, route: Route, state: RequestState, sink: ResponseSink): PinnedAttempt | undefined {
+    const hit = state.quota;
+    if (!hit || state.previewTried || !this.quotaSettings.switchPreviewModel || sink.headersSent || sink.closed) return undefined;
+    if (state.lastFailure && state.lastFailure.kind !== 'quota_exceeded') return undefined;
+    const config = this.table.provider(hit.provider);
+    const model = previewModelFor(config?.previewModels, [request.model, route.upstreamModel.get(hit.provider) ?? request.model]);
+    if (!config || !model) return undefined;
+    let credential = hit.credential;
+    const pool = this.options.credentials?.pool(hit.provider);
+    if (!credential && pool) {
+      const id = this.quotaMemory.previewCandidate(hit.provider, pool.status?.());
+      credential = id === undefined ? undefined : pool.peekById?.(id);
+      if (!credential) return undefined;
+    }
+    state.previewTried = true;
+    return { provider: hit.provider, credential, upstreamModel: config.aliases?.[model] ?? model, preview: true };
   }
 
   /** When no credential of a provider is usable at all, the provider itself is rate limited. */
@@ -503,6 +617,7 @@ export class Relay {
     credential: RelayCredential | undefined,
     startedAt: number,
     attempt: number,
+    upstreamModel = route.upstreamModel.get(provider) ?? request.model,
   ): Promise<AttemptResult> {
     const config = this.table.provider(provider)!;
     const adapter = this.adapters.get(config.kind)!;
@@ -518,7 +633,7 @@ export class Relay {
         adapter,
         provider: config,
         credential,
-        upstreamModel: route.upstreamModel.get(provider) ?? request.model,
+        upstreamModel,
         now: this.clock.now(),
       });
       result = await runAttempt({
@@ -587,6 +702,12 @@ export class Relay {
           message: failure.message,
         });
       }
+    }
+    if (failure.kind === 'quota_exceeded') {
+      state.quota = { provider, credential };
+      if (credential) this.quotaMemory.refusedForQuota(provider, credential.id);
+      // switch-project off: the 429 goes back rather than trying another credential.
+      if (!this.quotaSettings.switchCredential) state.quotaStop = true;
     }
     if (failure.kind === 'rate_limit' && !pool) this.options.cooldowns?.recordFailure(provider, { kind: 'rate_limit', ...retry(failure) });
     if (failure.kind === 'server' || failure.kind === 'timeout' || failure.kind === 'connection') {

@@ -154,6 +154,7 @@ export class RoutingTable {
       if (!all.candidateIds.includes(name)) continue;
       for (const [reason, until] of reasons) all.markUnavailable(name, reason, until);
     }
+    for (const [name, remaining] of this.quota) if (all.candidateIds.includes(name)) all.setRemainingQuota(name, remaining);
     const overview = all.status();
     const groups = [...this.selectors].map(([key, selector]) => ({ providers: key.split('\u0000'), status: selector.status() }));
     // Per-provider figures (picks, latency, in flight) are summed or taken from the groups that saw them.

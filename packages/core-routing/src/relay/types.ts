@@ -60,6 +60,8 @@ export interface ProviderConfig {
   priority?: number;
   weight?: number;
   costPer1k?: { input: number; output: number };
+  /** Fallback models tried once when quota ends a request (see `QuotaExceededSettings.switchPreviewModel`). */
+  previewModels?: string[];
   /** Kind-specific settings (the mock provider's behaviour, for instance). */
   options?: Record<string, unknown>;
 }

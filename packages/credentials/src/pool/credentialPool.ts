@@ -147,6 +147,15 @@ export class CredentialPool {
     return best?.acquired;
   }
 
+  /**
+   * A credential as {@link acquire} hands it out, whatever its state, without
+   * counting a request. The relay uses it to retry, with a preview model, a
+   * credential the upstream refused for one model's quota.
+   */
+  peekById(credentialId: string): AcquiredCredential | undefined {
+    return this.slots.get(credentialId)?.acquired;
+  }
+
   /** Counts a successful request: clears failure streaks and deducts its tokens from the quota. */
   reportSuccess(credentialId: string, usage?: CredentialUsage): void {
     if (!this.slots.has(credentialId)) return;

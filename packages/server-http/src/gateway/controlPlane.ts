@@ -20,9 +20,9 @@ import { credentialsApiError, registerCredentialRoutes } from './routes/credenti
 import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerHealthRoutes } from './routes/health.js';
 import { registerManagementRoutes } from './routes/management.js';
-import { registerNotYetServedRoutes } from './routes/notYet.js';
 import { registerOAuthRoutes } from './routes/oauth.js';
 import { registerOperationsRoutes } from './routes/operations.js';
+import { registerProviderQuotaRoute } from './routes/providerQuota.js';
 
 /** The variables the middleware sets on each request. */
 export type ControlPlaneEnv = { Variables: { requestId: string } };
@@ -133,7 +133,7 @@ export function createControlPlane(gateway: Gateway, management: GatewayManageme
   registerAuthFileRoutes(app, gateway);
   registerApiCallRoute(app, gateway);
   registerOAuthRoutes(app, gateway, guard, sessions);
-  registerNotYetServedRoutes(app);
+  registerProviderQuotaRoute(app, gateway);
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

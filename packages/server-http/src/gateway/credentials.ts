@@ -4,14 +4,20 @@
  * `auth.encryption` says), quota usage beside it, the refresh worker, the
  * sign-in flows, all from `@switchyard/credentials`; plus the small glue
  * the relay and the routes need (a pool only for providers that have
- * credentials, provider quotas for the `quota_aware` strategy, and the time
- * of each credential's last refresh for `/auth-files`).
+ * credentials, each provider's remaining quota fed to the routing table for
+ * the `quota_aware` strategy, and the time of each credential's last
+ * refresh for `/auth-files`).
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { RelayCredential, RelayCredentialPool, Scheduler } from '@switchyard/core-routing';
 import { type AuthConfig, type CredentialManager, type OpenedCredentials, openCredentials } from '@switchyard/credentials';
 import type { GatewayConfig } from './config/schema.js';
 import { configuredFlows, flowKinds } from './flows.js';
+
+/** Where remaining quota goes (the relay's `RoutingTable`). */
+export interface QuotaSink {
+  setRemainingQuota(provider: string, remaining: number | undefined): void;
+}
 
 /** `auth-dir`, a relative one read from the config file's directory (or the working directory without a file). */
 export function resolveAuthDir(authDir: string, configPath: string | undefined): string {
@@ -68,7 +74,7 @@ export class GatewayCredentials {
     return {
       pool: (provider) => {
         const pool = this.manager.pool(provider);
-        return pool.size > 0 ? (pool as unknown as RelayCredentialPool) : undefined;
+        return pool.size > 0 ? pool : undefined;
       },
     };
   }
@@ -76,6 +82,35 @@ export class GatewayCredentials {
   /** A credential for a health probe, without counting it as a request. */
   probeCredential(provider: string): RelayCredential | undefined {
     return this.manager.pool(provider).peek();
+  }
+
+  /** A provider's remaining quota (its limit, or its credentials' limits, less their usage); undefined when unlimited. */
+  remainingQuota(provider: string): number | undefined {
+    // The pool's own figure: the manager's `quota()` also builds every credential's status record, too much per request.
+    const pool = this.manager.pool(provider);
+    // A provider without credentials has no usage tracked here: no figure rather than 0.
+    return pool.size === 0 ? undefined : (pool.quota().remaining ?? undefined);
+  }
+
+  /** Gives the routing table every provider's remaining quota now. */
+  syncQuota(table: QuotaSink, providers: readonly string[]): void {
+    for (const provider of providers) table.setRemainingQuota(provider, this.remainingQuota(provider));
+  }
+
+  /**
+   * Keeps the routing table's remaining quota per provider in step with the
+   * credentials' usage and membership, so `quota_aware` selection
+   * between providers sees it. Returns the unsubscribe.
+   */
+  feedQuota(table: QuotaSink, providers: () => readonly string[]): () => void {
+    const onChange = (event: { provider: string }) => table.setRemainingQuota(event.provider, this.remainingQuota(event.provider));
+    // Usage changes the figure, and so do credentials joining or leaving (their limits count).
+    const events = ['quota:update', 'credential:upsert', 'credential:delete'] as const;
+    for (const name of events) this.manager.events.on(name, onChange);
+    this.syncQuota(table, providers());
+    return () => {
+      for (const name of events) this.manager.events.off(name, onChange);
+    };
   }
 
   /** When a credential was last refreshed here, or null. */

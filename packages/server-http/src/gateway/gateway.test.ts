@@ -396,14 +396,7 @@ metrics: { enabled: false }
   assert.doesNotMatch(await metrics.text(), /key-limited|key-spare/, 'tokens never appear in API output');
 });
 
-test('documented routes still to come answer 501 not_implemented behind the management key; cluster mode is refused at start', async () => {
-  const { call } = await start(BASE_CONFIG, 'not-yet.yaml');
-  for (const route of ['/v0/management/provider-a-quota']) {
-    const answer = await call(route);
-    assert.equal(answer.status, 501, route);
-    assert.equal((await json(answer)).error.code, 'not_implemented', route);
-    if (route.startsWith('/v0/management/')) assert.equal((await call(route, { key: null })).status, 401, `${route} without the key`);
-  }
+test('cluster mode is refused at start', async () => {
   const clustered = parseConfig(
     'port: 0\nmetrics: { enabled: false }\ncluster: { enabled: true, database_url: "postgres://127.0.0.1/test" }\n',
   );

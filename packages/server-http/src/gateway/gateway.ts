@@ -34,7 +34,7 @@ import { createControlPlane, createGatewayManagement, type GatewayManagement } f
 import { GatewayCredentials } from './credentials.js';
 import { LogTail } from './logTail.js';
 import { ProviderStatsCollector } from './providerStats.js';
-import { cooldownDurations, createHealthProbe, monitoredProviders, relayProviders } from './providers.js';
+import { cooldownDurations, createHealthProbe, monitoredProviders, quotaExceededSettings, relayProviders } from './providers.js';
 
 /** Options of {@link Gateway.start}. */
 export interface GatewayOptions {
@@ -100,6 +100,8 @@ export class Gateway {
   readonly server: Server;
   private current: GatewayConfig;
   private detach: (() => void) | undefined;
+  /** Stops passing quota changes to the routing table. */
+  private readonly stopQuotaFeed: () => void;
   private watcher: FSWatcher | undefined;
   /** The config file text last applied, so our own writes do not reload twice. */
   private lastFileText: string | undefined;
@@ -167,9 +169,11 @@ export class Gateway {
       cache: this.cache,
       failover: this.failover,
       maxAttempts: ops.retry.max_attempts,
+      quotaExceeded: quotaExceededSettings(config),
       clock: this.scheduler,
     });
     this.relay = relay;
+    this.stopQuotaFeed = credentials.feedQuota(relay.table, () => Object.keys(this.current.providers));
     this.stats = new ProviderStatsCollector(this.scheduler);
     relay.events.on('request:end', (event) => this.stats.record(event));
     relay.events.on('decision', (event) => this.stats.recordDecision(event));
@@ -289,10 +293,17 @@ export class Gateway {
     this.health.configure(this.healthSettings(config));
     this.healer.configure(this.healingSettings(config), this.healingActions());
     this.failover.configure(this.failoverSettings(config));
-    this.relay.configure({ providers: relayProviders(config), strategy: ops.load_balancing.strategy, maxAttempts: ops.retry.max_attempts });
+    this.relay.configure({
+      providers: relayProviders(config),
+      strategy: ops.load_balancing.strategy,
+      maxAttempts: ops.retry.max_attempts,
+      quotaExceeded: quotaExceededSettings(config),
+    });
     this.dataPlane.setApiKeys(config['api-keys']);
     this.websocket.revalidate();
     this.credentials.configure(config);
+    // Provider limits may have changed: the table takes every provider's remaining quota again.
+    this.credentials.syncQuota(this.relay.table, Object.keys(config.providers));
     this.observability.alerts?.setRules(config.alerts.rules);
     this.observability.logger.level = config.logging.level;
     const restartNeeded: string[] = (['host', 'port', 'auth-dir', 'metrics'] as const).filter(
@@ -345,6 +356,7 @@ export class Gateway {
     // Sockets first: upgraded connections would otherwise hold server.close() open.
     await this.websocket.close();
     this.relay.close();
+    this.stopQuotaFeed();
     this.detach?.();
     await new Promise<void>((resolve) => {
       this.server.close(() => resolve());

@@ -9,6 +9,7 @@ import type {
   HealthProbe,
   ProviderAdapter,
   ProviderConfig,
+  QuotaExceededSettings,
   RelayCredential,
   Transport,
   UpstreamRequest,
@@ -27,9 +28,16 @@ export function relayProviders(config: GatewayConfig): ProviderConfig[] {
     priority: p.priority,
     weight: p.weight,
     options: p.options,
+    previewModels: p.preview_models,
     ...(p.base_url ? { baseUrl: p.base_url } : {}),
     ...(p.cost_per_1k_tokens ? { costPer1k: p.cost_per_1k_tokens } : {}),
   }));
+}
+
+/** `quota-exceeded.*`, as the relay reads it. */
+export function quotaExceededSettings(config: GatewayConfig): QuotaExceededSettings {
+  const q = config['quota-exceeded'];
+  return { switchCredential: q['switch-project'], switchPreviewModel: q['switch-preview-model'] };
 }
 
 /** Per-provider cooldown durations for `CooldownManager`. */

@@ -106,7 +106,7 @@ export const providerSchema = z
     health_check: providerHealthSchema.prefault({}),
     /** Fallback models tried once when every credential for a model is exhausted (`quota-exceeded.switch-preview-model`). */
     preview_models: z.array(z.string().min(1)).default([]),
-    /** Kind-specific settings (the mock provider's `latency_ms`, `fail_every`, …). */
+    /** Kind-specific settings (the mock provider's `latency_ms`, `fail_every`, …; `quota_url` for `/provider-a-quota`). */
     options: z.record(z.string(), z.unknown()).default({}),
     /** The device sign-in that creates this provider's credentials (`/v0/oauth/{flow}`, `switchyard login`). */
     oauth: providerOAuthSchema.optional(),
@@ -114,6 +114,15 @@ export const providerSchema = z
   .superRefine((provider, ctx) => {
     if (provider.kind === 'openai-compatible' && !provider.base_url) {
       ctx.issues.push({ code: 'custom', message: 'openai-compatible needs base_url', path: ['base_url'], input: provider });
+    }
+    const quotaUrl = provider.options.quota_url;
+    if (quotaUrl !== undefined && !httpUrl.safeParse(quotaUrl).success) {
+      ctx.issues.push({
+        code: 'custom',
+        message: 'quota_url must be an http:// or https:// URL',
+        path: ['options', 'quota_url'],
+        input: quotaUrl,
+      });
     }
   });
 

@@ -19,7 +19,7 @@ import { ApiError } from '../../controlPlane/apiError.js';
 import { assertCallableUrl, guardedAgent, SsrfBlocked } from '../../controlPlane/ssrf.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
 import type { Gateway } from '../gateway.js';
-import { listAuthFiles } from './authFiles.js';
+import { credentialAt } from './authFiles.js';
 import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';
 
 const TOKEN_PLACEHOLDER = '$TOKEN$';
@@ -38,14 +38,6 @@ const ApiCallResultSchema = z.object({
   header: z.record(z.string(), z.array(z.string())),
   body: z.string(),
 });
-
-async function tokenAt(gateway: Gateway, index: number): Promise<string> {
-  const file = (await listAuthFiles(gateway))[index];
-  if (!file) throw new ApiError('credential_not_found', `no credential at auth_index ${index}`);
-  const credential = await gateway.credentials.opened.store.get(file.id);
-  if (!credential) throw new ApiError('credential_not_found', `no credential at auth_index ${index}`);
-  return credential.token;
-}
 
 export function registerApiCallRoute(app: ControlPlaneApp, gateway: Gateway): void {
   app.openapi(
@@ -71,7 +63,7 @@ export function registerApiCallRoute(app: ControlPlaneApp, gateway: Gateway): vo
       if (usesToken && call.auth_index === undefined) {
         throw new ApiError('validation_failed', `${TOKEN_PLACEHOLDER} needs auth_index`, { details: { field: 'auth_index' } });
       }
-      const token = call.auth_index === undefined ? '' : await tokenAt(gateway, call.auth_index);
+      const token = call.auth_index === undefined ? '' : (await credentialAt(gateway, call.auth_index)).token;
       const fill = (value: string) => value.split(TOKEN_PLACEHOLDER).join(token);
       const policy = { allow: gateway.config()['remote-management']['api-call-allow'] };
       let url: URL;

@@ -33,7 +33,8 @@ const AuthFileSchema = z
     expires_at: z.string().nullable(),
   })
   .openapi('AuthFile');
-type AuthFile = z.infer<typeof AuthFileSchema>;
+/** One entry of the `/auth-files` listing. */
+export type AuthFile = z.infer<typeof AuthFileSchema>;
 
 const NameQuery = z.object({
   name: z
@@ -71,6 +72,14 @@ export async function listAuthFiles(gateway: Gateway): Promise<AuthFile[]> {
     });
   }
   return out;
+}
+
+/** The file at `auth_index` of the listing and its credential's token; 404 `credential_not_found` when there is none. */
+export async function credentialAt(gateway: Gateway, index: number): Promise<{ file: AuthFile; token: string }> {
+  const file = (await listAuthFiles(gateway))[index];
+  const credential = file ? await gateway.credentials.opened.store.get(file.id) : undefined;
+  if (!file || !credential) throw new ApiError('credential_not_found', `no credential at auth_index ${index}`);
+  return { file, token: credential.token };
 }
 
 function idOf(gateway: Gateway, name: string): string {

@@ -4,6 +4,7 @@
  * operator pulls by hand (cool a provider down, bring it back).
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { MAX_COOLDOWN_MS } from '@switchyard/core-routing';
 import { parseDuration } from '@switchyard/observability';
 import { ApiError } from '../../controlPlane/apiError.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
@@ -141,10 +142,8 @@ export function registerOperationsRoutes(app: ControlPlaneApp, gateway: Gateway)
           details: [{ field: 'duration', message: (error as Error).message }],
         });
       }
-      if (durationMs <= 0)
-        throw new ApiError('validation_failed', 'duration: must be longer than 0', {
-          details: [{ field: 'duration', message: 'must be longer than 0' }],
-        });
+      const problem = !(durationMs > 0) ? 'must be longer than 0' : durationMs > MAX_COOLDOWN_MS ? 'must be at most 24 days' : undefined;
+      if (problem) throw new ApiError('validation_failed', `duration: ${problem}`, { details: [{ field: 'duration', message: problem }] });
       const period = gateway.cooldowns.cooldown(p, durationMs, 'manual');
       gateway.observability.logger.info({ provider: p, duration_ms: durationMs, note: body.reason ?? null }, 'manual_cooldown');
       return c.json(
