@@ -6,6 +6,7 @@
  * to do next; the relay decides whether to retry.
  */
 
+import { Readable } from 'node:stream';
 import type { Scheduler, TimerHandle } from '../clock.js';
 import type { ErrorInfo } from '../translate/errorShapes.js';
 import { type Exchange, UnreadableUpstreamBody } from './exchange.js';
@@ -47,17 +48,58 @@ export interface AttemptInput {
   describeFailure: (failure: UpstreamFailure) => ErrorInfo;
   /** Keep-alives during a stream's silences, once it has started (interval 0: none). */
   keepAlive?: { intervalMs: number; scheduler: Scheduler };
-  signal: AbortSignal;
+  /** Aborted when the client goes away (absent: the attempt runs to its end). */
+  signal?: AbortSignal;
   now: () => number;
   startedAt: number;
 }
 
-async function readAll(body: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
+function tooLarge(limit: number): Error {
+  return Object.assign(new Error(`upstream body exceeds ${limit} bytes`), { code: 'BODY_TOO_LARGE' });
+}
+
+/**
+ * Reads a whole body, up to `limit` bytes. Node streams (undici's bodies) are read through `data`
+ * events: an async iterator costs more per response than reading a small body does.
+ */
+function readAll(body: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
+  if (!(body instanceof Readable)) return readAllIterable(body, limit);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (error: Error | undefined) => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onData = (chunk: Uint8Array) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        body.destroy();
+        settle(tooLarge(limit));
+        return;
+      }
+      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    };
+    const onEnd = () => settle(undefined);
+    const onError = (error: Error) => settle(error);
+    const onClose = () => settle(Object.assign(new Error('upstream body closed before its end'), { code: 'UND_ERR_SOCKET' }));
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
+  });
+}
+
+async function readAllIterable(body: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     size += chunk.byteLength;
-    if (size > limit) throw Object.assign(new Error(`upstream body exceeds ${limit} bytes`), { code: 'BODY_TOO_LARGE' });
+    if (size > limit) throw tooLarge(limit);
     chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
@@ -71,7 +113,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   if (exchange.local || !exchange.request) return answerLocally(input);
   let response: Awaited<ReturnType<Transport['send']>>;
   try {
-    response = await input.transport.send(exchange.request, { signal: input.signal });
+    response = await input.transport.send(exchange.request, input.signal ? { signal: input.signal } : {});
   } catch (error) {
     return { kind: 'failure', failure: classifyTransportError(error) };
   }

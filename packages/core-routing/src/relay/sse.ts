@@ -76,31 +76,58 @@ export class OpenAiStreamTap {
     return this.sawDone || this.sawFinish;
   }
 
+  /**
+   * Reads the usage of the events that mention it, and drops usage-only chunks when asked. Only
+   * those events are decoded and parsed (found by a byte search); the rest pass as they came.
+   */
   private inspectUsage(complete: Buffer): Buffer {
-    const events = complete.toString('utf8').split(/(?<=\n\n|\r\n\r\n)/);
-    let dropped = false;
-    const kept: string[] = [];
-    for (const event of events) {
-      const data = event
-        .split(/\r?\n/)
-        .filter((line) => line.startsWith('data:'))
-        .map((line) => line.slice(5).trimStart())
-        .join('\n');
-      if (data.includes('"usage"') && data !== '[DONE]') {
-        try {
-          const json = JSON.parse(data) as { choices?: unknown[] };
-          const usage = this.options.usageOf(json);
-          if (usage) this.usage = usage;
-          if (this.options.stripUsageOnlyChunks && Array.isArray(json.choices) && json.choices.length === 0) {
-            dropped = true;
-            continue;
-          }
-        } catch {
-          // Not JSON: forward as it came.
-        }
+    let kept: Buffer[] | undefined;
+    let keptFrom = 0;
+    for (let at = complete.indexOf(USAGE); at >= 0; ) {
+      const start = eventStart(complete, at);
+      const end = eventEnd(complete, at);
+      if (this.isUsageOnly(complete.toString('utf8', start, end))) {
+        kept ??= [];
+        if (start > keptFrom) kept.push(complete.subarray(keptFrom, start));
+        keptFrom = end;
       }
-      kept.push(event);
+      at = complete.indexOf(USAGE, end);
     }
-    return dropped ? Buffer.from(kept.join(''), 'utf8') : complete;
+    if (!kept) return complete;
+    if (keptFrom < complete.length) kept.push(complete.subarray(keptFrom));
+    return kept.length === 1 ? kept[0]! : Buffer.concat(kept);
   }
+
+  /** Notes the usage of one event; true when the event is a usage-only chunk to drop. */
+  private isUsageOnly(event: string): boolean {
+    const data = event
+      .split(/\r?\n/)
+      .filter((line) => line.startsWith('data:'))
+      .map((line) => line.slice(5).trimStart())
+      .join('\n');
+    if (!data.includes('"usage"') || data === '[DONE]') return false;
+    try {
+      const json = JSON.parse(data) as { choices?: unknown[] };
+      const usage = this.options.usageOf(json);
+      if (usage) this.usage = usage;
+      return this.options.stripUsageOnlyChunks && Array.isArray(json.choices) && json.choices.length === 0;
+    } catch {
+      return false; // Not JSON: forward as it came.
+    }
+  }
+}
+
+/** Start of the event holding byte `at`: just after the blank line before it, or 0. */
+function eventStart(data: Buffer, at: number): number {
+  const lf = data.lastIndexOf(LF_LF, at);
+  const crlf = data.lastIndexOf(LF_CR_LF, at);
+  return Math.max(0, lf < 0 ? 0 : lf + 2, crlf < 0 ? 0 : crlf + 3);
+}
+
+/** End of the event holding byte `at`: just after its blank line (`data` ends with one). */
+function eventEnd(data: Buffer, at: number): number {
+  const lf = data.indexOf(LF_LF, at);
+  const crlf = data.indexOf(LF_CR_LF, at);
+  if (lf < 0) return crlf < 0 ? data.length : crlf + 3;
+  return crlf < 0 ? lf + 2 : Math.min(lf + 2, crlf + 3);
 }
