@@ -100,11 +100,7 @@ export class OpenAiStreamTap {
 
   /** Notes the usage of one event; true when the event is a usage-only chunk to drop. */
   private isUsageOnly(event: string): boolean {
-    const data = event
-      .split(/\r?\n/)
-      .filter((line) => line.startsWith('data:'))
-      .map((line) => line.slice(5).trimStart())
-      .join('\n');
+    const data = eventData(event);
     if (!data.includes('"usage"') || data === '[DONE]') return false;
     try {
       const json = JSON.parse(data) as { choices?: unknown[] };
@@ -115,6 +111,20 @@ export class OpenAiStreamTap {
       return false; // Not JSON: forward as it came.
     }
   }
+}
+
+/** The data of one event: its `data:` lines joined. The usual event is a single `data:` line, read without splitting. */
+function eventData(event: string): string {
+  if (event.startsWith('data:')) {
+    const end = event.search(/\r?\n/);
+    const rest = end < 0 ? '' : event.slice(end).trimStart();
+    if (rest.length === 0) return event.slice(5, end < 0 ? undefined : end).trimStart();
+  }
+  return event
+    .split(/\r?\n/)
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).trimStart())
+    .join('\n');
 }
 
 /** Start of the event holding byte `at`: just after the blank line before it, or 0. */
