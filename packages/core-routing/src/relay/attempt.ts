@@ -105,6 +105,68 @@ async function readAllIterable(body: AsyncIterable<Uint8Array>, limit: number): 
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
+/** What a chunk handler says: go on, stop reading, or wait for the promise (backpressure) and then say. */
+type ChunkVerdict = undefined | typeof STOP | Promise<undefined | typeof STOP>;
+const STOP = Symbol('stop');
+
+/**
+ * Feeds each chunk of a body to `handle` until the body ends or `handle` says stop; rejects when
+ * the body fails. Node streams (undici's bodies) are read through `data` events, pausing while a
+ * verdict is pending: an async iterator costs a promise and a queued callback per chunk, and a
+ * stream's time to first byte is what the client feels.
+ */
+function eachChunk(body: AsyncIterable<Uint8Array>, handle: (chunk: Uint8Array) => ChunkVerdict): Promise<void> {
+  if (!(body instanceof Readable)) return eachChunkIterable(body, handle);
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onData = (chunk: Uint8Array) => {
+      let verdict: ChunkVerdict;
+      try {
+        verdict = handle(chunk);
+      } catch (error) {
+        settle(error as Error);
+        return;
+      }
+      if (verdict === STOP) settle();
+      else if (verdict !== undefined) {
+        body.pause();
+        verdict.then(
+          (next) => {
+            if (next === STOP) settle();
+            else if (!settled) body.resume();
+          },
+          (error: Error) => settle(error),
+        );
+      }
+    };
+    const onEnd = () => settle();
+    const onError = (error: Error) => settle(error);
+    // Destroyed without an error or an end: the same premature close an iterator reports.
+    const onClose = () => settle(Object.assign(new Error('upstream body closed before its end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
+  });
+}
+
+async function eachChunkIterable(body: AsyncIterable<Uint8Array>, handle: (chunk: Uint8Array) => ChunkVerdict): Promise<void> {
+  for await (const chunk of body) {
+    const verdict = handle(chunk);
+    if ((verdict === undefined ? undefined : await verdict) === STOP) return;
+  }
+}
+
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
 /** Runs one attempt. Never throws: every outcome is a result. */
@@ -205,18 +267,18 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
     return { kind: 'broken', failure, ttfbMs, usage: tap.usage };
   };
   try {
-    for await (const chunk of response.body) {
+    await eachChunk(response.body, (chunk) => {
       const out = tap.push(chunk);
-      if (out.length === 0) continue;
+      if (out.length === 0) return undefined;
       if (!sink.headersSent) {
         sink.writeHead(200, headers);
         ttfbMs = input.now() - input.startedAt;
       }
-      if (sink.closed) break;
+      if (sink.closed) return STOP;
       alive.wrote();
-      if (!sink.write(out)) await sink.drain();
-      if (sink.closed) break;
-    }
+      if (!sink.write(out)) return sink.drain().then(() => (sink.closed ? STOP : undefined));
+      return sink.closed ? STOP : undefined;
+    });
   } catch (error) {
     response.cancel();
     return broken(classifyTransportError(error));

@@ -241,13 +241,15 @@ export class Relay {
   /** Handles one request, writing the answer (or an error in the client's format) to `sink`. */
   async handle(request: RelayRequest, sink: ResponseSink): Promise<RequestEndEvent> {
     const startedAt = this.clock.now();
-    this.events.emit('request:start', {
-      requestId: request.requestId,
-      model: request.model,
-      ingress: request.ingress,
-      stream: request.stream,
-      at: startedAt,
-    });
+    // Events with no listener are not built: this runs for every request.
+    if (this.events.listenerCount('request:start') > 0)
+      this.events.emit('request:start', {
+        requestId: request.requestId,
+        model: request.model,
+        ingress: request.ingress,
+        stream: request.stream,
+        at: startedAt,
+      });
     const end = (fields: Omit<RequestEndEvent, 'requestId' | 'model' | 'latencyMs' | 'at'>): RequestEndEvent => {
       const at = this.clock.now();
       const event = { requestId: request.requestId, model: request.model, latencyMs: at - startedAt, at, ...fields };
@@ -453,14 +455,15 @@ export class Relay {
       }
       return { failure: selectionFailure(error, state, this.clock.now()) };
     }
-    this.events.emit('decision', {
-      requestId: request.requestId,
-      model: request.model,
-      provider,
-      strategy: route.selector.strategy,
-      candidates: route.targets.map((t) => t.provider),
-      at: this.clock.now(),
-    });
+    if (this.events.listenerCount('decision') > 0)
+      this.events.emit('decision', {
+        requestId: request.requestId,
+        model: request.model,
+        provider,
+        strategy: route.selector.strategy,
+        candidates: route.targets.map((t) => t.provider),
+        at: this.clock.now(),
+      });
     const config = this.table.provider(provider)!;
     const adapter = this.adapters.get(config.kind);
     const pool = this.options.credentials?.pool(provider);
@@ -541,17 +544,18 @@ export class Relay {
       route.selector.end(provider);
     }
     const failure = result.kind === 'success' ? undefined : result.failure;
-    this.events.emit('attempt:end', {
-      requestId: request.requestId,
-      provider,
-      credentialId: credential?.id ?? null,
-      attempt,
-      outcome: result.kind === 'success' ? 'success' : 'error',
-      httpStatus: result.kind === 'success' ? result.status : (failure?.status ?? null),
-      errorType: failure?.kind ?? null,
-      latencyMs: this.clock.now() - attemptStart,
-      at: this.clock.now(),
-    });
+    if (this.events.listenerCount('attempt:end') > 0)
+      this.events.emit('attempt:end', {
+        requestId: request.requestId,
+        provider,
+        credentialId: credential?.id ?? null,
+        attempt,
+        outcome: result.kind === 'success' ? 'success' : 'error',
+        httpStatus: result.kind === 'success' ? result.status : (failure?.status ?? null),
+        errorType: failure?.kind ?? null,
+        latencyMs: this.clock.now() - attemptStart,
+        at: this.clock.now(),
+      });
     return result;
   }
 
