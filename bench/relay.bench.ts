@@ -6,12 +6,20 @@
  * - added time to first byte for streams;
  * - maximum throughput of each proxy on one core (closed loop, 64 in flight).
  *
- * The proxies run pinned to CPU 1 (when `taskset` exists) and the upstream
- * and this load generator to CPU 0, so "one core" means one core.
+ * - CPU time per request of each proxy during the throughput run (Linux:
+ *   read from /proc), the figure that stays put on a machine shared with
+ *   other work, where latencies and rates move with the neighbours.
  *
- *   pnpm bench relay [--smoke]
+ * The proxies run pinned to CPU 1 (when `taskset` exists) and the upstream
+ * and this load generator to CPU 0, so "one core" means one core. They run
+ * the built packages (`dist/`), as users do; `--source` runs them from the
+ * TypeScript sources through tsx instead, whose keep-names transform adds a
+ * call to every closure created per request.
+ *
+ *   pnpm build && pnpm bench relay [--smoke] [--source]
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { type Row, report, SMOKE } from './lib.js';
@@ -21,33 +29,62 @@ const LATENCY_SECONDS = SMOKE ? 1 : 10;
 const THROUGHPUT_SECONDS = SMOKE ? 1 : 8;
 const CONCURRENCY = 64;
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
+const FROM_SOURCE = process.argv.includes('--source');
 const children: ChildProcess[] = [];
 
-async function start(script: string, args: string[], cpu: number): Promise<number> {
+if (!FROM_SOURCE) {
+  for (const pkg of ['core-routing', 'server-http']) {
+    if (!existsSync(fileURLToPath(new URL(`../packages/${pkg}/dist/index.js`, import.meta.url)))) {
+      console.error(`packages/${pkg}/dist is missing: run \`pnpm build\` first (or pass --source)`);
+      process.exit(1);
+    }
+  }
+}
+/** The proxies' environment: without the source condition, `@switchyard/*` resolves to `dist/`. */
+const proxyEnv = FROM_SOURCE
+  ? process.env
+  : { ...process.env, NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace('--conditions=@switchyard/source', '') };
+
+async function start(script: string, args: string[], cpu: number, env = process.env): Promise<{ port: number; pid: number }> {
   const path = fileURLToPath(new URL(script, import.meta.url));
   const command = hasTaskset ? 'taskset' : process.execPath;
+  // taskset execs node, so the child's pid is node's own.
   const argv = hasTaskset ? ['-c', String(cpu), process.execPath, path, ...args] : [path, ...args];
-  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'], env });
   children.push(child);
   return new Promise((resolve, reject) => {
     child.stdout!.on('data', (data: Buffer) => {
       const match = /READY (\d+)/.exec(data.toString());
-      if (match) resolve(Number(match[1]));
+      if (match) resolve({ port: Number(match[1]), pid: child.pid! });
     });
     child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
 }
 
+/** CPU time a process has used (user + system), in ms; undefined where /proc is not there. */
+function cpuMs(pid: number): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks * 1000) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
+
 if (hasTaskset) spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
-const upstreamPort = await start('./relay/upstream.ts', [], 0);
-const upstreamUrl = `http://127.0.0.1:${upstreamPort}/v1`;
-const barePort = await start('./relay/proxy.ts', ['bare', upstreamUrl], 1);
-const gatewayPort = await start('./relay/proxy.ts', ['gateway', upstreamUrl], 1);
+const upstream = await start('./relay/upstream.ts', [], 0);
+const upstreamUrl = `http://127.0.0.1:${upstream.port}/v1`;
+const bare = await start('./relay/proxy.ts', ['bare', upstreamUrl], 1, proxyEnv);
+const gateway = await start('./relay/proxy.ts', ['gateway', upstreamUrl], 1, proxyEnv);
+const pids = { bare: bare.pid, gateway: gateway.pid };
 
 const targets = {
-  direct: new Pool(`http://127.0.0.1:${upstreamPort}`, { connections: CONCURRENCY, pipelining: 1 }),
-  bare: new Pool(`http://127.0.0.1:${barePort}`, { connections: CONCURRENCY, pipelining: 1 }),
-  gateway: new Pool(`http://127.0.0.1:${gatewayPort}`, { connections: CONCURRENCY, pipelining: 1 }),
+  direct: new Pool(`http://127.0.0.1:${upstream.port}`, { connections: CONCURRENCY, pipelining: 1 }),
+  bare: new Pool(`http://127.0.0.1:${bare.port}`, { connections: CONCURRENCY, pipelining: 1 }),
+  gateway: new Pool(`http://127.0.0.1:${gateway.port}`, { connections: CONCURRENCY, pipelining: 1 }),
 };
 type Target = keyof typeof targets;
 
@@ -105,9 +142,10 @@ async function fixedRate(
   return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), ttfb50: percentile(ttfbs, 50), ttfb99: percentile(ttfbs, 99) };
 }
 
-/** Closed loop: CONCURRENCY requests always in flight for `seconds`. */
-async function maxThroughput(target: Target, seconds: number): Promise<number> {
+/** Closed loop: CONCURRENCY requests always in flight for `seconds`; requests per second and the proxy's CPU µs per request. */
+async function maxThroughput(target: 'bare' | 'gateway', seconds: number): Promise<{ rate: number; cpuUs: number | undefined }> {
   for (let i = 0; i < 500; i++) await once(target, plainBody);
+  const cpuBefore = cpuMs(pids[target]);
   let done = 0;
   const end = performance.now() + seconds * 1000;
   const worker = async () => {
@@ -118,7 +156,9 @@ async function maxThroughput(target: Target, seconds: number): Promise<number> {
   };
   const start = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  return done / ((performance.now() - start) / 1000);
+  const rate = done / ((performance.now() - start) / 1000);
+  const cpuAfter = cpuMs(pids[target]);
+  return { rate, cpuUs: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / done };
 }
 
 try {
@@ -132,7 +172,8 @@ try {
     bare: await fixedRate('bare', streamBody, LATENCY_SECONDS),
     gateway: await fixedRate('gateway', streamBody, LATENCY_SECONDS),
   };
-  const throughput = { bare: await maxThroughput('bare', THROUGHPUT_SECONDS), gateway: await maxThroughput('gateway', THROUGHPUT_SECONDS) };
+  const closed = { bare: await maxThroughput('bare', THROUGHPUT_SECONDS), gateway: await maxThroughput('gateway', THROUGHPUT_SECONDS) };
+  const throughput = { bare: closed.bare.rate, gateway: closed.gateway.rate };
   const addedGateway50 = plain.gateway.p50 - plain.direct.p50;
   const addedGateway99 = plain.gateway.p99 - plain.direct.p99;
   const addedTtfb = stream.gateway.ttfb50 - stream.direct.ttfb50;
@@ -155,7 +196,17 @@ try {
       pass: throughput.gateway >= 0.8 * throughput.bare,
     },
   ];
-  report(`relay (${hasTaskset ? 'proxies pinned to CPU 1, upstream and load generator to CPU 0' : 'not pinned: taskset missing'})`, rows);
+  if (closed.bare.cpuUs !== undefined && closed.gateway.cpuUs !== undefined) {
+    rows.push(
+      { name: 'bare pass-through proxy: CPU per request (closed loop)', value: closed.bare.cpuUs, unit: 'µs' },
+      { name: 'gateway: CPU per request (closed loop)', value: closed.gateway.cpuUs, unit: 'µs', baseline: closed.bare.cpuUs },
+    );
+  }
+  const setup = [
+    hasTaskset ? 'proxies pinned to CPU 1, upstream and load generator to CPU 0' : 'not pinned: taskset missing',
+    FROM_SOURCE ? 'proxies from source' : 'proxies on the built packages',
+  ];
+  report(`relay (${setup.join('; ')})`, rows);
 } finally {
   for (const pool of Object.values(targets)) await pool.close();
   for (const child of children) child.kill();

@@ -5,7 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Relay, UndiciTransport } from '@switchyard/core-routing';
+import { CooldownManager, HealthMonitor, Relay, UndiciTransport } from '@switchyard/core-routing';
 import { createDataPlane } from '@switchyard/server-http';
 import { Agent } from 'undici';
 
@@ -36,9 +36,15 @@ function bare() {
 }
 
 function gateway() {
+  // As the gateway wires it: cooldowns and health statistics fed by every request (no probes are
+  // started, so they cost nothing between requests), no response cache (every request goes upstream).
+  const cooldowns = new CooldownManager();
+  const health = new HealthMonitor({ providers: ['bench'], probe: async () => undefined, cooldowns });
   const relay = new Relay({
     providers: [{ name: 'bench', kind: 'openai-compatible', baseUrl: upstream!, models: ['bench-model'] }],
     transport: new UndiciTransport({ maxIdleConnsPerHost: 64 }),
+    cooldowns,
+    health,
   });
   const dataPlane = createDataPlane({ relay, apiKeys: [KEY] });
   return createServer(async (req, res) => {

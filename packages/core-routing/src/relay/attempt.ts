@@ -6,6 +6,7 @@
  * to do next; the relay decides whether to retry.
  */
 
+import { Readable } from 'node:stream';
 import type { Scheduler, TimerHandle } from '../clock.js';
 import type { ErrorInfo } from '../translate/errorShapes.js';
 import { type Exchange, UnreadableUpstreamBody } from './exchange.js';
@@ -47,20 +48,123 @@ export interface AttemptInput {
   describeFailure: (failure: UpstreamFailure) => ErrorInfo;
   /** Keep-alives during a stream's silences, once it has started (interval 0: none). */
   keepAlive?: { intervalMs: number; scheduler: Scheduler };
-  signal: AbortSignal;
+  /** Aborted when the client goes away (absent: the attempt runs to its end). */
+  signal?: AbortSignal;
   now: () => number;
   startedAt: number;
 }
 
-async function readAll(body: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
+function tooLarge(limit: number): Error {
+  return Object.assign(new Error(`upstream body exceeds ${limit} bytes`), { code: 'BODY_TOO_LARGE' });
+}
+
+/**
+ * Reads a whole body, up to `limit` bytes. Node streams (undici's bodies) are read through `data`
+ * events: an async iterator costs more per response than reading a small body does.
+ */
+function readAll(body: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
+  if (!(body instanceof Readable)) return readAllIterable(body, limit);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (error: Error | undefined) => {
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+      if (error) reject(error);
+      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    };
+    const onData = (chunk: Uint8Array) => {
+      size += chunk.byteLength;
+      if (size > limit) {
+        body.destroy();
+        settle(tooLarge(limit));
+        return;
+      }
+      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    };
+    const onEnd = () => settle(undefined);
+    const onError = (error: Error) => settle(error);
+    const onClose = () => settle(Object.assign(new Error('upstream body closed before its end'), { code: 'UND_ERR_SOCKET' }));
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
+  });
+}
+
+async function readAllIterable(body: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {
     size += chunk.byteLength;
-    if (size > limit) throw Object.assign(new Error(`upstream body exceeds ${limit} bytes`), { code: 'BODY_TOO_LARGE' });
+    if (size > limit) throw tooLarge(limit);
     chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+}
+
+/** What a chunk handler says: go on, stop reading, or wait for the promise (backpressure) and then say. */
+type ChunkVerdict = undefined | typeof STOP | Promise<undefined | typeof STOP>;
+const STOP = Symbol('stop');
+
+/**
+ * Feeds each chunk of a body to `handle` until the body ends or `handle` says stop; rejects when
+ * the body fails. Node streams (undici's bodies) are read through `data` events, pausing while a
+ * verdict is pending: an async iterator costs a promise and a queued callback per chunk, and a
+ * stream's time to first byte is what the client feels.
+ */
+function eachChunk(body: AsyncIterable<Uint8Array>, handle: (chunk: Uint8Array) => ChunkVerdict): Promise<void> {
+  if (!(body instanceof Readable)) return eachChunkIterable(body, handle);
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+      if (error) reject(error);
+      else resolve();
+    };
+    const onData = (chunk: Uint8Array) => {
+      let verdict: ChunkVerdict;
+      try {
+        verdict = handle(chunk);
+      } catch (error) {
+        settle(error as Error);
+        return;
+      }
+      if (verdict === STOP) settle();
+      else if (verdict !== undefined) {
+        body.pause();
+        verdict.then(
+          (next) => {
+            if (next === STOP) settle();
+            else if (!settled) body.resume();
+          },
+          (error: Error) => settle(error),
+        );
+      }
+    };
+    const onEnd = () => settle();
+    const onError = (error: Error) => settle(error);
+    // Destroyed without an error or an end: the same premature close an iterator reports.
+    const onClose = () => settle(Object.assign(new Error('upstream body closed before its end'), { code: 'ERR_STREAM_PREMATURE_CLOSE' }));
+    body.on('data', onData);
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
+  });
+}
+
+async function eachChunkIterable(body: AsyncIterable<Uint8Array>, handle: (chunk: Uint8Array) => ChunkVerdict): Promise<void> {
+  for await (const chunk of body) {
+    const verdict = handle(chunk);
+    if ((verdict === undefined ? undefined : await verdict) === STOP) return;
+  }
 }
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
@@ -71,7 +175,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   if (exchange.local || !exchange.request) return answerLocally(input);
   let response: Awaited<ReturnType<Transport['send']>>;
   try {
-    response = await input.transport.send(exchange.request, { signal: input.signal });
+    response = await input.transport.send(exchange.request, input.signal ? { signal: input.signal } : {});
   } catch (error) {
     return { kind: 'failure', failure: classifyTransportError(error) };
   }
@@ -163,18 +267,18 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
     return { kind: 'broken', failure, ttfbMs, usage: tap.usage };
   };
   try {
-    for await (const chunk of response.body) {
+    await eachChunk(response.body, (chunk) => {
       const out = tap.push(chunk);
-      if (out.length === 0) continue;
+      if (out.length === 0) return undefined;
       if (!sink.headersSent) {
         sink.writeHead(200, headers);
         ttfbMs = input.now() - input.startedAt;
       }
-      if (sink.closed) break;
+      if (sink.closed) return STOP;
       alive.wrote();
-      if (!sink.write(out)) await sink.drain();
-      if (sink.closed) break;
-    }
+      if (!sink.write(out)) return sink.drain().then(() => (sink.closed ? STOP : undefined));
+      return sink.closed ? STOP : undefined;
+    });
   } catch (error) {
     response.cancel();
     return broken(classifyTransportError(error));

@@ -48,12 +48,12 @@ export interface CacheStats {
  */
 export class ResponseCache {
   private cache: LRUCache<string, CachedResponse>;
-  private enabled: boolean;
+  private on: boolean;
   private hits = 0;
   private misses = 0;
 
   constructor(settings: ResponseCacheSettings = {}) {
-    this.enabled = settings.enabled ?? true;
+    this.on = settings.enabled ?? true;
     this.cache = ResponseCache.create(settings);
   }
 
@@ -63,9 +63,14 @@ export class ResponseCache {
 
   /** Applies new settings; entries are dropped when the size or TTL changes. */
   configure(settings: ResponseCacheSettings): void {
-    this.enabled = settings.enabled ?? true;
+    this.on = settings.enabled ?? true;
     if (this.cache.max !== (settings.size ?? 1000) || this.cache.ttl !== (settings.ttlMs ?? 5 * 60_000))
       this.cache = ResponseCache.create(settings);
+  }
+
+  /** Whether the cache serves and stores answers (`server.operations.cache.enabled`); when off, callers skip {@link key}. */
+  get enabled(): boolean {
+    return this.on;
   }
 
   /** The cache key of a request: its family and its canonical body. */
@@ -78,7 +83,7 @@ export class ResponseCache {
   }
 
   get(key: string): CachedResponse | undefined {
-    if (!this.enabled) return undefined;
+    if (!this.on) return undefined;
     const hit = this.cache.get(key);
     if (hit) this.hits++;
     else this.misses++;
@@ -87,14 +92,14 @@ export class ResponseCache {
 
   /** Stores a response; only 2xx responses are accepted. */
   set(key: string, response: CachedResponse): void {
-    if (!this.enabled || response.status < 200 || response.status >= 300) return;
+    if (!this.on || response.status < 200 || response.status >= 300) return;
     this.cache.set(key, response);
   }
 
   stats(): CacheStats {
     const lookups = this.hits + this.misses;
     return {
-      enabled: this.enabled,
+      enabled: this.on,
       entries: this.cache.size,
       hits: this.hits,
       misses: this.misses,

@@ -10,6 +10,8 @@ import { type LoadBalancingStatus, Selector, type StrategyName, type Unavailable
 import { ModelRouter, type RouteTarget } from './modelRouter.js';
 import type { ProviderConfig } from './types.js';
 
+const ROUTE_CACHE_LIMIT = 1024;
+
 /** A model's route: its candidate providers and the selector that chooses among them. */
 export interface Route {
   targets: RouteTarget[];
@@ -52,6 +54,8 @@ export class RoutingTable {
   private readonly availability = new Map<string, Availability>();
   private readonly quota = new Map<string, number | undefined>();
   private lastUsed: Selector | undefined;
+  /** Routes by model name, built once per configuration (client-chosen names, so bounded). */
+  private readonly routes = new Map<string, Route>();
 
   constructor(providers: readonly ProviderConfig[], options: RoutingTableOptions = {}) {
     this.options = options;
@@ -65,6 +69,7 @@ export class RoutingTable {
     this.providers = [...providers];
     this.router = new ModelRouter(this.providers);
     this.strategy = strategy;
+    this.routes.clear();
     const names = new Set(this.providers.filter((p) => p.enabled !== false).map((p) => p.name));
     for (const [key, selector] of this.selectors) {
       const members = key.split('\u0000');
@@ -79,6 +84,11 @@ export class RoutingTable {
 
   /** The route of a model, or undefined when no provider serves it. */
   route(model: string): Route | undefined {
+    const known = this.routes.get(model);
+    if (known) {
+      this.lastUsed = known.selector;
+      return known;
+    }
     const targets = this.router.route(model);
     if (targets.length === 0) return undefined;
     const names = targets.map((t) => t.provider);
@@ -97,7 +107,10 @@ export class RoutingTable {
       this.selectors.set(key, selector);
     }
     this.lastUsed = selector;
-    return { targets, upstreamModel: new Map(targets.map((t) => [t.provider, t.upstreamModel])), selector };
+    const route = { targets, upstreamModel: new Map(targets.map((t) => [t.provider, t.upstreamModel])), selector };
+    if (this.routes.size >= ROUTE_CACHE_LIMIT) this.routes.clear();
+    this.routes.set(model, route);
+    return route;
   }
 
   /** Every model the providers list. */

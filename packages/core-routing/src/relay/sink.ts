@@ -33,36 +33,47 @@ export interface ResponseSink {
  * ```
  */
 export function nodeResponseSink(res: ServerResponse): ResponseSink {
-  return {
-    get headersSent() {
-      return res.headersSent;
-    },
-    get closed() {
-      return res.destroyed || res.writableEnded;
-    },
-    writeHead(status, headers) {
-      res.writeHead(status, headers);
-    },
-    write(chunk) {
-      return res.write(chunk);
-    },
-    drain() {
-      if (!res.writableNeedDrain || res.destroyed) return Promise.resolve();
-      return new Promise((resolve) => {
-        const done = () => {
-          res.off('drain', done);
-          res.off('close', done);
-          resolve();
-        };
-        res.on('drain', done);
-        res.on('close', done);
-      });
-    },
-    end(chunk) {
-      if (chunk === undefined) res.end();
-      else res.end(chunk);
-    },
-  };
+  return new NodeResponseSink(res);
+}
+
+/** A class, not an object literal: one is made per request, and methods on a prototype cost no closures. */
+class NodeResponseSink implements ResponseSink {
+  constructor(private readonly res: ServerResponse) {}
+
+  get headersSent(): boolean {
+    return this.res.headersSent;
+  }
+
+  get closed(): boolean {
+    return this.res.destroyed || this.res.writableEnded;
+  }
+
+  writeHead(status: number, headers: Record<string, string>): void {
+    this.res.writeHead(status, headers);
+  }
+
+  write(chunk: Uint8Array | string): boolean {
+    return this.res.write(chunk);
+  }
+
+  drain(): Promise<void> {
+    const res = this.res;
+    if (!res.writableNeedDrain || res.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        res.off('drain', done);
+        res.off('close', done);
+        resolve();
+      };
+      res.on('drain', done);
+      res.on('close', done);
+    });
+  }
+
+  end(chunk?: Uint8Array | string): void {
+    if (chunk === undefined) this.res.end();
+    else this.res.end(chunk);
+  }
 }
 
 /** A sink that keeps everything in memory (tests, and callers that want the whole answer). */

@@ -29,11 +29,34 @@ export interface ConnectionPoolSettings {
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name in headers) {
+    const value = headers[name];
     if (value === undefined) continue;
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
+}
+
+/** Where a URL goes, as undici's `request` takes it. */
+interface Target {
+  origin: string;
+  path: string;
+}
+
+const TARGET_CACHE_LIMIT = 256;
+// A provider's few endpoint URLs recur on every request: parse each once, not per request.
+const targets = new Map<string, Target>();
+
+function targetOf(url: string): Target {
+  let target = targets.get(url);
+  if (target === undefined) {
+    const parsed = new URL(url);
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    // URLs can carry per-request parts (a Gemini key in the query, say): keep the cache bounded.
+    if (targets.size >= TARGET_CACHE_LIMIT) targets.clear();
+    targets.set(url, target);
+  }
+  return target;
 }
 
 /**
@@ -93,10 +116,10 @@ export class UndiciTransport implements Transport {
   }
 
   async send(request: UpstreamRequest, options: { signal?: AbortSignal }): Promise<UpstreamResponse> {
-    const url = new URL(request.url);
+    const { origin, path } = targetOf(request.url);
     const response = await this.agent.request({
-      origin: url.origin,
-      path: `${url.pathname}${url.search}`,
+      origin,
+      path,
       method: request.method,
       headers: request.headers,
       body: request.body ?? null,

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
+import { Agent, type ClientRequest, createServer, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { type ProviderConfig, Relay, UndiciTransport } from '@switchyard/core-routing';
@@ -211,4 +211,66 @@ test('with no api-keys configured, /v1 is open', async () => {
   const { baseURL } = await gateway([{ name: 'm', kind: 'mock', models: ['m'] }], []);
   const response = await fetch(`${baseURL}/models`);
   assert.equal(response.status, 200);
+});
+
+test('a client that leaves before its answer aborts the upstream call; requests on other connections are untouched', async () => {
+  // An upstream that holds non-streaming answers until told, and notes the calls that were abandoned.
+  let abandoned = 0;
+  const held: ServerResponse[] = [];
+  const upstream = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => held.push(res));
+    res.on('close', () => {
+      if (!res.writableFinished) abandoned++;
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    upstream.closeAllConnections();
+    await new Promise((resolve) => upstream.close(resolve));
+  });
+  const { baseURL } = await gateway([
+    {
+      name: 'slow',
+      kind: 'openai-compatible',
+      baseUrl: `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`,
+      models: ['slow'],
+    },
+  ]);
+  const body = JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'take your time' }] });
+  const until = async (condition: () => boolean, what: string) => {
+    const deadline = Date.now() + 5_000;
+    while (!condition()) {
+      if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  };
+  const send = (agent: Agent) =>
+    new Promise<ClientRequest>((resolve) => {
+      const req = request(`${baseURL}/chat/completions`, {
+        method: 'POST',
+        agent,
+        headers: { authorization: 'Bearer sk-test-1', 'content-type': 'application/json' },
+      });
+      req.on('error', () => undefined);
+      req.end(body, () => resolve(req));
+    });
+  const leaving = new Agent({ keepAlive: true });
+  const staying = new Agent({ keepAlive: true });
+  cleanups.push(async () => {
+    leaving.destroy();
+    staying.destroy();
+  });
+  const gone = await send(leaving);
+  const kept = await send(staying);
+  const answered = new Promise<number>((resolve) =>
+    kept.on('response', (res) => res.resume().on('end', () => resolve(res.statusCode ?? 0))),
+  );
+  await until(() => held.length === 2, 'both calls to reach the upstream');
+  gone.destroy();
+  await until(() => abandoned === 1, 'the abandoned call to be aborted upstream');
+  for (const res of held)
+    if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [] }));
+  assert.equal(await answered, 200);
+  assert.equal(abandoned, 1, 'only the call of the client that left');
 });

@@ -14,6 +14,7 @@
  * straight to the socket.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import {
   AFFINITY_HEADER,
   type ApiFamily,
@@ -89,6 +90,26 @@ function forwardedHeaders(req: IncomingMessage): Record<string, string> {
   return out;
 }
 
+const connectionSignals = new WeakMap<Socket, AbortSignal>();
+
+/**
+ * A signal that aborts when the client's connection closes: the client leaving before its answer is
+ * complete aborts the upstream call. One per connection, not per request: an HTTP/1.1 connection
+ * carries its requests one after another, a request dies only with its connection, and an
+ * AbortSignal costs microseconds to create.
+ */
+function connectionSignal(socket: Socket): AbortSignal {
+  let signal = connectionSignals.get(socket);
+  if (signal === undefined) {
+    const controller = new AbortController();
+    signal = controller.signal;
+    if (socket.destroyed) controller.abort();
+    else socket.once('close', () => controller.abort());
+    connectionSignals.set(socket, signal);
+  }
+  return signal;
+}
+
 /**
  * Creates the data-plane handler.
  *
@@ -147,11 +168,6 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     const fields = body as Record<string, unknown>;
     const checked = checkBody(route, fields);
     if ('message' in checked) return bad(checked.message, checked.param);
-    const controller = new AbortController();
-    // The client leaving before the answer is complete aborts the upstream call.
-    res.on('close', () => {
-      if (!res.writableFinished) controller.abort();
-    });
     const request: RelayRequest = {
       requestId,
       ingress: family,
@@ -161,7 +177,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       rawBody,
       headers: forwardedHeaders(req),
       noCache: wantsNoCache(req),
-      signal: controller.signal,
+      signal: connectionSignal(req.socket),
       ...(route.operation === 'count_tokens' ? { operation: 'count_tokens' as const } : {}),
       // Failover forwards the request to another node on the very route it came in on.
       path: req.url ?? '/',

@@ -18,6 +18,8 @@ function headers(provider: ProviderConfig, credential: RelayCredential | undefin
   return out;
 }
 
+const USAGE_FLAG = Buffer.from('"stream_options":{"include_usage":true},');
+
 /**
  * The request body for one attempt. The client's bytes go through untouched
  * unless a field must change: an aliased model name, or (when streaming) the
@@ -29,6 +31,11 @@ export function chatBody(input: BuildInput): Uint8Array | string {
   const renameModel = body.model !== input.upstreamModel;
   const askUsage = input.stream && streamOptions?.include_usage !== true;
   if (!renameModel && !askUsage) return input.rawBody;
+  if (!renameModel && !('stream_options' in body)) {
+    // The usual streaming request: add the flag in front of the client's bytes instead of re-serializing the body.
+    const open = input.rawBody.indexOf(0x7b); // `{`
+    if (open >= 0) return Buffer.concat([input.rawBody.subarray(0, open + 1), USAGE_FLAG, input.rawBody.subarray(open + 1)]);
+  }
   const rewritten: Record<string, unknown> = { ...body, model: input.upstreamModel };
   if (askUsage) rewritten.stream_options = { ...(streamOptions ?? {}), include_usage: true };
   return JSON.stringify(rewritten);

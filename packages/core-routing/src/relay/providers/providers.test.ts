@@ -201,3 +201,44 @@ describe('classifying upstream errors of any family', () => {
     assert.equal(classifyUpstreamError(413, {}, Buffer.alloc(0), now).kind, 'client');
   });
 });
+
+describe('openai chat body', () => {
+  const bodyText = (body: Uint8Array | string | undefined) => (typeof body === 'string' ? body : Buffer.from(body!).toString('utf8'));
+
+  test('a plain request goes up as the client sent it, byte for byte', () => {
+    const raw = Buffer.from('{ "model":"m",  "messages":[] , "x":1e2}');
+    const request = openAiCompatibleAdapter.buildRequest(provider('openai-compatible', { baseUrl: 'http://u/v1' }), undefined, {
+      ...input({ model: 'm', messages: [], x: 100 }),
+      rawBody: raw,
+    });
+    assert.equal(bodyText(request.body), raw.toString('utf8'));
+  });
+
+  test('a stream without stream_options gets include_usage added in front of the client bytes, the rest untouched', () => {
+    const raw = Buffer.from('  {"model":"m","stream":true,"messages":[{"role":"user","content":"hé"}],"n":1.50}');
+    const body = JSON.parse(raw.toString('utf8')) as Record<string, unknown>;
+    const request = openAiCompatibleAdapter.buildRequest(provider('openai-compatible', { baseUrl: 'http://u/v1' }), undefined, {
+      ...input(body),
+      rawBody: raw,
+    });
+    const sent = bodyText(request.body);
+    assert.equal(sent, `  {"stream_options":{"include_usage":true},${raw.toString('utf8').slice(3)}`);
+    assert.deepEqual(JSON.parse(sent), { ...body, stream_options: { include_usage: true } });
+  });
+
+  test('a stream with stream_options, or an aliased model, is rewritten with every other field kept', () => {
+    const own = input({ model: 'm', stream: true, messages: [], stream_options: { other: 1 } });
+    const withOptions = openAiCompatibleAdapter.buildRequest(provider('openai-compatible', { baseUrl: 'http://u/v1' }), undefined, own);
+    assert.deepEqual(JSON.parse(bodyText(withOptions.body)), { ...own.body, stream_options: { other: 1, include_usage: true } });
+    const aliased = openAiCompatibleAdapter.buildRequest(provider('openai-compatible', { baseUrl: 'http://u/v1' }), undefined, {
+      ...input({ model: 'fast', stream: true, messages: [] }),
+      upstreamModel: 'gpt-4o-mini',
+    });
+    assert.deepEqual(JSON.parse(bodyText(aliased.body)), {
+      model: 'gpt-4o-mini',
+      stream: true,
+      messages: [],
+      stream_options: { include_usage: true },
+    });
+  });
+});
