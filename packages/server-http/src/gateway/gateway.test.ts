@@ -454,6 +454,16 @@ test('/v0/management/auths: add, list, change, refresh, quota and delete, with t
   const quota = await json(await call('/v0/management/auths/alpha/quota'));
   assert.equal(quota.provider, 'alpha');
   assert.equal(quota.credentials.length, 2);
+  assert.equal((await send('/v0/management/auths/alpha/quota', 'PUT', { limit: 500 })).status, 409, 'two credentials and no ?id=');
+  const badLimit = await send('/v0/management/auths/alpha/quota?id=alpha-1', 'PUT', { limit: -1 });
+  assert.equal(badLimit.status, 422);
+  assert.match(JSON.stringify(await json(badLimit)), /limit/, 'the error names the field');
+  const limited = await json(await send('/v0/management/auths/alpha/quota?id=alpha-1', 'PUT', { limit: 500 }));
+  assert.equal(limited.provider, 'alpha');
+  assert.equal(limited.credentials.find((q: { id: string }) => q.id === 'alpha-1').limit, 500);
+  assert.equal(gateway.credentials.manager.describe('alpha-1').quota?.limit, 500);
+  const lifted = await json(await send('/v0/management/auths/alpha/quota?id=alpha-1', 'PUT', { limit: null }));
+  assert.equal(lifted.credentials.find((q: { id: string }) => q.id === 'alpha-1').limit, null);
 
   assert.equal((await send('/v0/management/auths/alpha?id=nope', 'DELETE')).status, 404);
   const deleted = await send('/v0/management/auths/alpha?id=alpha-1', 'DELETE');

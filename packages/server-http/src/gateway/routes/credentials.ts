@@ -54,6 +54,10 @@ const ProviderPath = z.object({
     .min(1)
     .openapi({ param: { name: 'provider', in: 'path' }, example: 'openai' }),
 });
+/** `PUT /auths/{provider}/quota`: tokens per quota period; null lifts the limit. */
+const QuotaLimitBody = z.strictObject({
+  limit: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().openapi({ example: 1_000_000 }),
+});
 const IdQuery = z.object({
   id: z
     .string()
@@ -217,5 +221,32 @@ export function registerCredentialRoutes(app: ControlPlaneApp, gateway: Gateway)
       responses: { 200: jsonResponse(z.record(z.string(), z.unknown()), 'The quota'), ...protectedErrors },
     }),
     (c) => c.json(manager().quota(c.req.valid('param').provider) as unknown as Record<string, unknown>, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'put',
+      path: '/v0/management/auths/{provider}/quota',
+      tags,
+      security,
+      summary: "Set a credential's token limit (null for none); ?id= when the provider has several. Answers the provider's quota",
+      request: {
+        params: ProviderPath,
+        query: IdQuery,
+        body: { required: true, content: { 'application/json': { schema: QuotaLimitBody } } },
+      },
+      responses: {
+        200: jsonResponse(z.record(z.string(), z.unknown()), "The provider's quota after the change"),
+        409: jsonResponse(ErrorSchema, 'The provider has several credentials and no ?id= was given'),
+        ...errors422,
+        ...protectedErrors,
+      },
+    }),
+    async (c) => {
+      const { provider } = c.req.valid('param');
+      const target = pick(gateway, provider, c.req.valid('query').id);
+      await manager().setQuota(target.id, { limit: c.req.valid('json').limit });
+      return c.json(manager().quota(provider) as unknown as Record<string, unknown>, 200);
+    },
   );
 }
