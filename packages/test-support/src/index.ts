@@ -25,3 +25,4 @@ export {
 } from './fakeUpstream.js';
 export { DEFAULT_PG_URL, type PostgresForTests, postgresForTests } from './postgres.js';
 export { inCI, missing, type Requirement } from './requirement.js';
+export { startTcpProxy, type TcpProxy } from './tcpProxy.js';
