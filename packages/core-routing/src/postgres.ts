@@ -7,6 +7,7 @@
  */
 export { type Migration, runMigrations } from './postgres/migrations.js';
 export { PgListener, type PgListenerOptions, type ReconnectBackoff } from './postgres/pgListener.js';
+export { clientConfig, type PgConnection, poolFor } from './postgres/pgPool.js';
 export {
   DEFAULT_COOLDOWN_CHANNEL,
   PostgresCooldownStateStore,

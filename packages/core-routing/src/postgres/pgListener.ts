@@ -10,6 +10,7 @@
 import pg from 'pg';
 import { type Scheduler, systemScheduler, type TimerHandle } from '../clock.js';
 import { RoutingError } from '../errors.js';
+import { clientConfig, type PgConnection } from './pgPool.js';
 
 /** Reconnection delays: `initialMs × factor^attempt`, capped at `maxMs`, then jittered down by up to half. */
 export interface ReconnectBackoff {
@@ -24,7 +25,7 @@ export interface ReconnectBackoff {
 /** Options of {@link PgListener.start}. */
 export interface PgListenerOptions {
   /** A connection string or `pg` client settings (never logged). */
-  connection: string | pg.ClientConfig;
+  connection: PgConnection;
   channels: readonly string[];
   /** Set on the connection, so operators (and tests) can find it in `pg_stat_activity`. Default `switchyard-listener`. */
   applicationName?: string;
@@ -107,8 +108,11 @@ export class PgListener {
   }
 
   private async connect(): Promise<void> {
-    const base = typeof this.options.connection === 'string' ? { connectionString: this.options.connection } : this.options.connection;
-    const client = new pg.Client({ ...base, application_name: this.options.applicationName ?? 'switchyard-listener', keepAlive: true });
+    const client = new pg.Client({
+      ...clientConfig(this.options.connection),
+      application_name: this.options.applicationName ?? 'switchyard-listener',
+      keepAlive: true,
+    });
     // Errors of a dropped connection arrive here; without a handler they would crash the process.
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new RoutingError('store_failed', 'the LISTEN connection ended')));

@@ -12,7 +12,7 @@
  * difference from what it last reported (a new or changed period as `set`,
  * a vanished one as `delete` with `endedBy: 'recover'`).
  */
-import pg from 'pg';
+import type pg from 'pg';
 import type { Scheduler } from '../clock.js';
 import {
   type CooldownDeleteOptions,
@@ -26,6 +26,7 @@ import {
 import { RoutingError } from '../errors.js';
 import { type Migration, runMigrations } from './migrations.js';
 import { PgListener, type ReconnectBackoff } from './pgListener.js';
+import { type PgConnection, poolFor } from './pgPool.js';
 
 /** The default NOTIFY channel of cooldown changes. */
 export const DEFAULT_COOLDOWN_CHANNEL = 'svc_cooldown_events_v1';
@@ -48,7 +49,7 @@ const MIGRATIONS: readonly Migration[] = [
 /** Options of {@link PostgresCooldownStateStore.open}. */
 export interface PostgresCooldownStateStoreOptions {
   /** Where the database is (a connection string or `pg` client settings); the LISTEN connection always uses it. */
-  connection: string | pg.ClientConfig;
+  connection: PgConnection;
   /** A pool for reads and writes; the store does not end it. Default: a pool of `max` connections of its own. */
   pool?: pg.Pool;
   /** Size of the store's own pool (default 4). */
@@ -109,13 +110,10 @@ export class PostgresCooldownStateStore implements CooldownStateStore {
 
   /** Connects, applies migrations, LISTENs and loads the current periods. */
   static async open(options: PostgresCooldownStateStoreOptions): Promise<PostgresCooldownStateStore> {
-    const base = typeof options.connection === 'string' ? { connectionString: options.connection } : options.connection;
-    const pool = options.pool ?? new pg.Pool({ ...base, max: options.max ?? 4 });
-    // An idle pooled connection dropped by the server must not crash the process; the next query reconnects.
-    if (!options.pool) pool.on('error', () => undefined);
+    const { pool, owned } = poolFor(options.connection, options.pool, options.max ?? 4);
     const store = new PostgresCooldownStateStore(
       pool,
-      !options.pool,
+      owned,
       options.channel ?? DEFAULT_COOLDOWN_CHANNEL,
       options.onError ?? (() => undefined),
     );
