@@ -64,8 +64,8 @@ if (!postgres.available) {
     test('after its LISTEN connection is killed, a handle reconnects and reports what it missed', async () => {
       await sql(url, 'TRUNCATE switchyard_cooldowns');
       const name = `cooldown-test-${randomBytes(4).toString('hex')}`;
-      // Reconnecting after 250 to 500 ms: the writes below land while it is certainly away.
-      const deaf = await open(name, 500);
+      // Reconnecting after 0.5 to 1 s: the writes below land while it is certainly away.
+      const deaf = await open(name, 1000);
       const writer = await open();
       opened.push(deaf, writer);
       const seen: CooldownStoreChange[] = [];
