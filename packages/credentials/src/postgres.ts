@@ -31,4 +31,5 @@ export {
 } from './postgres/authEventBus.js';
 export { PostgresCredentialStore, type PostgresCredentialStoreOptions } from './postgres/postgresCredentialStore.js';
 export { PostgresQuotaStore, type PostgresQuotaStoreOptions } from './postgres/postgresQuotaStore.js';
+export { PostgresRefreshLock, type PostgresRefreshLockOptions } from './postgres/postgresRefreshLock.js';
 export { CREDENTIALS_MIGRATIONS } from './postgres/schema.js';
