@@ -7,7 +7,7 @@ import { runCredentialStoreContract, sampleCredential } from '../contract.js';
 import { generateEncryptionKey } from '../encryption.js';
 import { CredentialManager } from '../manager/credentialManager.js';
 import type { StoreChange } from '../store/credentialStore.js';
-import { type AuthEvent, AuthEventSchema, newUlid } from './authEvent.js';
+import { type AuthChangeEvent, type AuthEvent, AuthEventSchema, newUlid } from './authEvent.js';
 import { PostgresCredentialStore, type PostgresCredentialStoreOptions } from './postgresCredentialStore.js';
 
 const postgres = await postgresForTests(import.meta.url);
@@ -119,7 +119,7 @@ if (!postgres.available) {
         await store.delete('shape');
         await store.put(sampleCredential('shape', { provider: 'anthropic' }));
         await eventually('four payloads', () => payloads.length >= 4);
-        const events = payloads.map((p) => AuthEventSchema.parse(JSON.parse(p)) as Extract<AuthEvent, { event_type: 'auth.upsert' }>);
+        const events = payloads.map((p) => AuthEventSchema.parse(JSON.parse(p)) as AuthChangeEvent);
         for (const [i, payload] of payloads.entries()) {
           assert.ok(Buffer.byteLength(payload) < 8000);
           assert.equal(payload.includes('sk-contract'), false, 'no token in an event');
