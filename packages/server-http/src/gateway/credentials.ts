@@ -9,7 +9,13 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { RelayCredential, RelayCredentialPool, Scheduler } from '@switchyard/core-routing';
-import { type AuthConfig, type CredentialManager, type OpenedCredentials, openCredentials } from '@switchyard/credentials';
+import {
+  type AuthConfig,
+  type CredentialManager,
+  type OpenCredentialsOptions,
+  type OpenedCredentials,
+  openCredentials,
+} from '@switchyard/credentials';
 import type { GatewayConfig } from './config/schema.js';
 
 /** `auth-dir`, a relative one read from the config file's directory (or the working directory without a file). */
@@ -39,12 +45,13 @@ export class GatewayCredentials {
     });
   }
 
-  /** Opens the store in `auth-dir` and starts the manager. */
+  /** Opens the store in `auth-dir` (or runs on the cluster's shared `stores`) and starts the manager. */
   static async open(
     config: GatewayConfig,
-    options: { scheduler: Scheduler; configPath?: string | undefined },
+    options: { scheduler: Scheduler; configPath?: string | undefined; stores?: OpenCredentialsOptions['stores'] },
   ): Promise<GatewayCredentials> {
     const opened = await openCredentials({
+      ...(options.stores ? { stores: options.stores } : {}),
       authDir: resolveAuthDir(config['auth-dir'], options.configPath),
       auth: config.auth as AuthConfig,
       providers: providerQuotas(config),

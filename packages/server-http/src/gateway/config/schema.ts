@@ -172,7 +172,24 @@ const clusterSchema = z
   .strictObject({
     enabled: z.boolean().default(false),
     database_url: z.string().default(''),
+    /** This node's name in cross-node events; empty: the host name. */
     node_id: z.string().default(''),
+    /** NOTIFY channel of credential events. Channels are database-wide: deployments (and test files) sharing a database each need their own. */
+    auth_events_channel: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a lower-case SQL identifier')
+      .default('svc_auth_events_v1'),
+    /** NOTIFY channel of cooldown changes (database-wide, like `auth_events_channel`). */
+    cooldown_channel: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a lower-case SQL identifier')
+      .default('svc_cooldown_events_v1'),
+    /** Part of the refresh lock's advisory-lock key, so unrelated users of one database never wait on each other. */
+    refresh_lock_namespace: z.string().min(1).default('switchyard-refresh'),
+    /** How often every stored credential revision is compared with this node's (repairs missed events); 0: only after a reconnection. */
+    reconcile_interval: durationSchema.default(30_000),
+    /** Connections of this node's pool for the shared stores. */
+    pool_size: z.number().int().min(2).max(100).default(8),
   })
   .refine((c) => !c.enabled || c.database_url.length > 0, {
     message: 'cluster.database_url is required when the cluster is enabled',
@@ -180,33 +197,46 @@ const clusterSchema = z
   });
 
 /** The whole gateway config. */
-export const gatewayConfigSchema = z.strictObject({
-  host: z.string().min(1).default('127.0.0.1'),
-  port: port.default(8317),
-  'auth-dir': z.string().min(1).default('./auths'),
-  /** Keys clients send to `/v1/*`; empty leaves `/v1/*` open (loopback only, unless --insecure). */
-  'api-keys': z.array(z.string().min(1)).default([]),
-  'remote-management': remoteManagementSchema.prefault({}),
-  'quota-exceeded': z
-    .strictObject({
-      'switch-project': z.boolean().default(true),
-      'switch-preview-model': z.boolean().default(true),
-    })
-    .prefault({}),
-  /** `auth.*`, as the credentials package defines it. */
-  auth: AuthConfigSchema,
-  providers: z
-    .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a provider name is letters, digits, _ . -'), providerSchema)
-    .default({}),
-  server: z
-    .strictObject({
-      operations: operationsSchema.prefault({}),
-      failover: failoverSchema.prefault({}),
-    })
-    .prefault({}),
-  cluster: clusterSchema.prefault({}),
-  ...observabilityConfigSchema.shape,
-});
+export const gatewayConfigSchema = z
+  .strictObject({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: port.default(8317),
+    'auth-dir': z.string().min(1).default('./auths'),
+    /** Keys clients send to `/v1/*`; empty leaves `/v1/*` open (loopback only, unless --insecure). */
+    'api-keys': z.array(z.string().min(1)).default([]),
+    'remote-management': remoteManagementSchema.prefault({}),
+    'quota-exceeded': z
+      .strictObject({
+        'switch-project': z.boolean().default(true),
+        'switch-preview-model': z.boolean().default(true),
+      })
+      .prefault({}),
+    /** `auth.*`, as the credentials package defines it. */
+    auth: AuthConfigSchema,
+    providers: z
+      .record(z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, 'a provider name is letters, digits, _ . -'), providerSchema)
+      .default({}),
+    server: z
+      .strictObject({
+        operations: operationsSchema.prefault({}),
+        failover: failoverSchema.prefault({}),
+      })
+      .prefault({}),
+    cluster: clusterSchema.prefault({}),
+    ...observabilityConfigSchema.shape,
+  })
+  .superRefine((config, ctx) => {
+    // Secrets shared through PostgreSQL are sealed with this key on every node; a cluster without it is refused.
+    if (config.cluster.enabled && !config.auth.encryption.enabled) {
+      ctx.issues.push({
+        code: 'custom',
+        message:
+          'the cluster keeps secrets in PostgreSQL encrypted: set auth.encryption.enabled and auth.encryption.key (the same key on every node)',
+        path: ['auth', 'encryption', 'enabled'],
+        input: config.auth,
+      });
+    }
+  });
 
 /** The parsed config, durations in milliseconds. */
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;

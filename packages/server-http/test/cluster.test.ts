@@ -1,0 +1,226 @@
+/**
+ * Three gateway processes on one PostgreSQL (`cluster.enabled`): a
+ * credential added on node A serves on node C, cooldowns started on A (by
+ * hand and by 429s) are honoured by B and C, and a PostgreSQL "restart"
+ * (B and C reach the database through a TCP proxy that drops them) loses
+ * no update. The channels and the refresh-lock namespace are this file's
+ * own, so parallel runs never hear each other.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, describe, test } from 'node:test';
+import { generateEncryptionKey } from '@switchyard/credentials';
+import { type FakeUpstream, postgresForTests, startFakeOpenAi, startTcpProxy, type TcpProxy } from '@switchyard/test-support';
+import { type GatewayNode, startGatewayNodes } from './gatewayProcesses.js';
+
+const CLIENT_KEY = 'sk-cluster-client';
+const MANAGEMENT_KEY = 'management-key-for-tests';
+const PROPAGATION_LIMIT_MS = 500;
+
+const postgres = await postgresForTests(import.meta.url);
+
+async function call(node: GatewayNode, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${node.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${MANAGEMENT_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+let question = 0;
+async function chat(node: GatewayNode) {
+  const response = await fetch(`${node.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: `question ${++question}` }] }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** Polls `condition` every 5 ms; resolves with the time it took, or fails past `timeoutMs`. */
+async function timeUntil(what: string, condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < timeoutMs) {
+    if (await condition()) return performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return assert.fail(`timed out waiting for ${what}`);
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function authIds(node: GatewayNode): Promise<Map<string, number>> {
+  const { body } = await call(node, 'GET', '/v0/management/auths');
+  return new Map((body.auths as { id: string; revision: number }[]).map((a) => [a.id, a.revision]));
+}
+
+async function cooling(node: GatewayNode): Promise<string[]> {
+  return (await call(node, 'GET', '/v0/operations/cooldown/status')).body.providers_in_cooldown as string[];
+}
+
+interface ClusterUnderTest {
+  a: GatewayNode;
+  b: GatewayNode;
+  c: GatewayNode;
+  upstream: FakeUpstream;
+  proxy: TcpProxy;
+}
+
+/** Starts the fake upstream, the proxy and the three nodes (teardown registered with after()). */
+async function startCluster(pgUrl: string, serverUrl: string): Promise<ClusterUnderTest> {
+  const suffix = randomBytes(4).toString('hex');
+  // The upstream accepts only the key the test adds through node A.
+  const upstream = await startFakeOpenAi({
+    models: ['gpt-4o'],
+    behaviour: (request) =>
+      String(request.headers.authorization ?? '').startsWith('Bearer sk-upstream-')
+        ? { type: 'ok' }
+        : { type: 'status', status: 401, body: { error: { message: 'no key' } } },
+  });
+  after(() => upstream.close());
+  const server = new URL(serverUrl);
+  const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
+  after(() => proxy.close());
+  const encryptionKey = generateEncryptionKey();
+  const { nodes } = await startGatewayNodes({
+    count: 3,
+    config: ({ index }) => ({
+      'api-keys': [CLIENT_KEY],
+      'remote-management': { 'secret-key': MANAGEMENT_KEY },
+      auth: { encryption: { enabled: true, key: encryptionKey } },
+      providers: {
+        up: { kind: 'openai-compatible', base_url: upstream.url, models: ['gpt-4o'], health_check: { enabled: false } },
+      },
+      server: { operations: { cache: { enabled: false }, health_check: { enabled: false } } },
+      cluster: {
+        enabled: true,
+        // Node A talks to PostgreSQL directly; B and C through the proxy, so a "restart" can cut them off.
+        database_url: index === 0 ? pgUrl : proxy.rewrite(pgUrl),
+        node_id: `node-${'abc'[index]}`,
+        auth_events_channel: `t_auth_${suffix}`,
+        cooldown_channel: `t_cooldown_${suffix}`,
+        refresh_lock_namespace: `t-refresh-${suffix}`,
+        reconcile_interval: '0s',
+      },
+    }),
+  });
+  const [a, b, c] = nodes as [GatewayNode, GatewayNode, GatewayNode];
+  return { a, b, c, upstream, proxy };
+}
+
+// Started at the top level: after() hooks registered inside a before() hook would run as soon as it ends.
+const setup = postgres.available ? await startCluster(postgres.url, postgres.serverUrl) : undefined;
+
+describe('three gateway nodes on one PostgreSQL', { skip: postgres.skip, timeout: 120_000 }, () => {
+  const { a, b, c, upstream, proxy } = setup ?? ({} as ClusterUnderTest);
+  const latencies: Record<string, number[]> = { credential: [], cooldown: [] };
+
+  after(() => {
+    for (const [what, values] of Object.entries(latencies)) {
+      if (values.length > 0) console.log(`cluster propagation (${what}): p50 ${median(values).toFixed(1)} ms over ${values.length}`);
+    }
+  });
+
+  test('every node reports itself in the cluster', async () => {
+    for (const [node, id] of [
+      [a, 'node-a'],
+      [b, 'node-b'],
+      [c, 'node-c'],
+    ] as const) {
+      const status = (await call(node, 'GET', '/v0/operations/cluster/status')).body;
+      assert.equal(status.enabled, true);
+      assert.equal(status.node_id, id);
+      const listeners = status.listeners as Record<string, { connected: boolean }>;
+      assert.equal(listeners.auth_events!.connected, true);
+      assert.equal(listeners.cooldowns!.connected, true);
+    }
+  });
+
+  test('a credential added through node A serves requests on node C within 500 ms', async () => {
+    assert.notEqual(await chat(c), 200, 'node C has no key yet (the upstream refuses)');
+    const added = await call(a, 'POST', '/v0/management/auths', { id: 'team-1', provider: 'up', type: 'api_key', token: 'sk-upstream-1' });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    const elapsed = await timeUntil('node C to serve with the new key', async () => (await chat(c)) === 200);
+    assert.ok(elapsed < PROPAGATION_LIMIT_MS, `took ${elapsed} ms`);
+    latencies.credential!.push(elapsed);
+    const last = upstream.requests.at(-1)!;
+    assert.equal(last.headers.authorization, 'Bearer sk-upstream-1');
+    for (let i = 2; i <= 6; i++) {
+      const id = `team-${i}`;
+      assert.equal(
+        (await call(a, 'POST', '/v0/management/auths', { id, provider: 'up', type: 'api_key', token: `sk-upstream-${i}` })).status,
+        201,
+      );
+      const took = await timeUntil(`${id} on node C`, async () => (await authIds(c)).has(id));
+      assert.ok(took < PROPAGATION_LIMIT_MS, `${id} took ${took} ms`);
+      latencies.credential!.push(took);
+    }
+    const event = (await call(c, 'GET', '/v0/operations/cluster/status')).body.last_event as Record<string, unknown>;
+    assert.equal(event.origin_node_id, 'node-a');
+    assert.equal(event.auth_id, 'team-6');
+  });
+
+  test('a cooldown started by hand on node A is honoured by B and C within 500 ms, and so is its end', async () => {
+    assert.equal((await call(a, 'POST', '/v0/operations/providers/up/cooldown', { duration: '1m', reason: 'test' })).status, 200);
+    for (const node of [b, c]) {
+      const took = await timeUntil('the cooldown to reach the node', async () => (await cooling(node)).includes('up'));
+      assert.ok(took < PROPAGATION_LIMIT_MS, `took ${took} ms`);
+      latencies.cooldown!.push(took);
+    }
+    assert.equal(await chat(c), 429, 'node C does not send to a provider cooling on A');
+    assert.equal((await call(a, 'POST', '/v0/operations/providers/up/recover')).status, 200);
+    for (const node of [b, c]) await timeUntil('the recovery to reach the node', async () => !(await cooling(node)).includes('up'));
+    assert.equal(await chat(c), 200);
+  });
+
+  test('429s from the upstream on node A cool the provider on B and C within 500 ms', async () => {
+    upstream.setBehaviour(() => ({
+      type: 'status',
+      status: 429,
+      headers: { 'retry-after': '60' },
+      body: { error: { message: 'slow down' } },
+    }));
+    const status = await chat(a);
+    assert.equal(status, 429);
+    const started = performance.now();
+    await timeUntil('node A to cool the provider', async () => (await cooling(a)).includes('up'));
+    for (const node of [b, c]) {
+      await timeUntil('the cooldown to reach the node', async () => (await cooling(node)).includes('up'));
+      const took = performance.now() - started;
+      assert.ok(took < PROPAGATION_LIMIT_MS, `took ${took} ms`);
+      latencies.cooldown!.push(took);
+    }
+    upstream.setBehaviour((request) =>
+      String(request.headers.authorization ?? '').startsWith('Bearer sk-upstream-') ? { type: 'ok' } : { type: 'status', status: 401 },
+    );
+    await call(a, 'POST', '/v0/operations/providers/up/recover');
+    for (const node of [b, c]) await timeUntil('the recovery to reach the node', async () => !(await cooling(node)).includes('up'));
+  });
+
+  test('a PostgreSQL restart (as B and C see it) loses no update: after reconnecting, every node holds the same revisions', async () => {
+    await proxy.pause();
+    // B and C are cut off; A keeps writing, and its notifications never reach them.
+    for (let i = 1; i <= 3; i++) {
+      assert.equal((await call(a, 'PUT', `/v0/management/auths/up?id=team-${i}`, { priority: 10 + i })).status, 200);
+    }
+    assert.equal(
+      (await call(a, 'POST', '/v0/management/auths', { id: 'while-down', provider: 'up', type: 'api_key', token: 'sk-upstream-x' })).status,
+      201,
+    );
+    assert.equal((await call(a, 'DELETE', '/v0/management/auths/up?id=team-6')).status, 200);
+    await proxy.resume();
+    const expected = await authIds(a);
+    for (const node of [b, c]) {
+      await timeUntil(
+        'the node to reconcile',
+        async () => JSON.stringify([...(await authIds(node))].sort()) === JSON.stringify([...expected].sort()),
+        20_000,
+      );
+      const status = (await call(node, 'GET', '/v0/operations/cluster/status')).body;
+      assert.ok((status.listeners as Record<string, { reconnects: number }>).auth_events!.reconnects >= 1, 'the listener reconnected');
+    }
+  });
+});
