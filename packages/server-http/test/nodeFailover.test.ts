@@ -62,7 +62,7 @@ async function eventually(what: string, condition: () => Promise<boolean>, timeo
 }
 
 /** Runs `workers` client loops until stopped, collecting every answer. */
-function clientLoop(pick: (n: number) => { node: Pick<GatewayNode, "url">; affinity?: string | undefined }, workers = 4) {
+function clientLoop(pick: (n: number) => { node: Pick<GatewayNode, 'url'>; affinity?: string | undefined }, workers = 4) {
   const answers: Answer[] = [];
   let running = true;
   let n = 0;
