@@ -8,13 +8,13 @@
  * test runner go down first — so a failing test leaks no gateway.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 
 const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
 const SOURCE_FLAGS = ['--conditions=@switchyard/source', `--import=${import.meta.resolve('tsx')}`];
@@ -37,6 +37,11 @@ export async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   if (address === null || typeof address === 'string') throw new Error('no port');
   return address.port;
+}
+
+/** A config file as written (`${VAR}` references left for the node to expand), to adapt before starting it. */
+export function readConfigFile(path: string): Record<string, unknown> {
+  return parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 }
 
 /** What a node's config builder learns about the cluster. */
