@@ -293,7 +293,7 @@ export class Gateway {
     this.credentials.configure(config);
     this.observability.alerts?.setRules(config.alerts.rules);
     this.observability.logger.level = config.logging.level;
-    const restartNeeded = (['host', 'port', 'auth-dir', 'metrics'] as const).filter(
+    const restartNeeded = (['host', 'port', 'auth-dir', 'metrics', 'cluster'] as const).filter(
       (key) => JSON.stringify(previous[key]) !== JSON.stringify(config[key]),
     );
     this.observability.logger.info({ restart_needed: restartNeeded }, 'config_reloaded');
