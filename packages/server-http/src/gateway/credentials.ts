@@ -48,9 +48,15 @@ export class GatewayCredentials {
   /** Opens the store in `auth-dir` (or runs on the cluster's shared `stores`) and starts the manager. */
   static async open(
     config: GatewayConfig,
-    options: { scheduler: Scheduler; configPath?: string | undefined; stores?: OpenCredentialsOptions['stores'] },
+    options: {
+      scheduler: Scheduler;
+      configPath?: string | undefined;
+      stores?: OpenCredentialsOptions['stores'];
+      flows?: OpenCredentialsOptions['flows'];
+    },
   ): Promise<GatewayCredentials> {
     const opened = await openCredentials({
+      ...(options.flows ? { flows: options.flows } : {}),
       ...(options.stores ? { stores: options.stores } : {}),
       authDir: resolveAuthDir(config['auth-dir'], options.configPath),
       auth: config.auth as AuthConfig,

@@ -23,6 +23,7 @@ import {
   systemScheduler,
   UndiciTransport,
 } from '@switchyard/core-routing';
+import type { AuthFlow } from '@switchyard/credentials';
 import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import { type FSWatcher, watch } from 'chokidar';
@@ -46,6 +47,8 @@ export interface GatewayOptions {
   scheduler?: Scheduler;
   /** Log destination overriding `logging.output` (tests, embedding). */
   logDestination?: DestinationStream;
+  /** Sign-in and refresh flows besides the two presets (embedders with their own OAuth providers). */
+  flows?: readonly AuthFlow[];
 }
 
 /** Hosts that only this machine can reach. */
@@ -202,6 +205,7 @@ export class Gateway {
       credentials = await GatewayCredentials.open(config, {
         scheduler,
         configPath: options.configPath,
+        ...(options.flows ? { flows: options.flows } : {}),
         ...(cluster ? { stores: cluster.credentialStores() } : {}),
       });
     } catch (error) {
