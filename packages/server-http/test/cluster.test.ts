@@ -10,7 +10,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { generateEncryptionKey } from '@switchyard/credentials';
-import { type FakeUpstream, postgresForTests, startFakeOpenAi, startTcpProxy, type TcpProxy } from '@switchyard/test-support';
+import { FAKE_USAGE, type FakeUpstream, postgresForTests, startFakeOpenAi, startTcpProxy, type TcpProxy } from '@switchyard/test-support';
+import pg from 'pg';
 import { type GatewayNode, startGatewayNodes } from './gatewayProcesses.js';
 
 const CLIENT_KEY = 'sk-cluster-client';
@@ -30,11 +31,11 @@ async function call(node: GatewayNode, method: string, path: string, body?: unkn
 }
 
 let question = 0;
-async function chat(node: GatewayNode) {
+async function chat(node: GatewayNode, model = 'gpt-4o') {
   const response = await fetch(`${node.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: `question ${++question}` }] }),
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: `question ${++question}` }] }),
   });
   await response.arrayBuffer();
   return response.status;
@@ -93,6 +94,8 @@ async function startCluster(pgUrl: string, serverUrl: string): Promise<ClusterUn
       auth: { encryption: { enabled: true, key: encryptionKey } },
       providers: {
         up: { kind: 'openai-compatible', base_url: upstream.url, models: ['gpt-4o'], health_check: { enabled: false } },
+        metered: { kind: 'openai-compatible', base_url: upstream.url, models: ['metered-model'], health_check: { enabled: false } },
+        paced: { kind: 'openai-compatible', base_url: upstream.url, models: ['paced-model'], health_check: { enabled: false } },
       },
       server: { operations: { cache: { enabled: false }, health_check: { enabled: false } } },
       cluster: {
@@ -113,6 +116,7 @@ async function startCluster(pgUrl: string, serverUrl: string): Promise<ClusterUn
 
 // Started at the top level: after() hooks registered inside a before() hook would run as soon as it ends.
 const setup = postgres.available ? await startCluster(postgres.url, postgres.serverUrl) : undefined;
+const pgUrlOfTest = postgres.available ? postgres.url : '';
 
 describe('three gateway nodes on one PostgreSQL', { skip: postgres.skip, timeout: 120_000 }, () => {
   const { a, b, c, upstream, proxy } = setup ?? ({} as ClusterUnderTest);
@@ -200,6 +204,77 @@ describe('three gateway nodes on one PostgreSQL', { skip: postgres.skip, timeout
     );
     await call(a, 'POST', '/v0/operations/providers/up/recover');
     for (const node of [b, c]) await timeUntil('the recovery to reach the node', async () => !(await cooling(node)).includes('up'));
+  });
+
+  /** Adds a key with `limit` through node A, waits until every node has it, and returns a reader of its stored use. */
+  async function meteredKey(id: string, provider: string, limit: number) {
+    const added = await call(a, 'POST', '/v0/management/auths', {
+      id,
+      provider,
+      type: 'api_key',
+      token: `sk-upstream-${id}`,
+      quota: { limit },
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    for (const node of [b, c]) await timeUntil(`${id} on every node`, async () => (await authIds(node)).has(id));
+    return async (expected: number) => {
+      const db = new pg.Client({ connectionString: pgUrlOfTest });
+      await db.connect();
+      let used = -1;
+      try {
+        // Usage reaches PostgreSQL asynchronously, after each request.
+        await timeUntil(`the stored use of ${id} to reach ${expected}`, async () => {
+          const { rows } = await db.query<{ used: string }>('SELECT used FROM switchyard_quota WHERE id = $1', [id]);
+          used = rows[0] ? Number(rows[0].used) : 0;
+          return used === expected;
+        }).catch(() => assert.equal(used, expected, 'the stored use equals the tokens of the requests served'));
+      } finally {
+        await db.end();
+      }
+      return used;
+    };
+  }
+
+  const perRequest = FAKE_USAGE.input + FAKE_USAGE.output;
+
+  test('exact quota: three nodes × 300 concurrent requests; the final use is the sum of the tokens', async () => {
+    const limit = perRequest * 400;
+    const storedUse = await meteredKey('metered-1', 'metered', limit);
+    const statuses = await Promise.all([a, b, c].flatMap((node) => Array.from({ length: 300 }, () => chat(node, 'metered-model'))));
+    const served = statuses.filter((s) => s === 200).length;
+    assert.ok(served > 0, 'some requests were served');
+    const used = await storedUse(served * perRequest);
+    // All 900 were in flight at once, so every one may have been admitted before the limit was seen.
+    assert.ok(used <= limit + statuses.length * perRequest);
+    console.log(`exact quota, 900 at once: ${served} of ${statuses.length} served, used ${used} of limit ${limit}`);
+  });
+
+  test('exact quota: with 10 requests in flight per node, use passes the limit by no more than the requests and usage writes in flight', async () => {
+    const limit = perRequest * 150;
+    const inFlightPerNode = 10;
+    const storedUse = await meteredKey('paced-1', 'paced', limit);
+    const statuses: number[] = [];
+    await Promise.all(
+      [a, b, c].map(async (node) => {
+        let left = 300;
+        await Promise.all(
+          Array.from({ length: inFlightPerNode }, async () => {
+            while (left-- > 0) statuses.push(await chat(node, 'paced-model'));
+          }),
+        );
+      }),
+    );
+    const served = statuses.filter((s) => s === 200).length;
+    const used = await storedUse(served * perRequest);
+    // A node learns the others' use from the answer to its own usage write, so besides the 30 requests in
+    // flight, up to one write per request in flight may not have landed yet when a request is admitted.
+    const inFlight = 3 * inFlightPerNode;
+    const bound = limit + 2 * inFlight * perRequest;
+    const over = Math.max(0, used - limit) / perRequest;
+    console.log(
+      `exact quota, paced: ${served} of ${statuses.length} served, used ${used} of limit ${limit}: ${over} requests past it, ${inFlight} in flight`,
+    );
+    assert.ok(used <= bound, `used ${used} passes the limit ${limit} by more than twice the ${inFlight} requests in flight`);
   });
 
   test('a PostgreSQL restart (as B and C see it) loses no update: after reconnecting, every node holds the same revisions', async () => {

@@ -103,6 +103,8 @@ export interface OpenCredentialsOptions {
    * stores; the refresh lock stays its owner's to close.
    */
   stores?: { store: CredentialStore; quotaStore: QuotaStore; refreshLock?: RefreshLock };
+  /** How often quota usage is written to the quota store (default 1 s; 0: after every report, still off the request path). */
+  quotaFlushIntervalMs?: number;
 }
 
 /** The manager of {@link openCredentials}, whose `close` also closes its file stores. */
@@ -164,6 +166,7 @@ export async function openCredentials(options: OpenCredentialsOptions = {}): Pro
     },
     flows: [...presets, ...custom],
     ...(options.stores?.refreshLock ? { refreshLock: options.stores.refreshLock } : {}),
+    ...(options.quotaFlushIntervalMs === undefined ? {} : { quotaFlushIntervalMs: options.quotaFlushIntervalMs }),
     ...(options.providers ? { providers: options.providers } : {}),
     ...(options.configFile ? { configFile: options.configFile } : {}),
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),

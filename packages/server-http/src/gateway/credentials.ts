@@ -57,6 +57,8 @@ export class GatewayCredentials {
   ): Promise<GatewayCredentials> {
     const opened = await openCredentials({
       ...(options.flows ? { flows: options.flows } : {}),
+      // Several nodes spend one quota: each learns the others' use from the store's answer to its own write, so write at once.
+      ...(config.cluster.enabled ? { quotaFlushIntervalMs: config.cluster.quota_flush_interval } : {}),
       ...(options.stores ? { stores: options.stores } : {}),
       authDir: resolveAuthDir(config['auth-dir'], options.configPath),
       auth: config.auth as AuthConfig,

@@ -188,6 +188,13 @@ const clusterSchema = z
     refresh_lock_namespace: z.string().min(1).default('switchyard-refresh'),
     /** How often every stored credential revision is compared with this node's (repairs missed events); 0: only after a reconnection. */
     reconcile_interval: durationSchema.default(30_000),
+    /**
+     * How often quota usage is added to PostgreSQL. Each node learns the
+     * others' use from the answer to its own write, so 0 (after every
+     * request, off the request path) keeps the overshoot past a limit to the
+     * requests in flight; longer intervals let it grow by that much traffic.
+     */
+    quota_flush_interval: durationSchema.default(0),
     /** Connections of this node's pool for the shared stores. */
     pool_size: z.number().int().min(2).max(100).default(8),
   })
