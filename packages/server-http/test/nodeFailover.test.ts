@@ -171,9 +171,14 @@ describe('node failover between gateway processes', { timeout: 120_000 }, () => 
     await eventually('traffic back on the primary', async () => loop.answers.some((a) => a.at > upAt && a.provider === 'primary'));
     await loop.stop();
 
-    const late = loop.answers.filter((a) => a.at > downAt + FAILOVER_TIMEOUT_MS + 400);
-    const failed = late.filter((a) => a.status !== 200);
-    assert.deepEqual(failed, [], 'no request fails once the failover timeout has passed');
+    // Before the checks notice, a request whose attempts all fail goes to the backup too: none fails at all.
+    assert.deepEqual(
+      loop.answers.filter((a) => a.status !== 200),
+      [],
+      'no request fails',
+    );
+    const onBackup = loop.answers.filter((a) => a.at > downAt && a.at < upAt && a.provider === 'backup').length;
+    console.log(`active_passive: ${loop.answers.length} requests, ${onBackup} served by the backup while the primary was down`);
     assert.ok(
       loop.answers.filter((a) => a.provider === 'backup').every((a) => a.servedBy === backup.url),
       'backup answers name the backup node',
