@@ -277,7 +277,16 @@ describe('three gateway nodes on one PostgreSQL', { skip: postgres.skip, timeout
     assert.ok(used <= bound, `used ${used} passes the limit ${limit} by more than twice the ${inFlight} requests in flight`);
   });
 
-  test('a PostgreSQL restart (as B and C see it) loses no update: after reconnecting, every node holds the same revisions', async () => {
+  test('a PostgreSQL restart (as B and C see it) mid-run loses no update: after reconnecting, every node holds the same revisions', async () => {
+    // Steady traffic on B and C throughout: the data plane runs on what each node holds.
+    let running = true;
+    const statuses: number[] = [];
+    const traffic = Promise.all(
+      [b, c].map(async (node) => {
+        while (running) statuses.push(await chat(node));
+      }),
+    );
+    await timeUntil('traffic', async () => statuses.length > 5);
     await proxy.pause();
     // B and C are cut off; A keeps writing, and its notifications never reach them.
     for (let i = 1; i <= 3; i++) {
@@ -288,16 +297,37 @@ describe('three gateway nodes on one PostgreSQL', { skip: postgres.skip, timeout
       201,
     );
     assert.equal((await call(a, 'DELETE', '/v0/management/auths/up?id=team-6')).status, 200);
+    assert.equal(
+      (await call(a, 'POST', '/v0/operations/providers/metered/cooldown', { duration: '10m', reason: 'while down' })).status,
+      200,
+    );
+    const servedWhileDown = statuses.length;
+    await timeUntil('traffic while PostgreSQL is away', async () => statuses.length > servedWhileDown + 5);
     await proxy.resume();
     const expected = await authIds(a);
     for (const node of [b, c]) {
       await timeUntil(
-        'the node to reconcile',
+        'the node to reconcile its credentials',
         async () => JSON.stringify([...(await authIds(node))].sort()) === JSON.stringify([...expected].sort()),
         20_000,
       );
+      await timeUntil('the node to re-list cooldowns', async () => (await cooling(node)).includes('metered'), 20_000);
       const status = (await call(node, 'GET', '/v0/operations/cluster/status')).body;
-      assert.ok((status.listeners as Record<string, { reconnects: number }>).auth_events!.reconnects >= 1, 'the listener reconnected');
+      const listeners = status.listeners as Record<string, { reconnects: number; connected: boolean }>;
+      assert.ok(listeners.auth_events!.reconnects >= 1 && listeners.auth_events!.connected, 'the auth listener reconnected');
+      assert.ok(listeners.cooldowns!.reconnects >= 1 && listeners.cooldowns!.connected, 'the cooldown listener reconnected');
+      assert.ok((status.reconcile as { repaired: number }).repaired >= 1, 'reconciliation repaired what was missed');
     }
+    running = false;
+    await traffic;
+    assert.deepEqual(
+      statuses.filter((s) => s !== 200),
+      [],
+      'no request failed while PostgreSQL was away',
+    );
+    assert.ok(
+      [...expected.values()].every((revision) => typeof revision === 'number' && revision >= 1),
+      'revisions compared',
+    );
   });
 });
