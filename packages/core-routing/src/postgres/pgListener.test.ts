@@ -15,15 +15,20 @@ const channel = `listener_test_${randomBytes(6).toString('hex')}`;
  */
 async function relay(target: URL) {
   const pairs = new Set<[Socket, Socket]>();
+  /** Every socket ever opened, so close() can end stalled ones (a paused socket never sees its peer leave). */
+  const sockets = new Set<Socket>();
   let mode: 'up' | 'down' = 'up';
   const server: Server = createServer((inbound) => {
     if (mode === 'down') return void inbound.destroy();
     const outbound = tcpConnect(Number(target.port || 5432), target.hostname);
     const pair: [Socket, Socket] = [inbound, outbound];
     pairs.add(pair);
+    sockets.add(inbound).add(outbound);
     inbound.pipe(outbound).pipe(inbound);
     const drop = () => {
       pairs.delete(pair);
+      sockets.delete(inbound);
+      sockets.delete(outbound);
       inbound.destroy();
       outbound.destroy();
     };
@@ -55,7 +60,10 @@ async function relay(target: URL) {
     up() {
       mode = 'up';
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close() {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
   };
 }
 
