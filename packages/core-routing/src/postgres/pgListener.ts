@@ -117,7 +117,13 @@ export class PgListener {
     client.on('error', (error) => this.lost(client, error));
     client.on('end', () => this.lost(client, new RoutingError('store_failed', 'the LISTEN connection ended')));
     client.on('notification', (message) => {
-      if (this.client === client) this.options.onNotification(message.channel, message.payload ?? '');
+      if (this.client !== client) return;
+      try {
+        this.options.onNotification(message.channel, message.payload ?? '');
+      } catch (error) {
+        // A throwing handler must not break the connection's message loop.
+        this.options.onError?.(error as Error);
+      }
     });
     try {
       await client.connect();

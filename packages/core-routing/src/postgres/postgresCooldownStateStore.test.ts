@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
-import { postgresForTests } from '@switchyard/test-support';
-import pg from 'pg';
+import { eventually, postgresForTests, sqlOnce as sql } from '@switchyard/test-support';
 import { runCooldownStateStoreContract } from '../contract.js';
 import type { CooldownStoreChange } from '../cooldown/cooldownStateStore.js';
 import { PostgresCooldownStateStore } from './postgresCooldownStateStore.js';
@@ -11,24 +10,6 @@ const postgres = await postgresForTests(import.meta.url);
 // Channels are database-wide: this file's own, so parallel test files never hear each other.
 const channel = `cooldown_test_${randomBytes(6).toString('hex')}`;
 const T0 = Date.parse('2026-01-01T00:00:00Z');
-
-async function sql(url: string, text: string, params: unknown[] = []): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await client.query(text, params);
-  } finally {
-    await client.end();
-  }
-}
-
-async function eventually(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 if (!postgres.available) {
   test('PostgresCooldownStateStore', { skip: postgres.skip }, () => {});

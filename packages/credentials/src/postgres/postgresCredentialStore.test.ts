@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
-import { postgresForTests } from '@switchyard/test-support';
+import { eventually, postgresForTests, sqlOnce as sql } from '@switchyard/test-support';
 import pg from 'pg';
 import { runCredentialStoreContract, sampleCredential } from '../contract.js';
 import { generateEncryptionKey } from '../encryption.js';
@@ -14,24 +14,6 @@ const postgres = await postgresForTests(import.meta.url);
 // Channels are database-wide: this file's own, so parallel test files never hear each other.
 const channel = `auth_test_${randomBytes(6).toString('hex')}`;
 const KEY = generateEncryptionKey();
-
-async function sql(url: string, text: string, params: unknown[] = []): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await client.query(text, params);
-  } finally {
-    await client.end();
-  }
-}
-
-async function eventually(what: string, predicate: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 if (!postgres.available) {
   test('PostgresCredentialStore', { skip: postgres.skip }, () => {});
@@ -89,10 +71,13 @@ if (!postgres.available) {
       const b = await track(open({ nodeId: 'node-b' }));
       const heard: StoreChange[] = [];
       b.watch((change) => heard.push(change));
+      // One write at a time: a node that reads the store after several writes reports only the newest state.
       const stored = await a.put(sampleCredential('shared-1'));
+      await eventually('the create', () => heard.length === 1);
       await a.put({ ...stored, priority: 7 });
+      await eventually('the update', () => heard.length === 2);
       await a.delete('shared-1');
-      await eventually('three external changes', () => heard.length >= 3);
+      await eventually('the delete', () => heard.length === 3);
       assert.deepEqual(
         heard.map((c) => [c.type, c.id, c.revision, c.origin]),
         [
@@ -101,7 +86,18 @@ if (!postgres.available) {
           ['auth.delete', 'shared-1', 3, 'external'],
         ],
       );
-      assert.equal(a.bus.stats().own, 3, 'a handle hears its own events and skips them');
+      assert.equal((await b.get('shared-1')) === undefined, true);
+      await eventually('a to hear its own three events', () => a.bus.stats().own === 3);
+
+      // A burst collapses into the newest state, never into an older one.
+      await Promise.all([a.put(sampleCredential('shared-2')), a.put(sampleCredential('shared-3'))]);
+      const s2 = (await a.get('shared-2'))!;
+      await a.put({ ...s2, priority: 9 });
+      await eventually(
+        'the burst',
+        () => heard.some((c) => c.id === 'shared-2' && c.revision === 2) && heard.some((c) => c.id === 'shared-3'),
+      );
+      assert.equal(heard.filter((c) => c.id === 'shared-2' && c.revision === 1).length <= 1, true);
     });
 
     test('the event payload is the documented shape, metadata only, well under 8,000 bytes', async () => {

@@ -18,6 +18,7 @@ import { type Credential, parseCredential } from '../credential.js';
 import { type EncryptionKey, parseEncryptionKey } from '../encryption.js';
 import { CredentialsError, RevisionConflict } from '../errors.js';
 import type { CredentialStore, DeleteOptions, PutOptions, StoreChange, Unsubscribe } from '../store/credentialStore.js';
+import { callEach } from '../util/callEach.js';
 import type { AuthEventCorrelation } from './authEvent.js';
 import { AuthEventBus, type AuthEventBusSettings, type RevisionState } from './authEventBus.js';
 import { type CredentialRow, decodeRow, encodeRow } from './credentialRows.js';
@@ -242,13 +243,6 @@ export class PostgresCredentialStore implements CredentialStore {
   }
 
   private emit(change: StoreChange): void {
-    // A throwing listener must not turn a completed write into a failed one.
-    for (const listener of this.changes.listeners('change')) {
-      try {
-        listener(change);
-      } catch {
-        // Listeners report their own failures.
-      }
-    }
+    callEach(this.changes.listeners('change'), change);
   }
 }

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { postgresForTests } from '@switchyard/test-support';
-import pg from 'pg';
+import { postgresForTests, sqlOnce } from '@switchyard/test-support';
 import { runQuotaStoreContract } from '../contract.js';
 import { PostgresQuotaStore } from './postgresQuotaStore.js';
 
@@ -17,10 +16,7 @@ if (!postgres.available) {
     'postgres',
     async () => {
       const store = await open();
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query('TRUNCATE switchyard_quota');
-      await client.end();
+      await sqlOnce(url, 'TRUNCATE switchyard_quota');
       return { store, reopen: open };
     },
     { durable: true },
