@@ -153,6 +153,19 @@ describe('gateways in a cluster (in process)', { skip: postgres.skip }, async ()
     );
   });
 
+  test('a config reload on one node is a signal to the others, published once', async () => {
+    const before = [b, c].map((n) => n.cluster!.status().config_reload_signals);
+    a.reload(a.config());
+    await until('b and c to hear it', () => [b, c].every((n, i) => n.cluster!.status().config_reload_signals === before[i]! + 1));
+    assert.equal(a.cluster!.status().config_reload_signals, 0, 'a node does not hear its own signal');
+    // Hearing a signal publishes nothing back: the count stays at one.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(
+      [b, c].map((n) => n.cluster!.status().config_reload_signals),
+      before.map((n) => n + 1),
+    );
+  });
+
   test('svc_cluster_* metrics are exposed with bounded labels', async () => {
     const text = await b.observability.registry!.metrics();
     for (const outcome of ['applied', 'duplicate', 'stale', 'invalid', 'own', 'repaired']) {

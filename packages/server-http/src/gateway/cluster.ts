@@ -45,6 +45,8 @@ export interface ClusterStatus {
   events: { received: number; applied: number; invalid: number; duplicates: number; stale: number; own: number };
   reconcile: { runs: number; repaired: number; last_at: string | null; interval_ms: number };
   cooldown_invalid_notifications: number;
+  /** `config.reload` signals heard from other nodes. */
+  config_reload_signals: number;
 }
 
 /** Where a node's clock comes from (the gateway's scheduler). */
@@ -76,6 +78,7 @@ interface LogRelay {
 export class GatewayCluster {
   private lastEvent: ClusterLastEvent | null = null;
   private lastReconcileAt: string | null = null;
+  private configReloadSignals = 0;
 
   private constructor(
     readonly nodeId: string,
@@ -98,6 +101,9 @@ export class GatewayCluster {
         origin_node_id: event.origin.node_id,
         applied_at: new Date(this.clock.now()).toISOString(),
       };
+    });
+    bus.onConfigReload(() => {
+      this.configReloadSignals++;
     });
     bus.events.on('reconciled', () => {
       this.lastReconcileAt = new Date(this.clock.now()).toISOString();
@@ -219,6 +225,7 @@ export class GatewayCluster {
         interval_ms: this.settings.reconcile_interval,
       },
       cooldown_invalid_notifications: this.cooldownStore.invalidNotifications,
+      config_reload_signals: this.configReloadSignals,
     };
   }
 
