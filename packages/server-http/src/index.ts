@@ -42,6 +42,7 @@ export { assertCallableUrl, blockedRange, guardedAgent, guardedLookup, SsrfBlock
 export { ApiKeySet, presentedKey } from './dataPlane/apiKeys.js';
 export { createDataPlane, type DataPlane, type DataPlaneOptions, requestIdOf } from './dataPlane/dataPlane.js';
 export { BodyTooLarge, readBody } from './dataPlane/readBody.js';
+export { type ClusterStatus, ClusterUnavailableError, GatewayCluster } from './gateway/cluster.js';
 export { ConfigError, loadConfigFile, type ParseConfigOptions, parseConfig } from './gateway/config/load.js';
 export { redactConfig } from './gateway/config/persist.js';
 export {

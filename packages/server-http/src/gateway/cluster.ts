@@ -20,6 +20,7 @@ import {
 } from '@switchyard/credentials/postgres';
 import pg from 'pg';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { ConfigError } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
 
 /** The last cross-node event this node applied. */
@@ -58,6 +59,23 @@ interface ClusterClock {
 interface ClusterLogger {
   info(object: object, message: string): void;
   warn(object: object, message: string): void;
+}
+
+/** The cluster's stores could not be opened (PostgreSQL unreachable, a migration failed). */
+export class ClusterUnavailableError extends Error {
+  override name = 'ClusterUnavailableError';
+  readonly code = 'cluster_unavailable';
+}
+
+/** The database URL without its password, for messages. */
+function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(cluster.database_url)';
+  }
 }
 
 interface LogRelay {
@@ -123,7 +141,10 @@ export class GatewayCluster {
     const connection = settings.database_url;
     const key = config.auth.encryption.key;
     if (!config.auth.encryption.enabled || !key) {
-      throw new Error('cluster.enabled needs auth.encryption (secrets are kept in PostgreSQL encrypted)');
+      // parseConfig refuses this already; a config built by hand meets the same rule here.
+      throw new ConfigError('(cluster)', [
+        { field: 'auth.encryption.enabled', message: 'the cluster keeps secrets in PostgreSQL encrypted: set auth.encryption' },
+      ]);
     }
     const pool = new pg.Pool({ connectionString: connection, max: settings.pool_size, application_name: `switchyard-${nodeId}` });
     // An idle pooled connection that drops (a database restart) must not crash the node; the next query reconnects.
@@ -160,7 +181,9 @@ export class GatewayCluster {
     } catch (error) {
       for (const store of opened.reverse()) await store.close().catch(() => undefined);
       await pool.end().catch(() => undefined);
-      throw error;
+      throw new ClusterUnavailableError(`cannot open the cluster's stores at ${redactUrl(connection)}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 

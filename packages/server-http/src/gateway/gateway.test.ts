@@ -5,8 +5,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { generateEncryptionKey } from '@switchyard/credentials';
 import { requirePromtool } from '@switchyard/test-support';
 import OpenAI from 'openai';
+import { ClusterUnavailableError } from './cluster.js';
 import { parseConfig } from './config/load.js';
 import { Gateway, UnsafeBindError } from './gateway.js';
 
@@ -404,6 +406,23 @@ test('documented routes still to come answer 501 not_implemented behind the mana
     assert.equal((await json(answer)).error.code, 'not_implemented', route);
     if (route.startsWith('/v0/management/')) assert.equal((await call(route, { key: null })).status, 401, `${route} without the key`);
   }
+});
+
+test('a cluster whose database cannot be reached refuses to start, naming it without its password', async () => {
+  const config = parseConfig(
+    JSON.stringify({
+      port: 0,
+      metrics: { enabled: false },
+      auth: { encryption: { enabled: true, key: generateEncryptionKey() } },
+      cluster: { enabled: true, database_url: 'postgres://postgres:hunter2@127.0.0.1:1/none' },
+    }),
+  );
+  await assert.rejects(Gateway.start({ config, logDestination: { write() {} } }), (error: Error) => {
+    assert.ok(error instanceof ClusterUnavailableError);
+    assert.match(error.message, /postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/none/);
+    assert.doesNotMatch(error.message, /hunter2/);
+    return true;
+  });
 });
 
 test('/v0/management/auths: add, list, change, refresh, quota and delete, with tokens never in an answer', async () => {
