@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', contract: 'src/contract.ts' },
+  entry: { index: 'src/index.ts', contract: 'src/contract.ts', postgres: 'src/postgres.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,
@@ -9,5 +9,5 @@ export default defineConfig({
   target: 'node20',
   platform: 'node',
   // The contract suite runs under node:test; chokidar and undici stay dependencies, not bundled.
-  external: [/^node:/, 'chokidar', 'undici', 'zod', 'eventemitter3', '@switchyard/core-routing'],
+  external: [/^node:/, 'chokidar', 'undici', 'zod', 'eventemitter3', '@switchyard/core-routing', '@switchyard/core-routing/postgres', 'pg'],
 });

@@ -8,8 +8,9 @@
  * ```ts
  * import { runCooldownStateStoreContract } from '@switchyard/core-routing/contract';
  * runCooldownStateStoreContract('postgres', async () => {
- *   const store = await PostgresCooldownStateStore.open(pool);
- *   return { store, peer: await PostgresCooldownStateStore.open(otherPool), close: () => pool.end() };
+ *   const store = await PostgresCooldownStateStore.open({ connection: url, channel });
+ *   const peer = await PostgresCooldownStateStore.open({ connection: url, channel });
+ *   return { store, peer, close: async () => { await store.close(); await peer.close(); } };
  * });
  * ```
  */

@@ -13,7 +13,11 @@ export type RoutingErrorCode =
   | 'invalid_config'
   | 'invalid_request'
   | 'unsupported_translation'
-  | 'timeout';
+  | 'timeout'
+  /** A shared store (PostgreSQL) could not read, write or migrate. */
+  | 'store_failed'
+  /** The component is closed. */
+  | 'closed';
 
 /** Base error of `@switchyard/core-routing`. */
 export class RoutingError extends Error {

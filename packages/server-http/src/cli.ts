@@ -7,6 +7,7 @@
  */
 import { parseArgs } from 'node:util';
 import { defaultAdapters } from '@switchyard/core-routing';
+import { ClusterUnavailableError } from './gateway/cluster.js';
 import { ConfigError, loadConfigFile } from './gateway/config/load.js';
 import { Gateway, NotImplementedError, UnsafeBindError } from './gateway/gateway.js';
 import { LoginUsageError, login } from './gateway/login.js';
@@ -103,6 +104,10 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
       io.stderr(`switchyard: ${error.message}\n`);
       if (error instanceof UsageError || error instanceof LoginUsageError) io.stderr(`\n${USAGE}`);
       return 2;
+    }
+    if (error instanceof ClusterUnavailableError) {
+      io.stderr(`switchyard: ${error.message}\n`);
+      return 1;
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') {

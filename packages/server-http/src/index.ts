@@ -68,6 +68,7 @@ export {
   WsCredentialSchema,
   WsRequestIdSchema,
 } from './dataPlane/websocket/wsMessages.js';
+export { type ClusterStatus, ClusterUnavailableError, GatewayCluster } from './gateway/cluster.js';
 export { ConfigError, loadConfigFile, type ParseConfigOptions, parseConfig } from './gateway/config/load.js';
 export { redactConfig } from './gateway/config/persist.js';
 export {

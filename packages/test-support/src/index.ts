@@ -24,5 +24,7 @@ export {
   type StreamPiece,
   startFakeUpstream,
 } from './fakeUpstream.js';
-export { DEFAULT_PG_URL, type PostgresForTests, postgresForTests } from './postgres.js';
+export { DEFAULT_PG_URL, type PostgresForTests, postgresForTests, sqlOnce } from './postgres.js';
 export { inCI, missing, type Requirement } from './requirement.js';
+export { startTcpProxy, type TcpProxy } from './tcpProxy.js';
+export { eventually } from './waitFor.js';

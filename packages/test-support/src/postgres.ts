@@ -76,3 +76,23 @@ function redact(url: string): string {
   if (parsed.password) parsed.password = '***';
   return parsed.toString();
 }
+
+/**
+ * Runs one statement on a connection of its own (to `url`, schema included),
+ * for tests that set up or inspect tables, or kill a backend, beside the
+ * code under test.
+ *
+ * @example
+ * ```ts
+ * await sqlOnce(pg.url, 'TRUNCATE switchyard_quota');
+ * ```
+ */
+export async function sqlOnce(url: string, text: string, params: unknown[] = []): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await client.query(text, params);
+  } finally {
+    await client.end();
+  }
+}

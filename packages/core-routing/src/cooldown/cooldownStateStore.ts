@@ -4,8 +4,8 @@
  * cooldown, writes it here, and every other node sharing the store is told
  * of it and applies it to its own in-memory view, so the request path never
  * waits on the store. The in-memory adapter serves one process; the
- * PostgreSQL adapter (a later package) serves many, with LISTEN/NOTIFY for
- * {@link CooldownStateStore.subscribe}.
+ * PostgreSQL adapter (`@switchyard/core-routing/postgres`) serves many, with
+ * LISTEN/NOTIFY for {@link CooldownStateStore.subscribe}.
  */
 import { RoutingError } from '../errors.js';
 

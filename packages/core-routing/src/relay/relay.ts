@@ -457,6 +457,13 @@ export class Relay {
       if (retrySame) pinned = { provider, credential: retrySame, ...(preview ? { upstreamModel, preview } : {}) };
       else if (preview) break;
     }
+    const backup = request.signal?.aborted ? undefined : failover?.backupFor(request.forwarded === true);
+    if (backup && !sink.headersSent) {
+      // active_passive: every attempt here failed before its first byte (the primary's upstream is down
+      // before health checks and cooldowns have noticed); the backup gateway may still serve it.
+      const forwarded = await failover!.forward(backup, request, sink);
+      if (forwarded.kind === 'answered') return end(this.forwardedEnd(backup, forwarded.status));
+    }
     const failure = failureToClient(state.lastFailure, request.signal?.aborted === true);
     this.fail(request, sink, failure);
     return end({

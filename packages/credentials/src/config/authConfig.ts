@@ -21,13 +21,15 @@ import type { Scheduler } from '@switchyard/core-routing';
 import { z } from 'zod';
 import { CredentialsError } from '../errors.js';
 import { CredentialManager } from '../manager/credentialManager.js';
+import type { RefreshLock } from '../manager/credentialWriter.js';
 import type { CredentialManagerOptions, ProviderQuotaConfig } from '../manager/managerTypes.js';
 import type { AuthFlow } from '../oauth/authFlow.js';
 import { cloudCodingAssistantFlow } from '../oauth/cloudCodingAssistantFlow.js';
 import { codeAssistantFlow } from '../oauth/codeAssistantFlow.js';
 import { POOL_STRATEGIES } from '../pool/credentialPool.js';
+import type { CredentialStore } from '../store/credentialStore.js';
 import { FileCredentialStore } from '../store/fileCredentialStore.js';
-import { FileQuotaStore } from '../store/quotaStore.js';
+import { FileQuotaStore, type QuotaStore } from '../store/quotaStore.js';
 import type { CredentialsLogger } from '../util/logger.js';
 import { parseDuration } from '../util/time.js';
 
@@ -95,12 +97,23 @@ export interface OpenCredentialsOptions {
   scheduler?: Scheduler;
   logger?: CredentialsLogger;
   http?: CredentialManagerOptions['http'];
+  /**
+   * Shared stores to run on instead of the files in `auth-dir` (a cluster's
+   * PostgreSQL stores). `close()` then closes the credential and quota
+   * stores; the refresh lock stays its owner's to close.
+   */
+  stores?: { store: CredentialStore; quotaStore: QuotaStore; refreshLock?: RefreshLock };
+  /** How often quota usage is written to the quota store (default 1 s; 0: after every report, still off the request path). */
+  quotaFlushIntervalMs?: number;
 }
 
 /** The manager of {@link openCredentials}, whose `close` also closes its file stores. */
 export interface OpenedCredentials {
   manager: CredentialManager;
-  store: FileCredentialStore;
+  /** The credential store in use. */
+  store: CredentialStore;
+  /** The file store in `auth-dir`, unless `stores` replaced it. */
+  fileStore: FileCredentialStore | undefined;
   config: AuthConfig;
   close(): Promise<void>;
 }
@@ -131,11 +144,14 @@ export async function openCredentials(options: OpenCredentialsOptions = {}): Pro
   const config = parsed.data;
   const directory = options.authDir ?? './auths';
   const encryption = config.encryption;
-  const store = await FileCredentialStore.open({
-    directory,
-    ...(encryption.enabled ? { encryption: { key: encryption.key!, previousKeys: encryption.previous_keys } } : {}),
-  });
-  const quotaStore = await FileQuotaStore.open(join(store.directory, '.quota.json'));
+  const fileStore = options.stores
+    ? undefined
+    : await FileCredentialStore.open({
+        directory,
+        ...(encryption.enabled ? { encryption: { key: encryption.key!, previousKeys: encryption.previous_keys } } : {}),
+      });
+  const store: CredentialStore = options.stores?.store ?? fileStore!;
+  const quotaStore = options.stores?.quotaStore ?? (await FileQuotaStore.open(join(fileStore!.directory, '.quota.json')));
   const custom = options.flows ?? [];
   const presets = [codeAssistantFlow(), cloudCodingAssistantFlow()].filter((preset) => !custom.some((f) => f.name === preset.name));
   const manager = new CredentialManager({
@@ -149,6 +165,8 @@ export async function openCredentials(options: OpenCredentialsOptions = {}): Pro
       leadTimeMs: config.refresh.refresh_lead_time,
     },
     flows: [...presets, ...custom],
+    ...(options.stores?.refreshLock ? { refreshLock: options.stores.refreshLock } : {}),
+    ...(options.quotaFlushIntervalMs === undefined ? {} : { quotaFlushIntervalMs: options.quotaFlushIntervalMs }),
     ...(options.providers ? { providers: options.providers } : {}),
     ...(options.configFile ? { configFile: options.configFile } : {}),
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),
@@ -164,6 +182,7 @@ export async function openCredentials(options: OpenCredentialsOptions = {}): Pro
   return {
     manager,
     store,
+    fileStore,
     config,
     async close() {
       await manager.close();

@@ -8,6 +8,7 @@
 import { EventEmitter } from 'eventemitter3';
 import { type Credential, parseCredential } from '../credential.js';
 import { RevisionConflict } from '../errors.js';
+import { callEach } from '../util/callEach.js';
 import type { CredentialStore, DeleteOptions, PutOptions, StoreChange, Unsubscribe } from './credentialStore.js';
 
 /**
@@ -75,14 +76,7 @@ export class MemoryCredentialStore implements CredentialStore {
   }
 
   private emit(change: StoreChange): void {
-    // A throwing listener must not turn a completed write into a failed one.
-    for (const listener of this.changes.listeners('change')) {
-      try {
-        listener(change);
-      } catch {
-        // Listeners report their own failures.
-      }
-    }
+    callEach(this.changes.listeners('change'), change);
   }
 }
 

@@ -108,7 +108,8 @@ export class MemoryQuotaStore implements QuotaStore {
   protected async persist(): Promise<void> {}
 }
 
-function checkDelta(delta: QuotaDelta): void {
+/** Throws `invalid_argument` unless the delta's tokens are a whole number ≥ 0. */
+export function checkDelta(delta: QuotaDelta): void {
   if (!Number.isSafeInteger(delta.tokens) || delta.tokens < 0) {
     throw new CredentialsError('invalid_argument', `quota usage of ${JSON.stringify(delta.id)} must be a whole number ≥ 0`, {
       field: 'tokens',

@@ -32,8 +32,8 @@ async function node(
   name: string,
   settings: ConstructorParameters<typeof NodeFailover>[0],
   scheduler = new FakeScheduler(0),
+  providers: ProviderConfig[] = [{ name: `${name}-mock`, kind: 'mock', models: ['demo'] }],
 ): Promise<Node> {
-  const providers: ProviderConfig[] = [{ name: `${name}-mock`, kind: 'mock', models: ['demo'] }];
   const failover = new NodeFailover(settings, { scheduler });
   const transport = new UndiciTransport();
   const relay = new Relay({ providers, transport, failover });
@@ -82,6 +82,20 @@ describe('node failover', () => {
     await backup.stop();
     const nobody = await ask(primary.url);
     assert.equal(nobody.status, 429, 'with the backup gone too, the client hears why');
+  });
+
+  test('active_passive: a request whose every attempt fails before the first byte goes to the backup', async () => {
+    const backup = await node(await freePort(), 'backup2', { mode: 'none' });
+    // An upstream nobody listens on: each attempt fails with a refused connection, before any cooldown or check.
+    const deadUpstream = `http://127.0.0.1:${await freePort()}/v1`;
+    const primary = await node(await freePort(), 'primary2', { mode: 'active_passive', backupUrl: backup.url }, new FakeScheduler(0), [
+      { name: 'dead', kind: 'openai-compatible', baseUrl: deadUpstream, models: ['demo'] },
+    ]);
+    const answer = await ask(primary.url);
+    assert.equal(answer.status, 200);
+    assert.equal(answer.provider, 'backup2-mock');
+    await backup.stop();
+    assert.equal((await ask(primary.url)).status, 502, 'with the backup gone too, the upstream failure is reported');
   });
 
   test('active_active: each request is served by its owner on the ring, whichever node it reached', async () => {

@@ -16,6 +16,7 @@ import type { GatewayConfig } from './config/schema.js';
 import type { Gateway } from './gateway.js';
 import { registerApiCallRoute } from './routes/apiCall.js';
 import { registerAuthFileRoutes } from './routes/authFiles.js';
+import { registerClusterRoutes } from './routes/cluster.js';
 import { credentialsApiError, registerCredentialRoutes } from './routes/credentials.js';
 import { registerDashboardRoutes } from './routes/dashboard.js';
 import { registerHealthRoutes } from './routes/health.js';
@@ -124,9 +125,17 @@ export function createControlPlane(gateway: Gateway, management: GatewayManageme
   const { guard, sessions } = management;
   app.use('/v0/management/*', guard.middleware);
   app.use('/v0/operations/*', guard.middleware);
+  // Credential events published by management calls say who and which request caused them.
+  app.use('/v0/management/*', async (c, next) => {
+    const cluster = gateway.cluster;
+    if (!cluster || c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    const correlation = { request_id: c.get('requestId'), actor: 'management-api', reason: `${c.req.method} ${c.req.path}`.slice(0, 200) };
+    return cluster.withCorrelation(correlation, () => next());
+  });
 
   registerHealthRoutes(app, gateway);
   registerOperationsRoutes(app, gateway);
+  registerClusterRoutes(app, gateway);
   registerManagementRoutes(app, gateway);
   registerDashboardRoutes(app, gateway, guard, sessions);
   registerCredentialRoutes(app, gateway);

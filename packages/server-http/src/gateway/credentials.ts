@@ -10,7 +10,13 @@
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { RelayCredential, RelayCredentialPool, Scheduler } from '@switchyard/core-routing';
-import { type AuthConfig, type CredentialManager, type OpenedCredentials, openCredentials } from '@switchyard/credentials';
+import {
+  type AuthConfig,
+  type CredentialManager,
+  type OpenCredentialsOptions,
+  type OpenedCredentials,
+  openCredentials,
+} from '@switchyard/credentials';
 import type { GatewayConfig } from './config/schema.js';
 import { configuredFlows, flowKinds } from './flows.js';
 
@@ -49,12 +55,21 @@ export class GatewayCredentials {
     });
   }
 
-  /** Opens the store in `auth-dir` and starts the manager. */
+  /** Opens the store in `auth-dir` (or runs on the cluster's shared `stores`) and starts the manager. */
   static async open(
     config: GatewayConfig,
-    options: { scheduler: Scheduler; configPath?: string | undefined },
+    options: {
+      scheduler: Scheduler;
+      configPath?: string | undefined;
+      stores?: OpenCredentialsOptions['stores'];
+      flows?: OpenCredentialsOptions['flows'];
+    },
   ): Promise<GatewayCredentials> {
     const opened = await openCredentials({
+      ...(options.flows ? { flows: options.flows } : {}),
+      // Several nodes spend one quota: each learns the others' use from the store's answer to its own write, so write at once.
+      ...(config.cluster.enabled ? { quotaFlushIntervalMs: config.cluster.quota_flush_interval } : {}),
+      ...(options.stores ? { stores: options.stores } : {}),
       authDir: resolveAuthDir(config['auth-dir'], options.configPath),
       auth: config.auth as AuthConfig,
       providers: providerQuotas(config),

@@ -5,10 +5,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { generateEncryptionKey } from '@switchyard/credentials';
 import { requirePromtool } from '@switchyard/test-support';
 import OpenAI from 'openai';
+import { ClusterUnavailableError } from './cluster.js';
 import { parseConfig } from './config/load.js';
-import { Gateway, NotImplementedError, UnsafeBindError } from './gateway.js';
+import { Gateway, UnsafeBindError } from './gateway.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'gateway-'));
 const gateways: Gateway[] = [];
@@ -396,11 +398,21 @@ metrics: { enabled: false }
   assert.doesNotMatch(await metrics.text(), /key-limited|key-spare/, 'tokens never appear in API output');
 });
 
-test('cluster mode is refused at start', async () => {
-  const clustered = parseConfig(
-    'port: 0\nmetrics: { enabled: false }\ncluster: { enabled: true, database_url: "postgres://127.0.0.1/test" }\n',
+test('a cluster whose database cannot be reached refuses to start, naming it without its password', async () => {
+  const config = parseConfig(
+    JSON.stringify({
+      port: 0,
+      metrics: { enabled: false },
+      auth: { encryption: { enabled: true, key: generateEncryptionKey() } },
+      cluster: { enabled: true, database_url: 'postgres://postgres:hunter2@127.0.0.1:1/none' },
+    }),
   );
-  await assert.rejects(Gateway.start({ config: clustered, logDestination: { write() {} } }), NotImplementedError);
+  await assert.rejects(Gateway.start({ config, logDestination: { write() {} } }), (error: Error) => {
+    assert.ok(error instanceof ClusterUnavailableError);
+    assert.match(error.message, /postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/none/);
+    assert.doesNotMatch(error.message, /hunter2/);
+    return true;
+  });
 });
 
 test('/v0/management/auths: add, list, change, refresh, quota and delete, with tokens never in an answer', async () => {

@@ -23,11 +23,13 @@ import {
   systemScheduler,
   UndiciTransport,
 } from '@switchyard/core-routing';
+import type { AuthFlow } from '@switchyard/credentials';
 import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import { type FSWatcher, watch } from 'chokidar';
 import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
 import { createWebsocketGateway, type WebsocketGateway } from '../dataPlane/websocket/websocketGateway.js';
+import { GatewayCluster } from './cluster.js';
 import { ConfigError, parseConfig } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
 import { createControlPlane, createGatewayManagement, type GatewayManagement } from './controlPlane.js';
@@ -46,6 +48,8 @@ export interface GatewayOptions {
   scheduler?: Scheduler;
   /** Log destination overriding `logging.output` (tests, embedding). */
   logDestination?: DestinationStream;
+  /** Sign-in and refresh flows besides the two presets (embedders with their own OAuth providers). */
+  flows?: readonly AuthFlow[];
 }
 
 /** Hosts that only this machine can reach. */
@@ -95,6 +99,8 @@ export class Gateway {
   readonly scheduler: Scheduler;
   /** The credential store, pools, refresh worker and sign-in flows. */
   readonly credentials: GatewayCredentials;
+  /** The shared PostgreSQL stores (`cluster.enabled`), else undefined. */
+  readonly cluster: GatewayCluster | undefined;
   readonly startedAt: number;
   readonly configPath: string | undefined;
   readonly server: Server;
@@ -106,11 +112,13 @@ export class Gateway {
   /** The config file text last applied, so our own writes do not reload twice. */
   private lastFileText: string | undefined;
   private url_ = '';
+  private stopConfigSignal: (() => void) | undefined;
 
-  private constructor(options: GatewayOptions, credentials: GatewayCredentials) {
+  private constructor(options: GatewayOptions, credentials: GatewayCredentials, cluster: GatewayCluster | undefined) {
     const config = options.config;
     this.current = config;
     this.credentials = credentials;
+    this.cluster = cluster;
     this.configPath = options.configPath;
     this.scheduler = options.scheduler ?? systemScheduler;
     this.startedAt = this.scheduler.now();
@@ -148,6 +156,8 @@ export class Gateway {
     });
     this.cooldowns = new CooldownManager({
       scheduler: this.scheduler,
+      // In a cluster, cooldowns live in PostgreSQL: one node's 429s cool the provider on every node.
+      ...(cluster ? { store: cluster.cooldownStore } : {}),
       detection: { enabled: ops.cooldown.enabled, windowMs: ops.cooldown.detection_window, errorThreshold: ops.cooldown.error_threshold },
       durations: cooldownDurations(config),
       healthCheck: (key) => this.recoveryCheck(key),
@@ -216,20 +226,31 @@ export class Gateway {
         `refusing to serve ${config.host} with no api-keys: anyone who can reach it could use your providers. Set api-keys, bind 127.0.0.1, or pass --insecure.`,
       );
     }
-    if (config.cluster.enabled) {
-      // Refuse rather than run as a lone node while the operator believes state is shared.
-      throw new NotImplementedError(
-        'cluster.enabled: sharing credentials, cooldowns and quota through PostgreSQL is not available in this version; set cluster.enabled to false',
-      );
-    }
     const scheduler = options.scheduler ?? systemScheduler;
-    const credentials = await GatewayCredentials.open(config, { scheduler, configPath: options.configPath });
+    const cluster = config.cluster.enabled ? await GatewayCluster.open(config, { clock: scheduler }) : undefined;
+    let credentials: GatewayCredentials;
+    try {
+      credentials = await GatewayCredentials.open(config, {
+        scheduler,
+        configPath: options.configPath,
+        ...(options.flows ? { flows: options.flows } : {}),
+        ...(cluster ? { stores: cluster.credentialStores() } : {}),
+      });
+    } catch (error) {
+      await cluster?.close();
+      throw error;
+    }
     let gateway: Gateway;
     try {
-      gateway = new Gateway({ ...options, scheduler }, credentials);
+      gateway = new Gateway({ ...options, scheduler }, credentials, cluster);
     } catch (error) {
       await credentials.close();
+      await cluster?.close();
       throw error;
+    }
+    if (cluster) {
+      cluster.useLogger(gateway.observability.logger);
+      if (gateway.observability.registry) cluster.registerMetrics(gateway.observability.registry);
     }
     gateway.detach = gateway.observability.observeGateway({
       relay: gateway.relay.events,
@@ -253,6 +274,13 @@ export class Gateway {
     gateway.healer.start();
     gateway.failover.start();
     if (options.configPath) await gateway.watchConfig(options.configPath);
+    if (cluster) {
+      // Another node's config changed: a signal to re-read our own file, never its content.
+      gateway.stopConfigSignal = cluster.onConfigReload((event) => {
+        gateway.observability.logger.info({ event_id: event.event_id, from: event.origin.node_id }, 'cluster_config_reload_signal');
+        void gateway.applyConfigFile({ signalled: true });
+      });
+    }
     gateway.observability.logger.info({ url: gateway.url_, providers: Object.keys(config.providers) }, 'gateway_started');
     return gateway;
   }
@@ -278,7 +306,7 @@ export class Gateway {
    * they started with. Keys that need a restart (`host`, `port`,
    * `metrics.*`, `auth-dir`) are reported in the result.
    */
-  reload(config: GatewayConfig, options: { fromFile?: string } = {}): { restartNeeded: string[] } {
+  reload(config: GatewayConfig, options: { fromFile?: string; announce?: boolean; requestId?: string } = {}): { restartNeeded: string[] } {
     if (options.fromFile !== undefined) this.lastFileText = options.fromFile;
     const previous = this.current;
     const ops = config.server.operations;
@@ -306,13 +334,19 @@ export class Gateway {
     this.credentials.syncQuota(this.relay.table, Object.keys(config.providers));
     this.observability.alerts?.setRules(config.alerts.rules);
     this.observability.logger.level = config.logging.level;
-    const restartNeeded: string[] = (['host', 'port', 'auth-dir', 'metrics'] as const).filter(
+    const restartNeeded: string[] = (['host', 'port', 'auth-dir', 'metrics', 'cluster'] as const).filter(
       (key) => JSON.stringify(previous[key]) !== JSON.stringify(config[key]),
     );
     // Sign-in flows are registered with the credential manager once, at start.
     const flows = (c: GatewayConfig) => JSON.stringify(Object.entries(c.providers).map(([name, p]) => [name, p.oauth ?? null]));
     if (flows(previous) !== flows(config)) restartNeeded.push('providers.*.oauth');
     this.observability.logger.info({ restart_needed: restartNeeded }, 'config_reloaded');
+    if (this.cluster && options.announce !== false) {
+      const correlation = { request_id: options.requestId ?? null, actor: 'config', reason: 'config reload' };
+      this.cluster.publishConfigReload(correlation).catch((error: Error) => {
+        this.observability.logger.warn({ err: error.message }, 'cluster_config_reload_signal_failed');
+      });
+    }
     return { restartNeeded };
   }
 
@@ -320,36 +354,45 @@ export class Gateway {
   private async watchConfig(path: string): Promise<void> {
     this.lastFileText = await readFile(path, 'utf8').catch(() => undefined);
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const apply = async () => {
-      let text: string;
-      try {
-        text = await readFile(path, 'utf8');
-      } catch {
-        return; // mid-replace; the next event brings the new file
-      }
-      if (text === this.lastFileText) return;
-      try {
-        const config = parseConfig(text, { source: path, knownKinds: this.relay.adapterKinds() });
-        this.reload(config, { fromFile: text });
-      } catch (error) {
-        this.lastFileText = text;
-        const issues = error instanceof ConfigError ? error.issues : [{ field: '(file)', message: (error as Error).message }];
-        this.observability.logger.error({ path, issues }, 'config_reload_rejected_keeping_running_config');
-      }
-    };
     this.watcher = watch(path, { ignoreInitial: true });
     this.watcher.on('all', (event) => {
       if (event !== 'change' && event !== 'add') return;
       // Editors write in bursts; apply once they settle.
       clearTimeout(timer);
-      timer = setTimeout(() => void apply(), 50);
+      timer = setTimeout(() => void this.applyConfigFile({ signalled: false }), 50);
     });
     await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
+  }
+
+  /**
+   * Reads the config file and applies it when it changed. A change this
+   * node found itself is announced to the cluster; one looked for because
+   * another node signalled is not, so signals never echo between nodes.
+   */
+  private async applyConfigFile(options: { signalled: boolean }): Promise<void> {
+    const path = this.configPath;
+    if (path === undefined) return;
+    let text: string;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch {
+      return; // mid-replace; the next event brings the new file
+    }
+    if (text === this.lastFileText) return;
+    try {
+      const config = parseConfig(text, { source: path, knownKinds: this.relay.adapterKinds() });
+      this.reload(config, { fromFile: text, announce: !options.signalled });
+    } catch (error) {
+      this.lastFileText = text;
+      const issues = error instanceof ConfigError ? error.issues : [{ field: '(file)', message: (error as Error).message }];
+      this.observability.logger.error({ path, issues }, 'config_reload_rejected_keeping_running_config');
+    }
   }
 
   /** Stops everything, letting HTTP requests in flight finish first; websockets are closed (1001) and their requests aborted. */
   async close(): Promise<void> {
     await this.watcher?.close();
+    this.stopConfigSignal?.();
     this.healer.stop();
     this.health.stop();
     this.cooldowns.stop();
@@ -365,6 +408,7 @@ export class Gateway {
     await this.failover.close();
     await this.transport.close();
     await this.credentials.close();
+    await this.cluster?.close();
     await this.observability.stop();
   }
 

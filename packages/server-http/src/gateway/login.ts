@@ -79,6 +79,12 @@ export async function login(args: readonly string[], io: LoginIo): Promise<numbe
     throw new LoginUsageError(parsed.issues.map((issue) => `${flag(issue.field)}: ${issue.message}`).join('; '));
   }
 
+  if (config.cluster.enabled) {
+    // The terminal sign-in writes to auth-dir; a cluster keeps its credentials in PostgreSQL.
+    throw new LoginUsageError(
+      `${path} runs a cluster (cluster.enabled), whose credentials live in PostgreSQL: sign in through a node's /v0/oauth/${flow} page instead`,
+    );
+  }
   const authDir = resolveAuthDir(config['auth-dir'], path);
   const auth = { ...(config.auth as AuthConfigInput), refresh: { ...config.auth.refresh, enabled: false } };
   const opened = await openCredentials({ authDir, auth, flows: configuredFlows(config) });
@@ -111,7 +117,7 @@ export async function login(args: readonly string[], io: LoginIo): Promise<numbe
     try {
       const record = await signIns.wait(session.id);
       io.stdout(
-        `Signed in: credential ${record.id} (provider ${record.provider}${record.label ? `, ${record.label}` : ''}) saved to ${join(opened.store.directory, `${record.id}.json`)} (mode 0600).\n`,
+        `Signed in: credential ${record.id} (provider ${record.provider}${record.label ? `, ${record.label}` : ''}) saved to ${join(opened.fileStore!.directory, `${record.id}.json`)} (mode 0600).\n`,
       );
       return 0;
     } catch (error) {

@@ -211,7 +211,7 @@ describe('/v0/oauth: starting, polling and cancelling sign-ins', async () => {
     const record = gateway.credentials.manager.describe(id);
     assert.equal(record.provider, 'acme');
     assert.equal(record.priority, 3);
-    const file = await stat(join(gateway.credentials.opened.store.directory, `${id}.json`));
+    const file = await stat(join(gateway.credentials.opened.fileStore!.directory, `${id}.json`));
     assert.equal(file.mode & 0o777, 0o600);
 
     const answer = await fetch(`${gateway.url}/v1/chat/completions`, {

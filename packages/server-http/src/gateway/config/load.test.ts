@@ -133,6 +133,19 @@ server:
     assert.throws(() => parseConfig('server:\n  failover:\n    mode: active_passive\n'), /server\.failover\.backup_url/);
     assert.throws(() => parseConfig('auth:\n  encryption:\n    enabled: true\n'), /auth\.encryption\.key/);
     assert.throws(() => parseConfig('cluster:\n  enabled: true\n'), /cluster\.database_url/);
+    // Secrets shared through PostgreSQL are always sealed: a cluster without a key is refused before it starts.
+    assert.throws(
+      () => parseConfig('cluster:\n  enabled: true\n  database_url: postgres://db/x\n'),
+      /auth\.encryption\.enabled: the cluster keeps secrets in PostgreSQL encrypted/,
+    );
+    const ok = parseConfig(
+      'cluster:\n  enabled: true\n  database_url: postgres://db/x\n  reconcile_interval: 5s\nauth:\n  encryption: { enabled: true, key: k }\n',
+    );
+    assert.deepEqual(
+      [ok.cluster.auth_events_channel, ok.cluster.cooldown_channel, ok.cluster.reconcile_interval],
+      ['svc_auth_events_v1', 'svc_cooldown_events_v1', 5_000],
+    );
+    assert.throws(() => parseConfig('cluster:\n  auth_events_channel: "Bad-Name"\n'), /cluster\.auth_events_channel/);
   });
 
   test('providers.<p>.oauth: a device-code flow needs its endpoints and client; presets name themselves; one name, one provider', () => {

@@ -251,7 +251,31 @@ const clusterSchema = z
   .strictObject({
     enabled: z.boolean().default(false),
     database_url: z.string().default(''),
+    /** This node's name in cross-node events; empty: the host name. */
     node_id: z.string().default(''),
+    /** NOTIFY channel of credential events. Channels are database-wide: deployments (and test files) sharing a database each need their own. */
+    auth_events_channel: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a lower-case SQL identifier')
+      .default('svc_auth_events_v1'),
+    /** NOTIFY channel of cooldown changes (database-wide, like `auth_events_channel`). */
+    cooldown_channel: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a lower-case SQL identifier')
+      .default('svc_cooldown_events_v1'),
+    /** Part of the refresh lock's advisory-lock key, so unrelated users of one database never wait on each other. */
+    refresh_lock_namespace: z.string().min(1).default('switchyard-refresh'),
+    /** How often every stored credential revision is compared with this node's (repairs missed events); 0: only after a reconnection. */
+    reconcile_interval: durationSchema.default(30_000),
+    /**
+     * How often quota usage is added to PostgreSQL. Each node learns the
+     * others' use from the answer to its own write, so 0 (after every
+     * request, off the request path) keeps the overshoot past a limit to the
+     * requests in flight; longer intervals let it grow by that much traffic.
+     */
+    quota_flush_interval: durationSchema.default(0),
+    /** Connections of this node's pool for the shared stores. */
+    pool_size: z.number().int().min(2).max(100).default(8),
   })
   .refine((c) => !c.enabled || c.database_url.length > 0, {
     message: 'cluster.database_url is required when the cluster is enabled',
@@ -303,6 +327,16 @@ export const gatewayConfigSchema = z
           path: ['providers', name, 'oauth', 'flow'],
           input: provider.oauth,
         });
+    }
+    // Secrets shared through PostgreSQL are sealed with this key on every node; a cluster without it is refused.
+    if (config.cluster.enabled && !config.auth.encryption.enabled) {
+      ctx.issues.push({
+        code: 'custom',
+        message:
+          'the cluster keeps secrets in PostgreSQL encrypted: set auth.encryption.enabled and auth.encryption.key (the same key on every node)',
+        path: ['auth', 'encryption', 'enabled'],
+        input: config.auth,
+      });
     }
   });
 

@@ -46,7 +46,13 @@ const NameQuery = z.object({
 /** The listing, in name order; `auth_index` is the position in it. */
 export async function listAuthFiles(gateway: Gateway): Promise<AuthFile[]> {
   const { manager, opened } = gateway.credentials;
-  const files = (await opened.store.files()).sort((a, b) => a.name.localeCompare(b.name));
+  if (!opened.fileStore) {
+    throw new ApiError(
+      'not_implemented',
+      'auth files belong to the file store; with cluster.enabled credentials live in PostgreSQL: use /v0/management/auths',
+    );
+  }
+  const files = (await opened.fileStore.files()).sort((a, b) => a.name.localeCompare(b.name));
   const out: AuthFile[] = [];
   for (const file of files) {
     let record: ReturnType<typeof manager.describe>;

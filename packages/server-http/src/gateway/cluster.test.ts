@@ -1,0 +1,181 @@
+/**
+ * Three gateways in one process on one PostgreSQL (`cluster.enabled`), for
+ * what needs a look inside: concurrent refresh triggers on every node spend
+ * the refresh token once, management writes publish events that say who
+ * and which request, and the `svc_cluster_*` metrics. The process-level
+ * tests are in test/cluster.test.ts.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, describe, test } from 'node:test';
+import { deviceCodeFlow, generateEncryptionKey } from '@switchyard/credentials';
+import { postgresForTests, requirePromtool } from '@switchyard/test-support';
+import pg from 'pg';
+import { parseConfig } from './config/load.js';
+import { Gateway } from './gateway.js';
+
+const postgres = await postgresForTests(import.meta.url);
+const promtool = requirePromtool();
+const MANAGEMENT_KEY = 'cluster-in-process-key';
+const suffix = randomBytes(4).toString('hex');
+const channel = `t_auth_${suffix}`;
+
+/** A token endpoint on loopback that counts refresh grants and answers slowly, to widen any race. */
+async function fakeTokenEndpoint() {
+  const grants: string[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (chunk) => (body += chunk));
+    req.on('end', () => {
+      grants.push(new URLSearchParams(body).get('refresh_token') ?? '');
+      setTimeout(() => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ access_token: `new-token-${grants.length}`, refresh_token: `rt-${grants.length + 1}`, expires_in: 3600 }));
+      }, 100);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, grants };
+}
+
+async function startNodes(url: string, tokenUrl: string): Promise<Gateway[]> {
+  const key = generateEncryptionKey();
+  const flow = () =>
+    deviceCodeFlow({
+      name: 'acme',
+      provider: 'acme',
+      clientId: 'switchyard',
+      deviceAuthorizationUrl: `${tokenUrl}/device`,
+      tokenUrl: `${tokenUrl}/token`,
+    });
+  const nodes: Gateway[] = [];
+  for (const name of ['a', 'b', 'c']) {
+    const config = parseConfig(
+      JSON.stringify({
+        port: 0,
+        'remote-management': { 'secret-key': MANAGEMENT_KEY },
+        auth: { encryption: { enabled: true, key }, refresh: { enabled: false } },
+        providers: { acme: { kind: 'mock', models: ['acme-model'] } },
+        metrics: { enabled: true, port: 0 },
+        cluster: {
+          enabled: true,
+          database_url: url,
+          node_id: `node-${name}`,
+          auth_events_channel: channel,
+          cooldown_channel: `t_cooldown_${suffix}`,
+          refresh_lock_namespace: `t-refresh-${suffix}`,
+        },
+      }),
+    );
+    const gateway = await Gateway.start({ config, flows: [flow()], logDestination: { write() {} } });
+    after(() => gateway.close());
+    nodes.push(gateway);
+  }
+  return nodes;
+}
+
+async function manage(gateway: Gateway, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${gateway.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${MANAGEMENT_KEY}`, 'content-type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+}
+
+async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  assert.fail(`timed out waiting for ${what}`);
+}
+
+describe('gateways in a cluster (in process)', { skip: postgres.skip }, async () => {
+  if (!postgres.available) return;
+  const endpoint = await fakeTokenEndpoint();
+  const nodes = await startNodes(postgres.url, endpoint.url);
+  const [a, b, c] = nodes as [Gateway, Gateway, Gateway];
+
+  test('management writes publish events naming the actor and the request', async () => {
+    const listener = new pg.Client({ connectionString: postgres.url });
+    await listener.connect();
+    after(() => listener.end());
+    const payloads: Record<string, Record<string, unknown>>[] = [];
+    listener.on('notification', (message) => payloads.push(JSON.parse(message.payload ?? '{}')));
+    await listener.query(`LISTEN ${channel}`);
+    const added = await manage(
+      a,
+      'POST',
+      '/v0/management/auths',
+      { id: 'key-1', provider: 'acme', type: 'api_key', token: 'sk-acme-1' },
+      {
+        'x-request-id': 'req-correlated-1',
+      },
+    );
+    assert.equal(added.status, 201);
+    await until('the event', () => payloads.some((p) => p.subject?.auth_id === 'key-1'));
+    const event = payloads.find((p) => p.subject?.auth_id === 'key-1')!;
+    assert.deepEqual(event.correlation, { request_id: 'req-correlated-1', actor: 'management-api' });
+    assert.equal(event.origin?.node_id, 'node-a');
+    assert.doesNotMatch(JSON.stringify(event), /sk-acme-1/, 'no secret in the payload');
+    await until('node c to hold the key', () => c.credentials.manager.list('acme').some((r) => r.id === 'key-1'));
+    assert.equal((await manage(a, 'DELETE', '/v0/management/auths/acme?id=key-1')).status, 200);
+    await until('node c to drop the key', () => !c.credentials.manager.list('acme').some((r) => r.id === 'key-1'));
+  });
+
+  test('concurrent refresh triggers on all three nodes call the token endpoint exactly once', async () => {
+    const added = await manage(a, 'POST', '/v0/management/auths', {
+      id: 'acme-oauth',
+      provider: 'acme',
+      type: 'oauth',
+      token: 'old-token',
+      refresh_token: 'rt-1',
+      oauth: { flow: 'acme' },
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    await until('every node to hold the credential', () => nodes.every((n) => n.credentials.manager.list('acme').length === 1));
+    const answers = await Promise.all(
+      [a, b, c, a, b, c].map((node) => manage(node, 'POST', '/v0/management/auths/acme/refresh?id=acme-oauth')),
+    );
+    assert.deepEqual(
+      answers.map((x) => x.status),
+      [200, 200, 200, 200, 200, 200],
+      JSON.stringify(answers.map((x) => x.body)),
+    );
+    assert.deepEqual(endpoint.grants, ['rt-1'], 'one grant, with the original refresh token');
+    await until('every node to serve the new token', () =>
+      nodes.every((n) => n.credentials.manager.pool('acme').acquire().token === 'new-token-1'),
+    );
+  });
+
+  test('a config reload on one node is a signal to the others, published once', async () => {
+    const before = [b, c].map((n) => n.cluster!.status().config_reload_signals);
+    a.reload(a.config());
+    await until('b and c to hear it', () => [b, c].every((n, i) => n.cluster!.status().config_reload_signals === before[i]! + 1));
+    assert.equal(a.cluster!.status().config_reload_signals, 0, 'a node does not hear its own signal');
+    // Hearing a signal publishes nothing back: the count stays at one.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.deepEqual(
+      [b, c].map((n) => n.cluster!.status().config_reload_signals),
+      before.map((n) => n + 1),
+    );
+  });
+
+  test('svc_cluster_* metrics are exposed with bounded labels', async () => {
+    const text = await b.observability.registry!.metrics();
+    for (const outcome of ['applied', 'duplicate', 'stale', 'invalid', 'own', 'repaired']) {
+      assert.match(text, new RegExp(`svc_cluster_events_total\\{outcome="${outcome}"\\} \\d+`));
+    }
+    assert.match(text, /svc_cluster_events_total\{outcome="applied"\} [1-9]/, 'b applied events from a');
+    assert.match(text, /svc_cluster_listener_connected\{listener="auth_events"\} 1/);
+    assert.match(text, /svc_cluster_reconnects_total\{listener="cooldowns"\} 0/);
+    if (promtool.available) promtool.checkMetrics(text);
+    const status = (await manage(b, 'GET', '/v0/operations/cluster/status')).body;
+    assert.equal((status.events as { applied: number }).applied > 0, true);
+  });
+});

@@ -1,0 +1,333 @@
+/**
+ * Three gateway processes on one PostgreSQL (`cluster.enabled`): a
+ * credential added on node A serves on node C, cooldowns started on A (by
+ * hand and by 429s) are honoured by B and C, and a PostgreSQL "restart"
+ * (B and C reach the database through a TCP proxy that drops them) loses
+ * no update. The channels and the refresh-lock namespace are this file's
+ * own, so parallel runs never hear each other.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, describe, test } from 'node:test';
+import { generateEncryptionKey } from '@switchyard/credentials';
+import { FAKE_USAGE, type FakeUpstream, postgresForTests, startFakeOpenAi, startTcpProxy, type TcpProxy } from '@switchyard/test-support';
+import pg from 'pg';
+import { type GatewayNode, startGatewayNodes } from './gatewayProcesses.js';
+
+const CLIENT_KEY = 'sk-cluster-client';
+const MANAGEMENT_KEY = 'management-key-for-tests';
+const PROPAGATION_LIMIT_MS = 500;
+
+const postgres = await postgresForTests(import.meta.url);
+
+async function call(node: GatewayNode, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${node.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${MANAGEMENT_KEY}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+}
+
+let question = 0;
+async function chat(node: GatewayNode, model = 'gpt-4o') {
+  const response = await fetch(`${node.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${CLIENT_KEY}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: `question ${++question}` }] }),
+  });
+  await response.arrayBuffer();
+  return response.status;
+}
+
+/** Polls `condition` every 5 ms; resolves with the time it took, or fails past `timeoutMs`. */
+async function timeUntil(what: string, condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<number> {
+  const started = performance.now();
+  while (performance.now() - started < timeoutMs) {
+    if (await condition()) return performance.now() - started;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return assert.fail(`timed out waiting for ${what}`);
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+async function authIds(node: GatewayNode): Promise<Map<string, number>> {
+  const { body } = await call(node, 'GET', '/v0/management/auths');
+  return new Map((body.auths as { id: string; revision: number }[]).map((a) => [a.id, a.revision]));
+}
+
+async function cooling(node: GatewayNode): Promise<string[]> {
+  return (await call(node, 'GET', '/v0/operations/cooldown/status')).body.providers_in_cooldown as string[];
+}
+
+interface ClusterUnderTest {
+  a: GatewayNode;
+  b: GatewayNode;
+  c: GatewayNode;
+  upstream: FakeUpstream;
+  proxy: TcpProxy;
+}
+
+/** Starts the fake upstream, the proxy and the three nodes (teardown registered with after()). */
+async function startCluster(pgUrl: string, serverUrl: string): Promise<ClusterUnderTest> {
+  const suffix = randomBytes(4).toString('hex');
+  // The upstream accepts only the key the test adds through node A.
+  const upstream = await startFakeOpenAi({
+    models: ['gpt-4o'],
+    behaviour: (request) =>
+      String(request.headers.authorization ?? '').startsWith('Bearer sk-upstream-')
+        ? { type: 'ok' }
+        : { type: 'status', status: 401, body: { error: { message: 'no key' } } },
+  });
+  after(() => upstream.close());
+  const server = new URL(serverUrl);
+  const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
+  after(() => proxy.close());
+  const encryptionKey = generateEncryptionKey();
+  const { nodes } = await startGatewayNodes({
+    count: 3,
+    config: ({ index }) => ({
+      'api-keys': [CLIENT_KEY],
+      'remote-management': { 'secret-key': MANAGEMENT_KEY },
+      auth: { encryption: { enabled: true, key: encryptionKey } },
+      providers: {
+        up: { kind: 'openai-compatible', base_url: upstream.url, models: ['gpt-4o'], health_check: { enabled: false } },
+        metered: { kind: 'openai-compatible', base_url: upstream.url, models: ['metered-model'], health_check: { enabled: false } },
+        paced: { kind: 'openai-compatible', base_url: upstream.url, models: ['paced-model'], health_check: { enabled: false } },
+      },
+      server: { operations: { cache: { enabled: false }, health_check: { enabled: false } } },
+      cluster: {
+        enabled: true,
+        // Node A talks to PostgreSQL directly; B and C through the proxy, so a "restart" can cut them off.
+        database_url: index === 0 ? pgUrl : proxy.rewrite(pgUrl),
+        node_id: `node-${'abc'[index]}`,
+        auth_events_channel: `t_auth_${suffix}`,
+        cooldown_channel: `t_cooldown_${suffix}`,
+        refresh_lock_namespace: `t-refresh-${suffix}`,
+        reconcile_interval: '0s',
+      },
+    }),
+  });
+  const [a, b, c] = nodes as [GatewayNode, GatewayNode, GatewayNode];
+  return { a, b, c, upstream, proxy };
+}
+
+// Started at the top level: after() hooks registered inside a before() hook would run as soon as it ends.
+const setup = postgres.available ? await startCluster(postgres.url, postgres.serverUrl) : undefined;
+const pgUrlOfTest = postgres.available ? postgres.url : '';
+
+describe('three gateway nodes on one PostgreSQL', { skip: postgres.skip, timeout: 120_000 }, () => {
+  const { a, b, c, upstream, proxy } = setup ?? ({} as ClusterUnderTest);
+  const latencies: Record<string, number[]> = { credential: [], cooldown: [] };
+
+  after(() => {
+    for (const [what, values] of Object.entries(latencies)) {
+      if (values.length > 0) console.log(`cluster propagation (${what}): p50 ${median(values).toFixed(1)} ms over ${values.length}`);
+    }
+  });
+
+  test('every node reports itself in the cluster', async () => {
+    for (const [node, id] of [
+      [a, 'node-a'],
+      [b, 'node-b'],
+      [c, 'node-c'],
+    ] as const) {
+      const status = (await call(node, 'GET', '/v0/operations/cluster/status')).body;
+      assert.equal(status.enabled, true);
+      assert.equal(status.node_id, id);
+      const listeners = status.listeners as Record<string, { connected: boolean }>;
+      assert.equal(listeners.auth_events!.connected, true);
+      assert.equal(listeners.cooldowns!.connected, true);
+    }
+  });
+
+  test('a credential added through node A serves requests on node C within 500 ms', async () => {
+    assert.notEqual(await chat(c), 200, 'node C has no key yet (the upstream refuses)');
+    const added = await call(a, 'POST', '/v0/management/auths', { id: 'team-1', provider: 'up', type: 'api_key', token: 'sk-upstream-1' });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    const elapsed = await timeUntil('node C to serve with the new key', async () => (await chat(c)) === 200);
+    assert.ok(elapsed < PROPAGATION_LIMIT_MS, `took ${elapsed} ms`);
+    latencies.credential!.push(elapsed);
+    const last = upstream.requests.at(-1)!;
+    assert.equal(last.headers.authorization, 'Bearer sk-upstream-1');
+    for (let i = 2; i <= 6; i++) {
+      const id = `team-${i}`;
+      assert.equal(
+        (await call(a, 'POST', '/v0/management/auths', { id, provider: 'up', type: 'api_key', token: `sk-upstream-${i}` })).status,
+        201,
+      );
+      const took = await timeUntil(`${id} on node C`, async () => (await authIds(c)).has(id));
+      assert.ok(took < PROPAGATION_LIMIT_MS, `${id} took ${took} ms`);
+      latencies.credential!.push(took);
+    }
+    const event = (await call(c, 'GET', '/v0/operations/cluster/status')).body.last_event as Record<string, unknown>;
+    assert.equal(event.origin_node_id, 'node-a');
+    assert.equal(event.auth_id, 'team-6');
+  });
+
+  test('a cooldown started by hand on node A is honoured by B and C within 500 ms, and so is its end', async () => {
+    assert.equal((await call(a, 'POST', '/v0/operations/providers/up/cooldown', { duration: '1m', reason: 'test' })).status, 200);
+    for (const node of [b, c]) {
+      const took = await timeUntil('the cooldown to reach the node', async () => (await cooling(node)).includes('up'));
+      assert.ok(took < PROPAGATION_LIMIT_MS, `took ${took} ms`);
+      latencies.cooldown!.push(took);
+    }
+    assert.equal(await chat(c), 429, 'node C does not send to a provider cooling on A');
+    assert.equal((await call(a, 'POST', '/v0/operations/providers/up/recover')).status, 200);
+    for (const node of [b, c]) await timeUntil('the recovery to reach the node', async () => !(await cooling(node)).includes('up'));
+    assert.equal(await chat(c), 200);
+  });
+
+  test('429s from the upstream on node A cool the provider on B and C within 500 ms', async () => {
+    upstream.setBehaviour(() => ({
+      type: 'status',
+      status: 429,
+      headers: { 'retry-after': '60' },
+      body: { error: { message: 'slow down' } },
+    }));
+    // Each 429 cools one credential; once none is left, node A cools the provider itself.
+    await timeUntil('node A to cool the provider', async () => {
+      assert.notEqual(await chat(a), 200);
+      return (await cooling(a)).includes('up');
+    });
+    const started = performance.now();
+    for (const node of [b, c]) {
+      await timeUntil('the cooldown to reach the node', async () => (await cooling(node)).includes('up'));
+      const took = performance.now() - started;
+      assert.ok(took < PROPAGATION_LIMIT_MS, `took ${took} ms`);
+      latencies.cooldown!.push(took);
+    }
+    upstream.setBehaviour((request) =>
+      String(request.headers.authorization ?? '').startsWith('Bearer sk-upstream-') ? { type: 'ok' } : { type: 'status', status: 401 },
+    );
+    await call(a, 'POST', '/v0/operations/providers/up/recover');
+    for (const node of [b, c]) await timeUntil('the recovery to reach the node', async () => !(await cooling(node)).includes('up'));
+  });
+
+  /** Adds a key with `limit` through node A, waits until every node has it, and returns a reader of its stored use. */
+  async function meteredKey(id: string, provider: string, limit: number) {
+    const added = await call(a, 'POST', '/v0/management/auths', {
+      id,
+      provider,
+      type: 'api_key',
+      token: `sk-upstream-${id}`,
+      quota: { limit },
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    for (const node of [b, c]) await timeUntil(`${id} on every node`, async () => (await authIds(node)).has(id));
+    return async (expected: number) => {
+      const db = new pg.Client({ connectionString: pgUrlOfTest });
+      await db.connect();
+      let used = -1;
+      try {
+        // Usage reaches PostgreSQL asynchronously, after each request.
+        await timeUntil(`the stored use of ${id} to reach ${expected}`, async () => {
+          const { rows } = await db.query<{ used: string }>('SELECT used FROM switchyard_quota WHERE id = $1', [id]);
+          used = rows[0] ? Number(rows[0].used) : 0;
+          return used === expected;
+        }).catch(() => assert.equal(used, expected, 'the stored use equals the tokens of the requests served'));
+      } finally {
+        await db.end();
+      }
+      return used;
+    };
+  }
+
+  const perRequest = FAKE_USAGE.input + FAKE_USAGE.output;
+
+  test('exact quota: three nodes × 300 concurrent requests; the final use is the sum of the tokens', async () => {
+    const limit = perRequest * 400;
+    const storedUse = await meteredKey('metered-1', 'metered', limit);
+    const statuses = await Promise.all([a, b, c].flatMap((node) => Array.from({ length: 300 }, () => chat(node, 'metered-model'))));
+    const served = statuses.filter((s) => s === 200).length;
+    assert.ok(served > 0, 'some requests were served');
+    const used = await storedUse(served * perRequest);
+    // All 900 were in flight at once, so every one may have been admitted before the limit was seen.
+    assert.ok(used <= limit + statuses.length * perRequest);
+    console.log(`exact quota, 900 at once: ${served} of ${statuses.length} served, used ${used} of limit ${limit}`);
+  });
+
+  test('exact quota: with 10 requests in flight per node, use passes the limit by no more than the requests and usage writes in flight', async () => {
+    const limit = perRequest * 150;
+    const inFlightPerNode = 10;
+    const storedUse = await meteredKey('paced-1', 'paced', limit);
+    const statuses: number[] = [];
+    await Promise.all(
+      [a, b, c].map(async (node) => {
+        let left = 300;
+        await Promise.all(
+          Array.from({ length: inFlightPerNode }, async () => {
+            while (left-- > 0) statuses.push(await chat(node, 'paced-model'));
+          }),
+        );
+      }),
+    );
+    const served = statuses.filter((s) => s === 200).length;
+    const used = await storedUse(served * perRequest);
+    // A node learns the others' use from the answer to its own usage write, so besides the 30 requests in
+    // flight, up to one write per request in flight may not have landed yet when a request is admitted.
+    const inFlight = 3 * inFlightPerNode;
+    const bound = limit + 2 * inFlight * perRequest;
+    const over = Math.max(0, used - limit) / perRequest;
+    console.log(
+      `exact quota, paced: ${served} of ${statuses.length} served, used ${used} of limit ${limit}: ${over} requests past it, ${inFlight} in flight`,
+    );
+    assert.ok(used <= bound, `used ${used} passes the limit ${limit} by more than twice the ${inFlight} requests in flight`);
+  });
+
+  test('a PostgreSQL restart (as B and C see it) mid-run loses no update: after reconnecting, every node holds the same revisions', async () => {
+    // Steady traffic on B and C throughout: the data plane runs on what each node holds.
+    let running = true;
+    const statuses: number[] = [];
+    const traffic = Promise.all(
+      [b, c].map(async (node) => {
+        while (running) statuses.push(await chat(node));
+      }),
+    );
+    await timeUntil('traffic', async () => statuses.length > 5);
+    await proxy.pause();
+    // B and C are cut off; A keeps writing, and its notifications never reach them.
+    for (let i = 1; i <= 3; i++) {
+      assert.equal((await call(a, 'PUT', `/v0/management/auths/up?id=team-${i}`, { priority: 10 + i })).status, 200);
+    }
+    assert.equal(
+      (await call(a, 'POST', '/v0/management/auths', { id: 'while-down', provider: 'up', type: 'api_key', token: 'sk-upstream-x' })).status,
+      201,
+    );
+    assert.equal((await call(a, 'DELETE', '/v0/management/auths/up?id=team-6')).status, 200);
+    assert.equal(
+      (await call(a, 'POST', '/v0/operations/providers/metered/cooldown', { duration: '10m', reason: 'while down' })).status,
+      200,
+    );
+    const servedWhileDown = statuses.length;
+    await timeUntil('traffic while PostgreSQL is away', async () => statuses.length > servedWhileDown + 5);
+    await proxy.resume();
+    const expected = await authIds(a);
+    for (const node of [b, c]) {
+      await timeUntil(
+        'the node to reconcile its credentials',
+        async () => JSON.stringify([...(await authIds(node))].sort()) === JSON.stringify([...expected].sort()),
+        20_000,
+      );
+      await timeUntil('the node to re-list cooldowns', async () => (await cooling(node)).includes('metered'), 20_000);
+      const status = (await call(node, 'GET', '/v0/operations/cluster/status')).body;
+      const listeners = status.listeners as Record<string, { reconnects: number; connected: boolean }>;
+      assert.ok(listeners.auth_events!.reconnects >= 1 && listeners.auth_events!.connected, 'the auth listener reconnected');
+      assert.ok(listeners.cooldowns!.reconnects >= 1 && listeners.cooldowns!.connected, 'the cooldown listener reconnected');
+      assert.ok((status.reconcile as { repaired: number }).repaired >= 1, 'reconciliation repaired what was missed');
+    }
+    running = false;
+    await traffic;
+    assert.deepEqual(
+      statuses.filter((s) => s !== 200),
+      [],
+      'no request failed while PostgreSQL was away',
+    );
+    assert.ok(
+      [...expected.values()].every((revision) => typeof revision === 'number' && revision >= 1),
+      'revisions compared',
+    );
+  });
+});
