@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { defaultAdapters } from '@switchyard/core-routing';
 import { ClusterUnavailableError } from './gateway/cluster.js';
 import { ConfigError, loadConfigFile } from './gateway/config/load.js';
-import { Gateway, NotImplementedError, UnsafeBindError } from './gateway/gateway.js';
+import { Gateway, UnsafeBindError } from './gateway/gateway.js';
 import { LoginUsageError, login } from './gateway/login.js';
 
 const USAGE = `switchyard: the Switchyard LLM gateway
@@ -98,8 +98,7 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
       error instanceof ConfigError ||
       error instanceof UsageError ||
       error instanceof LoginUsageError ||
-      error instanceof UnsafeBindError ||
-      error instanceof NotImplementedError
+      error instanceof UnsafeBindError
     ) {
       io.stderr(`switchyard: ${error.message}\n`);
       if (error instanceof UsageError || error instanceof LoginUsageError) io.stderr(`\n${USAGE}`);

@@ -62,12 +62,6 @@ export class UnsafeBindError extends Error {
   override name = 'UnsafeBindError';
 }
 
-/** Thrown by {@link Gateway.start} for a config that asks for something this version cannot do. */
-export class NotImplementedError extends Error {
-  override name = 'NotImplementedError';
-  readonly code = 'not_implemented';
-}
-
 /**
  * A running gateway.
  *
