@@ -66,15 +66,14 @@ export class GatewayCredentials {
     },
   ): Promise<GatewayCredentials> {
     const opened = await openCredentials({
-      ...(options.flows ? { flows: options.flows } : {}),
       // Several nodes spend one quota: each learns the others' use from the store's answer to its own write, so write at once.
       ...(config.cluster.enabled ? { quotaFlushIntervalMs: config.cluster.quota_flush_interval } : {}),
       ...(options.stores ? { stores: options.stores } : {}),
       authDir: resolveAuthDir(config['auth-dir'], options.configPath),
       auth: config.auth as AuthConfig,
       providers: providerQuotas(config),
-      // Flows are registered once: a provider's `oauth` block changes with a restart.
-      flows: configuredFlows(config),
+      // Flows are registered once: a provider's `oauth` block changes with a restart. An embedder's own come after.
+      flows: [...configuredFlows(config), ...(options.flows ?? [])],
       scheduler: options.scheduler,
     });
     return new GatewayCredentials(opened, options.scheduler, flowKinds(config));
