@@ -5,10 +5,15 @@
  * refused connection is a 502 or 504 (never a 500, which would blame the
  * gateway); a rate limit is a 429 with the upstream's `Retry-After`; every
  * provider cooling down is a 429 with the time the first one returns.
+ *
+ * It also writes that failure to the client, in the client's own API format,
+ * unless the response has already started.
  */
 import { AllProvidersInCooldown, NoProviderAvailable } from '../errors.js';
 import type { RelayFailure } from './errors.js';
-import type { UpstreamFailure } from './types.js';
+import { ingressFormat } from './ingressFormat.js';
+import type { ResponseSink } from './sink.js';
+import type { RelayRequest, UpstreamFailure } from './types.js';
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
@@ -67,4 +72,34 @@ export function selectionFailure(
   }
   const message = error instanceof Error ? error.message : 'no provider is available';
   return { status: 503, code: 'no_provider_available', type: 'server_error', message };
+}
+
+/** Answers `request` with `failure`, in the client's format; a response already started or closed is left alone. */
+export function writeFailure(request: RelayRequest, sink: ResponseSink, failure: RelayFailure): void {
+  if (sink.headersSent || sink.closed) return;
+  const { body, headers } = ingressFormat(request.ingress).errorResponse(failure, request.requestId);
+  sink.writeHead(failure.status, { ...headers, 'x-request-id': request.requestId });
+  sink.end(body);
+}
+
+/** A client error from the upstream (a bad parameter, say) goes back as the upstream said it. */
+export function passThroughClientError(request: RelayRequest, sink: ResponseSink, failure: UpstreamFailure): void {
+  if (sink.headersSent || sink.closed) return;
+  const status = failure.status ?? 400;
+  const body = failure.body && failure.body.length > 0 ? failure.body : undefined;
+  if (body) {
+    sink.writeHead(status, {
+      'content-type': failure.headers?.['content-type'] ?? 'application/json',
+      'x-request-id': request.requestId,
+    });
+    sink.end(body);
+    return;
+  }
+  writeFailure(request, sink, {
+    status,
+    code: 'upstream_error',
+    type: 'invalid_request_error',
+    message: failure.message,
+    upstreamStatus: status,
+  });
 }

@@ -1,0 +1,96 @@
+/**
+ * @module attemptRecorder
+ * Tells the parts that remember how providers behave how an attempt went:
+ * the credential pool (usage, or the failure that may cool a credential),
+ * the provider cooldowns and health monitor (server errors, timeouts and
+ * refused connections count against a provider; a 429 only when there is no
+ * pool to take it per credential), and the routing table (latency).
+ *
+ * From a failure it also decides what is left for this request: a 401 on an
+ * OAuth credential gets one refresh and the same provider again; otherwise
+ * the credential, and after a server error the provider, are used up.
+ */
+import type { QuotaHooks } from './quotaHooks.js';
+import type { RelayContext } from './relayOptions.js';
+import type { RequestState } from './requestState.js';
+import type { RelayCredential, UpstreamFailure, Usage } from './types.js';
+
+/** Records attempts' outcomes for a relay; one per relay. */
+export class AttemptRecorder {
+  constructor(
+    private readonly ctx: RelayContext,
+    private readonly quota: QuotaHooks,
+  ) {}
+
+  /** The client has its answer. */
+  success(provider: string, credential: RelayCredential | undefined, usage: Usage | undefined, latencyMs: number): void {
+    const { options } = this.ctx;
+    if (credential) options.credentials?.pool(provider)?.reportSuccess(credential.id, tokensOf(usage));
+    options.cooldowns?.recordSuccess(provider);
+    options.health?.recordRequest(provider, { ok: true, latencyMs });
+    this.ctx.table.recordLatency(provider, latencyMs);
+  }
+
+  /** A stream broke after its first byte: the tokens it used are still the credential's, and the break counts against the provider. */
+  broken(provider: string, credential: RelayCredential | undefined, usage: Usage | undefined, failure: UpstreamFailure): void {
+    if (usage && credential) this.ctx.options.credentials?.pool(provider)?.reportSuccess(credential.id, tokensOf(usage));
+    this.providerFailure(provider, failure);
+  }
+
+  /** Records a failed attempt; returns a refreshed credential when the same provider should be tried again with it. */
+  async failure(
+    provider: string,
+    credential: RelayCredential | undefined,
+    failure: UpstreamFailure,
+    state: RequestState,
+  ): Promise<RelayCredential | undefined> {
+    const pool = this.ctx.options.credentials?.pool(provider);
+    const tried = state.triedCredentials.get(provider) ?? new Set<string>();
+    state.triedCredentials.set(provider, tried);
+    if (failure.kind === 'unauthorized' && credential && pool && credential.type === 'oauth' && !state.refreshed.has(credential.id)) {
+      state.refreshed.add(credential.id);
+      try {
+        return await pool.refresh(credential.id);
+      } catch {
+        // Refresh failed: fall through and rotate.
+      }
+    }
+    if (credential) {
+      tried.add(credential.id);
+      if (pool) {
+        const kind =
+          failure.kind === 'rate_limit' || failure.kind === 'unauthorized' || failure.kind === 'quota_exceeded' ? failure.kind : 'error';
+        pool.reportFailure(credential.id, {
+          kind,
+          ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
+          message: failure.message,
+        });
+      }
+    }
+    if (failure.kind === 'quota_exceeded') this.quota.refused(provider, credential, state);
+    if (failure.kind === 'rate_limit' && !pool)
+      this.ctx.options.cooldowns?.recordFailure(provider, { kind: 'rate_limit', ...retry(failure) });
+    if (failure.kind === 'server' || failure.kind === 'timeout' || failure.kind === 'connection') {
+      this.providerFailure(provider, failure);
+      state.exhausted.add(provider);
+      state.serverFailed.add(provider);
+    }
+    return undefined;
+  }
+
+  /** A server error, timeout or refused connection counts against the provider; other failures are the credential's or the client's. */
+  private providerFailure(provider: string, failure: UpstreamFailure): void {
+    if (failure.kind === 'server' || failure.kind === 'timeout' || failure.kind === 'connection') {
+      const { options } = this.ctx;
+      options.cooldowns?.recordFailure(provider, {
+        kind: 'error',
+        ...(failure.status !== null ? { status: failure.status } : {}),
+        ...retry(failure),
+      });
+      options.health?.recordRequest(provider, { ok: false, latencyMs: 0 });
+    }
+  }
+}
+
+const retry = (failure: UpstreamFailure) => (failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {});
+const tokensOf = (usage: Usage | undefined) => (usage ? { inputTokens: usage.input, outputTokens: usage.output } : undefined);

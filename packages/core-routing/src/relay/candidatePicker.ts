@@ -1,0 +1,97 @@
+/**
+ * @module candidatePicker
+ * Chooses the provider and credential of a request's next attempt. The
+ * candidates are the providers serving the model that the routing table has
+ * not held out (cooling down, unhealthy) and this request has not used up;
+ * the provider strategy picks one (a `decision` event tells which), and the
+ * provider's credential pool hands out a credential it has not tried yet.
+ *
+ * A provider that cannot be used (unknown kind, no credentials, quota gone)
+ * is marked used up in the request's state and picking goes round again;
+ * when nothing is left, the outcome is the failure the client gets. When
+ * every candidate has failed once, those that failed with a server error get
+ * a second round.
+ */
+import { NoProviderAvailable } from '../errors.js';
+import type { RelayFailure } from './errors.js';
+import { selectionFailure } from './outcome.js';
+import type { QuotaHooks } from './quotaHooks.js';
+import type { RelayContext, RelayCredentialPool } from './relayOptions.js';
+import type { RequestState } from './requestState.js';
+import type { Route } from './routingTable.js';
+import type { RelayCredential, RelayRequest } from './types.js';
+
+/** What picking came to: a provider (and credential) to try, another round, or the failure that ends the request. */
+export type PickOutcome =
+  | { provider: string; credential: RelayCredential | undefined; retry?: false }
+  | { retry: true }
+  | { failure: RelayFailure };
+
+/** Picks candidates for a relay's requests; one per relay. */
+export class CandidatePicker {
+  constructor(
+    private readonly ctx: RelayContext,
+    private readonly quota: QuotaHooks,
+  ) {}
+
+  /** Chooses a provider and a credential for the next attempt. */
+  pick(route: Route, state: RequestState, request: RelayRequest): PickOutcome {
+    const { ctx } = this;
+    let provider: string;
+    try {
+      provider = route.selector.select(state.exhausted.size > 0 ? { exclude: state.exhausted } : undefined);
+    } catch (error) {
+      if (error instanceof NoProviderAvailable && state.serverFailed.size > 0) {
+        // Every candidate failed once: give the ones that failed with a server error a second try.
+        for (const name of state.serverFailed) state.exhausted.delete(name);
+        state.serverFailed.clear();
+        return { retry: true };
+      }
+      return { failure: selectionFailure(error, state, ctx.clock.now()) };
+    }
+    // Events with no listener are not built: this runs for every attempt.
+    if (ctx.events.listenerCount('decision') > 0)
+      ctx.events.emit('decision', {
+        requestId: request.requestId,
+        model: request.model,
+        provider,
+        strategy: route.selector.strategy,
+        candidates: route.targets.map((t) => t.provider),
+        at: ctx.clock.now(),
+      });
+    const config = ctx.table.provider(provider)!;
+    const adapter = ctx.adapters.get(config.kind);
+    const pool = ctx.options.credentials?.pool(provider);
+    if (pool && this.quota.stuckOnExhausted(provider, pool, state)) return { retry: true };
+    if (!adapter) {
+      state.exhausted.add(provider);
+      state.lastFailure = { kind: 'server', status: null, message: `provider ${provider} has unknown kind ${JSON.stringify(config.kind)}` };
+      return { retry: true };
+    }
+    if (!pool) {
+      if (!adapter.requiresCredential) return { provider, credential: undefined };
+      state.exhausted.add(provider);
+      state.noCredentials.add(provider);
+      return { retry: true };
+    }
+    try {
+      const tried = state.triedCredentials.get(provider);
+      return { provider, credential: pool.acquire(tried ? { exclude: tried } : undefined) };
+    } catch {
+      state.exhausted.add(provider);
+      state.noCredentials.add(provider);
+      this.quota.noteLocalExhaustion(provider, pool, state);
+      this.noteProviderWideLimit(provider, pool);
+      return { retry: true };
+    }
+  }
+
+  /** When no credential of a provider is usable at all, the provider itself is rate limited. */
+  private noteProviderWideLimit(provider: string, pool: RelayCredentialPool): void {
+    try {
+      pool.acquire();
+    } catch {
+      this.ctx.options.cooldowns?.recordFailure(provider, { kind: 'rate_limit' });
+    }
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * @module quotaHooks
+ * Where the relay applies `quota-exceeded.*` (see {@link quotaPolicy} for
+ * the policy itself): the points in a request at which quota changes what
+ * happens next.
+ *
+ * - before picking a credential: with switch-project off, a provider whose
+ *   last credential is out of quota ends the request with a 429;
+ * - when a pool hands out nothing: if quota is why, the client hears about
+ *   quota rather than a missing credential;
+ * - when the upstream refuses a credential for quota: it is remembered, and
+ *   with switch-project off the request stops there;
+ * - when quota is about to end the request: the one preview-model retry.
+ *
+ * It owns the relay's {@link QuotaMemory}, which outlives requests; what one
+ * request learnt goes into its {@link RequestState}.
+ */
+import { localQuotaFailure, previewModelFor, type QuotaExceededSettings, QuotaMemory } from './quotaPolicy.js';
+import type { RelayContext, RelayCredentialPool } from './relayOptions.js';
+import type { PinnedAttempt, RequestState } from './requestState.js';
+import type { Route } from './routingTable.js';
+import type { ResponseSink } from './sink.js';
+import type { RelayCredential, RelayRequest } from './types.js';
+
+/** The relay's quota decision points; one per relay. */
+export class QuotaHooks {
+  private readonly memory = new QuotaMemory();
+
+  constructor(private readonly ctx: RelayContext) {}
+
+  /** Read at each decision: `Relay.configure` may change them between two attempts of one request. */
+  private get settings(): Required<QuotaExceededSettings> {
+    const q = this.ctx.options.quotaExceeded;
+    return { switchCredential: q?.switchCredential ?? true, switchPreviewModel: q?.switchPreviewModel ?? true };
+  }
+
+  /** A credential was handed to an attempt. */
+  served(provider: string, credentialId: string): void {
+    this.memory.served(provider, credentialId);
+  }
+
+  /**
+   * switch-project off: a provider stays on the credential it served last;
+   * once that one is out of quota, the request ends with a 429 instead of
+   * moving to another credential.
+   */
+  stuckOnExhausted(provider: string, pool: RelayCredentialPool, state: RequestState): boolean {
+    if (this.settings.switchCredential || !pool.statusOf) return false;
+    const current = this.memory.current(provider);
+    const view = current === undefined ? undefined : pool.statusOf(current);
+    if (!view || !this.memory.isOut(provider, view)) return false;
+    state.quota = { provider };
+    state.lastFailure = localQuotaFailure(
+      provider,
+      `credential ${current} has no quota left, and quota-exceeded.switch-project is off`,
+      [view.quota?.resets_at],
+      this.ctx.clock.now(),
+    );
+    state.quotaStop = true;
+    return true;
+  }
+
+  /** When a pool handed out nothing because its credentials are out of quota, the client hears about quota (429), not a missing credential. */
+  noteLocalExhaustion(provider: string, pool: RelayCredentialPool, state: RequestState): void {
+    const out = this.memory.allOut(provider, pool.status?.());
+    if (!out) return;
+    state.quota ??= { provider };
+    state.lastFailure ??= localQuotaFailure(
+      provider,
+      `every credential is out of quota (${out.map((r) => r.id).join(', ')})`,
+      out.map((r) => r.quota?.resets_at),
+      this.ctx.clock.now(),
+    );
+  }
+
+  /** The upstream refused a credential for quota: remember it, and with switch-project off stop the request here. */
+  refused(provider: string, credential: RelayCredential | undefined, state: RequestState): void {
+    state.quota = { provider, credential };
+    if (credential) this.memory.refusedForQuota(provider, credential.id);
+    // switch-project off: the 429 goes back rather than trying another credential.
+    if (!this.settings.switchCredential) state.quotaStop = true;
+  }
+
+  /**
+   * The one retry with a preview model, when quota is what ends the request
+   * and nothing has reached the client: the same provider, on a credential
+   * the upstream refused for quota (quotas are often per model upstream);
+   * never on one the pool's own token count says is used up.
+   */
+  previewRetry(request: RelayRequest, route: Route, state: RequestState, sink: ResponseSink): PinnedAttempt | undefined {
+    const hit = state.quota;
+    if (!hit || state.previewTried || !this.settings.switchPreviewModel || sink.headersSent || sink.closed) return undefined;
+    if (state.lastFailure && state.lastFailure.kind !== 'quota_exceeded') return undefined;
+    const config = this.ctx.table.provider(hit.provider);
+    const model = previewModelFor(config?.previewModels, [request.model, route.upstreamModel.get(hit.provider) ?? request.model]);
+    if (!config || !model) return undefined;
+    let credential = hit.credential;
+    const pool = this.ctx.options.credentials?.pool(hit.provider);
+    if (!credential && pool) {
+      const id = this.memory.previewCandidate(hit.provider, pool.status?.());
+      credential = id === undefined ? undefined : pool.peekById?.(id);
+      if (!credential) return undefined;
+    }
+    state.previewTried = true;
+    return { provider: hit.provider, credential, upstreamModel: config.aliases?.[model] ?? model, preview: true };
+  }
+}

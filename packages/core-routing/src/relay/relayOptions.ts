@@ -1,0 +1,107 @@
+/**
+ * @module relayOptions
+ * What a {@link Relay} is given: its options, and the ports it reads and
+ * reports to (credential pools, provider cooldowns, provider health), which
+ * other packages implement (`@switchyard/credentials`, `CooldownManager`,
+ * `HealthMonitor`).
+ *
+ * Also the {@link RelayContext} the relay's parts share. `Relay.configure`
+ * replaces the options as a whole while requests are in flight, so every
+ * part reads them through the one context instead of keeping a copy.
+ */
+import type { EventEmitter } from 'eventemitter3';
+import type { Clock, Scheduler } from '../clock.js';
+import type { CooldownEvents } from '../cooldown/cooldownTypes.js';
+import type { HealthEvents } from '../health/healthTypes.js';
+import type { StrategyName } from '../selection/selector.js';
+import type { RelayEvents } from './events.js';
+import type { NodeFailover } from './failover.js';
+import type { AdapterRegistry, Transport } from './providers/adapter.js';
+import type { CredentialQuotaView, QuotaExceededSettings } from './quotaPolicy.js';
+import type { ResponseCache } from './responseCache.js';
+import type { RoutingTable } from './routingTable.js';
+import type { ProviderConfig, RelayCredential } from './types.js';
+
+/** A provider's credentials, as the relay uses them (implemented by `@switchyard/credentials`). */
+export interface RelayCredentialPool {
+  acquire(options?: { exclude?: ReadonlySet<string> }): RelayCredential;
+  reportSuccess(credentialId: string, usage?: { inputTokens: number; outputTokens: number }): void;
+  reportFailure(
+    credentialId: string,
+    failure: { kind: 'rate_limit' | 'unauthorized' | 'quota_exceeded' | 'error'; retryAfterMs?: number; message?: string },
+  ): void;
+  refresh(credentialId: string): Promise<RelayCredential>;
+  /** One credential's state; lets `quota-exceeded.switch-project: false` see that the credential in use ran out. */
+  statusOf?(credentialId: string): CredentialQuotaView | undefined;
+  /** Every credential's state; tells a pool out of quota from one out of credentials. */
+  status?(): readonly CredentialQuotaView[];
+  /** A credential as `acquire` hands it out, whatever its state (for the preview-model retry on a credential the upstream refused). */
+  peekById?(credentialId: string): RelayCredential | undefined;
+}
+
+/**
+ * Per-provider cooldown bookkeeping (implemented by `CooldownManager`). With
+ * `events`, the relay holds cooling providers out of selection as cooldowns
+ * start and end, on this node or (through a shared store) another.
+ */
+export interface RelayCooldowns {
+  recordFailure(key: string, failure: { kind: 'rate_limit' | 'error'; retryAfterMs?: number; status?: number }): unknown;
+  recordSuccess(key: string): void;
+  period?(key: string): { endsAt: number } | undefined;
+  events?: EventEmitter<CooldownEvents>;
+}
+
+/** Per-provider request statistics (implemented by `HealthMonitor`); with `events`, unhealthy providers are held out. */
+export interface RelayHealth {
+  recordRequest(provider: string, sample: { ok: boolean; latencyMs: number }): void;
+  isHealthy?(provider: string): boolean;
+  /** The providers it watches; others are never held out as unhealthy. */
+  readonly providers?: readonly string[];
+  events?: EventEmitter<HealthEvents>;
+}
+
+/** Options of {@link Relay}. */
+export interface RelayOptions {
+  providers: ProviderConfig[];
+  strategy?: StrategyName;
+  /** Provider kinds; default {@link defaultAdapters}. */
+  adapters?: AdapterRegistry;
+  /** HTTP transport; default an {@link UndiciTransport} with default pool settings. */
+  transport?: Transport;
+  credentials?: { pool(provider: string): RelayCredentialPool | undefined };
+  cooldowns?: RelayCooldowns;
+  health?: RelayHealth;
+  cache?: ResponseCache;
+  /** Node failover (`server.failover`). */
+  failover?: NodeFailover;
+  /** Attempts per request, the first included (default 3). */
+  maxAttempts?: number;
+  clock?: Clock;
+  /** Timers for stream keep-alives; default real timers (tests pass a `FakeScheduler`). */
+  scheduler?: Scheduler;
+  /**
+   * Keep-alive interval of a started stream, in milliseconds (default 15 s;
+   * 0 turns them off). A keep-alive is an SSE comment, or Anthropic's `ping`
+   * event for Anthropic clients, sent only after a silence this long, so
+   * proxies with idle timeouts do not cut long reasoning pauses.
+   */
+  keepAliveMs?: number;
+  latencyWindowMs?: number;
+  /** `quota-exceeded.*` (both default true). */
+  quotaExceeded?: QuotaExceededSettings;
+}
+
+/**
+ * What the relay's parts share: one per {@link Relay}, built by its
+ * constructor. Everything but `options` is fixed for the relay's life.
+ */
+export interface RelayContext {
+  /** The relay's current options; `Relay.configure` replaces them, so read them here each time rather than keep a copy. */
+  options: RelayOptions;
+  readonly table: RoutingTable;
+  readonly adapters: AdapterRegistry;
+  readonly transport: Transport;
+  readonly clock: Clock;
+  readonly scheduler: Scheduler;
+  readonly events: EventEmitter<RelayEvents>;
+}
