@@ -130,7 +130,15 @@ export type {
 } from './store/credentialStore.js';
 export { type AuthFileInfo, FileCredentialStore, type FileCredentialStoreOptions, type RekeyReport } from './store/fileCredentialStore.js';
 export { MemoryCredentialStore } from './store/memoryCredentialStore.js';
-export { applyDelta, FileQuotaStore, MemoryQuotaStore, type QuotaDelta, type QuotaStore, type QuotaUsage } from './store/quotaStore.js';
+export {
+  applyDelta,
+  FileQuotaStore,
+  MemoryQuotaStore,
+  type QuotaDelta,
+  type QuotaStore,
+  type QuotaTotal,
+  type QuotaUsage,
+} from './store/quotaStore.js';
 export { type CredentialsLogger, silentLogger } from './util/logger.js';
 export { nextPeriodStart, parseDuration, periodStart, type ResetSchedule, scheduleAt } from './util/time.js';
 export { type FileWatch, watchFile } from './watch/watchFile.js';

@@ -30,6 +30,6 @@ export {
   type RevisionState,
 } from './postgres/authEventBus.js';
 export { PostgresCredentialStore, type PostgresCredentialStoreOptions } from './postgres/postgresCredentialStore.js';
-export { PostgresQuotaStore, type PostgresQuotaStoreOptions } from './postgres/postgresQuotaStore.js';
+export { DEFAULT_QUOTA_CHANNEL, PostgresQuotaStore, type PostgresQuotaStoreOptions } from './postgres/postgresQuotaStore.js';
 export { PostgresRefreshLock, type PostgresRefreshLockOptions } from './postgres/postgresRefreshLock.js';
 export { CREDENTIALS_MIGRATIONS } from './postgres/schema.js';

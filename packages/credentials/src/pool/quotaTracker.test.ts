@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FakeScheduler } from '@switchyard/core-routing';
-import { MemoryQuotaStore, type QuotaDelta } from '../store/quotaStore.js';
+import { MemoryQuotaStore, type QuotaDelta, type QuotaTotal, type QuotaUsage } from '../store/quotaStore.js';
 import { QuotaTracker } from './quotaTracker.js';
 
 const T0 = Date.parse('2026-01-31T23:00:00.000Z');
@@ -17,6 +17,39 @@ class CountingStore extends MemoryQuotaStore {
       throw new Error('database is down');
     }
     return super.add(deltas);
+  }
+}
+
+/**
+ * A store that announces totals the way a shared store does: every commit
+ * (automatically, or held back with `hold` so a test can deliver it late,
+ * out of order, or not at all), plus totals a test makes up with `announce`.
+ */
+class AnnouncingStore extends CountingStore {
+  private readonly watchers = new Set<(total: QuotaTotal) => void>();
+  held: QuotaTotal[] | undefined;
+  override async add(deltas: readonly QuotaDelta[]) {
+    const totals = await super.add(deltas);
+    for (const [id, usage] of totals) this.commit({ id, ...usage, replaced: false });
+    return totals;
+  }
+  override async set(id: string, usage: QuotaUsage) {
+    await super.set(id, usage);
+    this.commit({ id, ...usage, replaced: true });
+  }
+  watch(listener: (total: QuotaTotal) => void): () => void {
+    this.watchers.add(listener);
+    return () => this.watchers.delete(listener);
+  }
+  announce(total: QuotaTotal): void {
+    for (const watcher of this.watchers) watcher(total);
+  }
+  get watcherCount(): number {
+    return this.watchers.size;
+  }
+  private commit(total: QuotaTotal): void {
+    if (this.held) this.held.push(total);
+    else this.announce(total);
   }
 }
 
@@ -164,6 +197,71 @@ describe('QuotaTracker', () => {
     assert.equal(b.isExhausted('shared'), true, 'the node that tips the shared total over sees it exhausted');
     await a.stop();
     await b.stop();
+  });
+
+  test('with a watching store, a total committed by one tracker exhausts the credential on the other at once', async () => {
+    const store = new AnnouncingStore();
+    const clock = new FakeScheduler(T0);
+    const a = setup('daily', { store, clock, flushIntervalMs: 0 }).tracker;
+    const b = setup('daily', { store, clock, flushIntervalMs: 0 }).tracker;
+    const exhaustedOnB: string[] = [];
+    b.events.on('quota:exhausted', (e) => exhaustedOnB.push(e.credentialId));
+    a.track('shared', 'openai', 1000);
+    b.track('shared', 'openai', 1000);
+    b.record('shared', 300);
+    await b.flush();
+    a.record('shared', 700);
+    await a.flush();
+    // b wrote nothing since: it knows of a's 700 only from the announcement.
+    assert.equal(b.snapshot('shared').used, 1000);
+    assert.equal(b.isExhausted('shared'), true);
+    assert.deepEqual(exhaustedOnB, ['shared']);
+    assert.equal(store.calls.length, 2, 'no extra writes');
+    await a.stop();
+    await b.stop();
+    assert.equal(store.watcherCount, 0, 'stop() unsubscribes');
+  });
+
+  test('watched totals only raise the count in a period; other periods are ignored; a replacement (a reset elsewhere) lowers it', async () => {
+    const store = new AnnouncingStore();
+    const { tracker } = setup('daily', { store, flushIntervalMs: 60_000 });
+    const period = '2026-01-31T00:00:00.000Z';
+    tracker.track('w', 'openai', 1000);
+    tracker.record('w', 50); // pending, not written: it adds to every total heard
+    store.announce({ id: 'w', used: 600, period_start: period, replaced: false });
+    assert.equal(tracker.snapshot('w').used, 650);
+    store.announce({ id: 'w', used: 400, period_start: period, replaced: false });
+    assert.equal(tracker.snapshot('w').used, 650, 'an older commit heard late does not lower the count');
+    store.announce({ id: 'w', used: 5000, period_start: '2026-01-30T00:00:00.000Z', replaced: false });
+    store.announce({ id: 'w', used: 5000, period_start: '2026-02-01T00:00:00.000Z', replaced: false });
+    store.announce({ id: 'other', used: 5000, period_start: period, replaced: false });
+    assert.equal(tracker.snapshot('w').used, 650, 'totals of another period or credential change nothing');
+    store.announce({ id: 'w', used: 960, period_start: period, replaced: false });
+    assert.equal(tracker.isExhausted('w'), true);
+    store.announce({ id: 'w', used: 0, period_start: period, replaced: true });
+    assert.equal(tracker.snapshot('w').used, 50, 'a reset on another node: the stored total restarts, pending usage stays');
+    assert.equal(tracker.isExhausted('w'), false);
+    await tracker.stop();
+  });
+
+  test('an answer overtaken by an announcement of a later commit does not lower the count; an answer alone still carries a reset', async () => {
+    const store = new AnnouncingStore();
+    const { tracker } = setup('daily', { store, flushIntervalMs: 60_000 });
+    const period = '2026-01-31T00:00:00.000Z';
+    tracker.track('o', 'openai', 1000);
+    store.held = [];
+    tracker.record('o', 100);
+    const flushing = tracker.flush(); // the store answers 100
+    // Before that answer lands, another node's later commit is heard.
+    store.announce({ id: 'o', used: 900, period_start: period, replaced: false });
+    await flushing;
+    assert.equal(tracker.snapshot('o').used, 900);
+    // A reset whose announcement was lost: the next answer is lower, and it is the newest word.
+    await store.set('o', { used: 0, period_start: period });
+    tracker.record('o', 10);
+    await tracker.flush();
+    assert.equal(tracker.snapshot('o').used, 10);
+    await tracker.stop();
   });
 
   test('after a restart, stored usage of the current period counts and an older period does not', async () => {

@@ -6,14 +6,19 @@
  * at UTC boundaries) on the injected clock: a credential that ran out is
  * `exhausted` until its period ends, then counts from zero again.
  *
- * The store's answer to each batch is authoritative (it includes what other
- * nodes added, with the PostgreSQL store), so the local view converges on
- * the shared one at every flush.
+ * The store's answer to each batch includes what other nodes added (with
+ * the PostgreSQL store), so the local view converges on the shared one at
+ * every flush. A store that can `watch` also announces every total any node
+ * commits: the tracker applies those as they arrive, so a limit crossed on
+ * one node exhausts the credential on all of them without waiting for
+ * their next flush. Within a period, totals only raise the local count
+ * (an announcement may overtake the answer to an earlier write), except a
+ * `replaced` one (an operator's reset on another node).
  */
 import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
 import { EventEmitter } from 'eventemitter3';
 import { type QuotaStatus, remainingOf } from '../credential.js';
-import type { QuotaDelta, QuotaStore, QuotaUsage } from '../store/quotaStore.js';
+import type { QuotaDelta, QuotaStore, QuotaTotal, QuotaUsage } from '../store/quotaStore.js';
 import { nextPeriodStart, periodStart, type ResetSchedule, scheduleAt } from '../util/time.js';
 
 /** A quota change, as emitted on `quota:update`. */
@@ -58,6 +63,10 @@ interface Entry {
   schedule: ResetSchedule | undefined;
   periodStart: number | null;
   periodEnd: number;
+  /** The highest total the store is known to have committed in this period (from answers and announcements). */
+  storedTotal: number;
+  /** Sequence number of the announcement that last set `storedTotal` (0: none). */
+  announcedAt: number;
   /** Upstream said the quota is gone (a 429 `insufficient_quota`), whatever the local count says. */
   forced: boolean;
   exhausted: boolean;
@@ -89,6 +98,9 @@ export class QuotaTracker {
   private flushTimer: ReturnType<Scheduler['setTimeout']> | undefined;
   private flushing: Promise<void> | undefined;
   private stopped = false;
+  private unwatch: (() => void) | undefined;
+  /** Announcements heard so far: tells an answer that an announcement overtook from one that is simply newer. */
+  private announcements = 0;
 
   constructor(options: QuotaTrackerOptions) {
     this.store = options.store;
@@ -127,6 +139,8 @@ export class QuotaTracker {
       schedule: undefined,
       periodStart: null,
       periodEnd: Number.POSITIVE_INFINITY,
+      storedTotal: 0,
+      announcedAt: 0,
       forced: false,
       exhausted: false,
     };
@@ -134,7 +148,10 @@ export class QuotaTracker {
     this.applySchedule(entry);
     // Usage from an earlier period does not count in this one.
     const usagePeriod = usage?.period_start ? Date.parse(usage.period_start) : null;
-    if (usage && (entry.periodStart === null || usagePeriod === entry.periodStart)) entry.used = usage.used;
+    if (usage && (entry.periodStart === null || usagePeriod === entry.periodStart)) {
+      entry.used = usage.used;
+      entry.storedTotal = usage.used;
+    }
     this.evaluate(entry, false);
   }
 
@@ -196,6 +213,7 @@ export class QuotaTracker {
     if (!entry) return;
     entry.used = 0;
     entry.pending = 0;
+    entry.storedTotal = 0;
     entry.forced = false;
     const period = periodIso(entry);
     await this.store.set(id, { used: 0, period_start: period });
@@ -241,15 +259,18 @@ export class QuotaTracker {
     return this.flushOnce();
   }
 
-  /** Arms the reset timers; call once after loading. */
+  /** Arms the reset timers and subscribes to the store's totals; call once after loading. */
   start(): void {
     this.stopped = false;
+    this.unwatch ??= this.store.watch?.((total) => this.heard(total));
     for (const schedule of ['daily', 'monthly'] as const) this.armReset(schedule);
   }
 
   /** Cancels timers and writes what is pending. */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.unwatch?.();
+    this.unwatch = undefined;
     for (const cancel of this.resetTimers.values()) cancel();
     this.resetTimers.clear();
     if (this.flushTimer !== undefined) this.scheduler.clearTimeout(this.flushTimer);
@@ -268,9 +289,39 @@ export class QuotaTracker {
 
   // ---- internals -------------------------------------------------------
 
+  /**
+   * A total the store committed (any node's). Raises the local count to it
+   * plus what is counted here but not yet written; a `replaced` total sets
+   * it (a reset elsewhere). Totals of another period are ignored.
+   */
+  private heard(total: QuotaTotal): void {
+    const entry = this.entries.get(total.id);
+    if (!entry) return;
+    this.rollOverIfDue(entry);
+    if (total.period_start !== periodIso(entry)) return;
+    let used: number;
+    if (total.replaced) {
+      entry.announcedAt = ++this.announcements;
+      entry.storedTotal = total.used;
+      used = total.used + entry.pending;
+    } else {
+      if (total.used <= entry.storedTotal) return;
+      entry.announcedAt = ++this.announcements;
+      entry.storedTotal = total.used;
+      // Never below the local count: it may include tokens of a write this total does not.
+      used = Math.max(entry.used, total.used + entry.pending);
+    }
+    this.stored.set(entry.id, { used: total.used, period_start: total.period_start });
+    if (used !== entry.used) {
+      entry.used = used;
+      this.evaluate(entry, true);
+    }
+  }
+
   private applySchedule(entry: Entry): void {
     const schedule = this.scheduleOf(entry.provider);
     const now = this.scheduler.now();
+    entry.storedTotal = 0;
     entry.schedule = schedule;
     entry.periodStart = schedule ? periodStart(schedule, now) : null;
     entry.periodEnd = schedule ? nextPeriodStart(schedule, now) : Number.POSITIVE_INFINITY;
@@ -344,6 +395,7 @@ export class QuotaTracker {
       entry.pending = 0;
     }
     if (batch.length === 0 && leftovers.length === 0) return;
+    const sentAfter = this.announcements;
     const run = (async () => {
       let totals: Map<string, QuotaUsage>;
       try {
@@ -366,8 +418,11 @@ export class QuotaTracker {
         this.stored.set(entry.id, total);
         const current = periodIso(entry);
         if (total.period_start !== current || delta.period_start !== current) continue;
-        // The store's total (with other nodes' usage) plus what was counted here since the batch left.
-        const used = total.used + entry.pending;
+        // The store's total (with other nodes' usage) plus what was counted here since the batch left. An
+        // announcement heard while the batch was out may be of a later commit: then the higher of the two
+        // holds. Otherwise the answer is the newest word (it also carries a reset no announcement brought).
+        entry.storedTotal = entry.announcedAt > sentAfter ? Math.max(entry.storedTotal, total.used) : total.used;
+        const used = entry.storedTotal + entry.pending;
         if (used !== entry.used) {
           entry.used = used;
           this.evaluate(entry, true);

@@ -4,11 +4,16 @@
  * `INSERT ... ON CONFLICT ... DO UPDATE ... RETURNING` that applies
  * `applyDelta`'s period rules inside the database, so concurrent adds from
  * any number of nodes are all counted and each gets the exact new total.
+ *
+ * The same statement announces the new total with `pg_notify` (sent when it
+ * commits), and one LISTEN connection per store hears every node's totals
+ * and hands them to `watch` subscribers: a limit crossed on one node is
+ * seen on all of them within milliseconds, not at their next write.
  */
-import { type PgConnection, poolFor, runMigrations } from '@switchyard/core-routing/postgres';
+import { type PgConnection, PgListener, poolFor, type ReconnectBackoff, runMigrations } from '@switchyard/core-routing/postgres';
 import type pg from 'pg';
 import { CredentialsError } from '../errors.js';
-import { checkDelta, type QuotaDelta, type QuotaStore, type QuotaUsage } from '../store/quotaStore.js';
+import { checkDelta, type QuotaDelta, type QuotaStore, type QuotaTotal, type QuotaUsage } from '../store/quotaStore.js';
 import { CREDENTIALS_MIGRATIONS } from './schema.js';
 
 /** Options of {@link PostgresQuotaStore.open}. */
@@ -19,13 +24,35 @@ export interface PostgresQuotaStoreOptions {
   pool?: pg.Pool;
   /** Size of the store's own pool (default 4). */
   max?: number;
+  /**
+   * NOTIFY channel of committed totals (default `svc_quota_totals_v1`).
+   * Channels are database-wide: give each deployment (and test file) its own.
+   */
+  channel?: string;
+  /**
+   * LISTEN to the channel, so `watch` subscribers hear every node's totals.
+   * Default: true when `connection` is given (the LISTEN connection needs it).
+   */
+  listen?: boolean;
+  /** `application_name` of the LISTEN connection (default `switchyard-quota`). */
+  applicationName?: string;
+  backoff?: ReconnectBackoff;
+  /** The LISTEN connection dropped, a reconnection failed, or an announcement could not be read. */
+  onError?: (error: Error) => void;
 }
+
+/** The default NOTIFY channel of committed quota totals. */
+export const DEFAULT_QUOTA_CHANNEL = 'svc_quota_totals_v1';
+
+/** NOTIFY refuses payloads of 8,000 bytes or more; the id is all that varies in size. */
+const MAX_ID_BYTES = 7000;
 
 /**
  * The same rules as `applyDelta`: no period adds; a newer period starts
  * over at the delta; an older one changes nothing; the same period adds.
  */
 const ADD = `
+  WITH written AS (
   INSERT INTO switchyard_quota AS q (id, used, period_start) VALUES ($1, $2, $3)
   ON CONFLICT (id) DO UPDATE SET
     used = CASE
@@ -38,7 +65,19 @@ const ADD = `
       WHEN q.period_start IS NULL OR q.period_start < EXCLUDED.period_start THEN EXCLUDED.period_start
       ELSE q.period_start END,
     updated_at = now()
-  RETURNING used, period_start`;
+  RETURNING id, used, period_start)
+  SELECT used, period_start,
+    pg_notify($4, json_build_object('id', id, 'used', used, 'period_start', period_start, 'replaced', false)::text) IS NULL AS announced
+  FROM written`;
+
+/** A replacement, announced as such so listeners may lower their totals. */
+const SET = `
+  WITH written AS (
+    INSERT INTO switchyard_quota (id, used, period_start) VALUES ($1, $2, $3)
+    ON CONFLICT (id) DO UPDATE SET used = EXCLUDED.used, period_start = EXCLUDED.period_start, updated_at = now()
+    RETURNING id, used, period_start)
+  SELECT pg_notify($4, json_build_object('id', id, 'used', used, 'period_start', period_start, 'replaced', true)::text)
+  FROM written`;
 
 interface UsageRow {
   id?: string;
@@ -60,10 +99,16 @@ const usageOf = (row: UsageRow): QuotaUsage => ({ used: Number(row.used), period
  */
 export class PostgresQuotaStore implements QuotaStore {
   private closed = false;
+  private listener: PgListener | undefined;
+  private readonly watchers = new Set<(total: QuotaTotal) => void>();
+  /** Announcements that could not be read (a foreign or corrupt payload on the channel). */
+  invalidNotifications = 0;
 
   private constructor(
     private readonly pool: pg.Pool,
     private readonly ownsPool: boolean,
+    readonly channel: string,
+    private readonly onError: (error: Error) => void,
   ) {}
 
   /** Connects and applies the migrations. */
@@ -71,14 +116,44 @@ export class PostgresQuotaStore implements QuotaStore {
     if (!options.pool && !options.connection) {
       throw new CredentialsError('invalid_config', 'PostgresQuotaStore needs a connection or a pool', { field: 'connection' });
     }
+    const listen = options.listen ?? options.connection !== undefined;
+    if (listen && !options.connection) {
+      throw new CredentialsError('invalid_config', 'listening for quota totals needs a connection', { field: 'connection' });
+    }
     const { pool, owned } = poolFor(options.connection ?? {}, options.pool, options.max ?? 4);
+    const store = new PostgresQuotaStore(pool, owned, options.channel ?? DEFAULT_QUOTA_CHANNEL, options.onError ?? (() => undefined));
     try {
       await runMigrations(pool, 'credentials', CREDENTIALS_MIGRATIONS);
+      if (listen) {
+        store.listener = await PgListener.start({
+          connection: options.connection!,
+          channels: [store.channel],
+          applicationName: options.applicationName ?? 'switchyard-quota',
+          onNotification: (_channel, payload) => store.notified(payload),
+          // Totals announced while the connection was away are lost; nothing to replay: the next add's answer repairs them.
+          onError: store.onError,
+          ...(options.backoff ? { backoff: options.backoff } : {}),
+        });
+      }
     } catch (error) {
-      if (owned) await pool.end();
+      await store.close();
       throw new CredentialsError('store_failed', (error as Error).message, { cause: error });
     }
-    return new PostgresQuotaStore(pool, owned);
+    return store;
+  }
+
+  /** The LISTEN connection (its `connected`, `reconnects` and `backendPid`), when the store listens. */
+  get listenerState(): Pick<PgListener, 'connected' | 'reconnects' | 'backendPid'> | undefined {
+    return this.listener;
+  }
+
+  watch(listener: (total: QuotaTotal) => void): () => void {
+    // A wrapper per subscription, so one function subscribed twice is two subscriptions.
+    const entry = (total: QuotaTotal) => listener(total);
+    this.watchers.add(entry);
+    return () => {
+      this.watchers.delete(entry);
+    };
   }
 
   async load(): Promise<Map<string, QuotaUsage>> {
@@ -87,23 +162,21 @@ export class PostgresQuotaStore implements QuotaStore {
   }
 
   async add(deltas: readonly QuotaDelta[]): Promise<Map<string, QuotaUsage>> {
+    for (const delta of deltas) checkAnnounceable(delta.id);
     for (const delta of deltas) checkDelta(delta);
     const out = new Map<string, QuotaUsage>();
     // One statement per delta, in order: two deltas of one id cannot share an INSERT ... ON CONFLICT.
     for (const delta of deltas) {
-      const { rows } = await this.query<UsageRow>(ADD, [delta.id, delta.tokens, delta.period_start]);
+      const { rows } = await this.query<UsageRow>(ADD, [delta.id, delta.tokens, delta.period_start, this.channel]);
       out.set(delta.id, usageOf(rows[0]!));
     }
     return out;
   }
 
   async set(id: string, usage: QuotaUsage): Promise<void> {
+    checkAnnounceable(id);
     checkDelta({ id, tokens: usage.used, period_start: usage.period_start });
-    await this.query(
-      `INSERT INTO switchyard_quota (id, used, period_start) VALUES ($1, $2, $3)
-       ON CONFLICT (id) DO UPDATE SET used = EXCLUDED.used, period_start = EXCLUDED.period_start, updated_at = now()`,
-      [id, usage.used, usage.period_start],
-    );
+    await this.query(SET, [id, usage.used, usage.period_start, this.channel]);
   }
 
   async remove(id: string): Promise<void> {
@@ -114,7 +187,28 @@ export class PostgresQuotaStore implements QuotaStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.watchers.clear();
+    await this.listener?.close();
     if (this.ownsPool) await this.pool.end();
+  }
+
+  private notified(payload: string): void {
+    let total: QuotaTotal;
+    try {
+      total = parseTotal(payload);
+    } catch (error) {
+      this.invalidNotifications++;
+      this.onError(error as Error);
+      return;
+    }
+    for (const watcher of [...this.watchers]) {
+      if (!this.watchers.has(watcher)) continue;
+      try {
+        watcher({ ...total });
+      } catch {
+        // One failing subscriber must not starve the others.
+      }
+    }
   }
 
   private async query<R extends pg.QueryResultRow>(sql: string, params?: unknown[]): Promise<pg.QueryResult<R>> {
@@ -125,4 +219,27 @@ export class PostgresQuotaStore implements QuotaStore {
       throw new CredentialsError('store_failed', `quota store: ${(error as Error).message}`, { cause: error });
     }
   }
+}
+
+function checkAnnounceable(id: string): void {
+  if (typeof id === 'string' && Buffer.byteLength(id) > MAX_ID_BYTES) {
+    throw new CredentialsError('invalid_argument', `a quota id is ${MAX_ID_BYTES} bytes at most (NOTIFY's payload limit)`, { field: 'id' });
+  }
+}
+
+/** Reads one announcement; throws on anything but the shape the statements above send. */
+function parseTotal(payload: string): QuotaTotal {
+  const parsed = JSON.parse(payload) as Record<string, unknown>;
+  const { id, used, period_start, replaced } = parsed;
+  if (
+    typeof id !== 'string' ||
+    typeof used !== 'number' ||
+    !Number.isFinite(used) ||
+    used < 0 ||
+    !(period_start === null || typeof period_start === 'string') ||
+    typeof replaced !== 'boolean'
+  ) {
+    throw new CredentialsError('invalid_argument', 'a quota announcement needs id, used, period_start and replaced');
+  }
+  return { id, used, period_start, replaced };
 }

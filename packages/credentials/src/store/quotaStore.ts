@@ -22,6 +22,17 @@ export interface QuotaUsage {
   period_start: string | null;
 }
 
+/** A total the store committed, as announced to {@link QuotaStore.watch} subscribers. */
+export interface QuotaTotal extends QuotaUsage {
+  id: string;
+  /**
+   * True when the total replaced the usage (`set`: a reset or a correction);
+   * false when it is the result of an `add`, so it only ever grows within a
+   * period.
+   */
+  replaced: boolean;
+}
+
 /** Tokens to add to one credential's usage in a period. */
 export interface QuotaDelta {
   id: string;
@@ -52,6 +63,15 @@ export interface QuotaStore {
   set(id: string, usage: QuotaUsage): Promise<void>;
   /** Forgets a credential (it was deleted). */
   remove(id: string): Promise<void>;
+  /**
+   * Subscribes to every total committed by any writer of a shared store
+   * (other nodes included), within milliseconds of the commit, so a limit
+   * crossed anywhere is seen everywhere without waiting for the next `add`.
+   * Optional: single-process stores have nothing to announce. Delivery is
+   * best effort (a dropped connection loses announcements); the answers to
+   * `add` stay authoritative. Returns the unsubscribe function.
+   */
+  watch?(listener: (total: QuotaTotal) => void): () => void;
   close(): Promise<void>;
 }
 
