@@ -37,7 +37,12 @@ test('the three example nodes share a credential and answer on every node', { sk
         'auth-dir': `${dir}/auths`,
         metrics: { enabled: false },
         server: { ...server, failover: { ...server.failover, self_url: urls[index], peers: urls.filter((_, j) => j !== index) } },
-        cluster: { ...cluster, auth_events_channel: `ex_auth_${suffix}`, cooldown_channel: `ex_cooldown_${suffix}` },
+        cluster: {
+          ...cluster,
+          auth_events_channel: `ex_auth_${suffix}`,
+          cooldown_channel: `ex_cooldown_${suffix}`,
+          quota_channel: `ex_quota_${suffix}`,
+        },
       };
     },
   });

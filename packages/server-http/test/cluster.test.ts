@@ -105,6 +105,7 @@ async function startCluster(pgUrl: string, serverUrl: string): Promise<ClusterUn
         node_id: `node-${'abc'[index]}`,
         auth_events_channel: `t_auth_${suffix}`,
         cooldown_channel: `t_cooldown_${suffix}`,
+        quota_channel: `t_quota_${suffix}`,
         refresh_lock_namespace: `t-refresh-${suffix}`,
         reconcile_interval: '0s',
       },
@@ -140,6 +141,7 @@ describe('three gateway nodes on one PostgreSQL', { skip: postgres.skip, timeout
       const listeners = status.listeners as Record<string, { connected: boolean }>;
       assert.equal(listeners.auth_events!.connected, true);
       assert.equal(listeners.cooldowns!.connected, true);
+      assert.equal(listeners.quota!.connected, true);
     }
   });
 
@@ -266,8 +268,11 @@ describe('three gateway nodes on one PostgreSQL', { skip: postgres.skip, timeout
     );
     const served = statuses.filter((s) => s === 200).length;
     const used = await storedUse(served * perRequest);
-    // A node learns the others' use from the answer to its own usage write, so besides the 30 requests in
-    // flight, up to one write per request in flight may not have landed yet when a request is admitted.
+    // Every node hears every committed total (NOTIFY) within milliseconds of the commit, but a node's usage
+    // reaches the database only after its own write (one round trip, more under load), so besides the 30
+    // requests in flight, what completed elsewhere and is not yet written may still be admitted here. With 30
+    // requests always in flight, 29 are still out when the limit is crossed: `limit + inFlight` would demand
+    // zero write latency, which only a reservation at admission could give (docs/multi-node.md).
     const inFlight = 3 * inFlightPerNode;
     const bound = limit + 2 * inFlight * perRequest;
     const over = Math.max(0, used - limit) / perRequest;
@@ -312,6 +317,19 @@ describe('three gateway nodes on one PostgreSQL', { skip: postgres.skip, timeout
         20_000,
       );
       await timeUntil('the node to re-list cooldowns', async () => (await cooling(node)).includes('metered'), 20_000);
+      await timeUntil(
+        'the quota listener to reconnect',
+        async () => {
+          const quota = (
+            (await call(node, 'GET', '/v0/operations/cluster/status')).body.listeners as Record<
+              string,
+              { reconnects: number; connected: boolean }
+            >
+          ).quota!;
+          return quota.reconnects >= 1 && quota.connected;
+        },
+        20_000,
+      );
       const status = (await call(node, 'GET', '/v0/operations/cluster/status')).body;
       const listeners = status.listeners as Record<string, { reconnects: number; connected: boolean }>;
       assert.ok(listeners.auth_events!.reconnects >= 1 && listeners.auth_events!.connected, 'the auth listener reconnected');

@@ -66,6 +66,7 @@ async function startNodes(url: string, tokenUrl: string): Promise<Gateway[]> {
           node_id: `node-${name}`,
           auth_events_channel: channel,
           cooldown_channel: `t_cooldown_${suffix}`,
+          quota_channel: `t_quota_${suffix}`,
           refresh_lock_namespace: `t-refresh-${suffix}`,
         },
       }),
@@ -174,6 +175,7 @@ describe('gateways in a cluster (in process)', { skip: postgres.skip }, async ()
     assert.match(text, /svc_cluster_events_total\{outcome="applied"\} [1-9]/, 'b applied events from a');
     assert.match(text, /svc_cluster_listener_connected\{listener="auth_events"\} 1/);
     assert.match(text, /svc_cluster_reconnects_total\{listener="cooldowns"\} 0/);
+    assert.match(text, /svc_cluster_listener_connected\{listener="quota"\} 1/);
     if (promtool.available) promtool.checkMetrics(text);
     const status = (await manage(b, 'GET', '/v0/operations/cluster/status')).body;
     assert.equal((status.events as { applied: number }).applied > 0, true);

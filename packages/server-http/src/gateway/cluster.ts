@@ -41,6 +41,7 @@ export interface ClusterStatus {
   listeners: {
     auth_events: { channel: string; connected: boolean; reconnects: number };
     cooldowns: { channel: string; connected: boolean; reconnects: number };
+    quota: { channel: string; connected: boolean; reconnects: number };
   };
   last_event: ClusterLastEvent | null;
   events: { received: number; applied: number; invalid: number; duplicates: number; stale: number; own: number };
@@ -164,7 +165,13 @@ export class GatewayCluster {
         },
       });
       opened.push(credentialStore);
-      const quotaStore = await PostgresQuotaStore.open({ connection, pool });
+      const quotaStore = await PostgresQuotaStore.open({
+        connection,
+        pool,
+        channel: settings.quota_channel,
+        applicationName: `switchyard-quota-${nodeId}`,
+        onError: (error) => logger.warn({ err: error.message }, 'cluster_quota_listener_error'),
+      });
       opened.push(quotaStore);
       const refreshLock = await PostgresRefreshLock.open({ connection, max: 2, namespace: settings.refresh_lock_namespace });
       opened.push(refreshLock);
@@ -217,6 +224,7 @@ export class GatewayCluster {
     const stats = this.credentialStore.bus.stats();
     const auth = this.credentialStore.bus.listenerState;
     const cooldowns = this.cooldownStore.listenerState;
+    const quota = this.quotaStore.listenerState;
     return {
       enabled: true,
       node_id: this.nodeId,
@@ -230,6 +238,11 @@ export class GatewayCluster {
           channel: this.settings.cooldown_channel,
           connected: cooldowns?.connected ?? false,
           reconnects: cooldowns?.reconnects ?? 0,
+        },
+        quota: {
+          channel: this.settings.quota_channel,
+          connected: quota?.connected ?? false,
+          reconnects: quota?.reconnects ?? 0,
         },
       },
       last_event: this.lastEvent,
@@ -270,7 +283,10 @@ export class GatewayCluster {
           this.inc({ outcome: 'applied' }, stats.applied);
           this.inc({ outcome: 'duplicate' }, stats.duplicates);
           this.inc({ outcome: 'stale' }, stats.stale);
-          this.inc({ outcome: 'invalid' }, stats.invalid + cluster.cooldownStore.invalidNotifications);
+          this.inc(
+            { outcome: 'invalid' },
+            stats.invalid + cluster.cooldownStore.invalidNotifications + cluster.quotaStore.invalidNotifications,
+          );
           this.inc({ outcome: 'own' }, stats.own);
           this.inc({ outcome: 'repaired' }, stats.repaired);
         },
@@ -287,6 +303,7 @@ export class GatewayCluster {
           this.reset();
           this.inc({ listener: 'auth_events' }, status.listeners.auth_events.reconnects);
           this.inc({ listener: 'cooldowns' }, status.listeners.cooldowns.reconnects);
+          this.inc({ listener: 'quota' }, status.listeners.quota.reconnects);
         },
       }),
     );
@@ -311,6 +328,7 @@ export class GatewayCluster {
           const status = cluster.status();
           this.set({ listener: 'auth_events' }, status.listeners.auth_events.connected ? 1 : 0);
           this.set({ listener: 'cooldowns' }, status.listeners.cooldowns.connected ? 1 : 0);
+          this.set({ listener: 'quota' }, status.listeners.quota.connected ? 1 : 0);
         },
       }),
     );
