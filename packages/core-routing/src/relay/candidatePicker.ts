@@ -88,8 +88,12 @@ export class CandidatePicker {
 
   /** When no credential of a provider is usable at all, the provider itself is rate limited. */
   private noteProviderWideLimit(provider: string, pool: RelayCredentialPool): void {
+    if (pool.peek) {
+      if (pool.peek() === undefined) this.ctx.options.cooldowns?.recordFailure(provider, { kind: 'rate_limit' });
+      return;
+    }
     try {
-      pool.acquire();
+      pool.acquire(); // a pool without peek: the check costs it one counted pick
     } catch {
       this.ctx.options.cooldowns?.recordFailure(provider, { kind: 'rate_limit' });
     }

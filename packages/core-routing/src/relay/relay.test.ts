@@ -324,6 +324,34 @@ describe('Relay: credentials', () => {
     assert.equal(fake.requests.at(-1)?.headers.authorization, 'Bearer c1-refreshed');
   });
 
+  test('checking whether a provider has any credential left does not count a pick', async () => {
+    const fake = await upstream();
+    fake.setBehaviour(() => ({ type: 'status', status: 500 }));
+    class PeekablePool extends TestPool {
+      peeks = 0;
+      peek() {
+        this.peeks++;
+        return { id: 'a', token: 'key-a' };
+      }
+    }
+    const pool = new PeekablePool(
+      [
+        { id: 'a', token: 'key-a' },
+        { id: 'b', token: 'key-b' },
+      ],
+      { now: () => 0 },
+    );
+    const relay = new Relay({
+      providers: [{ name: 'up', kind: 'openai', baseUrl: fake.url, models: ['gpt-4o'] }],
+      transport: transport(),
+      credentials: { pool: () => pool },
+      maxAttempts: 4,
+    });
+    await relay.handle(chat('gpt-4o'), new MemorySink());
+    assert.ok(pool.peeks >= 1, 'the relay asked whether any credential was left');
+    assert.equal(pool.used.length, fake.chatCount, 'every counted pick was a call upstream');
+  });
+
   test('a provider without usable credentials answers 503 no_credentials', async () => {
     const fake = await upstream();
     const pool = new TestPool([], { now: () => 0 });
