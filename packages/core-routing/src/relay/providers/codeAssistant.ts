@@ -105,5 +105,6 @@ export const codeAssistantAdapter: ProviderAdapter = {
   },
   classify: classifyOpenAiError,
   usageFromResponse: openAiUsage,
+  usageMember: 'usage',
   usageFromEvent: openAiUsage,
 };

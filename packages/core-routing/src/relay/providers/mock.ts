@@ -185,6 +185,7 @@ export function createMockAdapter(transport = new MockTransport()): ProviderAdap
     },
     classify: classifyOpenAiError,
     usageFromResponse: openAiUsage,
+    usageMember: 'usage',
     usageFromEvent: openAiUsage,
   };
 }
