@@ -12,7 +12,7 @@ function reference(bytes: Uint8Array): unknown {
     return 'invalid';
   }
   const isObject = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
-  return isObject && Object.hasOwn(parsed, 'usage') ? { usage: (parsed as { usage: unknown }).usage } : 'absent';
+  return isObject && Object.hasOwn(parsed as object, 'usage') ? { usage: (parsed as { usage: unknown }).usage } : 'absent';
 }
 
 function scanned(bytes: Uint8Array): unknown {
