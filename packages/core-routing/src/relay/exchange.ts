@@ -15,7 +15,6 @@ import type { Json } from '../translate/fields.js';
 import type { ChatResponse, EncodeContext } from '../translate/ir.js';
 import { StreamTranslator } from '../translate/streamTranslator.js';
 import { countTokensBody, countTokensResponse, estimateInputTokens } from './countTokens.js';
-import { scanJson } from './jsonScan.js';
 import type { ProviderAdapter, WireCodec } from './providers/adapter.js';
 import { passThroughTap, type StreamTap, TranslatingTap } from './streamTap.js';
 import type { ApiFamily, ProviderConfig, RelayCredential, RelayRequest, UpstreamFailure, UpstreamRequest, Usage } from './types.js';
@@ -61,19 +60,6 @@ function parseJson(body: Buffer): unknown {
   } catch (error) {
     throw new UnreadableUpstreamBody('upstream sent invalid JSON', { cause: error });
   }
-}
-
-/**
- * The usage in a complete JSON answer passed through as it came. Throws {@link UnreadableUpstreamBody} when the body
- * is not JSON. With the adapter's `usageMember`, only that member is parsed (the rest is checked, not built).
- */
-function usageOfAnswer(adapter: ProviderAdapter, body: Buffer): Usage | undefined {
-  const member = adapter.usageMember;
-  if (member === undefined) return adapter.usageFromResponse(parseJson(body));
-  const range = scanJson(body, member);
-  if (range === undefined) throw new UnreadableUpstreamBody('upstream sent invalid JSON');
-  if (range === null) return adapter.usageFromResponse({});
-  return adapter.usageFromResponse({ [member]: JSON.parse(body.toString('utf8', range.start, range.end)) });
 }
 
 function droppedHeader(dropped: string[]): Record<string, string> {
@@ -157,7 +143,7 @@ export function prepareExchange(input: ExchangeInput): Exchange {
           usageOf: adapter.usageFromEvent,
         }),
       completeBody(body, contentType) {
-        const usage = contentType.includes('json') ? usageOfAnswer(adapter, body) : undefined;
+        const usage = contentType.includes('json') ? adapter.usageFromResponse(parseJson(body)) : undefined;
         return { body, contentType, usage };
       },
       clientError: (failure) => failure,

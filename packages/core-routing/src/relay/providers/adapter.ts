@@ -62,12 +62,6 @@ export interface ProviderAdapter {
   classify(status: number, headers: Record<string, string>, body: Uint8Array, now: number): UpstreamFailure;
   /** Token usage from a complete JSON response, if reported. */
   usageFromResponse(json: unknown): Usage | undefined;
-  /**
-   * The one top-level member of a complete JSON response that {@link usageFromResponse} reads, when it reads
-   * nothing else (OpenAI's `usage`). The relay then checks a passed-through answer's JSON without building it and
-   * hands `usageFromResponse` an object holding only that member: one small parse instead of the whole answer's.
-   */
-  readonly usageMember?: string;
   /** Token usage from one streamed event's JSON data, if it carries it. */
   usageFromEvent(json: unknown): Usage | undefined;
   /** A request that counts the input tokens of `input.body` (a request in the adapter's family), if the provider can. */

@@ -105,6 +105,5 @@ export const codeAssistantAdapter: ProviderAdapter = {
   },
   classify: classifyOpenAiError,
   usageFromResponse: openAiUsage,
-  usageMember: 'usage',
   usageFromEvent: openAiUsage,
 };

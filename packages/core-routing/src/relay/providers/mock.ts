@@ -185,7 +185,6 @@ export function createMockAdapter(transport = new MockTransport()): ProviderAdap
     },
     classify: classifyOpenAiError,
     usageFromResponse: openAiUsage,
-    usageMember: 'usage',
     usageFromEvent: openAiUsage,
   };
 }

@@ -78,7 +78,6 @@ function createOpenAiAdapter(kind: 'openai' | 'openai-compatible', defaultBaseUr
     },
     classify: classifyOpenAiError,
     usageFromResponse: openAiUsage,
-    usageMember: 'usage',
     usageFromEvent: openAiUsage,
     encodeOptions(provider) {
       // OpenAI's reasoning models refuse `max_tokens`; many compatible servers know only `max_tokens`.
