@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { type FakeBehaviour, type FakeOpenAi, startFakeOpenAi } from '@switchyard/test-support';
 import { FakeScheduler } from '../clock.js';
@@ -113,6 +115,39 @@ describe('Relay: routing and pass-through', () => {
     assert.equal(sink.headers['x-switchyard-provider'], 'demo');
     assert.equal(ends[0]?.outcome, 'success');
     assert.ok((ends[0]?.tokens.input ?? 0) > 0);
+  });
+
+  test('a 200 whose JSON is broken is an upstream failure, never passed on; a valid answer reports its top-level usage', async () => {
+    let broken = true;
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // The broken answer is cut off; the good one nests a decoy usage before the real one.
+      res.end(
+        broken
+          ? '{"id":"x","usage":{"prompt_tokens":3,"completion_tokens":4}'
+          : '{"id":"y","choices":[{"usage":{"prompt_tokens":99}}],"usage":{"prompt_tokens":3,"completion_tokens":4}}',
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+    const relay = new Relay({
+      providers: [{ name: 'raw', kind: 'openai-compatible', baseUrl: url, models: ['gpt-4o'] }],
+      transport: transport(),
+      maxAttempts: 1,
+    });
+    const ends: RequestEndEvent[] = [];
+    relay.events.on('request:end', (e) => ends.push(e));
+    const sink = new MemorySink();
+    await relay.handle(chat('gpt-4o'), sink);
+    assert.notEqual(sink.status, 200);
+    assert.ok(!sink.text().includes('"id":"x"'), 'the broken body is not passed on');
+    assert.equal(ends[0]?.outcome, 'error');
+    broken = false;
+    const good = new MemorySink();
+    await relay.handle(chat('gpt-4o'), good);
+    assert.equal(good.status, 200);
+    assert.deepEqual(ends[1]?.tokens, { input: 3, output: 4 });
   });
 
   test('the client body reaches the upstream unchanged; an alias renames only the model', async () => {
