@@ -2,11 +2,11 @@
  * Test helpers: temporary git repositories, `yard` run in-process through
  * `main` (fast, same code path as the bin) or as a real process from source.
  */
-import { execFile, execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type TempGitRepo, tempGitRepo } from '@switchyard/test-support';
 import type { CliIO } from '../src/io.js';
 import { main } from '../src/main.js';
 
@@ -15,27 +15,11 @@ const TSX = import.meta.resolve('tsx');
 /** Children run from source; the loader is given by absolute URL because their cwd is a temporary repository. */
 export const SOURCE_NODE_OPTIONS = `--conditions=@switchyard/source --import=${TSX}`;
 
-export interface TempRepo {
-  root: string;
-  git: (...args: string[]) => string;
-  cleanup: () => Promise<void>;
-}
+export type TempRepo = TempGitRepo;
 
-/** `main` with two commits, an identity, nothing global touched. */
-export async function tempRepo(prefix = 'yard-'): Promise<TempRepo> {
-  const root = await realpath(await mkdtemp(join(tmpdir(), prefix)));
-  const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: root } });
-  git('init', '--quiet', '--initial-branch=main');
-  git('config', 'user.name', 'Test User');
-  git('config', 'user.email', 'test@example.invalid');
-  git('config', 'commit.gpgsign', 'false');
-  await writeFile(join(root, 'README.md'), '# demo\n\nline 1\nline 2\nline 3\n');
-  git('add', '-A');
-  git('commit', '--quiet', '-m', 'initial');
-  await writeFile(join(root, 'README.md'), '# demo\n\nline 1\nline 2 changed\nline 3\n');
-  git('commit', '--quiet', '-am', 'second');
-  return { root, git, cleanup: () => rm(root, { recursive: true, force: true }) };
+/** `main` with two commits (the second changes line 2 of README.md), from test-support. */
+export function tempRepo(prefix = 'yard-'): Promise<TempRepo> {
+  return tempGitRepo({ prefix, readmeVersions: ['# demo\n\nline 1\nline 2\nline 3\n', '# demo\n\nline 1\nline 2 changed\nline 3\n'] });
 }
 
 export interface YardResult {

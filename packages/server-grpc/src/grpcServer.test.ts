@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
+import { tempGitRepo } from '@switchyard/test-support';
 import {
   AgentDispatcher,
   ArtifactStore,
@@ -55,14 +55,7 @@ function call<Req, Res>(client: object, method: string, request: Req, metadata =
 }
 
 before(async () => {
-  root = await realpath(await mkdtemp(join(tmpdir(), 'grpc-')));
-  const git = (...args: string[]) => execFileSync('git', args, { cwd: root, encoding: 'utf8' });
-  git('init', '--quiet', '--initial-branch=main');
-  git('config', 'user.name', 'T');
-  git('config', 'user.email', 't@example.invalid');
-  writeFileSync(join(root, 'README.md'), '# x\n');
-  git('add', '-A');
-  git('commit', '--quiet', '-m', 'initial');
+  root = (await tempGitRepo({ prefix: 'grpc-', readmeVersions: ['# x\n'] })).root;
   workflow = new Workflow({ store: new MemoryWorkflowStore(), repoName: 'shop', admins: ['lead'] });
   await workflow.createFeature({ slug: SLUG, title: 'Log in', actor: 'alice' });
   await workflow.advance(SLUG, 'specify', { actor: 'alice' });

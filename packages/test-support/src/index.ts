@@ -3,7 +3,7 @@
  * Helpers for tests that need something outside Node: PostgreSQL, headless
  * Chromium, promtool (missing ones skip with a how-to, or fail under CI),
  * fake OpenAI, Anthropic, Gemini and cloud coding-assistant upstreams on
- * loopback, and a fake OAuth device-flow server.
+ * loopback, a fake OAuth device-flow server, and temporary git repositories.
  */
 
 export { type ChromiumForTests, type PromtoolForTests, requireChromium, requirePromtool } from './binaries.js';
@@ -24,6 +24,7 @@ export {
   type StreamPiece,
   startFakeUpstream,
 } from './fakeUpstream.js';
+export { type TempGitRepo, tempGitRepo } from './gitRepo.js';
 export { DEFAULT_PG_URL, type PostgresForTests, postgresForTests, sqlOnce } from './postgres.js';
 export { inCI, missing, type Requirement } from './requirement.js';
 export { startTcpProxy, type TcpProxy } from './tcpProxy.js';

@@ -1,9 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { tempGitRepo } from '@switchyard/test-support';
 import {
   AgentDispatcher,
   GitRepository,
@@ -40,31 +37,17 @@ const req = (method: string, path: string, body?: unknown, headers: Record<strin
     ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
   });
 
-/** A repository of the test's own: dispatching a job creates a branch and a worktree in it. */
-async function tempRepo(): Promise<string> {
-  const root = await realpath(await mkdtemp(join(tmpdir(), 'workflow-api-')));
-  const git = (...args: string[]) =>
-    execFileSync('git', args, { cwd: root, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: root } });
-  git('init', '--quiet', '--initial-branch=main');
-  git('config', 'user.name', 'Test User');
-  git('config', 'user.email', 'test@example.invalid');
-  git('config', 'commit.gpgsign', 'false');
-  await writeFile(join(root, 'README.md'), '# shop\n');
-  git('add', '-A');
-  git('commit', '--quiet', '-m', 'initial');
-  after(() => rm(root, { recursive: true, force: true }));
-  return root;
-}
-
 before(async () => {
-  const repo = await tempRepo();
+  // A repository of the test's own: dispatching a job creates a branch and a worktree in it.
+  const repo = await tempGitRepo({ prefix: 'workflow-api-', readmeVersions: ['# shop\n'] });
+  after(repo.cleanup);
   workflow = new Workflow({ store: new MemoryWorkflowStore(), repoName: 'shop' });
   const sync = new SyncEngine({ workflow, tracker, webhookSecret: SECRET });
   const registry = new Registry();
   registry.setDefaultLabels({ service: 'test' });
   const dispatcher = new AgentDispatcher({
     workflow,
-    git: new GitRepository(repo),
+    git: new GitRepository(repo.root),
     reviewer: new HeuristicReviewer(),
     adapters: [new MockAgentAdapter(async () => ({ exit_code: 0 }))],
   });
