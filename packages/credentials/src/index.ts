@@ -129,10 +129,10 @@ export type {
   Unsubscribe,
 } from './store/credentialStore.js';
 export { type AuthFileInfo, FileCredentialStore, type FileCredentialStoreOptions, type RekeyReport } from './store/fileCredentialStore.js';
+export { FileQuotaStore } from './store/fileQuotaStore.js';
 export { MemoryCredentialStore } from './store/memoryCredentialStore.js';
 export {
   applyDelta,
-  FileQuotaStore,
   MemoryQuotaStore,
   type QuotaDelta,
   type QuotaStore,

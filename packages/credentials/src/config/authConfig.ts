@@ -29,7 +29,8 @@ import { codeAssistantFlow } from '../oauth/codeAssistantFlow.js';
 import { POOL_STRATEGIES } from '../pool/credentialPool.js';
 import type { CredentialStore } from '../store/credentialStore.js';
 import { FileCredentialStore } from '../store/fileCredentialStore.js';
-import { FileQuotaStore, type QuotaStore } from '../store/quotaStore.js';
+import { FileQuotaStore } from '../store/fileQuotaStore.js';
+import type { QuotaStore } from '../store/quotaStore.js';
 import type { CredentialsLogger } from '../util/logger.js';
 import { parseDuration } from '../util/time.js';
 

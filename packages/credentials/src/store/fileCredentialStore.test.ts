@@ -9,7 +9,7 @@ import { generateEncryptionKey, parseEncryptionKey } from '../encryption.js';
 import { CredentialsError } from '../errors.js';
 import type { StoreChange } from './credentialStore.js';
 import { FileCredentialStore } from './fileCredentialStore.js';
-import { FileQuotaStore } from './quotaStore.js';
+import { FileQuotaStore } from './fileQuotaStore.js';
 
 const root = await mkdtemp(join(tmpdir(), 'credentials-files-'));
 after(() => rm(root, { recursive: true, force: true }));
