@@ -297,6 +297,13 @@ describe('QuotaTracker', () => {
     assert.deepEqual(tracker.providerQuota('anthropic'), { limit: 400, used: 50, remaining: 350 });
     assert.deepEqual(tracker.providerQuota('capped'), { limit: 500, used: 450, remaining: 50 });
     assert.deepEqual(tracker.providerQuota('openai'), { limit: null, used: 0, remaining: null });
+    // A credential moved to another provider, or untracked, counts where it is now.
+    tracker.track('a1', 'openai', 100);
+    assert.deepEqual(tracker.providerQuota('anthropic'), { limit: 300, used: 0, remaining: 300 });
+    tracker.untrack('o2');
+    assert.deepEqual(tracker.providerQuota('openai'), { limit: 200, used: 50, remaining: 150 });
+    tracker.untrack('c1');
+    assert.deepEqual(tracker.providerQuota('capped'), { limit: 500, used: 0, remaining: 500 });
     await tracker.stop();
   });
 

@@ -91,6 +91,8 @@ export class QuotaTracker {
   private readonly providerLimitOf: (provider: string) => number | undefined;
   private readonly flushIntervalMs: number;
   private readonly entries = new Map<string, Entry>();
+  /** The entries of each provider: a provider's figure is asked for after every request (the routing table's quota feed). */
+  private readonly byProvider = new Map<string, Set<Entry>>();
   private readonly stored = new Map<string, QuotaUsage>();
   /** Unflushed usage of periods that have ended, written before the current period's. */
   private leftovers: QuotaDelta[] = [];
@@ -123,7 +125,11 @@ export class QuotaTracker {
     const existing = this.entries.get(id);
     if (existing) {
       this.rollOverIfDue(existing);
-      existing.provider = provider;
+      if (existing.provider !== provider) {
+        this.unindex(existing);
+        existing.provider = provider;
+        this.index(existing);
+      }
       existing.limit = limit;
       if (this.scheduleOf(provider) !== existing.schedule) this.applySchedule(existing);
       this.evaluate(existing, true);
@@ -145,6 +151,7 @@ export class QuotaTracker {
       exhausted: false,
     };
     this.entries.set(id, entry);
+    this.index(entry);
     this.applySchedule(entry);
     // Usage from an earlier period does not count in this one.
     const usagePeriod = usage?.period_start ? Date.parse(usage.period_start) : null;
@@ -157,7 +164,10 @@ export class QuotaTracker {
 
   /** Stops tracking a credential (it was deleted) and forgets its stored usage. */
   untrack(id: string): void {
-    if (!this.entries.delete(id)) return;
+    const entry = this.entries.get(id);
+    if (!entry) return;
+    this.entries.delete(id);
+    this.unindex(entry);
     this.stored.delete(id);
     void this.store.remove(id).catch(() => undefined);
   }
@@ -235,6 +245,18 @@ export class QuotaTracker {
     };
   }
 
+  private index(entry: Entry): void {
+    let entries = this.byProvider.get(entry.provider);
+    if (!entries) this.byProvider.set(entry.provider, (entries = new Set()));
+    entries.add(entry);
+  }
+
+  private unindex(entry: Entry): void {
+    const entries = this.byProvider.get(entry.provider);
+    entries?.delete(entry);
+    if (entries?.size === 0) this.byProvider.delete(entry.provider);
+  }
+
   /**
    * A provider's quota: its configured limit (`providers.<p>.quota.limit`),
    * else the sum of its credentials' limits (null when any is unlimited),
@@ -243,8 +265,7 @@ export class QuotaTracker {
   providerQuota(provider: string): { limit: number | null; used: number; remaining: number | null } {
     let used = 0;
     let sum: number | null = 0;
-    for (const entry of this.entries.values()) {
-      if (entry.provider !== provider) continue;
+    for (const entry of this.byProvider.get(provider) ?? []) {
       this.rollOverIfDue(entry);
       used += entry.used;
       sum = sum === null || entry.limit === null ? null : sum + entry.limit;
