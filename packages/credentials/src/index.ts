@@ -104,7 +104,13 @@ export {
 } from './pool/cooldownTracker.js';
 export { CredentialPool, type CredentialPoolOptions, POOL_STRATEGIES, type PoolStrategy } from './pool/credentialPool.js';
 export type { AcquiredCredential, CredentialFailure, CredentialUsage, PoolEvents, RotationReason } from './pool/poolEvents.js';
-export { QuotaTracker, type QuotaTrackerEvents, type QuotaTrackerOptions, type QuotaUpdateEvent } from './pool/quotaTracker.js';
+export {
+  type QuotaAdmission,
+  QuotaTracker,
+  type QuotaTrackerEvents,
+  type QuotaTrackerOptions,
+  type QuotaUpdateEvent,
+} from './pool/quotaTracker.js';
 export {
   type AppliedUpdate,
   type AuthUpdate,
@@ -135,6 +141,8 @@ export {
   applyDelta,
   MemoryQuotaStore,
   type QuotaDelta,
+  type QuotaReservationAnswer,
+  type QuotaReservationRequest,
   type QuotaStore,
   type QuotaTotal,
   type QuotaUsage,

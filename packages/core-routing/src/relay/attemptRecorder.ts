@@ -23,17 +23,30 @@ export class AttemptRecorder {
   ) {}
 
   /** The client has its answer. */
-  success(provider: string, credential: RelayCredential | undefined, usage: Usage | undefined, latencyMs: number): void {
+  success(
+    provider: string,
+    credential: RelayCredential | undefined,
+    usage: Usage | undefined,
+    latencyMs: number,
+    reservation?: string,
+  ): void {
     const { options } = this.ctx;
-    if (credential) options.credentials?.pool(provider)?.reportSuccess(credential.id, tokensOf(usage));
+    if (credential) options.credentials?.pool(provider)?.reportSuccess(credential.id, tokensOf(usage), reservation);
     options.cooldowns?.recordSuccess(provider);
     options.health?.recordRequest(provider, { ok: true, latencyMs });
     this.ctx.table.recordLatency(provider, latencyMs);
   }
 
   /** A stream broke after its first byte: the tokens it used are still the credential's, and the break counts against the provider. */
-  broken(provider: string, credential: RelayCredential | undefined, usage: Usage | undefined, failure: UpstreamFailure): void {
-    if (usage && credential) this.ctx.options.credentials?.pool(provider)?.reportSuccess(credential.id, tokensOf(usage));
+  broken(
+    provider: string,
+    credential: RelayCredential | undefined,
+    usage: Usage | undefined,
+    failure: UpstreamFailure,
+    reservation?: string,
+  ): void {
+    if (usage && credential) this.ctx.options.credentials?.pool(provider)?.reportSuccess(credential.id, tokensOf(usage), reservation);
+    else this.quota.release(provider, credential, reservation);
     this.providerFailure(provider, failure);
   }
 

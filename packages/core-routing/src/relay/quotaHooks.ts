@@ -10,7 +10,9 @@
  *   quota rather than a missing credential;
  * - when the upstream refuses a credential for quota: it is remembered, and
  *   with switch-project off the request stops there;
- * - when quota is about to end the request: the one preview-model retry.
+ * - when quota is about to end the request: the one preview-model retry;
+ * - in cluster mode, before an attempt goes upstream: admission against the
+ *   credential's shared quota, and letting the reservation go after.
  *
  * It owns the relay's {@link QuotaMemory}, which outlives requests; what one
  * request learnt goes into its {@link RequestState}.
@@ -32,6 +34,48 @@ export class QuotaHooks {
   private get settings(): Required<QuotaExceededSettings> {
     const q = this.ctx.options.quotaExceeded;
     return { switchCredential: q?.switchCredential ?? true, switchPreviewModel: q?.switchPreviewModel ?? true };
+  }
+
+  /**
+   * Cluster mode: admission against the credential's quota shared by every
+   * node, before the attempt goes upstream. Undefined when the pool holds
+   * nothing for it (so the relay awaits only in cluster mode). Resolves to
+   * the attempt's reservation, or `undefined` when refused: the credential
+   * is then left for this request, and quota is what the client hears if
+   * nothing else serves it.
+   */
+  admit(
+    provider: string,
+    credential: RelayCredential,
+    request: RelayRequest,
+    state: RequestState,
+  ): Promise<{ reservation?: string } | undefined> | undefined {
+    const pool = this.ctx.options.credentials?.pool(provider);
+    // A floor for what the request will use: its body at about four bytes a token (JSON framing makes it generous).
+    const pending = pool?.admit?.(credential.id, { tokens: Math.ceil(request.rawBody.length / 4) });
+    if (!pending) return undefined;
+    return pending.then((answer) => {
+      if (answer.admitted) return answer;
+      let tried = state.triedCredentials.get(provider);
+      if (!tried) state.triedCredentials.set(provider, (tried = new Set()));
+      tried.add(credential.id);
+      const now = this.ctx.clock.now();
+      // Room held by requests in flight comes back as they finish; use that reached the limit, at the reset.
+      const back = answer.used < answer.limit ? new Date(now + 1000).toISOString() : pool?.statusOf?.(credential.id)?.quota?.resets_at;
+      state.lastFailure = localQuotaFailure(
+        provider,
+        `credential ${credential.id} has no room in its shared quota (${answer.used} used and ${answer.reserved} held by requests in flight, of ${answer.limit})`,
+        [back],
+        now,
+      );
+      return undefined;
+    });
+  }
+
+  /** Lets go of an attempt's reservation (idempotent: nothing happens once its usage settled it). */
+  release(provider: string, credential: RelayCredential | undefined, reservation: string | undefined): void {
+    if (reservation === undefined || !credential) return;
+    this.ctx.options.credentials?.pool(provider)?.release?.(credential.id, reservation);
   }
 
   /** A credential was handed to an attempt. */

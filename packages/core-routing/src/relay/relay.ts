@@ -239,13 +239,27 @@ export class Relay {
         if (picked.retry) continue;
         ({ provider, credential } = picked);
       }
+      // Cluster mode: room in the credential's shared quota, held until the attempt settles.
+      let reservation: string | undefined;
+      const admission = credential ? this.quota.admit(provider, credential, request, state) : undefined;
+      if (admission) {
+        const admitted = await admission;
+        if (!admitted) continue;
+        reservation = admitted.reservation;
+      }
       state.attempts++;
       lastProvider = provider;
       lastCredential = credential?.id ?? null;
       if (credential) this.quota.served(provider, credential.id);
-      const result = await this.runner.run(request, sink, route, provider, credential, startedAt, state.attempts, upstreamModel);
+      let result: Awaited<ReturnType<AttemptRunner['run']>>;
+      try {
+        result = await this.runner.run(request, sink, route, provider, credential, startedAt, state.attempts, upstreamModel);
+      } catch (error) {
+        this.quota.release(provider, credential, reservation);
+        throw error;
+      }
       if (result.kind === 'success') {
-        this.recorder.success(provider, credential, result.usage, this.ctx.clock.now() - startedAt);
+        this.recorder.success(provider, credential, result.usage, this.ctx.clock.now() - startedAt, reservation);
         if (cacheKey && result.body)
           cache!.set(cacheKey, { status: result.status, headers: result.headers, body: result.body, provider, usage: result.usage });
         return end({
@@ -263,7 +277,7 @@ export class Relay {
       const failure = result.failure;
       state.lastFailure = failure;
       if (result.kind === 'broken') {
-        this.recorder.broken(provider, credential, result.usage, failure);
+        this.recorder.broken(provider, credential, result.usage, failure, reservation);
         return end({
           provider,
           credentialId: credential?.id ?? null,
@@ -276,6 +290,8 @@ export class Relay {
           attempts: state.attempts,
         });
       }
+      // Failed before any usage: whatever was held for it goes back.
+      this.quota.release(provider, credential, reservation);
       if (failure.kind === 'client') {
         passThroughClientError(request, sink, failure);
         return end({

@@ -25,7 +25,17 @@ import type { ProviderConfig, RelayCredential } from './types.js';
 /** A provider's credentials, as the relay uses them (implemented by `@switchyard/credentials`). */
 export interface RelayCredentialPool {
   acquire(options?: { exclude?: ReadonlySet<string> }): RelayCredential;
-  reportSuccess(credentialId: string, usage?: { inputTokens: number; outputTokens: number }): void;
+  /** `reservation`: what {@link admit} handed this attempt, settled by its usage. */
+  reportSuccess(credentialId: string, usage?: { inputTokens: number; outputTokens: number }, reservation?: string): void;
+  /**
+   * Admission against a quota shared by several nodes, after `acquire` and
+   * before the attempt goes upstream: undefined when nothing needs holding
+   * (so the relay awaits only in cluster mode). A refused credential is
+   * left for this request, as if out of quota.
+   */
+  admit?(credentialId: string, estimate?: { tokens: number }): Promise<RelayAdmission> | undefined;
+  /** Lets go of an admitted attempt's reservation (idempotent: a no-op once `reportSuccess` settled it). */
+  release?(credentialId: string, reservation: string): void;
   reportFailure(
     credentialId: string,
     failure: { kind: 'rate_limit' | 'unauthorized' | 'quota_exceeded' | 'error'; retryAfterMs?: number; message?: string },
@@ -40,6 +50,9 @@ export interface RelayCredentialPool {
   peek?(): RelayCredential | undefined;
   peekById?(credentialId: string): RelayCredential | undefined;
 }
+
+/** A pool's answer to {@link RelayCredentialPool.admit}. */
+export type RelayAdmission = { admitted: true; reservation?: string } | { admitted: false; used: number; reserved: number; limit: number };
 
 /**
  * Per-provider cooldown bookkeeping (implemented by `CooldownManager`). With

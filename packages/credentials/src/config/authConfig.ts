@@ -106,6 +106,10 @@ export interface OpenCredentialsOptions {
   stores?: { store: CredentialStore; quotaStore: QuotaStore; refreshLock?: RefreshLock };
   /** How often quota usage is written to the quota store (default 1 s; 0: after every report, still off the request path). */
   quotaFlushIntervalMs?: number;
+  /** How long an unsettled quota reservation lives in a shared quota store (default 10 minutes; see `QuotaTracker.admit`). */
+  quotaReservationTtlMs?: number;
+  /** How long an admission waits for a shared quota store before the request goes ahead without a reservation (default 5 s). */
+  quotaAdmissionTimeoutMs?: number;
 }
 
 /** The manager of {@link openCredentials}, whose `close` also closes its file stores. */
@@ -168,6 +172,8 @@ export async function openCredentials(options: OpenCredentialsOptions = {}): Pro
     flows: [...presets, ...custom],
     ...(options.stores?.refreshLock ? { refreshLock: options.stores.refreshLock } : {}),
     ...(options.quotaFlushIntervalMs === undefined ? {} : { quotaFlushIntervalMs: options.quotaFlushIntervalMs }),
+    ...(options.quotaReservationTtlMs === undefined ? {} : { quotaReservationTtlMs: options.quotaReservationTtlMs }),
+    ...(options.quotaAdmissionTimeoutMs === undefined ? {} : { quotaAdmissionTimeoutMs: options.quotaAdmissionTimeoutMs }),
     ...(options.providers ? { providers: options.providers } : {}),
     ...(options.configFile ? { configFile: options.configFile } : {}),
     ...(options.scheduler ? { scheduler: options.scheduler } : {}),

@@ -101,7 +101,10 @@ export class CredentialManager {
       scheduleOf: (provider) => this.schedules[provider] ?? this.providers[provider]?.quota?.reset,
       providerLimitOf: (provider) => this.providers[provider]?.quota?.limit,
       ...(options.quotaFlushIntervalMs === undefined ? {} : { flushIntervalMs: options.quotaFlushIntervalMs }),
+      ...(options.quotaReservationTtlMs === undefined ? {} : { reservationTtlMs: options.quotaReservationTtlMs }),
+      ...(options.quotaAdmissionTimeoutMs === undefined ? {} : { reserveTimeoutMs: options.quotaAdmissionTimeoutMs }),
     });
+    this.quotas.events.on('quota:reserve_failed', ({ error, credentialId }) => this.failed('quota', credentialId, error));
     this.quotas.events.on('quota:flush_failed', ({ error }) => this.failed('quota', null, error));
     this.cooldowns = options.cooldowns ?? new CooldownTracker({ scheduler: this.scheduler });
     this.queue = new AuthUpdateQueue(options.queueCapacity === undefined ? {} : { capacity: options.queueCapacity });

@@ -60,6 +60,10 @@ export interface CredentialManagerOptions {
   queueCapacity?: number;
   /** How often quota usage is written (default 1 s). */
   quotaFlushIntervalMs?: number;
+  /** How long an unsettled quota reservation lives in a shared quota store (default 10 minutes). */
+  quotaReservationTtlMs?: number;
+  /** How long an admission waits for a shared quota store (default 5 s). */
+  quotaAdmissionTimeoutMs?: number;
   /** A config file to watch: a change is queued as a `config.reload` update (see the `config:reload` event). */
   configFile?: string;
   logger?: CredentialsLogger;

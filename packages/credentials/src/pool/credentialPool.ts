@@ -21,7 +21,7 @@ import { MemoryQuotaStore } from '../store/quotaStore.js';
 import { type CooldownEvents, CooldownTracker, type CredentialCooldowns } from './cooldownTracker.js';
 import type { AcquiredCredential, CredentialFailure, CredentialUsage, PoolEvents, RotationReason } from './poolEvents.js';
 import { explainNoCredentials, finiteCount, type Slot, sameRecord, statusMessage, statusRecord } from './poolSlot.js';
-import { QuotaTracker } from './quotaTracker.js';
+import { type QuotaAdmission, QuotaTracker } from './quotaTracker.js';
 
 /** Credential selection strategies (`auth.selection_strategy`). */
 export const POOL_STRATEGIES = ['round_robin', 'quota_aware', 'priority'] as const;
@@ -156,14 +156,31 @@ export class CredentialPool {
     return this.slots.get(credentialId)?.acquired;
   }
 
-  /** Counts a successful request: clears failure streaks and deducts its tokens from the quota. */
-  reportSuccess(credentialId: string, usage?: CredentialUsage): void {
+  /**
+   * Counts a successful request: clears failure streaks and deducts its
+   * tokens from the quota, settling the request's `reservation` (from
+   * {@link admit}) when it holds one.
+   */
+  reportSuccess(credentialId: string, usage?: CredentialUsage, reservation?: string): void {
     if (!this.slots.has(credentialId)) return;
     this.cooldowns.recordSuccess(credentialId);
-    if (usage) {
-      const tokens = (finiteCount(usage.inputTokens) ?? 0) + (finiteCount(usage.outputTokens) ?? 0);
-      if (tokens > 0) this.quotas.record(credentialId, tokens);
-    }
+    const tokens = usage ? (finiteCount(usage.inputTokens) ?? 0) + (finiteCount(usage.outputTokens) ?? 0) : 0;
+    if (tokens > 0 || reservation !== undefined) this.quotas.record(credentialId, tokens, reservation);
+  }
+
+  /**
+   * Cluster mode: holds room in the credential's shared quota for one
+   * request, after `acquire` and before the request goes upstream (see
+   * `QuotaTracker.admit`). Undefined when nothing needs holding. Settle
+   * what it admits with `reportSuccess` or `release`.
+   */
+  admit(credentialId: string, estimate?: { tokens: number }): Promise<QuotaAdmission> | undefined {
+    return this.slots.has(credentialId) ? this.quotas.admit(credentialId, estimate?.tokens) : undefined;
+  }
+
+  /** Lets go of an admitted request's reservation when it used no tokens (idempotent; a no-op after `reportSuccess` settled it). */
+  release(credentialId: string, reservation: string): void {
+    this.quotas.release(credentialId, reservation);
   }
 
   /**

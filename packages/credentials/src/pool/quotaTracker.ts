@@ -14,7 +14,14 @@
  * their next flush. Within a period, totals only raise the local count
  * (an announcement may overtake the answer to an earlier write), except a
  * `replaced` one (an operator's reset on another node).
+ *
+ * A store that can `reserve` (PostgreSQL) also gets admission control:
+ * `admit` holds an estimate of a request's tokens in the shared store
+ * before it goes upstream, and `record` (or `release`, for a request that
+ * used nothing) lets it go with the next flush, in the same write that adds
+ * the tokens.
  */
+import { randomUUID } from 'node:crypto';
 import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
 import { EventEmitter } from 'eventemitter3';
 import { type QuotaStatus, remainingOf } from '../credential.js';
@@ -39,7 +46,15 @@ export interface QuotaTrackerEvents {
   'quota:reset': [{ provider: string; credentialId: string }];
   /** A batch could not be stored; it is kept and retried at the next flush. */
   'quota:flush_failed': [{ error: unknown; pendingCredentials: number }];
+  /** The store could not be asked for a reservation: the request went ahead without one. */
+  'quota:reserve_failed': [{ error: unknown; credentialId: string }];
 }
+
+/**
+ * What {@link QuotaTracker.admit} decided: go ahead (holding `reservation`,
+ * to be settled by `record` or `release`), or no room in the shared quota.
+ */
+export type QuotaAdmission = { admitted: true; reservation?: string } | { admitted: false; used: number; reserved: number; limit: number };
 
 /** Options of {@link QuotaTracker}. */
 export interface QuotaTrackerOptions {
@@ -51,6 +66,17 @@ export interface QuotaTrackerOptions {
   providerLimitOf?: (provider: string) => number | undefined;
   /** How often usage is written to the store (default 1 s; 0 writes after every report, still asynchronously). */
   flushIntervalMs?: number;
+  /** A reservation ({@link QuotaTracker.admit}) lapses in the store after this long unsettled (default 10 minutes). */
+  reservationTtlMs?: number;
+  /**
+   * How long an admission waits for the store (default 5 s: a burst queues
+   * on the credential's row, one admission at a time). After a store
+   * failure or a wait this long, requests go ahead without reservations for
+   * `reserveBackoffMs` (default 5 s), so a stalled database never stalls
+   * the request path.
+   */
+  reserveTimeoutMs?: number;
+  reserveBackoffMs?: number;
 }
 
 interface Entry {
@@ -70,6 +96,12 @@ interface Entry {
   /** Upstream said the quota is gone (a 429 `insufficient_quota`), whatever the local count says. */
   forced: boolean;
   exhausted: boolean;
+  /** Tokens per request, a moving average: what an admission holds. */
+  perRequest: number;
+  /** Reservations admitted here and not yet settled. */
+  open: Set<string>;
+  /** Settled reservations, let go with the next write. */
+  releases: string[];
 }
 
 /**
@@ -90,6 +122,11 @@ export class QuotaTracker {
   private readonly scheduleOf: (provider: string) => ResetSchedule | undefined;
   private readonly providerLimitOf: (provider: string) => number | undefined;
   private readonly flushIntervalMs: number;
+  private readonly reservationTtlMs: number;
+  private readonly reserveTimeoutMs: number;
+  private readonly reserveBackoffMs: number;
+  /** Until when admissions skip the store, after it failed or stalled (epoch ms). */
+  private reserveDownUntil = 0;
   private readonly entries = new Map<string, Entry>();
   /** The entries of each provider: a provider's figure is asked for after every request (the routing table's quota feed). */
   private readonly byProvider = new Map<string, Set<Entry>>();
@@ -110,6 +147,9 @@ export class QuotaTracker {
     this.scheduleOf = options.scheduleOf ?? (() => undefined);
     this.providerLimitOf = options.providerLimitOf ?? (() => undefined);
     this.flushIntervalMs = options.flushIntervalMs ?? 1000;
+    this.reservationTtlMs = options.reservationTtlMs ?? 10 * 60_000;
+    this.reserveTimeoutMs = options.reserveTimeoutMs ?? 5000;
+    this.reserveBackoffMs = options.reserveBackoffMs ?? 5000;
   }
 
   /** Loads stored usage; call before tracking credentials. */
@@ -149,6 +189,9 @@ export class QuotaTracker {
       announcedAt: 0,
       forced: false,
       exhausted: false,
+      perRequest: 0,
+      open: new Set(),
+      releases: [],
     };
     this.entries.set(id, entry);
     this.index(entry);
@@ -185,16 +228,48 @@ export class QuotaTracker {
    * happens at the next flush. Returns true when the credential is now
    * exhausted.
    */
-  record(id: string, tokens: number): boolean {
+  record(id: string, tokens: number, reservation?: string): boolean {
     const entry = this.entries.get(id);
-    if (!entry || !(tokens > 0)) return entry?.exhausted ?? false;
+    if (!entry) return false;
+    if (reservation !== undefined) this.settle(entry, reservation);
+    if (!(tokens > 0)) return entry.exhausted;
     this.rollOverIfDue(entry);
     const whole = Math.ceil(tokens);
     entry.used += whole;
     entry.pending += whole;
+    entry.perRequest = entry.perRequest === 0 ? whole : entry.perRequest * 0.8 + whole * 0.2;
     this.evaluate(entry, true);
     this.scheduleFlush();
     return entry.exhausted;
+  }
+
+  /**
+   * Cluster mode (a store that can `reserve`): holds room in the shared
+   * quota for one request before it goes upstream. The request holds this
+   * node's recent tokens per request, or `estimate` (what the caller
+   * guesses from the request itself) when that is more, until `record` or
+   * `release` settles it; the store refuses when committed use plus every open reservation,
+   * on any node, has reached the limit. Returns undefined when nothing needs
+   * holding (no limit, or a store of one process), so callers pay for an
+   * await only in cluster mode.
+   *
+   * A store that fails or does not answer within `reserveTimeoutMs` admits
+   * (availability over exactness; `quota:reserve_failed` tells), and the
+   * next `reserveBackoffMs` of requests go ahead without asking: their
+   * tokens are still added once the store is back.
+   */
+  admit(id: string, estimate = 0): Promise<QuotaAdmission> | undefined {
+    const entry = this.entries.get(id);
+    if (!entry || entry.limit === null || !this.store.reserve) return undefined;
+    if (this.reserveDownUntil > this.scheduler.now()) return undefined;
+    const tokens = Math.max(Math.ceil(entry.perRequest), Number.isSafeInteger(estimate) && estimate > 0 ? estimate : 0);
+    return this.reserve(entry, entry.limit, tokens);
+  }
+
+  /** Lets go of a reservation whose request used no tokens (it failed, or was refused upstream). */
+  release(id: string, reservation: string): void {
+    const entry = this.entries.get(id);
+    if (entry) this.settle(entry, reservation);
   }
 
   /**
@@ -310,6 +385,49 @@ export class QuotaTracker {
 
   // ---- internals -------------------------------------------------------
 
+  private async reserve(entry: Entry, limit: number, tokens: number): Promise<QuotaAdmission> {
+    this.rollOverIfDue(entry);
+    const reservation = randomUUID();
+    const period = periodIso(entry);
+    let answer: Awaited<ReturnType<NonNullable<QuotaStore['reserve']>>>;
+    let timer: ReturnType<Scheduler['setTimeout']> | undefined;
+    try {
+      const asked = this.store.reserve!({ id: entry.id, reservation, tokens, limit, period_start: period, ttlMs: this.reservationTtlMs });
+      asked.catch(() => undefined); // a late failure, after the wait gave up, has no one to tell
+      const stalled = new Promise<never>((_, reject) => {
+        timer = this.scheduler.setTimeout(
+          () => reject(new Error(`the quota store did not answer a reservation within ${this.reserveTimeoutMs} ms`)),
+          this.reserveTimeoutMs,
+        );
+      });
+      answer = await Promise.race([asked, stalled]);
+    } catch (error) {
+      this.reserveDownUntil = this.scheduler.now() + this.reserveBackoffMs;
+      // The store may still record it late: let it go with the next write, so it never holds room for its ttl.
+      if (this.entries.get(entry.id) === entry) {
+        entry.releases.push(reservation);
+        this.scheduleFlush();
+      }
+      this.events.emit('quota:reserve_failed', { error, credentialId: entry.id });
+      return { admitted: true };
+    } finally {
+      if (timer !== undefined) this.scheduler.clearTimeout(timer);
+    }
+    // The committed use the store read is news like an announcement (it may include other nodes' writes).
+    this.heard({ id: entry.id, used: answer.used, period_start: period, replaced: false });
+    if (!answer.admitted) return { admitted: false, used: answer.used, reserved: answer.reserved, limit };
+    if (this.entries.get(entry.id) === entry) entry.open.add(reservation);
+    else this.leftovers.push({ id: entry.id, tokens: 0, period_start: period, reservations: [reservation] });
+    return { admitted: true, reservation };
+  }
+
+  /** A reservation's request is over: it is let go with the next write (idempotent). */
+  private settle(entry: Entry, reservation: string): void {
+    if (!entry.open.delete(reservation)) return;
+    entry.releases.push(reservation);
+    this.scheduleFlush();
+  }
+
   /**
    * A total the store committed (any node's). Raises the local count to it
    * plus what is counted here but not yet written; a `replaced` total sets
@@ -352,10 +470,10 @@ export class QuotaTracker {
   private rollOverIfDue(entry: Entry): void {
     if (this.scheduler.now() < entry.periodEnd) return;
     const hadUsage = entry.used > 0 || entry.forced;
-    if (entry.pending > 0) {
+    if (entry.pending > 0 || entry.releases.length > 0) {
       // These tokens belong to the period that ended: they are stored under it, never counted in the new one.
       const ended = periodIso(entry);
-      this.leftovers.push({ id: entry.id, tokens: entry.pending, period_start: ended });
+      this.leftovers.push({ id: entry.id, tokens: entry.pending, period_start: ended, ...releasesOf(entry) });
       entry.pending = 0;
     }
     this.applySchedule(entry);
@@ -410,9 +528,9 @@ export class QuotaTracker {
     this.leftovers = [];
     const batch: { entry: Entry; delta: QuotaDelta }[] = [];
     for (const entry of this.entries.values()) {
-      if (entry.pending === 0) continue;
+      if (entry.pending === 0 && entry.releases.length === 0) continue;
       const period = periodIso(entry);
-      batch.push({ entry, delta: { id: entry.id, tokens: entry.pending, period_start: period } });
+      batch.push({ entry, delta: { id: entry.id, tokens: entry.pending, period_start: period, ...releasesOf(entry) } });
       entry.pending = 0;
     }
     if (batch.length === 0 && leftovers.length === 0) return;
@@ -426,8 +544,10 @@ export class QuotaTracker {
         this.leftovers.unshift(...leftovers);
         for (const { entry, delta } of batch) {
           if (this.entries.get(entry.id) !== entry) continue;
-          if (delta.period_start === periodIso(entry)) entry.pending += delta.tokens;
-          else this.leftovers.push(delta);
+          if (delta.period_start === periodIso(entry)) {
+            entry.pending += delta.tokens;
+            entry.releases.unshift(...(delta.reservations ?? []));
+          } else this.leftovers.push(delta);
         }
         this.events.emit('quota:flush_failed', { error, pendingCredentials: batch.length + leftovers.length });
         this.scheduleFlush();
@@ -457,6 +577,14 @@ export class QuotaTracker {
       if (this.flushing === run) this.flushing = undefined;
     }
   }
+}
+
+/** Takes the entry's settled reservations, for the delta that lets them go. */
+function releasesOf(entry: Entry): { reservations?: string[] } {
+  if (entry.releases.length === 0) return {};
+  const reservations = entry.releases;
+  entry.releases = [];
+  return { reservations };
 }
 
 /** The entry's period start as the ISO string the store keys periods by. */

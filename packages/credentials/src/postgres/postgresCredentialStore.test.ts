@@ -9,6 +9,7 @@ import { CredentialManager } from '../manager/credentialManager.js';
 import type { StoreChange } from '../store/credentialStore.js';
 import { type AuthChangeEvent, type AuthEvent, AuthEventSchema, newUlid } from './authEvent.js';
 import { PostgresCredentialStore, type PostgresCredentialStoreOptions } from './postgresCredentialStore.js';
+import { CREDENTIALS_MIGRATIONS } from './schema.js';
 
 const postgres = await postgresForTests(import.meta.url);
 // Channels are database-wide: this file's own, so parallel test files never hear each other.
@@ -289,10 +290,10 @@ if (!postgres.available) {
       ),
     );
     try {
-      const { rows } = await sql(fresh.url, 'SELECT version FROM switchyard_credentials_migrations');
+      const { rows } = await sql(fresh.url, 'SELECT version FROM switchyard_credentials_migrations ORDER BY version');
       assert.deepEqual(
         rows.map((r) => r.version),
-        [1],
+        CREDENTIALS_MIGRATIONS.map((m) => m.version),
       );
       await stores[0]!.put(sampleCredential('m'));
       assert.equal((await stores[4]!.get('m'))?.revision, 1);

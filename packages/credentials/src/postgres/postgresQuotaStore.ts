@@ -9,11 +9,25 @@
  * commits), and one LISTEN connection per store hears every node's totals
  * and hands them to `watch` subscribers: a limit crossed on one node is
  * seen on all of them within milliseconds, not at their next write.
+ *
+ * `reserve` is admission control on top (see `schema.ts` for the function
+ * it calls): a request holds an estimate of its tokens from admission until
+ * the add that settles it, which lets the reservation go in the same
+ * statement. With it, use passes a limit by no more than what the requests
+ * in flight use beyond their estimates, on any number of nodes.
  */
 import { type PgConnection, PgListener, poolFor, type ReconnectBackoff, runMigrations } from '@switchyard/core-routing/postgres';
 import type pg from 'pg';
 import { CredentialsError } from '../errors.js';
-import { checkDelta, type QuotaDelta, type QuotaStore, type QuotaTotal, type QuotaUsage } from '../store/quotaStore.js';
+import {
+  checkDelta,
+  type QuotaDelta,
+  type QuotaReservationAnswer,
+  type QuotaReservationRequest,
+  type QuotaStore,
+  type QuotaTotal,
+  type QuotaUsage,
+} from '../store/quotaStore.js';
 import { CREDENTIALS_MIGRATIONS } from './schema.js';
 
 /** Options of {@link PostgresQuotaStore.open}. */
@@ -52,7 +66,8 @@ const MAX_ID_BYTES = 7000;
  * over at the delta; an older one changes nothing; the same period adds.
  */
 const ADD = `
-  WITH written AS (
+  WITH released AS (DELETE FROM switchyard_quota_reservations WHERE reservation = ANY($5::text[])),
+  written AS (
   INSERT INTO switchyard_quota AS q (id, used, period_start) VALUES ($1, $2, $3)
   ON CONFLICT (id) DO UPDATE SET
     used = CASE
@@ -103,6 +118,8 @@ export class PostgresQuotaStore implements QuotaStore {
   private readonly watchers = new Set<(total: QuotaTotal) => void>();
   /** Announcements that could not be read (a foreign or corrupt payload on the channel). */
   invalidNotifications = 0;
+  /** Answers to `reserve` so far: admitted, refused (no room), failed (the database could not answer). */
+  readonly admissions = { admitted: 0, refused: 0, failed: 0 };
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -167,10 +184,39 @@ export class PostgresQuotaStore implements QuotaStore {
     const out = new Map<string, QuotaUsage>();
     // One statement per delta, in order: two deltas of one id cannot share an INSERT ... ON CONFLICT.
     for (const delta of deltas) {
-      const { rows } = await this.query<UsageRow>(ADD, [delta.id, delta.tokens, delta.period_start, this.channel]);
+      const { rows } = await this.query<UsageRow>(ADD, [
+        delta.id,
+        delta.tokens,
+        delta.period_start,
+        this.channel,
+        delta.reservations ?? [],
+      ]);
       out.set(delta.id, usageOf(rows[0]!));
     }
     return out;
+  }
+
+  async reserve(request: QuotaReservationRequest): Promise<QuotaReservationAnswer> {
+    checkAnnounceable(request.id);
+    checkDelta({ id: request.id, tokens: request.tokens, period_start: request.period_start });
+    if (!Number.isSafeInteger(request.limit) || request.limit < 0) {
+      throw new CredentialsError('invalid_argument', 'a reservation needs a whole limit ≥ 0', { field: 'limit' });
+    }
+    const ttlMs = Math.max(1, Math.ceil(request.ttlMs));
+    let rows: { admitted: boolean; used: string; reserved: string }[];
+    try {
+      ({ rows } = await this.query<{ admitted: boolean; used: string; reserved: string }>(
+        'SELECT admitted, used, reserved FROM switchyard_quota_reserve($1, $2, $3, $4, $5, $6)',
+        [request.id, request.reservation, request.tokens, request.limit, request.period_start, ttlMs],
+      ));
+    } catch (error) {
+      this.admissions.failed++;
+      throw error;
+    }
+    const row = rows[0]!;
+    if (row.admitted) this.admissions.admitted++;
+    else this.admissions.refused++;
+    return { admitted: row.admitted, used: Number(row.used), reserved: Number(row.reserved) };
   }
 
   async set(id: string, usage: QuotaUsage): Promise<void> {
@@ -180,7 +226,10 @@ export class PostgresQuotaStore implements QuotaStore {
   }
 
   async remove(id: string): Promise<void> {
-    await this.query('DELETE FROM switchyard_quota WHERE id = $1', [id]);
+    await this.query(
+      'WITH released AS (DELETE FROM switchyard_quota_reservations WHERE id = $1) DELETE FROM switchyard_quota WHERE id = $1',
+      [id],
+    );
   }
 
   /** Ends the pool when the store made it. */

@@ -12,6 +12,13 @@
  * - `switchyard_quota`: usage per credential and period. `period_start` is
  *   ISO 8601 text compared byte-wise (`COLLATE "C"`), which orders it as
  *   JavaScript string comparison does in `applyDelta`.
+ * - `switchyard_quota_reservations`: requests admitted against a
+ *   credential's quota and not yet settled (`PostgresQuotaStore.reserve`),
+ *   each with an expiry so a dead node's reservations lapse.
+ *   `switchyard_quota_reserve(...)` admits one: it locks the credential's
+ *   quota row, so admissions of one credential queue one behind the other,
+ *   and each statement of a PL/pgSQL function reads the rows committed
+ *   before it: the sum of open reservations is exact once the lock is held.
  */
 import type { Migration } from '@switchyard/core-routing/postgres';
 
@@ -35,6 +42,45 @@ export const CREDENTIALS_MIGRATIONS: readonly Migration[] = [
         used BIGINT NOT NULL,
         period_start TEXT COLLATE "C",
         updated_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+    ],
+  },
+  {
+    version: 2,
+    name: 'quota reservations: admission against a shared limit',
+    statements: [
+      `CREATE TABLE switchyard_quota_reservations (
+        reservation TEXT PRIMARY KEY,
+        id TEXT NOT NULL,
+        tokens BIGINT NOT NULL,
+        expires_at TIMESTAMPTZ NOT NULL)`,
+      'CREATE INDEX switchyard_quota_reservations_by_id ON switchyard_quota_reservations (id)',
+      `CREATE FUNCTION switchyard_quota_reserve(
+        p_id TEXT, p_reservation TEXT, p_tokens BIGINT, p_limit BIGINT, p_period TEXT, p_ttl_ms BIGINT)
+      RETURNS TABLE (admitted BOOLEAN, used BIGINT, reserved BIGINT)
+      LANGUAGE plpgsql VOLATILE AS $fn$
+      DECLARE
+        v_used BIGINT;
+        v_period TEXT;
+        v_reserved BIGINT;
+      BEGIN
+        -- The quota row is the lock every admission of this credential queues on.
+        INSERT INTO switchyard_quota (id, used, period_start) VALUES (p_id, 0, p_period) ON CONFLICT (id) DO NOTHING;
+        SELECT q.used, q.period_start INTO v_used, v_period FROM switchyard_quota q WHERE q.id = p_id FOR UPDATE;
+        -- Use from an earlier period does not count in this one (the next add starts the period over).
+        IF p_period IS NOT NULL AND (v_period IS NULL OR v_period < p_period COLLATE "C") THEN
+          v_used := 0;
+        END IF;
+        DELETE FROM switchyard_quota_reservations r WHERE r.id = p_id AND r.expires_at <= clock_timestamp();
+        SELECT COALESCE(sum(r.tokens), 0) INTO v_reserved FROM switchyard_quota_reservations r WHERE r.id = p_id;
+        IF v_used + v_reserved >= p_limit THEN
+          RETURN QUERY SELECT false, v_used, v_reserved;
+          RETURN;
+        END IF;
+        INSERT INTO switchyard_quota_reservations (reservation, id, tokens, expires_at)
+          VALUES (p_reservation, p_id, p_tokens, clock_timestamp() + p_ttl_ms * interval '1 millisecond');
+        RETURN QUERY SELECT true, v_used, v_reserved + p_tokens;
+      END
+      $fn$`,
     ],
   },
 ];

@@ -35,6 +35,37 @@ export interface QuotaDelta {
   id: string;
   tokens: number;
   period_start: string | null;
+  /**
+   * Reservations ({@link QuotaStore.reserve}) these tokens settle: they are
+   * let go in the same atomic write that adds the tokens, so no moment
+   * counts a request twice or not at all.
+   */
+  reservations?: readonly string[];
+}
+
+/** One request's claim on a credential's shared quota ({@link QuotaStore.reserve}). */
+export interface QuotaReservationRequest {
+  /** The credential. */
+  id: string;
+  /** Unique id of the reservation; the `add` that settles the request lets it go. */
+  reservation: string;
+  /** Tokens held until the request settles: an estimate of what it will use (0 holds a place without tokens). */
+  tokens: number;
+  /** The credential's limit: the reservation is refused when committed use plus what is held reaches it. */
+  limit: number;
+  /** The period the request counts in; use from an earlier period does not count. */
+  period_start: string | null;
+  /** A reservation not settled within this long is let go (its node died mid-request). */
+  ttlMs: number;
+}
+
+/** The store's answer to {@link QuotaStore.reserve}. */
+export interface QuotaReservationAnswer {
+  admitted: boolean;
+  /** Committed use in the period, as the store decided. */
+  used: number;
+  /** Tokens held by open reservations, this one included when admitted. */
+  reserved: number;
 }
 
 /**
@@ -69,6 +100,17 @@ export interface QuotaStore {
    * `add` stay authoritative. Returns the unsubscribe function.
    */
   watch?(listener: (total: QuotaTotal) => void): () => void;
+  /**
+   * Admission control for stores shared by several processes: atomically
+   * checks that committed use plus what open reservations hold is below the
+   * limit and, if so, records the reservation. Every admission of one
+   * credential is serialised in the store, so a request is admitted only
+   * when the quota has room that no other node's request already holds,
+   * and use passes the limit by at most what the requests in flight use
+   * beyond their estimates. Optional: a store of one process needs none
+   * (its tracker sees every request the moment it reports).
+   */
+  reserve?(request: QuotaReservationRequest): Promise<QuotaReservationAnswer>;
   close(): Promise<void>;
 }
 

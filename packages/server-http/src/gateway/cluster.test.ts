@@ -175,6 +175,9 @@ describe('gateways in a cluster (in process)', { skip: postgres.skip }, async ()
     assert.match(text, /svc_cluster_events_total\{outcome="applied"\} [1-9]/, 'b applied events from a');
     assert.match(text, /svc_cluster_listener_connected\{listener="auth_events"\} 1/);
     assert.match(text, /svc_cluster_reconnects_total\{listener="cooldowns"\} 0/);
+    for (const outcome of ['admitted', 'refused', 'failed']) {
+      assert.match(text, new RegExp(`svc_cluster_quota_admissions_total\\{outcome="${outcome}"\\} \\d+`));
+    }
     assert.match(text, /svc_cluster_listener_connected\{listener="quota"\} 1/);
     if (promtool.available) promtool.checkMetrics(text);
     const status = (await manage(b, 'GET', '/v0/operations/cluster/status')).body;

@@ -47,6 +47,8 @@ export interface ClusterStatus {
   events: { received: number; applied: number; invalid: number; duplicates: number; stale: number; own: number };
   reconcile: { runs: number; repaired: number; last_at: string | null; interval_ms: number };
   cooldown_invalid_notifications: number;
+  /** Quota reservations asked of PostgreSQL by this node, by answer. */
+  quota_admissions: { admitted: number; refused: number; failed: number };
   /** `config.reload` signals heard from other nodes. */
   config_reload_signals: number;
 }
@@ -261,6 +263,7 @@ export class GatewayCluster {
         interval_ms: this.settings.reconcile_interval,
       },
       cooldown_invalid_notifications: this.cooldownStore.invalidNotifications,
+      quota_admissions: { ...this.quotaStore.admissions },
       config_reload_signals: this.configReloadSignals,
     };
   }
@@ -304,6 +307,21 @@ export class GatewayCluster {
           this.inc({ listener: 'auth_events' }, status.listeners.auth_events.reconnects);
           this.inc({ listener: 'cooldowns' }, status.listeners.cooldowns.reconnects);
           this.inc({ listener: 'quota' }, status.listeners.quota.reconnects);
+        },
+      }),
+    );
+    registry.registerMetric(
+      new Counter({
+        name: 'svc_cluster_quota_admissions_total',
+        help: 'Quota reservations asked of PostgreSQL before requests on credentials with a limit, by answer (admitted, refused: no room; failed: the request went ahead without one)',
+        labelNames: ['outcome'],
+        registers: [],
+        collect() {
+          const { admitted, refused, failed } = cluster.quotaStore.admissions;
+          this.reset();
+          this.inc({ outcome: 'admitted' }, admitted);
+          this.inc({ outcome: 'refused' }, refused);
+          this.inc({ outcome: 'failed' }, failed);
         },
       }),
     );

@@ -67,7 +67,13 @@ export class GatewayCredentials {
   ): Promise<GatewayCredentials> {
     const opened = await openCredentials({
       // Several nodes spend one quota: each learns the others' use from the store's answer to its own write, so write at once.
-      ...(config.cluster.enabled ? { quotaFlushIntervalMs: config.cluster.quota_flush_interval } : {}),
+      ...(config.cluster.enabled
+        ? {
+            quotaFlushIntervalMs: config.cluster.quota_flush_interval,
+            quotaReservationTtlMs: config.cluster.quota_reservation_ttl,
+            quotaAdmissionTimeoutMs: config.cluster.quota_admission_timeout,
+          }
+        : {}),
       ...(options.stores ? { stores: options.stores } : {}),
       authDir: resolveAuthDir(config['auth-dir'], options.configPath),
       auth: config.auth as AuthConfig,

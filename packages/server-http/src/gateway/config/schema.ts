@@ -279,6 +279,20 @@ const clusterSchema = z
      * requests in flight; longer intervals let it grow by that much traffic.
      */
     quota_flush_interval: durationSchema.default(0),
+    /**
+     * How long a request's quota reservation lives unsettled. Every request on
+     * a credential with a limit holds an estimate of its tokens in PostgreSQL
+     * from admission until its usage is written; a node that dies mid-request
+     * leaves its reservations behind, and they lapse after this long.
+     */
+    quota_reservation_ttl: durationSchema.default(10 * 60_000),
+    /**
+     * How long a request waits for its quota admission. Past it (or on a
+     * database error) the request goes ahead without a reservation, and for
+     * the next 5 s requests do not ask: a stalled database never stalls the
+     * request path.
+     */
+    quota_admission_timeout: durationSchema.default(5000),
     /** Connections of this node's pool for the shared stores. */
     pool_size: z.number().int().min(2).max(100).default(8),
   })

@@ -44,6 +44,7 @@ const ClusterStatusSchema = z
         interval_ms: z.number().int(),
       }),
       cooldown_invalid_notifications: z.number().int(),
+      quota_admissions: z.object({ admitted: z.number().int(), refused: z.number().int(), failed: z.number().int() }),
       config_reload_signals: z.number().int(),
     }),
   ])

@@ -1,0 +1,211 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { FakeScheduler } from '@switchyard/core-routing';
+import { parseCredential } from '../credential.js';
+import { MemoryQuotaStore, type QuotaDelta, type QuotaReservationAnswer, type QuotaReservationRequest } from '../store/quotaStore.js';
+import { CredentialPool } from './credentialPool.js';
+import { QuotaTracker } from './quotaTracker.js';
+
+const T0 = Date.parse('2026-03-10T12:00:00.000Z');
+
+/** A memory store with the PostgreSQL store's admission rule: refuse once used + held reaches the limit. */
+class ReservingStore extends MemoryQuotaStore {
+  readonly held = new Map<string, { id: string; tokens: number }>();
+  reserveCalls: QuotaReservationRequest[] = [];
+  adds: QuotaDelta[][] = [];
+  failReserve = false;
+  failAdd = 0;
+
+  async reserve(request: QuotaReservationRequest): Promise<QuotaReservationAnswer> {
+    this.reserveCalls.push(request);
+    if (this.failReserve) throw new Error('database is down');
+    const stored = this.usage.get(request.id);
+    const used = stored && stored.period_start === request.period_start ? stored.used : 0;
+    const reserved = this.heldFor(request.id);
+    if (used + reserved >= request.limit) return { admitted: false, used, reserved };
+    this.held.set(request.reservation, { id: request.id, tokens: request.tokens });
+    return { admitted: true, used, reserved: reserved + request.tokens };
+  }
+
+  override async add(deltas: readonly QuotaDelta[]) {
+    this.adds.push(deltas.map((d) => ({ ...d })));
+    if (this.failAdd > 0) {
+      this.failAdd--;
+      throw new Error('database is down');
+    }
+    for (const delta of deltas) for (const reservation of delta.reservations ?? []) this.held.delete(reservation);
+    return super.add(deltas);
+  }
+
+  heldFor(id: string): number {
+    let sum = 0;
+    for (const r of this.held.values()) if (r.id === id) sum += r.tokens;
+    return sum;
+  }
+}
+
+function setup(store = new ReservingStore(), flushIntervalMs = 0) {
+  const clock = new FakeScheduler(T0);
+  const tracker = new QuotaTracker({ store, scheduler: clock, scheduleOf: () => 'daily', flushIntervalMs });
+  tracker.start();
+  return { clock, store, tracker };
+}
+
+describe('QuotaTracker admission (a store that can reserve)', () => {
+  test('nothing is held for a credential without a limit, or on a store that cannot reserve', () => {
+    const { tracker } = setup();
+    tracker.track('free', 'p', null);
+    assert.equal(tracker.admit('free'), undefined);
+    assert.equal(tracker.admit('unknown'), undefined);
+    const plain = new QuotaTracker({ store: new MemoryQuotaStore(), scheduler: new FakeScheduler(T0) });
+    plain.track('k', 'p', 100);
+    assert.equal(plain.admit('k'), undefined);
+  });
+
+  test("an admission holds this node's recent tokens per request; the usage that settles it lets it go in the same write", async () => {
+    const { clock, store, tracker } = setup();
+    tracker.track('k', 'p', 1000);
+    const first = await tracker.admit('k')!;
+    assert.ok(first.admitted && first.reservation);
+    assert.equal(store.reserveCalls[0]!.tokens, 0, 'nothing seen yet: the first request holds a place, no tokens');
+    assert.equal(store.reserveCalls[0]!.period_start, '2026-03-10T00:00:00.000Z');
+    tracker.record('k', 100, first.reservation);
+    await clock.advance(0);
+    await tracker.flush();
+    assert.deepEqual(store.adds.at(-1), [
+      { id: 'k', tokens: 100, period_start: '2026-03-10T00:00:00.000Z', reservations: [first.reservation] },
+    ]);
+    assert.equal(store.held.size, 0);
+    const second = await tracker.admit('k')!;
+    assert.equal(store.reserveCalls[1]!.tokens, 100, 'the next holds what requests have been using');
+    const bigger = await tracker.admit('k', 250)!;
+    assert.equal(store.reserveCalls[2]!.tokens, 250, "or the caller's estimate of this request, when that is more");
+    tracker.release('k', bigger.admitted ? bigger.reservation! : '');
+    assert.ok(second.admitted);
+    // Settling twice (success, then the relay's safety release) lets it go once.
+    tracker.record('k', 50, second.reservation);
+    tracker.release('k', second.reservation!);
+    await tracker.flush();
+    assert.deepEqual(store.adds.at(-1)![0]!.reservations, [bigger.admitted && bigger.reservation, second.reservation]);
+    assert.equal(tracker.snapshot('k').used, 150);
+  });
+
+  test('a request that used nothing lets its reservation go with a write of no tokens', async () => {
+    const { store, tracker } = setup();
+    tracker.track('k', 'p', 1000);
+    const admission = await tracker.admit('k')!;
+    assert.ok(admission.admitted);
+    tracker.release('k', admission.reservation!);
+    await tracker.flush();
+    assert.deepEqual(store.adds.at(-1), [
+      { id: 'k', tokens: 0, period_start: '2026-03-10T00:00:00.000Z', reservations: [admission.reservation] },
+    ]);
+    assert.equal(store.held.size, 0);
+  });
+
+  test('refused when the limit is held by requests in flight elsewhere; the refusal brings the committed use', async () => {
+    const { store, tracker } = setup();
+    tracker.track('k', 'p', 100);
+    await store.add([{ id: 'k', tokens: 60, period_start: '2026-03-10T00:00:00.000Z' }]);
+    store.held.set('elsewhere', { id: 'k', tokens: 40 });
+    const refused = await tracker.admit('k')!;
+    assert.deepEqual(refused, { admitted: false, used: 60, reserved: 40, limit: 100 });
+    assert.equal(tracker.snapshot('k').used, 60, 'the other nodes\u2019 committed use is known here now');
+    assert.equal(tracker.isExhausted('k'), false, 'held room comes back: not exhausted');
+  });
+
+  test('a failed write keeps the releases for the next one; a store out of reach admits without holding', async () => {
+    const { store, tracker } = setup();
+    tracker.track('k', 'p', 1000);
+    const admission = await tracker.admit('k')!;
+    store.failAdd = 1;
+    tracker.record('k', 10, admission.admitted ? admission.reservation : undefined);
+    await tracker.flush();
+    assert.equal(store.held.size, 1, 'the failed write let nothing go');
+    await tracker.flush();
+    assert.equal(store.held.size, 0);
+    assert.equal(store.adds.at(-1)![0]!.tokens, 10);
+
+    const failures: unknown[] = [];
+    tracker.events.on('quota:reserve_failed', (e) => failures.push(e.credentialId));
+    store.failReserve = true;
+    assert.deepEqual(await tracker.admit('k')!, { admitted: true });
+    assert.deepEqual(failures, ['k']);
+  });
+
+  test('a store that stalls: the admission gives up after the timeout, and the next requests go ahead without asking for the backoff', async () => {
+    const store = new ReservingStore();
+    const clock = new FakeScheduler(T0);
+    const tracker = new QuotaTracker({ store, scheduler: clock, flushIntervalMs: 0, reserveTimeoutMs: 1000, reserveBackoffMs: 5000 });
+    tracker.start();
+    tracker.track('k', 'p', 1000);
+    let answer: ((a: QuotaReservationAnswer) => void) | undefined;
+    store.reserve = (request) => {
+      store.reserveCalls.push(request);
+      return new Promise((resolve) => {
+        answer = resolve;
+      });
+    };
+    const pending = tracker.admit('k')!;
+    await clock.advance(1000);
+    assert.deepEqual(await pending, { admitted: true });
+    assert.equal(tracker.admit('k'), undefined, 'within the backoff nothing is asked');
+    // The stalled reservation may still land: it is let go with the next write.
+    answer!({ admitted: true, used: 0, reserved: 0 });
+    await clock.advance(0);
+    await tracker.flush();
+    assert.deepEqual(
+      store.adds.flat().flatMap((d) => d.reservations ?? []),
+      [store.reserveCalls[0]!.reservation],
+    );
+    await clock.advance(5000);
+    assert.notEqual(tracker.admit('k'), undefined, 'after the backoff the store is asked again');
+    assert.equal(store.reserveCalls.length, 2);
+  });
+
+  test('a reservation settled after its period ended is let go with the ended period\u2019s tokens', async () => {
+    const { clock, store, tracker } = setup(new ReservingStore(), 24 * 3600_000);
+    tracker.track('k', 'p', 1000);
+    const admission = await tracker.admit('k')!;
+    assert.ok(admission.admitted);
+    tracker.record('k', 5, admission.reservation);
+    await clock.advance(12 * 3600_000); // past midnight, before the next write
+    assert.equal(tracker.snapshot('k').used, 0);
+    await tracker.flush();
+    const written = store.adds.flat();
+    assert.deepEqual(
+      written.find((d) => d.reservations?.includes(admission.reservation!)),
+      { id: 'k', tokens: 5, period_start: '2026-03-10T00:00:00.000Z', reservations: [admission.reservation] },
+    );
+    assert.equal(store.held.size, 0);
+  });
+
+  test('the pool passes admission through and settles with reportSuccess or release', async () => {
+    const store = new ReservingStore();
+    const clock = new FakeScheduler(T0);
+    const quotas = new QuotaTracker({ store, scheduler: clock, flushIntervalMs: 0 });
+    quotas.start();
+    const pool = new CredentialPool('p', { quotas, scheduler: clock });
+    pool.upsert([
+      parseCredential({
+        id: 'k',
+        provider: 'p',
+        type: 'api_key',
+        token: 'sk-test',
+        created_at: new Date(T0).toISOString(),
+        updated_at: new Date(T0).toISOString(),
+        revision: 1,
+        quota: { limit: 1000 },
+      }),
+    ]);
+    assert.equal(pool.admit('missing'), undefined);
+    const one = await pool.admit('k')!;
+    const two = await pool.admit('k')!;
+    assert.ok(one.admitted && two.admitted);
+    pool.reportSuccess('k', { inputTokens: 3, outputTokens: 4 }, one.reservation);
+    pool.release('k', two.reservation!);
+    await quotas.flush();
+    assert.equal(store.held.size, 0);
+    assert.equal(quotas.snapshot('k').used, 7);
+  });
+});

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { postgresForTests, sqlOnce } from '@switchyard/test-support';
+import { PostgresQuotaStore } from './postgresQuotaStore.js';
+
+const postgres = await postgresForTests(import.meta.url);
+
+if (!postgres.available) {
+  test('PostgresQuotaStore reservations', { skip: postgres.skip }, () => {});
+} else {
+  const { url } = postgres;
+  const channel = `t_reserve_${randomBytes(4).toString('hex')}`;
+  const open = () => PostgresQuotaStore.open({ connection: url, max: 4, channel, listen: false });
+  const period = '2026-07-01T00:00:00.000Z';
+  const held = async (id: string) =>
+    Number((await sqlOnce(url, 'SELECT COALESCE(sum(tokens), 0) AS s FROM switchyard_quota_reservations WHERE id = $1', [id])).rows[0].s);
+  const reserve = (
+    store: PostgresQuotaStore,
+    id: string,
+    tokens: number,
+    limit: number,
+    ttlMs = 60_000,
+    periodStart: string | null = period,
+  ) => {
+    const reservation = randomUUID();
+    return store
+      .reserve({ id, reservation, tokens, limit, period_start: periodStart, ttlMs })
+      .then((answer) => ({ ...answer, reservation }));
+  };
+
+  test('three handles reserving 300 times at once admit exactly as many as the limit has room for', async () => {
+    const handles = await Promise.all([open(), open(), open()]);
+    try {
+      const id = `r-${randomUUID()}`;
+      const answers = await Promise.all(handles.flatMap((store) => Array.from({ length: 100 }, () => reserve(store, id, 10, 1000))));
+      const admitted = answers.filter((a) => a.admitted);
+      assert.equal(admitted.length, 100, 'each admission saw every reservation before it: 100 × 10 tokens fill the limit of 1000');
+      assert.equal(await held(id), 1000);
+      // Every refusal saw the limit reached; every admission saw room for itself.
+      for (const answer of answers) {
+        if (answer.admitted) assert.ok(answer.reserved <= 1000 && answer.used === 0);
+        else assert.equal(answer.used + answer.reserved, 1000);
+      }
+    } finally {
+      await Promise.all(handles.map((h) => h.close()));
+    }
+  });
+
+  test('an add lets its reservations go in the same write, so room comes back only as use is counted', async () => {
+    const store = await open();
+    try {
+      const id = `r-${randomUUID()}`;
+      const first = await Promise.all(Array.from({ length: 10 }, () => reserve(store, id, 10, 100)));
+      assert.ok(first.every((a) => a.admitted));
+      assert.equal((await reserve(store, id, 10, 100)).admitted, false);
+      // Five settle with the 10 tokens they held; five use 4 each. 50 + 20 = 70 used, nothing held.
+      await store.add([{ id, tokens: 50, period_start: period, reservations: first.slice(0, 5).map((a) => a.reservation) }]);
+      assert.equal(await held(id), 50);
+      assert.equal((await reserve(store, id, 10, 100)).admitted, false, '50 used and 50 held: no room');
+      await store.add([{ id, tokens: 20, period_start: period, reservations: first.slice(5).map((a) => a.reservation) }]);
+      assert.equal(await held(id), 0);
+      const more = [];
+      for (let answer = await reserve(store, id, 10, 100); answer.admitted; answer = await reserve(store, id, 10, 100)) more.push(answer);
+      assert.equal(more.length, 3, 'room for 30 of 10-token requests: 70, 80 and 90 are below the limit of 100');
+      // A release without tokens (the request failed) gives the room back.
+      await store.add([{ id, tokens: 0, period_start: period, reservations: [more[0]!.reservation] }]);
+      assert.equal((await reserve(store, id, 10, 100)).admitted, true);
+      assert.deepEqual((await store.load()).get(id), { used: 70, period_start: period });
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('a reservation nobody settles lapses after its ttl (its node died mid-request)', async () => {
+    const store = await open();
+    try {
+      const id = `r-${randomUUID()}`;
+      assert.equal((await reserve(store, id, 90, 100, 100)).admitted, true);
+      assert.equal((await reserve(store, id, 10, 100)).admitted, true);
+      assert.equal((await reserve(store, id, 10, 100)).admitted, false, '90 + 10 held: the limit is reached');
+      await sleep(150);
+      const after = await reserve(store, id, 10, 100);
+      assert.equal(after.admitted, true);
+      assert.equal(after.reserved, 20, 'the lapsed 90 are gone; 10 + 10 are held');
+    } finally {
+      await store.close();
+    }
+  });
+
+  test("use from an earlier period does not count against a reservation in a new one, and remove() lets a credential's reservations go", async () => {
+    const store = await open();
+    try {
+      const id = `r-${randomUUID()}`;
+      await store.add([{ id, tokens: 100, period_start: '2026-06-01T00:00:00.000Z' }]);
+      assert.equal((await reserve(store, id, 10, 100, 60_000, '2026-06-01T00:00:00.000Z')).admitted, false);
+      const fresh = await reserve(store, id, 10, 100);
+      assert.deepEqual([fresh.admitted, fresh.used], [true, 0]);
+      await store.remove(id);
+      assert.equal(await held(id), 0);
+      assert.equal((await store.load()).has(id), false);
+    } finally {
+      await store.close();
+    }
+  });
+
+  test('bad reservations are refused before anything is written', async () => {
+    const store = await open();
+    try {
+      const id = `r-${randomUUID()}`;
+      const base = { id, reservation: randomUUID(), period_start: period, ttlMs: 1000 };
+      await assert.rejects(store.reserve({ ...base, tokens: -1, limit: 10 }), { code: 'invalid_argument' });
+      await assert.rejects(store.reserve({ ...base, tokens: 1, limit: 1.5 }), { code: 'invalid_argument' });
+      await assert.rejects(store.reserve({ ...base, id: 'x'.repeat(7001), tokens: 1, limit: 10 }), { code: 'invalid_argument' });
+      assert.equal(await held(id), 0);
+    } finally {
+      await store.close();
+    }
+  });
+}
