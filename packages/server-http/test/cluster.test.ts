@@ -12,8 +12,10 @@ import { after, describe, test } from 'node:test';
 import { generateEncryptionKey } from '@switchyard/credentials';
 import {
   FAKE_USAGE,
+  FakeAuthServer,
   type FakeUpstream,
   postgresForTests,
+  type ReceivedRequest,
   sqlOnce,
   startFakeOpenAi,
   startTcpProxy,
@@ -73,12 +75,16 @@ async function cooling(node: GatewayNode): Promise<string[]> {
   return (await call(node, 'GET', '/v0/operations/cooldown/status')).body.providers_in_cooldown as string[];
 }
 
+/** The upstream takes the keys the tests add and the access tokens the fake auth server's refreshes hand out. */
+const accepted = (request: ReceivedRequest) => /^Bearer (sk-upstream-|access-r)/.test(String(request.headers.authorization ?? ''));
+
 interface ClusterUnderTest {
   a: GatewayNode;
   b: GatewayNode;
   c: GatewayNode;
   upstream: FakeUpstream;
   proxy: TcpProxy;
+  auth: FakeAuthServer;
 }
 
 /** Starts the fake upstream, the proxy and the three nodes (teardown registered with after()). */
@@ -87,12 +93,11 @@ async function startCluster(pgUrl: string, serverUrl: string): Promise<ClusterUn
   // The upstream accepts only the key the test adds through node A.
   const upstream = await startFakeOpenAi({
     models: ['gpt-4o'],
-    behaviour: (request) =>
-      String(request.headers.authorization ?? '').startsWith('Bearer sk-upstream-')
-        ? { type: 'ok' }
-        : { type: 'status', status: 401, body: { error: { message: 'no key' } } },
+    behaviour: (request) => (accepted(request) ? { type: 'ok' } : { type: 'status', status: 401, body: { error: { message: 'no key' } } }),
   });
   after(() => upstream.close());
+  const auth = await new FakeAuthServer().start();
+  after(() => auth.stop());
   const server = new URL(serverUrl);
   const proxy = await startTcpProxy({ host: server.hostname, port: Number(server.port || 5432) });
   after(() => proxy.close());
@@ -102,11 +107,19 @@ async function startCluster(pgUrl: string, serverUrl: string): Promise<ClusterUn
     config: ({ index }) => ({
       'api-keys': [CLIENT_KEY],
       'remote-management': { 'secret-key': MANAGEMENT_KEY },
-      auth: { encryption: { enabled: true, key: encryptionKey } },
+      // No background refreshes: the single-refresh test triggers them itself, on every node at once.
+      auth: { encryption: { enabled: true, key: encryptionKey }, refresh: { enabled: false } },
       providers: {
         up: { kind: 'openai-compatible', base_url: upstream.url, models: ['gpt-4o'], health_check: { enabled: false } },
         metered: { kind: 'openai-compatible', base_url: upstream.url, models: ['metered-model'], health_check: { enabled: false } },
         paced: { kind: 'openai-compatible', base_url: upstream.url, models: ['paced-model'], health_check: { enabled: false } },
+        acme: {
+          kind: 'openai-compatible',
+          base_url: upstream.url,
+          models: ['acme-model'],
+          health_check: { enabled: false },
+          oauth: { device_authorization_url: `${auth.url}/rfc/device`, token_url: `${auth.url}/rfc/token`, client_id: 'switchyard' },
+        },
       },
       server: { operations: { cache: { enabled: false }, health_check: { enabled: false } } },
       cluster: {
@@ -123,7 +136,7 @@ async function startCluster(pgUrl: string, serverUrl: string): Promise<ClusterUn
     }),
   });
   const [a, b, c] = nodes as [GatewayNode, GatewayNode, GatewayNode];
-  return { a, b, c, upstream, proxy };
+  return { a, b, c, upstream, proxy, auth };
 }
 
 // Started at the top level: after() hooks registered inside a before() hook would run as soon as it ends.
@@ -131,7 +144,7 @@ const setup = postgres.available ? await startCluster(postgres.url, postgres.ser
 const pgUrlOfTest = postgres.available ? postgres.url : '';
 
 describe('three gateway nodes on one PostgreSQL', { skip: postgres.skip, timeout: 120_000 }, () => {
-  const { a, b, c, upstream, proxy } = setup ?? ({} as ClusterUnderTest);
+  const { a, b, c, upstream, proxy, auth } = setup ?? ({} as ClusterUnderTest);
   const latencies: Record<string, number[]> = { credential: [], cooldown: [] };
 
   after(() => {
@@ -212,9 +225,7 @@ describe('three gateway nodes on one PostgreSQL', { skip: postgres.skip, timeout
       assert.ok(took < PROPAGATION_LIMIT_MS, `took ${took} ms`);
       latencies.cooldown!.push(took);
     }
-    upstream.setBehaviour((request) =>
-      String(request.headers.authorization ?? '').startsWith('Bearer sk-upstream-') ? { type: 'ok' } : { type: 'status', status: 401 },
-    );
+    upstream.setBehaviour((request) => (accepted(request) ? { type: 'ok' } : { type: 'status', status: 401 }));
     await call(a, 'POST', '/v0/operations/providers/up/recover');
     for (const node of [b, c]) await timeUntil('the recovery to reach the node', async () => !(await cooling(node)).includes('up'));
   });
@@ -318,6 +329,39 @@ describe('three gateway nodes on one PostgreSQL', { skip: postgres.skip, timeout
       held = (await sqlOnce(pgUrlOfTest, "SELECT count(*)::int AS n FROM switchyard_quota_reservations WHERE id = 'paced-1'")).rows[0].n;
       return held === 0;
     }).catch(() => assert.equal(held, 0, 'reservations left behind'));
+  });
+
+  test('single refresh: concurrent refresh triggers on all three nodes call the token endpoint exactly once', async () => {
+    const added = await call(a, 'POST', '/v0/management/auths', {
+      id: 'acme-oauth',
+      provider: 'acme',
+      type: 'oauth',
+      token: 'expired-access-token',
+      refresh_token: 'rt-1',
+      oauth: { flow: 'acme' },
+    });
+    assert.equal(added.status, 201, JSON.stringify(added.body));
+    for (const node of [b, c]) await timeUntil('the credential on every node', async () => (await authIds(node)).has('acme-oauth'));
+    const grants = () => auth.requests.filter((r) => r.path === '/rfc/token' && r.body.grant_type === 'refresh_token');
+    const answers = await Promise.all(
+      [a, b, c, a, b, c].map((node) => call(node, 'POST', '/v0/management/auths/acme/refresh?id=acme-oauth')),
+    );
+    assert.deepEqual(
+      answers.map((x) => x.status),
+      [200, 200, 200, 200, 200, 200],
+      JSON.stringify(answers.map((x) => x.body)),
+    );
+    assert.deepEqual(
+      grants().map((r) => r.body.refresh_token),
+      ['rt-1'],
+      'one grant, with the original refresh token',
+    );
+    // Every node serves with the new token (the old one gets a 401, which would trigger another refresh).
+    for (const node of [a, b, c]) {
+      await timeUntil('the node to serve with the new token', async () => (await chat(node, 'acme-model')) === 200);
+    }
+    assert.equal(grants().length, 1, 'still one grant after every node served');
+    assert.ok(upstream.requests.some((r) => r.headers.authorization === 'Bearer access-r1'));
   });
 
   test('a PostgreSQL restart (as B and C see it) mid-run loses no update: after reconnecting, every node holds the same revisions', async () => {
