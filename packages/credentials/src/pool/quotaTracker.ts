@@ -21,88 +21,23 @@
  * used nothing) lets it go with the next flush, in the same write that adds
  * the tokens.
  */
-import { randomUUID } from 'node:crypto';
 import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
 import { EventEmitter } from 'eventemitter3';
 import { type QuotaStatus, remainingOf } from '../credential.js';
 import type { QuotaDelta, QuotaStore, QuotaTotal, QuotaUsage } from '../store/quotaStore.js';
 import { nextPeriodStart, periodStart, type ResetSchedule, scheduleAt } from '../util/time.js';
+import { QuotaAdmissionControl } from './quotaAdmissionControl.js';
+import {
+  newEntry,
+  periodIso,
+  type QuotaAdmission,
+  type QuotaEntry,
+  type QuotaTrackerEvents,
+  type QuotaTrackerOptions,
+  releasesOf,
+} from './quotaEntry.js';
 
-/** A quota change, as emitted on `quota:update`. */
-export interface QuotaUpdateEvent {
-  provider: string;
-  credentialId: string;
-  limit: number | null;
-  used: number;
-  remaining: number | null;
-}
-
-/** Events of {@link QuotaTracker}. */
-export interface QuotaTrackerEvents {
-  'quota:update': [QuotaUpdateEvent];
-  /** The credential has no quota left until `resetsAt` (epoch ms; null without a schedule). */
-  'quota:exhausted': [{ provider: string; credentialId: string; resetsAt: number | null }];
-  /** A new period began for the credential (or an operator reset it). */
-  'quota:reset': [{ provider: string; credentialId: string }];
-  /** A batch could not be stored; it is kept and retried at the next flush. */
-  'quota:flush_failed': [{ error: unknown; pendingCredentials: number }];
-  /** The store could not be asked for a reservation: the request went ahead without one. */
-  'quota:reserve_failed': [{ error: unknown; credentialId: string }];
-}
-
-/**
- * What {@link QuotaTracker.admit} decided: go ahead (holding `reservation`,
- * to be settled by `record` or `release`), or no room in the shared quota.
- */
-export type QuotaAdmission = { admitted: true; reservation?: string } | { admitted: false; used: number; reserved: number; limit: number };
-
-/** Options of {@link QuotaTracker}. */
-export interface QuotaTrackerOptions {
-  store: QuotaStore;
-  scheduler?: Scheduler;
-  /** The reset schedule of a provider, or undefined for a quota that never resets. */
-  scheduleOf?: (provider: string) => ResetSchedule | undefined;
-  /** Provider-level limit (`providers.<p>.quota.limit`), when configured. */
-  providerLimitOf?: (provider: string) => number | undefined;
-  /** How often usage is written to the store (default 1 s; 0 writes after every report, still asynchronously). */
-  flushIntervalMs?: number;
-  /** A reservation ({@link QuotaTracker.admit}) lapses in the store after this long unsettled (default 10 minutes). */
-  reservationTtlMs?: number;
-  /**
-   * How long an admission waits for the store (default 5 s: a burst queues
-   * on the credential's row, one admission at a time). After a store
-   * failure or a wait this long, requests go ahead without reservations for
-   * `reserveBackoffMs` (default 5 s), so a stalled database never stalls
-   * the request path.
-   */
-  reserveTimeoutMs?: number;
-  reserveBackoffMs?: number;
-}
-
-interface Entry {
-  id: string;
-  provider: string;
-  limit: number | null;
-  used: number;
-  /** Tokens counted but not yet added to the store. */
-  pending: number;
-  schedule: ResetSchedule | undefined;
-  periodStart: number | null;
-  periodEnd: number;
-  /** The highest total the store is known to have committed in this period (from answers and announcements). */
-  storedTotal: number;
-  /** Sequence number of the announcement that last set `storedTotal` (0: none). */
-  announcedAt: number;
-  /** Upstream said the quota is gone (a 429 `insufficient_quota`), whatever the local count says. */
-  forced: boolean;
-  exhausted: boolean;
-  /** Tokens per request, a moving average: what an admission holds. */
-  perRequest: number;
-  /** Reservations admitted here and not yet settled. */
-  open: Set<string>;
-  /** Settled reservations, let go with the next write. */
-  releases: string[];
-}
+export type { QuotaAdmission, QuotaTrackerEvents, QuotaTrackerOptions, QuotaUpdateEvent } from './quotaEntry.js';
 
 /**
  * Counts tokens per credential and resets them on schedule.
@@ -122,14 +57,10 @@ export class QuotaTracker {
   private readonly scheduleOf: (provider: string) => ResetSchedule | undefined;
   private readonly providerLimitOf: (provider: string) => number | undefined;
   private readonly flushIntervalMs: number;
-  private readonly reservationTtlMs: number;
-  private readonly reserveTimeoutMs: number;
-  private readonly reserveBackoffMs: number;
-  /** Until when admissions skip the store, after it failed or stalled (epoch ms). */
-  private reserveDownUntil = 0;
-  private readonly entries = new Map<string, Entry>();
+  private readonly admissions: QuotaAdmissionControl;
+  private readonly entries = new Map<string, QuotaEntry>();
   /** The entries of each provider: a provider's figure is asked for after every request (the routing table's quota feed). */
-  private readonly byProvider = new Map<string, Set<Entry>>();
+  private readonly byProvider = new Map<string, Set<QuotaEntry>>();
   private readonly stored = new Map<string, QuotaUsage>();
   /** Unflushed usage of periods that have ended, written before the current period's. */
   private leftovers: QuotaDelta[] = [];
@@ -147,9 +78,18 @@ export class QuotaTracker {
     this.scheduleOf = options.scheduleOf ?? (() => undefined);
     this.providerLimitOf = options.providerLimitOf ?? (() => undefined);
     this.flushIntervalMs = options.flushIntervalMs ?? 1000;
-    this.reservationTtlMs = options.reservationTtlMs ?? 10 * 60_000;
-    this.reserveTimeoutMs = options.reserveTimeoutMs ?? 5000;
-    this.reserveBackoffMs = options.reserveBackoffMs ?? 5000;
+    const settings = {
+      ttlMs: options.reservationTtlMs ?? 10 * 60_000,
+      timeoutMs: options.reserveTimeoutMs ?? 5000,
+      backoffMs: options.reserveBackoffMs ?? 5000,
+    };
+    this.admissions = new QuotaAdmissionControl(this.store, this.scheduler, settings, {
+      heard: (total) => this.heard(total),
+      isTracked: (entry) => this.entries.get(entry.id) === entry,
+      flushSoon: () => this.scheduleFlush(),
+      leftover: (delta) => this.leftovers.push(delta),
+      failed: (error, credentialId) => this.events.emit('quota:reserve_failed', { error, credentialId }),
+    });
   }
 
   /** Loads stored usage; call before tracking credentials. */
@@ -176,23 +116,7 @@ export class QuotaTracker {
       return;
     }
     const usage = this.stored.get(id) ?? seed;
-    const entry: Entry = {
-      id,
-      provider,
-      limit,
-      used: 0,
-      pending: 0,
-      schedule: undefined,
-      periodStart: null,
-      periodEnd: Number.POSITIVE_INFINITY,
-      storedTotal: 0,
-      announcedAt: 0,
-      forced: false,
-      exhausted: false,
-      perRequest: 0,
-      open: new Set(),
-      releases: [],
-    };
+    const entry = newEntry(id, provider, limit);
     this.entries.set(id, entry);
     this.index(entry);
     this.applySchedule(entry);
@@ -231,7 +155,7 @@ export class QuotaTracker {
   record(id: string, tokens: number, reservation?: string): boolean {
     const entry = this.entries.get(id);
     if (!entry) return false;
-    if (reservation !== undefined) this.settle(entry, reservation);
+    if (reservation !== undefined) this.admissions.settle(entry, reservation);
     if (!(tokens > 0)) return entry.exhausted;
     this.rollOverIfDue(entry);
     const whole = Math.ceil(tokens);
@@ -260,16 +184,16 @@ export class QuotaTracker {
    */
   admit(id: string, estimate = 0): Promise<QuotaAdmission> | undefined {
     const entry = this.entries.get(id);
-    if (!entry || entry.limit === null || !this.store.reserve) return undefined;
-    if (this.reserveDownUntil > this.scheduler.now()) return undefined;
+    if (!entry) return undefined;
+    this.rollOverIfDue(entry);
     const tokens = Math.max(Math.ceil(entry.perRequest), Number.isSafeInteger(estimate) && estimate > 0 ? estimate : 0);
-    return this.reserve(entry, entry.limit, tokens);
+    return this.admissions.admit(entry, tokens);
   }
 
   /** Lets go of a reservation whose request used no tokens (it failed, or was refused upstream). */
   release(id: string, reservation: string): void {
     const entry = this.entries.get(id);
-    if (entry) this.settle(entry, reservation);
+    if (entry) this.admissions.settle(entry, reservation);
   }
 
   /**
@@ -320,13 +244,13 @@ export class QuotaTracker {
     };
   }
 
-  private index(entry: Entry): void {
+  private index(entry: QuotaEntry): void {
     let entries = this.byProvider.get(entry.provider);
     if (!entries) this.byProvider.set(entry.provider, (entries = new Set()));
     entries.add(entry);
   }
 
-  private unindex(entry: Entry): void {
+  private unindex(entry: QuotaEntry): void {
     const entries = this.byProvider.get(entry.provider);
     entries?.delete(entry);
     if (entries?.size === 0) this.byProvider.delete(entry.provider);
@@ -385,49 +309,6 @@ export class QuotaTracker {
 
   // ---- internals -------------------------------------------------------
 
-  private async reserve(entry: Entry, limit: number, tokens: number): Promise<QuotaAdmission> {
-    this.rollOverIfDue(entry);
-    const reservation = randomUUID();
-    const period = periodIso(entry);
-    let answer: Awaited<ReturnType<NonNullable<QuotaStore['reserve']>>>;
-    let timer: ReturnType<Scheduler['setTimeout']> | undefined;
-    try {
-      const asked = this.store.reserve!({ id: entry.id, reservation, tokens, limit, period_start: period, ttlMs: this.reservationTtlMs });
-      asked.catch(() => undefined); // a late failure, after the wait gave up, has no one to tell
-      const stalled = new Promise<never>((_, reject) => {
-        timer = this.scheduler.setTimeout(
-          () => reject(new Error(`the quota store did not answer a reservation within ${this.reserveTimeoutMs} ms`)),
-          this.reserveTimeoutMs,
-        );
-      });
-      answer = await Promise.race([asked, stalled]);
-    } catch (error) {
-      this.reserveDownUntil = this.scheduler.now() + this.reserveBackoffMs;
-      // The store may still record it late: let it go with the next write, so it never holds room for its ttl.
-      if (this.entries.get(entry.id) === entry) {
-        entry.releases.push(reservation);
-        this.scheduleFlush();
-      }
-      this.events.emit('quota:reserve_failed', { error, credentialId: entry.id });
-      return { admitted: true };
-    } finally {
-      if (timer !== undefined) this.scheduler.clearTimeout(timer);
-    }
-    // The committed use the store read is news like an announcement (it may include other nodes' writes).
-    this.heard({ id: entry.id, used: answer.used, period_start: period, replaced: false });
-    if (!answer.admitted) return { admitted: false, used: answer.used, reserved: answer.reserved, limit };
-    if (this.entries.get(entry.id) === entry) entry.open.add(reservation);
-    else this.leftovers.push({ id: entry.id, tokens: 0, period_start: period, reservations: [reservation] });
-    return { admitted: true, reservation };
-  }
-
-  /** A reservation's request is over: it is let go with the next write (idempotent). */
-  private settle(entry: Entry, reservation: string): void {
-    if (!entry.open.delete(reservation)) return;
-    entry.releases.push(reservation);
-    this.scheduleFlush();
-  }
-
   /**
    * A total the store committed (any node's). Raises the local count to it
    * plus what is counted here but not yet written; a `replaced` total sets
@@ -457,7 +338,7 @@ export class QuotaTracker {
     }
   }
 
-  private applySchedule(entry: Entry): void {
+  private applySchedule(entry: QuotaEntry): void {
     const schedule = this.scheduleOf(entry.provider);
     const now = this.scheduler.now();
     entry.storedTotal = 0;
@@ -467,7 +348,7 @@ export class QuotaTracker {
   }
 
   /** Starts the next period if the clock has passed the end of this one. */
-  private rollOverIfDue(entry: Entry): void {
+  private rollOverIfDue(entry: QuotaEntry): void {
     if (this.scheduler.now() < entry.periodEnd) return;
     const hadUsage = entry.used > 0 || entry.forced;
     if (entry.pending > 0 || entry.releases.length > 0) {
@@ -483,7 +364,7 @@ export class QuotaTracker {
     if (hadUsage) this.events.emit('quota:reset', { provider: entry.provider, credentialId: entry.id });
   }
 
-  private evaluate(entry: Entry, announce: boolean): void {
+  private evaluate(entry: QuotaEntry, announce: boolean): void {
     const wasExhausted = entry.exhausted;
     entry.exhausted = entry.forced || (entry.limit !== null && entry.used >= entry.limit);
     if (!announce) return;
@@ -526,7 +407,7 @@ export class QuotaTracker {
   private async flushOnce(): Promise<void> {
     const leftovers = this.leftovers;
     this.leftovers = [];
-    const batch: { entry: Entry; delta: QuotaDelta }[] = [];
+    const batch: { entry: QuotaEntry; delta: QuotaDelta }[] = [];
     for (const entry of this.entries.values()) {
       if (entry.pending === 0 && entry.releases.length === 0) continue;
       const period = periodIso(entry);
@@ -577,17 +458,4 @@ export class QuotaTracker {
       if (this.flushing === run) this.flushing = undefined;
     }
   }
-}
-
-/** Takes the entry's settled reservations, for the delta that lets them go. */
-function releasesOf(entry: Entry): { reservations?: string[] } {
-  if (entry.releases.length === 0) return {};
-  const reservations = entry.releases;
-  entry.releases = [];
-  return { reservations };
-}
-
-/** The entry's period start as the ISO string the store keys periods by. */
-function periodIso(entry: Entry): string | null {
-  return entry.periodStart === null ? null : new Date(entry.periodStart).toISOString();
 }
