@@ -42,6 +42,26 @@ if (!postgres.available) {
     const opened: PostgresCooldownStateStore[] = [];
     after(() => Promise.all(opened.map((s) => s.close())));
 
+    test('with resyncIntervalMs, a change whose notification was lost (the connection never dropped) is reported by the next pass', async () => {
+      const polling = await PostgresCooldownStateStore.open({ connection: url, channel, max: 2, resyncIntervalMs: 50 });
+      opened.push(polling);
+      const seen: CooldownStoreChange[] = [];
+      polling.subscribe((change) => seen.push(change));
+      const key = `silent-${randomBytes(4).toString('hex')}`;
+      // Written behind the store's back: no NOTIFY is sent.
+      await sql(url, 'INSERT INTO switchyard_cooldowns (key, reason, started_at, ends_at) VALUES ($1, $2, $3, $4)', [
+        key,
+        'manual',
+        T0,
+        T0 + 60_000,
+      ]);
+      await eventually('the pass to report the set', () => seen.some((c) => c.type === 'set' && c.period.key === key));
+      await sql(url, 'DELETE FROM switchyard_cooldowns WHERE key = $1', [key]);
+      await eventually('the pass to report the delete', () => seen.some((c) => c.type === 'delete' && c.period.key === key));
+      assert.equal(seen.filter((c) => c.period.key === key).length, 2, 'each change reported once');
+      assert.equal(polling.listenerState?.reconnects, 0);
+    });
+
     test('after its LISTEN connection is killed, a handle reconnects and reports what it missed', async () => {
       await sql(url, 'TRUNCATE switchyard_cooldowns');
       const name = `cooldown-test-${randomBytes(4).toString('hex')}`;

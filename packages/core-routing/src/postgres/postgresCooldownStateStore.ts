@@ -10,10 +10,12 @@
  * When the LISTEN connection drops, changes made meanwhile are never
  * notified: on reconnection the store lists the table and reports the
  * difference from what it last reported (a new or changed period as `set`,
- * a vanished one as `delete` with `endedBy: 'recover'`).
+ * a vanished one as `delete` with `endedBy: 'recover'`). With
+ * `resyncIntervalMs` it also does that periodically, which repairs a
+ * notification lost without the connection dropping.
  */
 import type pg from 'pg';
-import type { Scheduler } from '../clock.js';
+import { every, type Scheduler, systemScheduler } from '../clock.js';
 import {
   type CooldownDeleteOptions,
   type CooldownEndCause,
@@ -61,6 +63,8 @@ export interface PostgresCooldownStateStoreOptions {
   backoff?: ReconnectBackoff;
   /** Ping interval of the LISTEN connection (see {@link PgListener}). */
   pingIntervalMs?: number;
+  /** How often the table is listed and compared with what subscribers were told (0, the default: only after a reconnection). */
+  resyncIntervalMs?: number;
   scheduler?: Scheduler;
   /** The LISTEN connection dropped, a reconnection failed, or a notification could not be read. */
   onError?: (error: Error) => void;
@@ -97,6 +101,7 @@ export class PostgresCooldownStateStore implements CooldownStateStore {
   private readonly changedAt = new Map<string, number>();
   private changes = 0;
   private listener: PgListener | undefined;
+  private stopResync: (() => void) | undefined;
   private closed = false;
   /** Notifications that could not be read (a foreign or corrupt payload on the channel). */
   invalidNotifications = 0;
@@ -131,6 +136,11 @@ export class PostgresCooldownStateStore implements CooldownStateStore {
         ...(options.scheduler ? { scheduler: options.scheduler } : {}),
       });
       for (const period of await store.list()) store.known.set(period.key, period);
+      if (options.resyncIntervalMs && options.resyncIntervalMs > 0) {
+        store.stopResync = every(options.scheduler ?? systemScheduler, options.resyncIntervalMs, () =>
+          store.resync().catch((error: Error) => store.onError(error)),
+        );
+      }
     } catch (error) {
       await store.close();
       throw error;
@@ -222,6 +232,7 @@ export class PostgresCooldownStateStore implements CooldownStateStore {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    this.stopResync?.();
     this.listeners.clear();
     await this.listener?.close();
     if (this.ownsPool) await this.pool.end();

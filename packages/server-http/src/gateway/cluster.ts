@@ -182,6 +182,8 @@ export class GatewayCluster {
         pool,
         channel: settings.cooldown_channel,
         applicationName: `switchyard-cooldowns-${nodeId}`,
+        // The same repair as the auth events': a notification lost without a reconnection is found by the next pass.
+        resyncIntervalMs: settings.reconcile_interval,
         onError: (error) => logger.warn({ err: error.message }, 'cluster_cooldown_listener_error'),
       });
       opened.push(cooldownStore);

@@ -270,7 +270,7 @@ const clusterSchema = z
       .default('svc_quota_totals_v1'),
     /** Part of the refresh lock's advisory-lock key, so unrelated users of one database never wait on each other. */
     refresh_lock_namespace: z.string().min(1).default('switchyard-refresh'),
-    /** How often every stored credential revision is compared with this node's (repairs missed events); 0: only after a reconnection. */
+    /** How often every stored credential revision and cooldown is compared with this node's view (repairs missed events); 0: only after a reconnection. */
     reconcile_interval: durationSchema.default(30_000),
     /**
      * How often quota usage is added to PostgreSQL. Each node learns the
