@@ -44,6 +44,8 @@ export type CredentialsErrorCode =
   | 'authorization_failed'
   /** A sign-in or flow name that is not registered. */
   | 'flow_not_found'
+  /** A bounded resource is full (sign-ins pending at once): retry once one ends. */
+  | 'too_many_pending'
   /** The operation was cancelled by its caller. */
   | 'aborted'
   /** The component is closed. */

@@ -24,7 +24,7 @@ import { CredentialPool, checkStrategy, type PoolStrategy } from '../pool/creden
 import { QuotaTracker } from '../pool/quotaTracker.js';
 import { type AppliedUpdate, type AuthUpdate, AuthUpdateQueue, type QueueStats } from '../queue/authUpdateQueue.js';
 import { type RefreshStatusRecord, RefreshWorker } from '../refresh/refreshWorker.js';
-import type { CredentialStore, Unsubscribe } from '../store/credentialStore.js';
+import type { CredentialStore, StoreChange, Unsubscribe } from '../store/credentialStore.js';
 import { MemoryQuotaStore, type QuotaStore } from '../store/quotaStore.js';
 import { type CredentialsLogger, silentLogger } from '../util/logger.js';
 import type { ResetSchedule } from '../util/time.js';
@@ -168,6 +168,13 @@ export class CredentialManager {
     if (this.state !== 'new') throw new CredentialsError('invalid_argument', 'start() may be called once');
     this.state = 'started';
     await this.quotas.load();
+    // Watch before listing: a change that lands while the list is read is held back and replayed against what
+    // the list loaded (one the list already has is then skipped by its revision; a delete of one it has, applied).
+    const early: StoreChange[] = [];
+    let onChange = (change: StoreChange): void => {
+      early.push(change);
+    };
+    this.stops.push(this.store.watch((change) => onChange(change)));
     const byProvider = new Map<string, Credential[]>();
     for (const credential of await this.store.list()) {
       const list = byProvider.get(credential.provider) ?? [];
@@ -178,7 +185,8 @@ export class CredentialManager {
       this.pool(provider).upsert(credentials);
       for (const c of credentials) this.providerOf.set(c.id, provider);
     }
-    this.stops.push(this.store.watch((change) => this.updates.onStoreChange(change)));
+    onChange = (change) => this.updates.onStoreChange(change);
+    for (const change of early) this.updates.onStoreChange(change);
     if (this.configFile) {
       const path = this.configFile;
       const watch = watchFile(path, () => this.queue.push({ type: 'config.reload', path, source: 'config' }));

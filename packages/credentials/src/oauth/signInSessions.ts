@@ -93,7 +93,7 @@ export class SignInSessions {
     if (!flow) throw new CredentialsError('flow_not_found', `no sign-in flow is named ${JSON.stringify(flowName)}`, { field: 'flow' });
     const pending = [...this.entries.values()].filter((e) => e.session.state === 'pending').length;
     if (pending >= (this.options.maxPending ?? 32)) {
-      throw new CredentialsError('invalid_argument', 'too many sign-ins are pending; finish or cancel one first');
+      throw new CredentialsError('too_many_pending', 'too many sign-ins are pending; finish or cancel one first');
     }
     const controller = new AbortController();
     const context = this.options.context(controller.signal);

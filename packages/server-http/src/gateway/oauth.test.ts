@@ -247,6 +247,29 @@ describe('/v0/oauth: starting, polling and cancelling sign-ins', async () => {
     assert.equal((await json(await call(`/v0/oauth/sessions/${started.session_id}`))).error.code, 'cancelled');
   });
 
+  test('past 32 pending sign-ins the next is 429 too_many_requests; cancelling one makes room', async () => {
+    auth.script = Array.from({ length: 40 }, () => 'await_user' as const);
+    const ids: string[] = [];
+    try {
+      let refused: Response | undefined;
+      for (let i = 0; i < 40 && !refused; i++) {
+        const response = await call('/v0/oauth/acme/sessions', { method: 'POST' });
+        if (response.status === 429) refused = response;
+        else ids.push((await json(response)).session_id);
+      }
+      assert.ok(refused, 'a limit was reached');
+      assert.ok(ids.length <= 32, `${ids.length} pending before the refusal`);
+      assert.equal((await json(refused)).error.code, 'too_many_requests');
+      await call(`/v0/oauth/sessions/${ids.pop()}`, { method: 'DELETE' });
+      const again = await call('/v0/oauth/acme/sessions', { method: 'POST' });
+      assert.equal(again.status, 201);
+      ids.push((await json(again)).session_id);
+    } finally {
+      for (const id of ids) await call(`/v0/oauth/sessions/${id}`, { method: 'DELETE' });
+      auth.script = ['token'];
+    }
+  });
+
   test('cloud coding-assistant: identity-center signs in at the chosen start URL and region', async () => {
     auth.script = ['authorization_pending', 'token'];
     const response = await call('/v0/oauth/cloud-coding-assistant/sessions', {

@@ -33,6 +33,7 @@ const CREDENTIALS_ERROR_CODES: Partial<Record<CredentialsErrorCode, ApiErrorCode
   // A sign-in the authorization server refused or could not answer.
   authorization_failed: 'bad_gateway',
   flow_not_found: 'flow_not_found',
+  too_many_pending: 'too_many_requests',
   closed: 'service_unavailable',
   not_implemented: 'not_implemented',
 };
