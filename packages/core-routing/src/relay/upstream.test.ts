@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, test } from 'node:test';
+import { UndiciTransport } from './upstream.js';
+
+// An upstream that answers at once, except the bodies saying "hold", which wait until released.
+let received = 0;
+const held: ServerResponse[] = [];
+let abandoned = 0;
+const server = createServer((req, res) => {
+  let body = '';
+  req.setEncoding('utf8');
+  req.on('data', (chunk) => (body += chunk));
+  req.on('end', () => {
+    received++;
+    res.on('close', () => {
+      if (!res.writableFinished) abandoned++;
+    });
+    if (body === 'hold') held.push(res);
+    else res.writeHead(200, { 'content-type': 'text/plain' }).end(`echo ${body}`);
+  });
+});
+await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/echo`;
+const transport = new UndiciTransport({ requestTimeoutMs: 5_000 });
+after(async () => {
+  await transport.close();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+const send = (body: string, signal?: AbortSignal) =>
+  transport.send({ url, method: 'POST', headers: { 'content-type': 'text/plain' }, body }, signal ? { signal } : {});
+
+async function text(response: Awaited<ReturnType<typeof send>>): Promise<string> {
+  let out = '';
+  for await (const chunk of response.body) out += Buffer.from(chunk).toString('utf8');
+  return out;
+}
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!condition()) {
+    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+test('requests sharing one signal each complete, and leave at most one listener on it', async () => {
+  const controller = new AbortController();
+  for (let i = 0; i < 25; i++) assert.equal(await text(await send(`n${i}`, controller.signal)), `echo n${i}`);
+  assert.ok(getEventListeners(controller.signal, 'abort').length <= 1);
+});
+
+test('aborting a shared signal aborts the request in flight, waiting for its answer', async () => {
+  const controller = new AbortController();
+  assert.equal(await text(await send('before', controller.signal)), 'echo before');
+  const before = abandoned;
+  const pending = send('hold', controller.signal);
+  await until(() => held.length === 1, 'the held request to reach the upstream');
+  controller.abort();
+  await assert.rejects(pending, { name: 'AbortError' });
+  await until(() => abandoned === before + 1, 'the upstream to see the request abandoned');
+  held.splice(0);
+});
+
+test('aborting a shared signal mid-body ends that body with an error', async () => {
+  const controller = new AbortController();
+  // The answer's headers are in, its body is not done when the signal aborts.
+  const streaming = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    res.write('first ');
+  });
+  await new Promise<void>((resolve) => streaming.listen(0, '127.0.0.1', resolve));
+  try {
+    const open = await transport.send(
+      { url: `http://127.0.0.1:${(streaming.address() as AddressInfo).port}/`, method: 'GET', headers: {} },
+      { signal: controller.signal },
+    );
+    const reading = text(open);
+    setTimeout(() => controller.abort(), 20);
+    await assert.rejects(reading, { name: 'AbortError' });
+  } finally {
+    streaming.closeAllConnections();
+    await new Promise((resolve) => streaming.close(resolve));
+  }
+});
+
+test('a signal aborted before the request never reaches the upstream', async () => {
+  const before = received;
+  await assert.rejects(send('never', AbortSignal.abort()), { name: 'AbortError' });
+  // A request after it, on the same pool, still goes through.
+  assert.equal(await text(await send('after')), 'echo after');
+  assert.equal(received, before + 1);
+});
