@@ -163,6 +163,32 @@ describe('QuotaTracker admission (a store that can reserve)', () => {
     assert.equal(store.reserveCalls.length, 2);
   });
 
+  test('a store that is slow but answering others (a burst on one row) is waited for past the timeout', async () => {
+    const store = new ReservingStore();
+    const clock = new FakeScheduler(T0);
+    const tracker = new QuotaTracker({ store, scheduler: clock, flushIntervalMs: 0, reserveTimeoutMs: 1000, reserveBackoffMs: 5000 });
+    tracker.start();
+    tracker.track('k', 'p', 1000);
+    const answers: ((a: QuotaReservationAnswer) => void)[] = [];
+    store.reserve = (request) => {
+      store.reserveCalls.push(request);
+      return new Promise((resolve) => answers.push(resolve));
+    };
+    const failures: unknown[] = [];
+    tracker.events.on('quota:reserve_failed', (e) => failures.push(e.error));
+    const first = tracker.admit('k')!;
+    const second = tracker.admit('k')!;
+    await clock.advance(800);
+    answers[1]!({ admitted: true, used: 0, reserved: 0 }); // the other one gets through: the store is alive
+    await clock.advance(700); // 1.5 s: past the timeout, but the store answered 0.7 s ago
+    answers[0]!({ admitted: true, used: 0, reserved: 0 });
+    const [one, two] = await Promise.all([first, second]);
+    assert.ok(one.admitted && one.reservation, 'waited for, and holding a reservation');
+    assert.ok(two.admitted && two.reservation);
+    assert.deepEqual(failures, []);
+    assert.notEqual(tracker.admit('k'), undefined, 'no backoff: nothing failed');
+  });
+
   test('a reservation settled after its period ended is let go with the ended period\u2019s tokens', async () => {
     const { clock, store, tracker } = setup(new ReservingStore(), 24 * 3600_000);
     tracker.track('k', 'p', 1000);

@@ -8,8 +8,11 @@
  * flush, with the entry's `releases`).
  *
  * The request path never waits on a stalled database: an admission gives up
- * after `timeoutMs` and the request goes ahead without a reservation, and
- * for `backoffMs` after a failure no admission asks at all.
+ * once the store has answered nothing for `timeoutMs`, and the request goes
+ * ahead without a reservation; for `backoffMs` after a failure or a stall no
+ * admission asks at all. A store that is slow but answering (a burst queued
+ * on one credential's row) is waited for: giving up there would trade
+ * exactness for nothing, since the store is alive.
  */
 import { randomUUID } from 'node:crypto';
 import type { Scheduler } from '@switchyard/core-routing';
@@ -40,6 +43,8 @@ export interface AdmissionSettings {
 export class QuotaAdmissionControl {
   /** Until when admissions skip the store, after it failed or stalled (epoch ms). */
   private downUntil = 0;
+  /** When the store last answered a reservation (epoch ms): tells a stalled store from a busy one. */
+  private lastAnswerAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly store: QuotaStore,
@@ -72,12 +77,20 @@ export class QuotaAdmissionControl {
     let timer: ReturnType<Scheduler['setTimeout']> | undefined;
     try {
       const asked = this.store.reserve!({ id: entry.id, reservation, tokens, limit, period_start: period, ttlMs: this.settings.ttlMs });
-      asked.catch(() => undefined); // a late failure, after the wait gave up, has no one to tell
+      asked.then(
+        () => (this.lastAnswerAt = this.scheduler.now()),
+        () => undefined, // a late failure, after the wait gave up, has no one to tell
+      );
       const stalled = new Promise<never>((_, reject) => {
-        timer = this.scheduler.setTimeout(
-          () => reject(new Error(`the quota store did not answer a reservation within ${this.settings.timeoutMs} ms`)),
-          this.settings.timeoutMs,
-        );
+        const check = () => {
+          // Answers to other reservations within the interval: the store is busy, not stalled; keep waiting.
+          if (this.scheduler.now() - this.lastAnswerAt < this.settings.timeoutMs) {
+            timer = this.scheduler.setTimeout(check, this.settings.timeoutMs);
+            return;
+          }
+          reject(new Error(`the quota store answered nothing for ${this.settings.timeoutMs} ms`));
+        };
+        timer = this.scheduler.setTimeout(check, this.settings.timeoutMs);
       });
       answer = await Promise.race([asked, stalled]);
     } catch (error) {

@@ -49,9 +49,10 @@ export interface QuotaTrackerOptions {
   /** A reservation (`QuotaTracker.admit`) lapses in the store after this long unsettled (default 10 minutes). */
   reservationTtlMs?: number;
   /**
-   * How long an admission waits for the store (default 5 s: a burst queues
-   * on the credential's row, one admission at a time). After a store
-   * failure or a wait this long, requests go ahead without reservations for
+   * How long an admission waits for a store that answers nothing (default
+   * 5 s). A store answering other reservations meanwhile (a burst queued on
+   * one credential's row) is waited for. After a store failure or a stall
+   * this long, requests go ahead without reservations for
    * `reserveBackoffMs` (default 5 s), so a stalled database never stalls
    * the request path.
    */

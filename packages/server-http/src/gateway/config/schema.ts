@@ -287,10 +287,11 @@ const clusterSchema = z
      */
     quota_reservation_ttl: durationSchema.default(10 * 60_000),
     /**
-     * How long a request waits for its quota admission. Past it (or on a
-     * database error) the request goes ahead without a reservation, and for
-     * the next 5 s requests do not ask: a stalled database never stalls the
-     * request path.
+     * How long a request waits for its quota admission while PostgreSQL
+     * answers nothing at all (one answering other admissions, a burst on one
+     * row, is waited for). Past it, or on a database error, the request goes
+     * ahead without a reservation, and for the next 5 s requests do not ask:
+     * a stalled database never stalls the request path.
      */
     quota_admission_timeout: durationSchema.default(5000),
     /** Connections of this node's pool for the shared stores. */
