@@ -54,6 +54,27 @@ describe('startTcpProxy', () => {
     assert.equal(proxy.rewrite('postgres://u@db.example:5432/x?options=y'), `postgres://u@127.0.0.1:${proxy.port}/x?options=y`);
   });
 
+  test('stall: open connections go silent without closing; new ones still work', async () => {
+    const echo = await echoServer();
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: echo.port });
+    after(() => proxy.close());
+    const open = await roundTrip(proxy.port, 'before');
+    proxy.stall();
+    let heard = '';
+    let closed = false;
+    open.socket.on('data', (data) => (heard += String(data)));
+    open.socket.once('close', () => (closed = true));
+    open.socket.write('into the void');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.deepEqual([heard, closed], ['', false], 'no echo, and no close');
+    const fresh = await roundTrip(proxy.port, 'fresh');
+    assert.equal(fresh.echo, 'fresh');
+    fresh.socket.destroy();
+    const ended = once(open.socket, 'close');
+    await proxy.close();
+    await ended;
+  });
+
   test('in front of PostgreSQL: a pause ends the session, and a new one works after resume', { skip: postgres.skip }, async () => {
     if (!postgres.available) return;
     const server = new URL(postgres.serverUrl);

@@ -3,7 +3,8 @@
  * A loopback TCP proxy for simulating a server restart without restarting
  * the server: put it in front of the shared PostgreSQL, point the code under
  * test at the proxy, and `pause()` drops every connection and refuses new
- * ones (as a stopped server does) until `resume()`. Other engineers' tests
+ * ones (as a stopped server does) until `resume()`; `stall()` leaves open
+ * connections open but silent (a network that stops delivering). Other engineers' tests
  * keep using the real server undisturbed.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
@@ -20,6 +21,8 @@ export interface TcpProxy {
   pause(): Promise<void>;
   /** Accepts connections again, on the same port. */
   resume(): Promise<void>;
+  /** Open connections stop carrying bytes, without closing (a network that silently stops delivering); new ones work. */
+  stall(): void;
   /** Drops every connection and stops listening. */
   close(): Promise<void>;
   /** `url` with its host and port replaced by the proxy's. */
@@ -39,6 +42,7 @@ export interface TcpProxy {
  */
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
   const sockets = new Set<Socket>();
+  const pairs = new Set<[Socket, Socket]>();
   let accepted = 0;
   let paused = false;
   let closed = false;
@@ -58,8 +62,11 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     track(upstream);
     client.pipe(upstream);
     upstream.pipe(client);
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
     // Either side ending or failing ends the pair, as a dropped server connection would.
     const drop = () => {
+      pairs.delete(pair);
       client.destroy();
       upstream.destroy();
     };
@@ -106,6 +113,16 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
       if (closed) throw new Error('proxy is closed');
       paused = false;
       server ??= await listen();
+    },
+    // A stalled pair stays in `sockets`: pause() and close() still end it (a paused socket never sees its peer leave).
+    stall() {
+      for (const [client, upstream] of pairs) {
+        client.unpipe();
+        upstream.unpipe();
+        client.pause();
+        upstream.pause();
+      }
+      pairs.clear();
     },
     async close() {
       closed = true;
