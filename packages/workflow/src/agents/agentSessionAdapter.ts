@@ -9,6 +9,7 @@
 import { request } from 'undici';
 import type { AgentResult } from '../domain/records.js';
 import { WorkflowError } from '../errors.js';
+import { abortableSleep } from '../util/abortableSleep.js';
 import {
   type AgentAdapter,
   type AgentConfig,
@@ -85,7 +86,7 @@ export class AgentSessionAdapter implements AgentAdapter {
     };
     try {
       const start = await headOf(task.worktree);
-      while ((await this.status(signal)) !== 'stable') await sleep(this.options.pollIntervalMs ?? 500, signal);
+      while ((await this.status(signal)) !== 'stable') await abortableSleep(this.options.pollIntervalMs ?? 500, signal);
       const before = await this.messages(signal);
       const lastId = before.length > 0 ? Math.max(...before.map((m) => m.id)) : -1;
       const events = await request(new URL('events', this.base), {
@@ -135,18 +136,4 @@ export class AgentSessionAdapter implements AgentAdapter {
       return fail(error);
     }
   }
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
-  });
 }

@@ -10,6 +10,7 @@ import type { AgentJob, AgentResult } from '../domain/records.js';
 import { GateFailedError, WorkflowError } from '../errors.js';
 import type { AgentEvent } from '../events.js';
 import { type GitRepository, workPackageBranch } from '../git/gitRepository.js';
+import { abortableSleep } from '../util/abortableSleep.js';
 import type { Workflow } from '../workflow.js';
 import { type AgentAdapter, type AgentConfig, headOf } from './agentAdapter.js';
 import type { CiStatus, CiStatusSource, Reviewer } from './reviewers.js';
@@ -35,16 +36,6 @@ export interface LoopReport {
   cycles: number;
   result: AgentResult | null;
 }
-
-const realSleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 
 /** Runs the agent-and-review cycles for a job. */
 export class ReviewLoop {
@@ -156,7 +147,7 @@ export class ReviewLoop {
     const attempts = this.deps.ciPollAttempts ?? 10;
     let status = await source.ciStatus(ref, { signal });
     for (let i = 1; i < attempts && status.state === 'pending'; i++) {
-      await (this.deps.sleep ?? realSleep)(this.deps.ciPollIntervalMs ?? 5000, signal);
+      await (this.deps.sleep ?? abortableSleep)(this.deps.ciPollIntervalMs ?? 5000, signal);
       status = await source.ciStatus(ref, { signal });
     }
     return status;
