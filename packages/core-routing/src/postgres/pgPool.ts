@@ -25,7 +25,8 @@ export function clientConfig(connection: PgConnection): pg.ClientConfig {
  */
 export function poolFor(connection: PgConnection, given: pg.Pool | undefined, max: number): { pool: pg.Pool; owned: boolean } {
   if (given) return { pool: given, owned: false };
-  const pool = new pg.Pool({ ...clientConfig(connection), max });
+  // TCP keep-alive: a connection that died silently (a peer gone, a dropped route) is found in minutes, not at the kernel's retransmission limit.
+  const pool = new pg.Pool({ keepAlive: true, ...clientConfig(connection), max });
   // An idle pooled connection dropped by the server must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   return { pool, owned: true };

@@ -24,6 +24,9 @@ import type { Route } from './routingTable.js';
 import type { ResponseSink } from './sink.js';
 import type { RelayCredential, RelayRequest } from './types.js';
 
+/** The most tokens a request's body alone makes admission hold (see {@link QuotaHooks.admit}). */
+const MAX_BODY_ESTIMATE = 32_768;
+
 /** The relay's quota decision points; one per relay. */
 export class QuotaHooks {
   private readonly memory = new QuotaMemory();
@@ -51,8 +54,9 @@ export class QuotaHooks {
     state: RequestState,
   ): Promise<{ reservation?: string } | undefined> | undefined {
     const pool = this.ctx.options.credentials?.pool(provider);
-    // A floor for what the request will use: its body at about four bytes a token (JSON framing makes it generous).
-    const pending = pool?.admit?.(credential.id, { tokens: Math.ceil(request.rawBody.length / 4) });
+    // A guess at what the request will use: its body at about four bytes a token (JSON framing makes it generous),
+    // capped so that a large inline image or file does not hold a credential's whole quota while it runs.
+    const pending = pool?.admit?.(credential.id, { tokens: Math.min(Math.ceil(request.rawBody.length / 4), MAX_BODY_ESTIMATE) });
     if (!pending) return undefined;
     return pending.then((answer) => {
       if (answer.admitted) return answer;

@@ -150,7 +150,14 @@ describe('QuotaTracker admission (a store that can reserve)', () => {
     await clock.advance(1000);
     assert.deepEqual(await pending, { admitted: true });
     assert.equal(tracker.admit('k'), undefined, 'within the backoff nothing is asked');
-    // The stalled reservation may still land: it is let go with the next write.
+    // No release goes out before the store answers: it could reach the database ahead of the late reservation.
+    tracker.record('k', 3);
+    await tracker.flush();
+    assert.deepEqual(
+      store.adds.flat().flatMap((d) => d.reservations ?? []),
+      [],
+    );
+    // The stalled reservation lands after all: it is let go with the next write.
     answer!({ admitted: true, used: 0, reserved: 0 });
     await clock.advance(0);
     await tracker.flush();
@@ -187,6 +194,31 @@ describe('QuotaTracker admission (a store that can reserve)', () => {
     assert.ok(two.admitted && two.reservation);
     assert.deepEqual(failures, []);
     assert.notEqual(tracker.admit('k'), undefined, 'no backoff: nothing failed');
+  });
+
+  test('one admission that never answers gives up at three timeouts, even while others are answered', async () => {
+    const store = new ReservingStore();
+    const clock = new FakeScheduler(T0);
+    const tracker = new QuotaTracker({ store, scheduler: clock, flushIntervalMs: 0, reserveTimeoutMs: 1000, reserveBackoffMs: 5000 });
+    tracker.start();
+    tracker.track('k', 'p', 1_000_000);
+    const answers: ((a: QuotaReservationAnswer) => void)[] = [];
+    store.reserve = (request) => {
+      store.reserveCalls.push(request);
+      return new Promise((resolve) => answers.push(resolve));
+    };
+    let outcome: unknown;
+    void tracker.admit('k')!.then((a) => (outcome = a));
+    // Others are answered every 500 ms: the store is alive, but this query is lost.
+    for (let t = 0; t < 2500; t += 500) {
+      void tracker.admit('k');
+      await clock.advance(500);
+      answers.at(-1)!({ admitted: true, used: 0, reserved: 0 });
+      await clock.advance(0);
+    }
+    assert.equal(outcome, undefined, 'still waiting at 2.5 s: the store is answering others');
+    await clock.advance(500);
+    assert.deepEqual(outcome, { admitted: true }, 'gave up at 3 s, and went ahead without a reservation');
   });
 
   test('a reservation settled after its period ended is let go with the ended period\u2019s tokens', async () => {

@@ -11,8 +11,15 @@
  * once the store has answered nothing for `timeoutMs`, and the request goes
  * ahead without a reservation; for `backoffMs` after a failure or a stall no
  * admission asks at all. A store that is slow but answering (a burst queued
- * on one credential's row) is waited for: giving up there would trade
- * exactness for nothing, since the store is alive.
+ * on one credential's row) is waited for, up to `3 × timeoutMs` for any one
+ * admission (a query lost on a dead connection never answers, while others
+ * do).
+ *
+ * An admission given up on may still be recorded by the store later. Its
+ * release is sent only once the store has answered it: a release sent
+ * earlier could reach the database first, or read a snapshot taken before
+ * the late reservation committed, and miss it (it would then hold room for
+ * its whole ttl).
  */
 import { randomUUID } from 'node:crypto';
 import type { Scheduler } from '@switchyard/core-routing';
@@ -70,36 +77,52 @@ export class QuotaAdmissionControl {
     this.hooks.flushSoon();
   }
 
+  /**
+   * An admission given up on: once the store answers it (so the reservation, if any, has committed), a
+   * reservation it admitted is let go with the next write. A store that failed it recorded nothing.
+   */
+  private releaseWhenAnswered(entry: QuotaEntry, reservation: string, asked: Promise<QuotaReservationAnswer> | undefined): void {
+    void asked?.then(
+      (late) => {
+        if (!late.admitted) return;
+        if (this.hooks.isTracked(entry)) {
+          entry.releases.push(reservation);
+          this.hooks.flushSoon();
+        } else this.hooks.leftover({ id: entry.id, tokens: 0, period_start: periodIso(entry), reservations: [reservation] });
+      },
+      () => undefined,
+    );
+  }
+
   private async reserve(entry: QuotaEntry, limit: number, tokens: number): Promise<QuotaAdmission> {
     const reservation = randomUUID();
     const period = periodIso(entry);
     let answer: QuotaReservationAnswer;
     let timer: ReturnType<Scheduler['setTimeout']> | undefined;
+    let asked: Promise<QuotaReservationAnswer> | undefined;
     try {
-      const asked = this.store.reserve!({ id: entry.id, reservation, tokens, limit, period_start: period, ttlMs: this.settings.ttlMs });
+      asked = this.store.reserve!({ id: entry.id, reservation, tokens, limit, period_start: period, ttlMs: this.settings.ttlMs });
       asked.then(
         () => (this.lastAnswerAt = this.scheduler.now()),
         () => undefined, // a late failure, after the wait gave up, has no one to tell
       );
+      const { timeoutMs } = this.settings;
+      const deadline = this.scheduler.now() + 3 * timeoutMs;
       const stalled = new Promise<never>((_, reject) => {
         const check = () => {
+          const now = this.scheduler.now();
+          if (now >= deadline) return reject(new Error(`the quota store did not answer this admission in ${3 * timeoutMs} ms`));
           // Answers to other reservations within the interval: the store is busy, not stalled; keep waiting.
-          if (this.scheduler.now() - this.lastAnswerAt < this.settings.timeoutMs) {
-            timer = this.scheduler.setTimeout(check, this.settings.timeoutMs);
-            return;
-          }
-          reject(new Error(`the quota store answered nothing for ${this.settings.timeoutMs} ms`));
+          const quietFor = now - this.lastAnswerAt;
+          if (quietFor >= timeoutMs) return reject(new Error(`the quota store answered nothing for ${timeoutMs} ms`));
+          timer = this.scheduler.setTimeout(check, Math.min(timeoutMs - quietFor, deadline - now));
         };
-        timer = this.scheduler.setTimeout(check, this.settings.timeoutMs);
+        timer = this.scheduler.setTimeout(check, timeoutMs);
       });
       answer = await Promise.race([asked, stalled]);
     } catch (error) {
       this.downUntil = this.scheduler.now() + this.settings.backoffMs;
-      // The store may still record it late: let it go with the next write, so it never holds room for its ttl.
-      if (this.hooks.isTracked(entry)) {
-        entry.releases.push(reservation);
-        this.hooks.flushSoon();
-      }
+      this.releaseWhenAnswered(entry, reservation, asked);
       this.hooks.failed(error, entry.id);
       return { admitted: true };
     } finally {

@@ -149,7 +149,13 @@ export class GatewayCluster {
         { field: 'auth.encryption.enabled', message: 'the cluster keeps secrets in PostgreSQL encrypted: set auth.encryption' },
       ]);
     }
-    const pool = new pg.Pool({ connectionString: connection, max: settings.pool_size, application_name: `switchyard-${nodeId}` });
+    // TCP keep-alive finds a connection that died silently in minutes, not at the kernel's retransmission limit.
+    const pool = new pg.Pool({
+      connectionString: connection,
+      max: settings.pool_size,
+      application_name: `switchyard-${nodeId}`,
+      keepAlive: true,
+    });
     // An idle pooled connection that drops (a database restart) must not crash the node; the next query reconnects.
     pool.on('error', (error) => logger.warn({ err: error.message }, 'cluster_pool_connection_lost'));
     const opened: { close(): Promise<void> }[] = [];
@@ -315,7 +321,7 @@ export class GatewayCluster {
     registry.registerMetric(
       new Counter({
         name: 'svc_cluster_quota_admissions_total',
-        help: 'Quota reservations asked of PostgreSQL before requests on credentials with a limit, by answer (admitted, refused: no room; failed: the request went ahead without one)',
+        help: 'Quota reservations PostgreSQL answered before requests on credentials with a limit, by answer (admitted; refused: no room; failed: a database error)',
         labelNames: ['outcome'],
         registers: [],
         collect() {
