@@ -114,6 +114,15 @@ describe('QuotaTracker admission (a store that can reserve)', () => {
     assert.equal(tracker.isExhausted('k'), false, 'held room comes back: not exhausted');
   });
 
+  test("use the store reports for another period (another node's clock is ahead) is not taken as this period's", async () => {
+    const { store, tracker } = setup();
+    tracker.track('k', 'p', 100);
+    const reserve = store.reserve.bind(store);
+    store.reserve = async (request) => ({ ...(await reserve(request)), used: 99, period_start: '2026-03-11T00:00:00.000Z' });
+    await tracker.admit('k');
+    assert.equal(tracker.snapshot('k').used, 0);
+  });
+
   test('a failed write keeps the releases for the next one; a store out of reach admits without holding', async () => {
     const { store, tracker } = setup();
     tracker.track('k', 'p', 1000);

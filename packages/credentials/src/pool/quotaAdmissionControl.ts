@@ -128,7 +128,9 @@ export class QuotaAdmissionControl {
     } finally {
       if (timer !== undefined) this.scheduler.clearTimeout(timer);
     }
-    this.hooks.heard({ id: entry.id, used: answer.used, period_start: period, replaced: false });
+    // The use the store read is news like an announcement; of another period (the store moved on), it is not this one's.
+    const usePeriod = answer.period_start === undefined ? period : answer.period_start;
+    this.hooks.heard({ id: entry.id, used: answer.used, period_start: usePeriod, replaced: false });
     if (!answer.admitted) return { admitted: false, used: answer.used, reserved: answer.reserved, limit };
     if (this.hooks.isTracked(entry)) entry.open.add(reservation);
     else this.hooks.leftover({ id: entry.id, tokens: 0, period_start: period, reservations: [reservation] });

@@ -203,10 +203,10 @@ export class PostgresQuotaStore implements QuotaStore {
       throw new CredentialsError('invalid_argument', 'a reservation needs a whole limit ≥ 0', { field: 'limit' });
     }
     const ttlMs = Math.max(1, Math.ceil(request.ttlMs));
-    let rows: { admitted: boolean; used: string; reserved: string }[];
+    let rows: { admitted: boolean; used: string; reserved: string; period_start: string | null }[];
     try {
-      ({ rows } = await this.query<{ admitted: boolean; used: string; reserved: string }>(
-        'SELECT admitted, used, reserved FROM switchyard_quota_reserve($1, $2, $3, $4, $5, $6)',
+      ({ rows } = await this.query<{ admitted: boolean; used: string; reserved: string; period_start: string | null }>(
+        'SELECT admitted, used, reserved, period_start FROM switchyard_quota_reserve($1, $2, $3, $4, $5, $6)',
         [request.id, request.reservation, request.tokens, request.limit, request.period_start, ttlMs],
       ));
     } catch (error) {
@@ -216,7 +216,7 @@ export class PostgresQuotaStore implements QuotaStore {
     const row = rows[0]!;
     if (row.admitted) this.admissions.admitted++;
     else this.admissions.refused++;
-    return { admitted: row.admitted, used: Number(row.used), reserved: Number(row.reserved) };
+    return { admitted: row.admitted, used: Number(row.used), reserved: Number(row.reserved), period_start: row.period_start };
   }
 
   async set(id: string, usage: QuotaUsage): Promise<void> {

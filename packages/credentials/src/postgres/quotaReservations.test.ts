@@ -96,7 +96,12 @@ if (!postgres.available) {
       await store.add([{ id, tokens: 100, period_start: '2026-06-01T00:00:00.000Z' }]);
       assert.equal((await reserve(store, id, 10, 100, 60_000, '2026-06-01T00:00:00.000Z')).admitted, false);
       const fresh = await reserve(store, id, 10, 100);
-      assert.deepEqual([fresh.admitted, fresh.used], [true, 0]);
+      assert.deepEqual([fresh.admitted, fresh.used, fresh.period_start], [true, 0, period]);
+      // Once the row has moved on to July, a node whose clock is still in June hears whose use it is.
+      await store.add([{ id, tokens: 5, period_start: period, reservations: [fresh.reservation] }]);
+      const behind = await reserve(store, id, 10, 100, 60_000, '2026-06-01T00:00:00.000Z');
+      assert.deepEqual([behind.used, behind.period_start], [5, period]);
+      assert.equal((await reserve(store, id, 10, 100, 60_000, '2026-06-01T00:00:00.000Z')).period_start, period);
       await store.remove(id);
       assert.equal(await held(id), 0);
       assert.equal((await store.load()).has(id), false);

@@ -83,4 +83,41 @@ export const CREDENTIALS_MIGRATIONS: readonly Migration[] = [
       $fn$`,
     ],
   },
+  {
+    version: 3,
+    name: 'quota reservations: the answer names the period its use is of',
+    statements: [
+      // The return type changes, which CREATE OR REPLACE cannot do. Callers select columns by name, so a node
+      // still on version 2's code reads this function's answer as before.
+      'DROP FUNCTION switchyard_quota_reserve(TEXT, TEXT, BIGINT, BIGINT, TEXT, BIGINT)',
+      `CREATE FUNCTION switchyard_quota_reserve(
+        p_id TEXT, p_reservation TEXT, p_tokens BIGINT, p_limit BIGINT, p_period TEXT, p_ttl_ms BIGINT)
+      RETURNS TABLE (admitted BOOLEAN, used BIGINT, reserved BIGINT, period_start TEXT)
+      LANGUAGE plpgsql VOLATILE AS $fn$
+      DECLARE
+        v_used BIGINT;
+        v_period TEXT;
+        v_reserved BIGINT;
+      BEGIN
+        -- The quota row is the lock every admission of this credential queues on.
+        INSERT INTO switchyard_quota AS q (id, used, period_start) VALUES (p_id, 0, p_period) ON CONFLICT (id) DO NOTHING;
+        SELECT q.used, q.period_start INTO v_used, v_period FROM switchyard_quota q WHERE q.id = p_id FOR UPDATE;
+        -- Use from an earlier period does not count in this one (the next add starts the period over).
+        IF p_period IS NOT NULL AND (v_period IS NULL OR v_period < p_period COLLATE "C") THEN
+          v_used := 0;
+          v_period := p_period;
+        END IF;
+        DELETE FROM switchyard_quota_reservations r WHERE r.id = p_id AND r.expires_at <= clock_timestamp();
+        SELECT COALESCE(sum(r.tokens), 0) INTO v_reserved FROM switchyard_quota_reservations r WHERE r.id = p_id;
+        IF v_used + v_reserved >= p_limit THEN
+          RETURN QUERY SELECT false, v_used, v_reserved, v_period;
+          RETURN;
+        END IF;
+        INSERT INTO switchyard_quota_reservations (reservation, id, tokens, expires_at)
+          VALUES (p_reservation, p_id, p_tokens, clock_timestamp() + p_ttl_ms * interval '1 millisecond');
+        RETURN QUERY SELECT true, v_used, v_reserved + p_tokens, v_period;
+      END
+      $fn$`,
+    ],
+  },
 ];

@@ -66,6 +66,11 @@ export interface QuotaReservationAnswer {
   used: number;
   /** Tokens held by open reservations, this one included when admitted. */
   reserved: number;
+  /**
+   * The period `used` is of: the request's, or a later one when the store
+   * has moved on (another node's clock is ahead). Absent: the request's.
+   */
+  period_start?: string | null;
 }
 
 /**
