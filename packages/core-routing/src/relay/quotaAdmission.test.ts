@@ -33,8 +33,8 @@ class AdmittingPool implements RelayCredentialPool {
     if (usable.length === 0) throw new Error('no credentials');
     return usable[this.next++ % usable.length]!;
   }
-  admit(id: string, estimate?: { tokens: number }): Promise<RelayAdmission> {
-    this.estimates.push(estimate?.tokens ?? -1);
+  admit(id: string, estimatedTokens?: number): Promise<RelayAdmission> {
+    this.estimates.push(estimatedTokens ?? -1);
     if (!this.room.has(id)) return Promise.resolve({ admitted: false, used: 40, reserved: 60, limit: 100 });
     const reservation = `${id}-${this.admitted.length + 1}`;
     this.admitted.push(reservation);

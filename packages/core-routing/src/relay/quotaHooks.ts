@@ -56,7 +56,7 @@ export class QuotaHooks {
     const pool = this.ctx.options.credentials?.pool(provider);
     // A guess at what the request will use: its body at about four bytes a token (JSON framing makes it generous),
     // capped so that a large inline image or file does not hold a credential's whole quota while it runs.
-    const pending = pool?.admit?.(credential.id, { tokens: Math.min(Math.ceil(request.rawBody.length / 4), MAX_BODY_ESTIMATE) });
+    const pending = pool?.admit?.(credential.id, Math.min(Math.ceil(request.rawBody.length / 4), MAX_BODY_ESTIMATE));
     if (!pending) return undefined;
     return pending.then((answer) => {
       if (answer.admitted) return answer;

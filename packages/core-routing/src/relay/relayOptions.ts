@@ -33,7 +33,7 @@ export interface RelayCredentialPool {
    * (so the relay awaits only in cluster mode). A refused credential is
    * left for this request, as if out of quota.
    */
-  admit?(credentialId: string, estimate?: { tokens: number }): Promise<RelayAdmission> | undefined;
+  admit?(credentialId: string, estimatedTokens?: number): Promise<RelayAdmission> | undefined;
   /** Lets go of an admitted attempt's reservation (idempotent: a no-op once `reportSuccess` settled it). */
   release?(credentialId: string, reservation: string): void;
   reportFailure(

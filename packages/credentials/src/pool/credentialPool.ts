@@ -174,8 +174,8 @@ export class CredentialPool {
    * `QuotaTracker.admit`). Undefined when nothing needs holding. Settle
    * what it admits with `reportSuccess` or `release`.
    */
-  admit(credentialId: string, estimate?: { tokens: number }): Promise<QuotaAdmission> | undefined {
-    return this.slots.has(credentialId) ? this.quotas.admit(credentialId, estimate?.tokens) : undefined;
+  admit(credentialId: string, estimatedTokens?: number): Promise<QuotaAdmission> | undefined {
+    return this.slots.has(credentialId) ? this.quotas.admit(credentialId, estimatedTokens) : undefined;
   }
 
   /** Lets go of an admitted request's reservation when it used no tokens (idempotent; a no-op after `reportSuccess` settled it). */

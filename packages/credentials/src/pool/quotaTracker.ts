@@ -184,7 +184,8 @@ export class QuotaTracker {
    */
   admit(id: string, estimate = 0): Promise<QuotaAdmission> | undefined {
     const entry = this.entries.get(id);
-    if (!entry) return undefined;
+    // Asked before every attempt: a credential without a limit, or a store of one process, costs nothing more.
+    if (!entry || entry.limit === null || !this.store.reserve) return undefined;
     this.rollOverIfDue(entry);
     const tokens = Math.max(Math.ceil(entry.perRequest), Number.isSafeInteger(estimate) && estimate > 0 ? estimate : 0);
     return this.admissions.admit(entry, tokens);
