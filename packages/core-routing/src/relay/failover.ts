@@ -5,10 +5,7 @@
  *
  * - `active_passive`: when none of this node's providers can take a request
  *   (all cooling down or unhealthy), the request goes to `backup_url`,
- *   another gateway. The primary (this node's providers) is also checked
- *   every `health_check_interval`: once it has been down for
- *   `failover_timeout`, every request goes to the backup first, without a
- *   local attempt, until a check finds a provider in the running again.
+ *   another gateway, within `failover_timeout`.
  * - `active_active`: every node knows its peers; a consistent-hash ring
  *   gives each request an owner (by its affinity key), and a request that
  *   lands on another node is forwarded to its owner. A peer that cannot be
@@ -67,10 +64,6 @@ export class NodeFailover {
   private ring = new ConsistentHashRing();
   private readonly dead = new Set<string>();
   private stopChecks: (() => void) | undefined;
-  /** active_passive: whether this node can serve at all (set by the relay). */
-  private primaryHealthy: (() => boolean) | undefined;
-  private primaryDownSince: number | undefined;
-  private failedOverNow = false;
 
   constructor(settings: FailoverSettings, options: { scheduler?: Scheduler } = {}) {
     this.scheduler = options.scheduler ?? systemScheduler;
@@ -92,10 +85,6 @@ export class NodeFailover {
   /** Applies new settings (config reload). */
   configure(settings: FailoverSettings): void {
     this.settings = NodeFailover.resolve(settings);
-    if (this.settings.mode !== 'active_passive') {
-      this.primaryDownSince = undefined;
-      this.failedOverNow = false;
-    }
     for (const peer of [...this.dead]) if (!this.settings.peers.includes(peer)) this.dead.delete(peer);
     this.rebuildRing();
   }
@@ -132,34 +121,6 @@ export class NodeFailover {
     if (this.settings.mode !== 'active_active' || alreadyForwarded || !this.settings.selfUrl) return undefined;
     const owner = this.ring.get(key);
     return owner === undefined || owner === this.settings.selfUrl ? undefined : owner;
-  }
-
-  /** active_passive: how the checks tell whether this node can serve (the relay: any provider in the running). */
-  watchPrimary(healthy: () => boolean): void {
-    this.primaryHealthy = healthy;
-  }
-
-  /** active_passive: true once the primary has been down for `failover_timeout`, until a check finds it up. */
-  get failedOver(): boolean {
-    return this.failedOverNow;
-  }
-
-  /** One check of the primary (run every `health_check_interval` by {@link start}). */
-  checkPrimary(): void {
-    if (this.settings.mode !== 'active_passive' || !this.primaryHealthy) return;
-    if (this.primaryHealthy()) {
-      this.primaryDownSince = undefined;
-      this.failedOverNow = false;
-      return;
-    }
-    const now = this.scheduler.now();
-    this.primaryDownSince ??= now;
-    if (now - this.primaryDownSince >= this.settings.failoverTimeoutMs) this.failedOverNow = true;
-  }
-
-  /** active_passive, failed over: the backup to send a request to before trying locally. */
-  backupFirst(alreadyForwarded: boolean): string | undefined {
-    return this.failedOverNow ? this.backupFor(alreadyForwarded) : undefined;
   }
 
   /** active_passive: where to send a request this node cannot serve, if anywhere. */
@@ -253,12 +214,9 @@ export class NodeFailover {
     }
   }
 
-  /** Starts the checks: the primary's (active_passive) and unreachable peers' (active_active). */
+  /** Starts the peer checks. */
   start(): void {
-    this.stopChecks ??= every(this.scheduler, this.settings.healthCheckIntervalMs, () => {
-      this.checkPrimary();
-      return this.checkPeers();
-    });
+    this.stopChecks ??= every(this.scheduler, this.settings.healthCheckIntervalMs, () => this.checkPeers());
   }
 
   async close(): Promise<void> {

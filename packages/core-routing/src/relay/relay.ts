@@ -86,7 +86,6 @@ export class Relay {
     this.recorder = new AttemptRecorder(this.ctx, this.quota);
     // Holds providers out of selection while they cool down or are unhealthy, and lets them back after.
     this.unsubscribe.push(...followAvailability(this.table, options));
-    options.failover?.watchPrimary(() => this.table.anyAvailable());
     this.resyncAvailability();
   }
 
@@ -163,12 +162,6 @@ export class Relay {
     }
 
     const failover = this.ctx.options.failover;
-    // active_passive, failed over (the primary down for failover_timeout): the backup first, this node if it cannot answer.
-    const backupFirst = failover?.backupFirst(request.forwarded === true);
-    if (backupFirst) {
-      const forwarded = await failover!.forward(backupFirst, request, sink);
-      if (forwarded.kind === 'answered') return end(this.forwardedEnd(backupFirst, forwarded.status));
-    }
     const owner = failover?.ownerElsewhere(NodeFailover.affinityKey(request), request.forwarded === true);
     if (owner) {
       const forwarded = await failover!.forward(owner, request, sink);

@@ -147,11 +147,6 @@ export class RoutingTable {
     return !this.availability.has(provider);
   }
 
-  /** Whether any enabled provider is in the running (what active_passive failover checks of its primary). */
-  anyAvailable(): boolean {
-    return this.providers.some((p) => p.enabled !== false && this.isAvailable(p.name));
-  }
-
   /** Sets a provider's remaining quota (the `quota_aware` strategy reads it). */
   setRemainingQuota(provider: string, remaining: number | undefined): void {
     this.quota.set(provider, remaining);
