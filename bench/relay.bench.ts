@@ -2,8 +2,10 @@
  * Relay benchmark: Switchyard's gateway against a bare node:http + undici
  * pass-through proxy and against calling the upstream directly, in one run.
  *
- * - added latency (p50, p99) at a fixed 500 requests/s, non-streaming;
+ * - added latency (p50, p99) at a fixed 500 requests/s (and 2,000), non-streaming, the three
+ *   paths interleaved in one-second slices so that they share the machine's conditions;
  * - added time to first byte for streams;
+ * - the same one request at a time (warm processes, no queue), the floor of the added latency;
  * - maximum throughput of each proxy on one core (closed loop, 64 in flight).
  *
  * - CPU time per request of each proxy during the throughput run (Linux:
@@ -25,6 +27,8 @@ import { Pool } from 'undici';
 import { type Row, report, SMOKE } from './lib.js';
 
 const RATE = 500;
+/** A second fixed rate, a quarter of what one core of the bare proxy sustains here. */
+const HIGH_RATE = 2000;
 const LATENCY_SECONDS = SMOKE ? 1 : 10;
 const THROUGHPUT_SECONDS = SMOKE ? 1 : 8;
 const CONCURRENCY = 64;
@@ -112,22 +116,27 @@ async function once(target: Target, body: string): Promise<[number, number]> {
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
-/** Open loop: a request every 1/RATE s for `seconds`, whatever the answers do. */
-async function fixedRate(
-  target: Target,
-  body: string,
-  seconds: number,
-): Promise<{ p50: number; p99: number; ttfb50: number; ttfb99: number }> {
-  for (let i = 0; i < 200; i++) await once(target, body); // warm up connections and JIT
-  const total = RATE * seconds;
-  const interval = 1000 / RATE;
-  const latencies: number[] = [];
-  const ttfbs: number[] = [];
+interface Latencies {
+  p50: number;
+  p99: number;
+  ttfb50: number;
+  ttfb99: number;
+}
+
+function summarize(latencies: number[], ttfbs: number[]): Latencies {
+  latencies.sort((a, b) => a - b);
+  ttfbs.sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), ttfb50: percentile(ttfbs, 50), ttfb99: percentile(ttfbs, 99) };
+}
+
+/** Open loop on one target: a request every 1/rate s for `seconds`, whatever the answers do; samples go into the arrays. */
+async function openLoop(target: Target, body: string, rate: number, seconds: number, latencies: number[], ttfbs: number[]): Promise<void> {
+  const total = Math.round(rate * seconds);
+  const interval = 1000 / rate;
   const start = performance.now();
   const pending: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
-    const due = start + i * interval;
-    const wait = due - performance.now();
+    const wait = start + i * interval - performance.now();
     if (wait > 1) await new Promise((r) => setTimeout(r, wait - 0.5));
     pending.push(
       once(target, body).then(([first, all]) => {
@@ -137,9 +146,49 @@ async function fixedRate(
     );
   }
   await Promise.all(pending);
-  latencies.sort((a, b) => a - b);
-  ttfbs.sort((a, b) => a - b);
-  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99), ttfb50: percentile(ttfbs, 50), ttfb99: percentile(ttfbs, 99) };
+}
+
+/**
+ * Fixed rate, interleaved: one-second slices rotating over the targets, so that each sees the
+ * same machine. (Run one after another, a target that happened to meet a busy minute on a shared
+ * VM would carry it alone, and its percentiles with it.)
+ */
+async function fixedRate(body: string, rate: number, seconds: number): Promise<Record<Target, Latencies>> {
+  const order = Object.keys(targets) as Target[];
+  const samples = Object.fromEntries(order.map((t) => [t, { latencies: [] as number[], ttfbs: [] as number[] }])) as Record<
+    Target,
+    { latencies: number[]; ttfbs: number[] }
+  >;
+  for (const target of order) for (let i = 0; i < 200; i++) await once(target, body); // warm up connections and JIT
+  const slice = Math.min(1, seconds);
+  for (let elapsed = 0; elapsed < seconds; elapsed += slice) {
+    for (const target of order) await openLoop(target, body, rate, slice, samples[target].latencies, samples[target].ttfbs);
+  }
+  return Object.fromEntries(order.map((t) => [t, summarize(samples[t].latencies, samples[t].ttfbs)])) as Record<Target, Latencies>;
+}
+
+/**
+ * One request at a time, back to back, interleaved over the targets: the latency a request sees
+ * when nothing waits in any queue and the processes are warm. On a VM, a process woken from idle
+ * pays for the wake-up (tens to hundreds of µs per hop at low rates); here it seldom sleeps.
+ */
+async function sequential(body: string, rounds: number): Promise<Record<Target, Latencies>> {
+  const order = Object.keys(targets) as Target[];
+  const samples = Object.fromEntries(order.map((t) => [t, { latencies: [] as number[], ttfbs: [] as number[] }])) as Record<
+    Target,
+    { latencies: number[]; ttfbs: number[] }
+  >;
+  for (const target of order) for (let i = 0; i < 200; i++) await once(target, body);
+  for (let round = 0; round < rounds; round++) {
+    for (const target of order) {
+      for (let i = 0; i < 50; i++) {
+        const [first, all] = await once(target, body);
+        samples[target].ttfbs.push(first);
+        samples[target].latencies.push(all);
+      }
+    }
+  }
+  return Object.fromEntries(order.map((t) => [t, summarize(samples[t].latencies, samples[t].ttfbs)])) as Record<Target, Latencies>;
 }
 
 /** Closed loop: CONCURRENCY requests always in flight for `seconds`; requests per second and the proxy's CPU µs per request. */
@@ -162,30 +211,58 @@ async function maxThroughput(target: 'bare' | 'gateway', seconds: number): Promi
 }
 
 try {
-  const plain = {
-    direct: await fixedRate('direct', plainBody, LATENCY_SECONDS),
-    bare: await fixedRate('bare', plainBody, LATENCY_SECONDS),
-    gateway: await fixedRate('gateway', plainBody, LATENCY_SECONDS),
-  };
-  const stream = {
-    direct: await fixedRate('direct', streamBody, LATENCY_SECONDS),
-    bare: await fixedRate('bare', streamBody, LATENCY_SECONDS),
-    gateway: await fixedRate('gateway', streamBody, LATENCY_SECONDS),
-  };
+  const plain = await fixedRate(plainBody, RATE, LATENCY_SECONDS);
+  const stream = await fixedRate(streamBody, RATE, LATENCY_SECONDS);
+  const high = await fixedRate(plainBody, HIGH_RATE, SMOKE ? 1 : 5);
+  const warm = await sequential(plainBody, SMOKE ? 2 : 40);
+  const warmStream = await sequential(streamBody, SMOKE ? 2 : 40);
   const closed = { bare: await maxThroughput('bare', THROUGHPUT_SECONDS), gateway: await maxThroughput('gateway', THROUGHPUT_SECONDS) };
   const throughput = { bare: closed.bare.rate, gateway: closed.gateway.rate };
   const addedGateway50 = plain.gateway.p50 - plain.direct.p50;
   const addedGateway99 = plain.gateway.p99 - plain.direct.p99;
   const addedTtfb = stream.gateway.ttfb50 - stream.direct.ttfb50;
+  const ms = (value: number) => `${value.toFixed(2)} ms`;
   const rows: Row[] = [
-    { name: `direct to upstream: p50 / p99 at ${RATE} req/s`, value: plain.direct.p50, unit: `ms / ${plain.direct.p99.toFixed(2)} ms` },
+    { name: `direct to upstream: p50 / p99 at ${RATE} req/s`, value: plain.direct.p50, unit: `ms / ${ms(plain.direct.p99)}` },
     { name: 'bare pass-through proxy: added p50', value: plain.bare.p50 - plain.direct.p50, unit: 'ms' },
     { name: 'bare pass-through proxy: added p99', value: plain.bare.p99 - plain.direct.p99, unit: 'ms' },
     { name: 'gateway: added p50', value: addedGateway50, unit: 'ms', target: '≤ 0.3 ms', pass: addedGateway50 <= 0.3 },
     { name: 'gateway: added p99', value: addedGateway99, unit: 'ms', target: '≤ 1 ms', pass: addedGateway99 <= 1 },
+    {
+      name: 'gateway over the bare proxy: p50 / p99',
+      value: plain.gateway.p50 - plain.bare.p50,
+      unit: `ms / ${ms(plain.gateway.p99 - plain.bare.p99)}`,
+    },
     { name: 'stream, direct: time to first byte p50', value: stream.direct.ttfb50, unit: 'ms' },
     { name: 'stream, bare proxy: added time to first byte p50', value: stream.bare.ttfb50 - stream.direct.ttfb50, unit: 'ms' },
     { name: 'stream, gateway: added time to first byte p50', value: addedTtfb, unit: 'ms', target: '≤ 0.5 ms', pass: addedTtfb <= 0.5 },
+    { name: `at ${HIGH_RATE} req/s: direct p50 / p99`, value: high.direct.p50, unit: `ms / ${ms(high.direct.p99)}` },
+    {
+      name: `at ${HIGH_RATE} req/s: bare proxy added p50 / p99`,
+      value: high.bare.p50 - high.direct.p50,
+      unit: `ms / ${ms(high.bare.p99 - high.direct.p99)}`,
+    },
+    {
+      name: `at ${HIGH_RATE} req/s: gateway added p50 / p99`,
+      value: high.gateway.p50 - high.direct.p50,
+      unit: `ms / ${ms(high.gateway.p99 - high.direct.p99)}`,
+    },
+    { name: 'one at a time: direct p50 / p99', value: warm.direct.p50, unit: `ms / ${ms(warm.direct.p99)}` },
+    {
+      name: 'one at a time: bare proxy added p50 / p99',
+      value: warm.bare.p50 - warm.direct.p50,
+      unit: `ms / ${ms(warm.bare.p99 - warm.direct.p99)}`,
+    },
+    {
+      name: 'one at a time: gateway added p50 / p99',
+      value: warm.gateway.p50 - warm.direct.p50,
+      unit: `ms / ${ms(warm.gateway.p99 - warm.direct.p99)}`,
+    },
+    {
+      name: 'one at a time, stream: added time to first byte p50, bare / gateway',
+      value: warmStream.bare.ttfb50 - warmStream.direct.ttfb50,
+      unit: `ms / ${ms(warmStream.gateway.ttfb50 - warmStream.direct.ttfb50)}`,
+    },
     { name: 'bare pass-through proxy: max throughput on one core', value: throughput.bare, unit: 'req/s' },
     {
       name: 'gateway: max throughput on one core',
