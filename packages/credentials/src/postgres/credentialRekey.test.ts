@@ -212,6 +212,32 @@ if (!postgres.available) {
       }
     });
 
+    test('a node that keeps sealing with the old key makes it end with rekey_incomplete, naming the rows', async () => {
+      const writer = await open(OLD_KEY);
+      for (const id of ids(4)) await writer.put(sampleCredential(id));
+      const reader = await open(NEW_KEY, [OLD_KEY], 'reader');
+      const rekeyer = await open(OLD_KEY, [], 'rekey');
+      await assert.rejects(
+        rekeyer.rekey(NEW_KEY, {
+          batchSize: 10,
+          // After every batch, behind the cursor of both passes, a node still on the old key writes c-01 again.
+          onProgress: async () => {
+            await writer.put({ ...(await reader.get('c-01'))!, priority: 3 });
+          },
+        }),
+        (error: unknown) => {
+          assert.ok(error instanceof CredentialsError);
+          assert.equal(error.code, 'rekey_incomplete');
+          assert.match(
+            error.message,
+            /rekey moved 5 row\(s\), but 1 were written under another key meanwhile \(c-01\).*still has the old key/,
+          );
+          return true;
+        },
+      );
+      assert.deepEqual(await keyIds(), ['c-01:old', 'c-02:new', 'c-03:new', 'c-04:new']);
+    });
+
     test('refuses a batch size that is not a positive integer', async () => {
       const rekeyer = await open(OLD_KEY);
       await assert.rejects(rekeyer.rekey(NEW_KEY, { batchSize: 0 }), { code: 'invalid_argument' });

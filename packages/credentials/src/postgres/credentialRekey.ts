@@ -25,7 +25,7 @@ import type { EncryptionKey } from '../encryption.js';
 import { CredentialsError } from '../errors.js';
 import { type CredentialRow, resealRow, rowKeyId } from './credentialRows.js';
 
-/** Options of {@link PostgresCredentialStore.rekey}. */
+/** Options of `PostgresCredentialStore.rekey`. */
 export interface PostgresRekeyOptions {
   /** Rows per transaction (default 100): how long a node's write to one of them may wait. */
   batchSize?: number;
@@ -41,7 +41,7 @@ export interface PostgresRekeyProgress {
   pending: number;
 }
 
-/** What {@link PostgresCredentialStore.rekey} did. */
+/** What `PostgresCredentialStore.rekey` did. */
 export interface PostgresRekeyReport {
   /** Id of the key every credential row is now under. */
   key_id: string;
