@@ -28,6 +28,8 @@ export type CredentialsErrorCode =
   | 'decryption_failed'
   /** A store could not read or write. */
   | 'store_failed'
+  /** A rekey ended with credentials still under another key (a node still writes with the old one): run it again. */
+  | 'rekey_incomplete'
   /** A refresh failed (transient: it is retried with backoff). */
   | 'refresh_failed'
   /** The authorization server rejected the refresh token: sign in again. */

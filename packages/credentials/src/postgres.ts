@@ -29,6 +29,7 @@ export {
   type AuthEventSource,
   type RevisionState,
 } from './postgres/authEventBus.js';
+export type { PostgresRekeyOptions, PostgresRekeyProgress, PostgresRekeyReport } from './postgres/credentialRekey.js';
 export { PostgresCredentialStore, type PostgresCredentialStoreOptions } from './postgres/postgresCredentialStore.js';
 export { DEFAULT_QUOTA_CHANNEL, PostgresQuotaStore, type PostgresQuotaStoreOptions } from './postgres/postgresQuotaStore.js';
 export { PostgresRefreshLock, type PostgresRefreshLockOptions } from './postgres/postgresRefreshLock.js';

@@ -2,7 +2,8 @@
  * @module cli
  * The `switchyard` command: `serve` runs the gateway, `login` runs a
  * device sign-in in the terminal, `config check` validates a config without
- * starting anything. Exit codes: 0 ok, 1 the server (or the sign-in) failed
+ * starting anything, `credentials rekey` re-encrypts the stored credentials
+ * under a new key. Exit codes: 0 ok, 1 the server (or the sign-in) failed
  * at run time, 2 a usage or config error, 130 a cancelled sign-in.
  */
 import { parseArgs } from 'node:util';
@@ -11,6 +12,7 @@ import { ClusterUnavailableError } from './gateway/cluster.js';
 import { ConfigError, loadConfigFile } from './gateway/config/load.js';
 import { Gateway, UnsafeBindError } from './gateway/gateway.js';
 import { LoginUsageError, login } from './gateway/login.js';
+import { credentialsCommand, REKEY_USAGE, RekeyUsageError } from './gateway/rekeyCommand.js';
 
 const USAGE = `switchyard: the Switchyard LLM gateway
 
@@ -32,6 +34,10 @@ Usage:
       --priority N                        the new credential's priority
   switchyard config check [file]
       Validates a config (default ./config.yaml) and lists every problem.
+  switchyard credentials rekey --config FILE (--new-key-env NAME | --new-key-file PATH)
+      Re-encrypts every stored credential (auth-dir files, or the cluster's
+      PostgreSQL rows) under a new key, read from the environment or a
+      file, never from argv. switchyard credentials --help has the steps.
   switchyard --help | --version
 
 Exit codes: 0 ok, 1 run-time failure (a failed, denied or expired sign-in),
@@ -69,6 +75,9 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
     if (command === 'login') {
       return await login(rest, { ...io, signals, knownKinds: knownKinds() });
     }
+    if (command === 'credentials') {
+      return await credentialsCommand(rest, { ...io, env: process.env, knownKinds: knownKinds() });
+    }
     if (command === 'serve') {
       const { values } = parseArgs({
         args: [...rest],
@@ -98,10 +107,12 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
       error instanceof ConfigError ||
       error instanceof UsageError ||
       error instanceof LoginUsageError ||
+      error instanceof RekeyUsageError ||
       error instanceof UnsafeBindError
     ) {
       io.stderr(`switchyard: ${error.message}\n`);
       if (error instanceof UsageError || error instanceof LoginUsageError) io.stderr(`\n${USAGE}`);
+      if (error instanceof RekeyUsageError) io.stderr(`\n${REKEY_USAGE}`);
       return 2;
     }
     if (error instanceof ClusterUnavailableError) {
@@ -114,7 +125,7 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
       return 2;
     }
     if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr(`switchyard: ${(error as Error).message}\n\n${USAGE}`);
+      io.stderr(`switchyard: ${(error as Error).message}\n\n${command === 'credentials' ? REKEY_USAGE : USAGE}`);
       return 2;
     }
     io.stderr(`switchyard: ${(error as Error).stack ?? String(error)}\n`);

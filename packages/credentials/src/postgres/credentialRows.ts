@@ -39,16 +39,44 @@ export function encodeRow(credential: Credential, key: EncryptionKey): { record:
   return { record, secrets: sealSecrets(secrets, key, associatedData(meta.id, meta.provider, meta.type, oauth?.flow)) };
 }
 
+/** The associated data a row's secrets are bound to. */
+function rowAssociatedData(row: CredentialRow): string {
+  const record = row.record ?? {};
+  const oauth = record.oauth as { flow?: string } | undefined;
+  return associatedData(row.id, record.provider, record.type, oauth?.flow);
+}
+
+/** A row's secrets, opened with whichever of `keys` sealed them; throws `decryption_failed` when none can. */
+function openRowSecrets(row: CredentialRow, keys: readonly EncryptionKey[]): SecretFields {
+  const secrets = openSecrets(row.secrets, keys, rowAssociatedData(row)) as SecretFields;
+  if (typeof secrets !== 'object' || secrets === null || typeof secrets.token !== 'string') {
+    throw new CredentialsError('decryption_failed', 'the encrypted block holds no token');
+  }
+  return secrets;
+}
+
+/** Id of the key a row's secrets name (null when the column holds no envelope). */
+export function rowKeyId(row: Pick<CredentialRow, 'secrets'>): string | null {
+  const secrets = row.secrets as { key_id?: unknown } | null;
+  return typeof secrets?.key_id === 'string' ? secrets.key_id : null;
+}
+
+/**
+ * The row's `secrets` sealed again under `key`, with the same associated
+ * data: the credential stays byte-for-byte what it was, only its
+ * ciphertext changes. Throws `decryption_failed` when `keys` cannot open it.
+ */
+export function resealRow(row: CredentialRow, keys: readonly EncryptionKey[], key: EncryptionKey): EncryptedEnvelope {
+  return sealSecrets(openRowSecrets(row, keys), key, rowAssociatedData(row));
+}
+
 /** The credential of a row; status `error` when its secrets cannot be opened. */
 export function decodeRow(row: CredentialRow, keys: readonly EncryptionKey[]): Credential {
   const revision = Number(row.revision);
   const record = row.record ?? {};
   const oauth = record.oauth as { flow?: string; params?: Record<string, string> } | undefined;
   try {
-    const secrets = openSecrets(row.secrets, keys, associatedData(row.id, record.provider, record.type, oauth?.flow)) as SecretFields;
-    if (typeof secrets !== 'object' || secrets === null || typeof secrets.token !== 'string') {
-      throw new CredentialsError('decryption_failed', 'the encrypted block holds no token');
-    }
+    const secrets = openRowSecrets(row, keys);
     return parseCredential({
       ...record,
       id: row.id,

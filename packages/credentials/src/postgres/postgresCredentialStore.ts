@@ -21,6 +21,7 @@ import type { CredentialStore, DeleteOptions, PutOptions, StoreChange, Unsubscri
 import { callEach } from '../util/callEach.js';
 import type { AuthEventCorrelation } from './authEvent.js';
 import { AuthEventBus, type AuthEventBusSettings, type RevisionState } from './authEventBus.js';
+import { type PostgresRekeyOptions, type PostgresRekeyReport, rekeyCredentialRows } from './credentialRekey.js';
 import { type CredentialRow, decodeRow, encodeRow } from './credentialRows.js';
 import { CREDENTIALS_MIGRATIONS } from './schema.js';
 
@@ -98,8 +99,8 @@ export class PostgresCredentialStore implements CredentialStore {
   private constructor(
     private readonly pool: pg.Pool,
     private readonly ownsPool: boolean,
-    private readonly key: EncryptionKey,
-    private readonly keys: readonly EncryptionKey[],
+    private key: EncryptionKey,
+    private keys: readonly EncryptionKey[],
   ) {}
 
   /** Connects, applies the migrations and starts the event bus. */
@@ -195,6 +196,39 @@ export class PostgresCredentialStore implements CredentialStore {
     this.bus.recordLocal(id, { revision, deleted: true });
     this.emit({ type: 'auth.delete', id, revision, origin: 'local' });
     return true;
+  }
+
+  /** Id of the key writes are sealed with. */
+  get keyId(): string {
+    return this.key.id;
+  }
+
+  /**
+   * Moves every credential to `newKey` while other nodes keep serving, and
+   * seals this handle's writes with it from then on. It opens every row
+   * first (with this handle's keys and `newKey`) and writes nothing if one
+   * cannot be opened, naming it. Then it re-seals rows in batches, each a
+   * transaction holding row locks, so a node's concurrent write (an OAuth
+   * refresh) is never lost nor overwritten with older content. Only the
+   * ciphertext changes: revisions stay, and no auth event is sent. Rows
+   * already under `newKey` are skipped, so after an interruption running
+   * it again finishes the job. Other nodes need `newKey` as their key (or
+   * in `previousKeys`) to read the moved rows.
+   *
+   * @example
+   * ```ts
+   * const store = await PostgresCredentialStore.open({ connection, nodeId: 'rekey', encryption: { key: oldKey } });
+   * const report = await store.rekey(newKey, { onProgress: (p) => console.log(`${p.rekeyed}/${p.pending}`) });
+   * console.log(`${report.rekeyed} credentials now under key ${report.key_id}`);
+   * ```
+   */
+  async rekey(newKey: string | EncryptionKey, options: PostgresRekeyOptions = {}): Promise<PostgresRekeyReport> {
+    if (this.closed) throw new CredentialsError('closed', 'the credential store is closed');
+    const key = toKey(newKey);
+    const report = await rekeyCredentialRows(this.pool, this.keys, key, options);
+    this.key = key;
+    this.keys = [key, ...this.keys.filter((k) => k.id !== key.id)];
+    return report;
   }
 
   watch(listener: (change: StoreChange) => void): Unsubscribe {
