@@ -103,6 +103,7 @@ export class CredentialManager {
       ...(options.quotaFlushIntervalMs === undefined ? {} : { flushIntervalMs: options.quotaFlushIntervalMs }),
       ...(options.quotaReservationTtlMs === undefined ? {} : { reservationTtlMs: options.quotaReservationTtlMs }),
       ...(options.quotaAdmissionTimeoutMs === undefined ? {} : { reserveTimeoutMs: options.quotaAdmissionTimeoutMs }),
+      ...(options.quotaStopTimeoutMs === undefined ? {} : { stopTimeoutMs: options.quotaStopTimeoutMs }),
     });
     this.quotas.events.on('quota:reserve_failed', ({ error, credentialId }) => this.failed('quota', credentialId, error));
     this.quotas.events.on('quota:flush_failed', ({ error }) => this.failed('quota', null, error));

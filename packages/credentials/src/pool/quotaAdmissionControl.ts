@@ -34,6 +34,8 @@ export interface AdmissionHooks {
   isTracked(entry: QuotaEntry): boolean;
   /** A release is waiting to be written. */
   flushSoon(): void;
+  /** An admission has its answer (or was given up on): `asking` went down. */
+  answered(): void;
   /** A delta to write for an entry no longer tracked. */
   leftover(delta: QuotaDelta): void;
   failed(error: unknown, credentialId: string): void;
@@ -52,6 +54,8 @@ export class QuotaAdmissionControl {
   private downUntil = 0;
   /** When the store last answered a reservation (epoch ms): tells a stalled store from a busy one. */
   private lastAnswerAt = Number.NEGATIVE_INFINITY;
+  /** Admissions waiting for the store: a tracker that stops waits for them, since each may become a reservation to settle. */
+  asking = 0;
 
   constructor(
     private readonly store: QuotaStore,
@@ -95,6 +99,16 @@ export class QuotaAdmissionControl {
   }
 
   private async reserve(entry: QuotaEntry, limit: number, tokens: number): Promise<QuotaAdmission> {
+    this.asking++;
+    try {
+      return await this.ask(entry, limit, tokens);
+    } finally {
+      this.asking--;
+      this.hooks.answered();
+    }
+  }
+
+  private async ask(entry: QuotaEntry, limit: number, tokens: number): Promise<QuotaAdmission> {
     const reservation = randomUUID();
     const period = periodIso(entry);
     let answer: QuotaReservationAnswer;

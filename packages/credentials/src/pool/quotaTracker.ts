@@ -20,6 +20,14 @@
  * before it goes upstream, and `record` (or `release`, for a request that
  * used nothing) lets it go with the next flush, in the same write that adds
  * the tokens.
+ *
+ * Shutdown loses nothing a graceful stop can keep: `stop()` waits (at most
+ * `stopTimeoutMs`) for requests that hold a reservation, or wait for one,
+ * to settle, then writes everything pending. A record or release that
+ * arrives after `stop()` (a request without a reservation that finishes
+ * late) is written at once, one write each, for as long as the store is
+ * open; a failed write after stop is kept for the next one, never retried
+ * on a timer.
  */
 import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
 import { EventEmitter } from 'eventemitter3';
@@ -57,6 +65,7 @@ export class QuotaTracker {
   private readonly scheduleOf: (provider: string) => ResetSchedule | undefined;
   private readonly providerLimitOf: (provider: string) => number | undefined;
   private readonly flushIntervalMs: number;
+  private readonly stopTimeoutMs: number;
   private readonly admissions: QuotaAdmissionControl;
   private readonly entries = new Map<string, QuotaEntry>();
   /** The entries of each provider: a provider's figure is asked for after every request (the routing table's quota feed). */
@@ -68,6 +77,8 @@ export class QuotaTracker {
   private flushTimer: ReturnType<Scheduler['setTimeout']> | undefined;
   private flushing: Promise<void> | undefined;
   private stopped = false;
+  /** Set while `stop()` waits for reservations to settle: called on every settle and every answered admission. */
+  private settling: (() => void) | undefined;
   private unwatch: (() => void) | undefined;
   /** Announcements heard so far: tells an answer that an announcement overtook from one that is simply newer. */
   private announcements = 0;
@@ -78,6 +89,7 @@ export class QuotaTracker {
     this.scheduleOf = options.scheduleOf ?? (() => undefined);
     this.providerLimitOf = options.providerLimitOf ?? (() => undefined);
     this.flushIntervalMs = options.flushIntervalMs ?? 1000;
+    this.stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
     const settings = {
       ttlMs: options.reservationTtlMs ?? 10 * 60_000,
       timeoutMs: options.reserveTimeoutMs ?? 5000,
@@ -87,6 +99,7 @@ export class QuotaTracker {
       heard: (total) => this.heard(total),
       isTracked: (entry) => this.entries.get(entry.id) === entry,
       flushSoon: () => this.scheduleFlush(),
+      answered: () => this.settling?.(),
       leftover: (delta) => this.leftovers.push(delta),
       failed: (error, credentialId) => this.events.emit('quota:reserve_failed', { error, credentialId }),
     });
@@ -287,7 +300,11 @@ export class QuotaTracker {
     for (const schedule of ['daily', 'monthly'] as const) this.armReset(schedule);
   }
 
-  /** Cancels timers and writes what is pending. */
+  /**
+   * Cancels timers, waits (at most `stopTimeoutMs`) for requests holding or
+   * asking for a reservation to settle, and writes what is pending. Records
+   * that arrive afterwards are written at once, one write each.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     this.unwatch?.();
@@ -296,6 +313,7 @@ export class QuotaTracker {
     this.resetTimers.clear();
     if (this.flushTimer !== undefined) this.scheduler.clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    await this.settleInFlight();
     await this.flush();
   }
 
@@ -397,12 +415,45 @@ export class QuotaTracker {
     );
   }
 
+  /** Whether a request still holds a reservation here, or is waiting for the store to answer one. */
+  private unsettled(): boolean {
+    if (this.admissions.asking > 0) return true;
+    for (const entry of this.entries.values()) if (entry.open.size > 0) return true;
+    return false;
+  }
+
+  /**
+   * A reservation not settled at shutdown would hold room in the shared quota until its ttl (minutes), and its
+   * usage would never be written: wait for those requests, but never longer than `stopTimeoutMs`.
+   */
+  private async settleInFlight(): Promise<void> {
+    if (!this.unsettled()) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.scheduler.clearTimeout(timer);
+        this.settling = undefined;
+        resolve();
+      };
+      const timer = this.scheduler.setTimeout(done, this.stopTimeoutMs);
+      this.settling = () => {
+        if (!this.unsettled()) done();
+      };
+    });
+  }
+
   private scheduleFlush(): void {
-    if (this.flushTimer !== undefined || this.stopped) return;
-    this.flushTimer = this.scheduler.setTimeout(() => {
-      this.flushTimer = undefined;
-      void this.flush();
-    }, this.flushIntervalMs);
+    // While stop() waits, its final flush takes this.
+    if (this.settling) return this.settling();
+    if (this.flushTimer !== undefined) return;
+    // After stop() no later flush would take it: at once, on a zero timer so that a release and its tokens
+    // (`record` settles before it counts) still leave in one write.
+    this.flushTimer = this.scheduler.setTimeout(
+      () => {
+        this.flushTimer = undefined;
+        void this.flush();
+      },
+      this.stopped ? 0 : this.flushIntervalMs,
+    );
   }
 
   private async flushOnce(): Promise<void> {
@@ -432,7 +483,8 @@ export class QuotaTracker {
           } else this.leftovers.push(delta);
         }
         this.events.emit('quota:flush_failed', { error, pendingCredentials: batch.length + leftovers.length });
-        this.scheduleFlush();
+        // After stop, the next record's write carries these: retrying here would loop on a store that is gone.
+        if (!this.stopped) this.scheduleFlush();
         return;
       }
       for (const { entry, delta } of batch) {
