@@ -21,7 +21,7 @@ import { createHttpClient, type HttpClient } from '../oauth/http.js';
 import { SignInSessions } from '../oauth/signInSessions.js';
 import { CooldownTracker, type CredentialCooldowns } from '../pool/cooldownTracker.js';
 import { CredentialPool, checkStrategy, type PoolStrategy } from '../pool/credentialPool.js';
-import { QuotaTracker } from '../pool/quotaTracker.js';
+import { type AdmissionCounts, QuotaTracker } from '../pool/quotaTracker.js';
 import { type AppliedUpdate, type AuthUpdate, AuthUpdateQueue, type QueueStats } from '../queue/authUpdateQueue.js';
 import { type RefreshStatusRecord, RefreshWorker } from '../refresh/refreshWorker.js';
 import type { CredentialStore, StoreChange, Unsubscribe } from '../store/credentialStore.js';
@@ -319,6 +319,11 @@ export class CredentialManager {
     const pool = this.pools.get(provider);
     if (!pool) return { provider, limit: this.providers[provider]?.quota?.limit ?? null, used: 0, remaining: null, credentials: [] };
     return { provider, ...pool.quota(), credentials: pool.status().map((r) => ({ id: r.id, ...r.quota })) };
+  }
+
+  /** Requests let through without a quota reservation on this node's own decision (see `QuotaTracker.admissionCounts`). */
+  quotaAdmissions(): AdmissionCounts {
+    return this.quotas.admissionCounts();
   }
 
   /**

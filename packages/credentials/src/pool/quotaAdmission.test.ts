@@ -140,6 +140,8 @@ describe('QuotaTracker admission (a store that can reserve)', () => {
     store.failReserve = true;
     assert.deepEqual(await tracker.admit('k')!, { admitted: true });
     assert.deepEqual(failures, ['k']);
+    assert.equal(tracker.admit('k'), undefined, 'within the backoff nothing is asked');
+    assert.deepEqual(tracker.admissionCounts(), { stalled: 0, skipped: 1 }, 'the failure itself is the store’s to count');
   });
 
   test('a store that stalls: the admission gives up after the timeout, and the next requests go ahead without asking for the backoff', async () => {
@@ -158,7 +160,9 @@ describe('QuotaTracker admission (a store that can reserve)', () => {
     const pending = tracker.admit('k')!;
     await clock.advance(1000);
     assert.deepEqual(await pending, { admitted: true });
+    assert.deepEqual(tracker.admissionCounts(), { stalled: 1, skipped: 0 });
     assert.equal(tracker.admit('k'), undefined, 'within the backoff nothing is asked');
+    assert.deepEqual(tracker.admissionCounts(), { stalled: 1, skipped: 1 });
     // No release goes out before the store answers: it could reach the database ahead of the late reservation.
     tracker.record('k', 3);
     await tracker.flush();

@@ -41,6 +41,14 @@ export interface AdmissionHooks {
   failed(error: unknown, credentialId: string): void;
 }
 
+/** Admissions decided on this side, without an answer from the store (see {@link QuotaAdmissionControl.counts}). */
+export interface AdmissionCounts {
+  /** The store did not answer in time: the request went ahead without a reservation. */
+  stalled: number;
+  /** Within the backoff after a failure or a stall: the request went ahead without asking. */
+  skipped: number;
+}
+
 /** Timing of admissions. */
 export interface AdmissionSettings {
   ttlMs: number;
@@ -56,6 +64,8 @@ export class QuotaAdmissionControl {
   private lastAnswerAt = Number.NEGATIVE_INFINITY;
   /** Admissions waiting for the store: a tracker that stops waits for them, since each may become a reservation to settle. */
   asking = 0;
+  /** Requests let through without a reservation on this side: the store stalled, or was skipped within the backoff. */
+  readonly counts: AdmissionCounts = { stalled: 0, skipped: 0 };
 
   constructor(
     private readonly store: QuotaStore,
@@ -70,7 +80,11 @@ export class QuotaAdmissionControl {
    * failed within the backoff.
    */
   admit(entry: QuotaEntry, tokens: number): Promise<QuotaAdmission> | undefined {
-    if (entry.limit === null || !this.store.reserve || this.downUntil > this.scheduler.now()) return undefined;
+    if (entry.limit === null || !this.store.reserve) return undefined;
+    if (this.downUntil > this.scheduler.now()) {
+      this.counts.skipped++;
+      return undefined;
+    }
     return this.reserve(entry, entry.limit, tokens);
   }
 
@@ -113,6 +127,7 @@ export class QuotaAdmissionControl {
     const period = periodIso(entry);
     let answer: QuotaReservationAnswer;
     let timer: ReturnType<Scheduler['setTimeout']> | undefined;
+    let stalled = false;
     let asked: Promise<QuotaReservationAnswer> | undefined;
     try {
       asked = this.store.reserve!({ id: entry.id, reservation, tokens, limit, period_start: period, ttlMs: this.settings.ttlMs });
@@ -122,19 +137,25 @@ export class QuotaAdmissionControl {
       );
       const { timeoutMs } = this.settings;
       const deadline = this.scheduler.now() + 3 * timeoutMs;
-      const stalled = new Promise<never>((_, reject) => {
+      const gaveUp = new Promise<never>((_, reject) => {
+        const giveUp = (message: string) => {
+          stalled = true;
+          reject(new Error(message));
+        };
         const check = () => {
           const now = this.scheduler.now();
-          if (now >= deadline) return reject(new Error(`the quota store did not answer this admission in ${3 * timeoutMs} ms`));
+          if (now >= deadline) return giveUp(`the quota store did not answer this admission in ${3 * timeoutMs} ms`);
           // Answers to other reservations within the interval: the store is busy, not stalled; keep waiting.
           const quietFor = now - this.lastAnswerAt;
-          if (quietFor >= timeoutMs) return reject(new Error(`the quota store answered nothing for ${timeoutMs} ms`));
+          if (quietFor >= timeoutMs) return giveUp(`the quota store answered nothing for ${timeoutMs} ms`);
           timer = this.scheduler.setTimeout(check, Math.min(timeoutMs - quietFor, deadline - now));
         };
         timer = this.scheduler.setTimeout(check, timeoutMs);
       });
-      answer = await Promise.race([asked, stalled]);
+      answer = await Promise.race([asked, gaveUp]);
     } catch (error) {
+      // A database error is counted by the store that saw it; a stall, only here.
+      if (stalled) this.counts.stalled++;
       this.downUntil = this.scheduler.now() + this.settings.backoffMs;
       this.releaseWhenAnswered(entry, reservation, asked);
       this.hooks.failed(error, entry.id);

@@ -34,7 +34,7 @@ import { EventEmitter } from 'eventemitter3';
 import { type QuotaStatus, remainingOf } from '../credential.js';
 import type { QuotaDelta, QuotaStore, QuotaTotal, QuotaUsage } from '../store/quotaStore.js';
 import { nextPeriodStart, periodStart, type ResetSchedule, scheduleAt } from '../util/time.js';
-import { QuotaAdmissionControl } from './quotaAdmissionControl.js';
+import { type AdmissionCounts, QuotaAdmissionControl } from './quotaAdmissionControl.js';
 import {
   newEntry,
   periodIso,
@@ -45,6 +45,7 @@ import {
   releasesOf,
 } from './quotaEntry.js';
 
+export type { AdmissionCounts } from './quotaAdmissionControl.js';
 export type { QuotaAdmission, QuotaTrackerEvents, QuotaTrackerOptions, QuotaUpdateEvent } from './quotaEntry.js';
 
 /**
@@ -202,6 +203,16 @@ export class QuotaTracker {
     this.rollOverIfDue(entry);
     const tokens = Math.max(Math.ceil(entry.perRequest), Number.isSafeInteger(estimate) && estimate > 0 ? estimate : 0);
     return this.admissions.admit(entry, tokens);
+  }
+
+  /**
+   * Requests let through without a reservation, decided here rather than by
+   * the store: `stalled` (the store did not answer in time) and `skipped`
+   * (within the backoff after a failure or a stall). The store counts its
+   * own answers.
+   */
+  admissionCounts(): AdmissionCounts {
+    return { ...this.admissions.counts };
   }
 
   /** Lets go of a reservation whose request used no tokens (it failed, or was refused upstream). */
@@ -443,7 +454,10 @@ export class QuotaTracker {
 
   private scheduleFlush(): void {
     // While stop() waits, its final flush takes this.
-    if (this.settling) return this.settling();
+    if (this.settling) {
+      this.settling();
+      return;
+    }
     if (this.flushTimer !== undefined) return;
     // After stop() no later flush would take it: at once, on a zero timer so that a release and its tokens
     // (`record` settles before it counts) still leave in one write.
