@@ -34,8 +34,6 @@ export interface AdmissionHooks {
   isTracked(entry: QuotaEntry): boolean;
   /** A release is waiting to be written. */
   flushSoon(): void;
-  /** An admission has its answer (or was given up on): `asking` went down. */
-  answered(): void;
   /** A delta to write for an entry no longer tracked. */
   leftover(delta: QuotaDelta): void;
   failed(error: unknown, credentialId: string): void;
@@ -64,6 +62,8 @@ export class QuotaAdmissionControl {
   private lastAnswerAt = Number.NEGATIVE_INFINITY;
   /** Admissions waiting for the store: a tracker that stops waits for them, since each may become a reservation to settle. */
   asking = 0;
+  /** Set while `drain` waits: checks again on every settle and every answered admission. */
+  private draining: (() => void) | undefined;
   /** Requests let through without a reservation on this side: the store stalled, or was skipped within the backoff. */
   readonly counts: AdmissionCounts = { stalled: 0, skipped: 0 };
 
@@ -93,6 +93,28 @@ export class QuotaAdmissionControl {
     if (!entry.open.delete(reservation)) return;
     entry.releases.push(reservation);
     this.hooks.flushSoon();
+    this.draining?.();
+  }
+
+  /**
+   * Resolves once `unsettled` (the tracker's view: a request holds a
+   * reservation, or `asking` is above 0) turns false, checked at every
+   * settle and every answered admission, or after `timeoutMs`, so a request
+   * that never settles cannot hold a shutdown up.
+   */
+  async drain(unsettled: () => boolean, timeoutMs: number): Promise<void> {
+    if (!unsettled()) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.scheduler.clearTimeout(timer);
+        this.draining = undefined;
+        resolve();
+      };
+      const timer = this.scheduler.setTimeout(done, timeoutMs);
+      this.draining = () => {
+        if (!unsettled()) done();
+      };
+    });
   }
 
   /**
@@ -118,7 +140,7 @@ export class QuotaAdmissionControl {
       return await this.ask(entry, limit, tokens);
     } finally {
       this.asking--;
-      this.hooks.answered();
+      this.draining?.();
     }
   }
 
