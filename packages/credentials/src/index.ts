@@ -105,6 +105,7 @@ export {
 export { CredentialPool, type CredentialPoolOptions, POOL_STRATEGIES, type PoolStrategy } from './pool/credentialPool.js';
 export type { AcquiredCredential, CredentialFailure, CredentialUsage, PoolEvents, RotationReason } from './pool/poolEvents.js';
 export {
+  type AdmissionCounts,
   type QuotaAdmission,
   QuotaTracker,
   type QuotaTrackerEvents,

@@ -99,6 +99,30 @@ if (!postgres.available) {
       await eventually('a live change after reconnection', () => seen.some((c) => c.period.key === 'live'));
     });
 
+    test('a delete that a resync reported before its notification arrived is reported once', async () => {
+      const store = await open();
+      opened.push(store);
+      const key = `raced-${randomBytes(4).toString('hex')}`;
+      const seen: CooldownStoreChange[] = [];
+      store.subscribe((change) => {
+        if (change.period.key === key || change.period.key === `${key}-barrier`) seen.push(change);
+      });
+      const period = { key, reason: 'rate_limit', startedAt: T0, endsAt: T0 + 60_000 } as const;
+      await store.set(period);
+      await eventually('the set', () => seen.length === 1);
+      // The delete commits; the resync lists the table before its notification arrives (sent here by hand, late).
+      await sql(url, 'DELETE FROM switchyard_cooldowns WHERE key = $1', [key]);
+      await store.resync();
+      await sql(url, 'SELECT pg_notify($1, $2)', [channel, JSON.stringify({ type: 'delete', endedBy: 'expiry', period })]);
+      // Notifications arrive in order: once the barrier is heard, the late delete has been too.
+      await store.set({ ...period, key: `${key}-barrier` });
+      await eventually('the barrier', () => seen.some((c) => c.period.key === `${key}-barrier`));
+      assert.deepEqual(
+        seen.filter((c) => c.period.key === key).map((c) => (c.type === 'delete' ? `delete:${c.endedBy}` : c.type)),
+        ['set', 'delete:recover'],
+      );
+    });
+
     test('a foreign payload on the channel is counted and skipped; the next change still arrives', async () => {
       const store = await open();
       opened.push(store);

@@ -12,7 +12,9 @@
  * difference from what it last reported (a new or changed period as `set`,
  * a vanished one as `delete` with `endedBy: 'recover'`). With
  * `resyncIntervalMs` it also does that periodically, which repairs a
- * notification lost without the connection dropping.
+ * notification lost without the connection dropping. A delete is reported
+ * once: its notification, arriving after a resync already reported the
+ * period gone, is dropped.
  */
 import type pg from 'pg';
 import { every, type Scheduler, systemScheduler } from '../clock.js';
@@ -267,7 +269,12 @@ export class PostgresCooldownStateStore implements CooldownStateStore {
 
   private deliver(change: CooldownStoreChange): void {
     if (change.type === 'set') this.known.set(change.period.key, change.period);
-    else if (this.known.has(change.period.key) && samePeriod(this.known.get(change.period.key)!, change.period)) {
+    else {
+      // One delete, one report. A delete of a period subscribers were not told of, or were already told ended (a
+      // resync that listed the table after the delete committed and before its notification arrived reported it
+      // as `recover`), is not news.
+      const known = this.known.get(change.period.key);
+      if (!known || !samePeriod(known, change.period)) return;
       this.known.delete(change.period.key);
     }
     for (const listener of [...this.listeners]) {

@@ -21,7 +21,7 @@ import { createHttpClient, type HttpClient } from '../oauth/http.js';
 import { SignInSessions } from '../oauth/signInSessions.js';
 import { CooldownTracker, type CredentialCooldowns } from '../pool/cooldownTracker.js';
 import { CredentialPool, checkStrategy, type PoolStrategy } from '../pool/credentialPool.js';
-import { QuotaTracker } from '../pool/quotaTracker.js';
+import { type AdmissionCounts, QuotaTracker } from '../pool/quotaTracker.js';
 import { type AppliedUpdate, type AuthUpdate, AuthUpdateQueue, type QueueStats } from '../queue/authUpdateQueue.js';
 import { type RefreshStatusRecord, RefreshWorker } from '../refresh/refreshWorker.js';
 import type { CredentialStore, StoreChange, Unsubscribe } from '../store/credentialStore.js';
@@ -103,6 +103,7 @@ export class CredentialManager {
       ...(options.quotaFlushIntervalMs === undefined ? {} : { flushIntervalMs: options.quotaFlushIntervalMs }),
       ...(options.quotaReservationTtlMs === undefined ? {} : { reservationTtlMs: options.quotaReservationTtlMs }),
       ...(options.quotaAdmissionTimeoutMs === undefined ? {} : { reserveTimeoutMs: options.quotaAdmissionTimeoutMs }),
+      ...(options.quotaStopTimeoutMs === undefined ? {} : { stopTimeoutMs: options.quotaStopTimeoutMs }),
     });
     this.quotas.events.on('quota:reserve_failed', ({ error, credentialId }) => this.failed('quota', credentialId, error));
     this.quotas.events.on('quota:flush_failed', ({ error }) => this.failed('quota', null, error));
@@ -163,20 +164,31 @@ export class CredentialManager {
   /**
    * Loads every credential and quota, subscribes to store changes (and the
    * config file), and starts the refresh worker and the quota resets.
+   * When the quota or the credentials cannot be loaded it rejects with
+   * nothing left running (no watch), and may be called again.
    */
   async start(): Promise<void> {
     if (this.state !== 'new') throw new CredentialsError('invalid_argument', 'start() may be called once');
     this.state = 'started';
-    await this.quotas.load();
+    let listed: Credential[];
     // Watch before listing: a change that lands while the list is read is held back and replayed against what
     // the list loaded (one the list already has is then skipped by its revision; a delete of one it has, applied).
     const early: StoreChange[] = [];
     let onChange = (change: StoreChange): void => {
       early.push(change);
     };
-    this.stops.push(this.store.watch((change) => onChange(change)));
+    try {
+      await this.quotas.load();
+      this.stops.push(this.store.watch((change) => onChange(change)));
+      listed = await this.store.list();
+    } catch (error) {
+      // Nothing has been loaded into the pools yet: drop the watch and go back to new, so start() may be retried.
+      for (const stop of this.stops.splice(0)) stop();
+      this.state = 'new';
+      throw error;
+    }
     const byProvider = new Map<string, Credential[]>();
-    for (const credential of await this.store.list()) {
+    for (const credential of listed) {
       const list = byProvider.get(credential.provider) ?? [];
       list.push(credential);
       byProvider.set(credential.provider, list);
@@ -307,6 +319,11 @@ export class CredentialManager {
     const pool = this.pools.get(provider);
     if (!pool) return { provider, limit: this.providers[provider]?.quota?.limit ?? null, used: 0, remaining: null, credentials: [] };
     return { provider, ...pool.quota(), credentials: pool.status().map((r) => ({ id: r.id, ...r.quota })) };
+  }
+
+  /** Requests let through without a quota reservation on this node's own decision (see `QuotaTracker.admissionCounts`). */
+  quotaAdmissions(): AdmissionCounts {
+    return this.quotas.admissionCounts();
   }
 
   /**

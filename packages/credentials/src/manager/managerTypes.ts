@@ -64,6 +64,8 @@ export interface CredentialManagerOptions {
   quotaReservationTtlMs?: number;
   /** How long an admission waits for a shared quota store (default 5 s). */
   quotaAdmissionTimeoutMs?: number;
+  /** How long `close()` waits for requests holding a quota reservation to settle before the last write (default 10 s). */
+  quotaStopTimeoutMs?: number;
   /** A config file to watch: a change is queued as a `config.reload` update (see the `config:reload` event). */
   configFile?: string;
   logger?: CredentialsLogger;

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { eventually } from '@switchyard/test-support';
 import { sampleCredential } from '../contract.js';
 import type { Credential } from '../credential.js';
+import type { StoreChange, Unsubscribe } from '../store/credentialStore.js';
 import { MemoryCredentialStore } from '../store/memoryCredentialStore.js';
 import { MemoryQuotaStore } from '../store/quotaStore.js';
 import { CredentialManager } from './credentialManager.js';
@@ -49,4 +50,48 @@ test('changes that land while the manager lists the store at start are applied, 
   } finally {
     await manager.close();
   }
+});
+
+/** A store whose first list() fails (the database is down at start), and that counts its watchers. */
+class FailingListStore extends MemoryCredentialStore {
+  failures = 1;
+  watchers = 0;
+  override watch(listener: (change: StoreChange) => void): Unsubscribe {
+    this.watchers++;
+    const unsubscribe = super.watch(listener);
+    return () => {
+      this.watchers--;
+      unsubscribe();
+    };
+  }
+  override async list(): Promise<Credential[]> {
+    if (this.failures > 0) {
+      this.failures--;
+      throw new Error('the database is down');
+    }
+    return super.list();
+  }
+}
+
+test('a start whose listing fails leaves no watch behind, and start() can be called again', async () => {
+  const store = new FailingListStore();
+  await store.put(sampleCredential('one', { provider: 'openai' }));
+  const manager = new CredentialManager({ store, quotaStore: new MemoryQuotaStore() });
+  await assert.rejects(manager.start(), /the database is down/);
+  assert.equal(store.watchers, 0, 'the early watch was dropped');
+  await store.put(sampleCredential('two', { provider: 'openai' }));
+  await manager.start();
+  try {
+    assert.equal(store.watchers, 1);
+    assert.deepEqual(
+      manager
+        .list('openai')
+        .map((r) => r.id)
+        .sort(),
+      ['one', 'two'],
+    );
+  } finally {
+    await manager.close();
+  }
+  assert.equal(store.watchers, 0);
 });

@@ -140,6 +140,8 @@ describe('QuotaTracker admission (a store that can reserve)', () => {
     store.failReserve = true;
     assert.deepEqual(await tracker.admit('k')!, { admitted: true });
     assert.deepEqual(failures, ['k']);
+    assert.equal(tracker.admit('k'), undefined, 'within the backoff nothing is asked');
+    assert.deepEqual(tracker.admissionCounts(), { stalled: 0, skipped: 1 }, 'the failure itself is the store’s to count');
   });
 
   test('a store that stalls: the admission gives up after the timeout, and the next requests go ahead without asking for the backoff', async () => {
@@ -158,7 +160,9 @@ describe('QuotaTracker admission (a store that can reserve)', () => {
     const pending = tracker.admit('k')!;
     await clock.advance(1000);
     assert.deepEqual(await pending, { admitted: true });
+    assert.deepEqual(tracker.admissionCounts(), { stalled: 1, skipped: 0 });
     assert.equal(tracker.admit('k'), undefined, 'within the backoff nothing is asked');
+    assert.deepEqual(tracker.admissionCounts(), { stalled: 1, skipped: 1 });
     // No release goes out before the store answers: it could reach the database ahead of the late reservation.
     tracker.record('k', 3);
     await tracker.flush();
@@ -274,5 +278,70 @@ describe('QuotaTracker admission (a store that can reserve)', () => {
     await quotas.flush();
     assert.equal(store.held.size, 0);
     assert.equal(quotas.snapshot('k').used, 7);
+  });
+
+  test('stop() waits for a request that holds a reservation, then writes its usage and release in one write', async () => {
+    const { clock, store, tracker } = setup(new ReservingStore(), 60_000);
+    tracker.track('k', 'p', 1000);
+    const admission = await tracker.admit('k')!;
+    assert.ok(admission.admitted && admission.reservation);
+    let stopped = false;
+    const stopping = tracker.stop().then(() => (stopped = true));
+    await clock.advance(1000);
+    assert.equal(stopped, false, 'the request is still in flight');
+    tracker.record('k', 40, admission.reservation);
+    await stopping;
+    assert.deepEqual(store.adds.flat(), [
+      { id: 'k', tokens: 40, period_start: '2026-03-10T00:00:00.000Z', reservations: [admission.reservation] },
+    ]);
+    assert.equal(store.held.size, 0);
+  });
+
+  test('stop() waits for an admission the store has not answered yet, since it becomes a reservation to settle', async () => {
+    const { clock, store, tracker } = setup(new ReservingStore(), 60_000);
+    tracker.track('k', 'p', 1000);
+    let answer: ((a: QuotaReservationAnswer) => void) | undefined;
+    store.reserve = (request) => {
+      store.held.set(request.reservation, { id: request.id, tokens: request.tokens });
+      return new Promise((resolve) => {
+        answer = resolve;
+      });
+    };
+    const admitting = tracker.admit('k')!;
+    let stopped = false;
+    const stopping = tracker.stop().then(() => (stopped = true));
+    await clock.advance(100);
+    answer!({ admitted: true, used: 0, reserved: 0 });
+    const admission = await admitting;
+    assert.ok(admission.admitted && admission.reservation);
+    await clock.advance(100);
+    assert.equal(stopped, false, 'admitted: its request is now in flight');
+    tracker.release('k', admission.reservation);
+    await stopping;
+    assert.equal(store.held.size, 0);
+  });
+
+  test('stop() waits at most stopTimeoutMs for a request that never settles; what settles later is written at once', async () => {
+    const store = new ReservingStore();
+    const clock = new FakeScheduler(T0);
+    const tracker = new QuotaTracker({ store, scheduler: clock, scheduleOf: () => 'daily', flushIntervalMs: 60_000, stopTimeoutMs: 2000 });
+    tracker.start();
+    tracker.track('k', 'p', 1000);
+    const admission = await tracker.admit('k')!;
+    assert.ok(admission.admitted && admission.reservation);
+    tracker.record('k', 10);
+    let stopped = false;
+    const stopping = tracker.stop().then(() => (stopped = true));
+    await clock.advance(1999);
+    assert.equal(stopped, false);
+    await clock.advance(1);
+    await stopping;
+    assert.deepEqual(store.adds.flat(), [{ id: 'k', tokens: 10, period_start: '2026-03-10T00:00:00.000Z' }], 'the rest is written');
+    tracker.record('k', 30, admission.reservation);
+    await clock.advance(0);
+    assert.deepEqual(store.adds.at(-1), [
+      { id: 'k', tokens: 30, period_start: '2026-03-10T00:00:00.000Z', reservations: [admission.reservation] },
+    ]);
+    assert.equal(store.held.size, 0);
   });
 });

@@ -39,6 +39,14 @@ export interface AdmissionHooks {
   failed(error: unknown, credentialId: string): void;
 }
 
+/** Admissions decided on this side, without an answer from the store (see {@link QuotaAdmissionControl.counts}). */
+export interface AdmissionCounts {
+  /** The store did not answer in time: the request went ahead without a reservation. */
+  stalled: number;
+  /** Within the backoff after a failure or a stall: the request went ahead without asking. */
+  skipped: number;
+}
+
 /** Timing of admissions. */
 export interface AdmissionSettings {
   ttlMs: number;
@@ -52,6 +60,12 @@ export class QuotaAdmissionControl {
   private downUntil = 0;
   /** When the store last answered a reservation (epoch ms): tells a stalled store from a busy one. */
   private lastAnswerAt = Number.NEGATIVE_INFINITY;
+  /** Admissions waiting for the store: a tracker that stops waits for them, since each may become a reservation to settle. */
+  asking = 0;
+  /** Set while `drain` waits: checks again on every settle and every answered admission. */
+  private draining: (() => void) | undefined;
+  /** Requests let through without a reservation on this side: the store stalled, or was skipped within the backoff. */
+  readonly counts: AdmissionCounts = { stalled: 0, skipped: 0 };
 
   constructor(
     private readonly store: QuotaStore,
@@ -66,7 +80,11 @@ export class QuotaAdmissionControl {
    * failed within the backoff.
    */
   admit(entry: QuotaEntry, tokens: number): Promise<QuotaAdmission> | undefined {
-    if (entry.limit === null || !this.store.reserve || this.downUntil > this.scheduler.now()) return undefined;
+    if (entry.limit === null || !this.store.reserve) return undefined;
+    if (this.downUntil > this.scheduler.now()) {
+      this.counts.skipped++;
+      return undefined;
+    }
     return this.reserve(entry, entry.limit, tokens);
   }
 
@@ -75,6 +93,28 @@ export class QuotaAdmissionControl {
     if (!entry.open.delete(reservation)) return;
     entry.releases.push(reservation);
     this.hooks.flushSoon();
+    this.draining?.();
+  }
+
+  /**
+   * Resolves once `unsettled` (the tracker's view: a request holds a
+   * reservation, or `asking` is above 0) turns false, checked at every
+   * settle and every answered admission, or after `timeoutMs`, so a request
+   * that never settles cannot hold a shutdown up.
+   */
+  async drain(unsettled: () => boolean, timeoutMs: number): Promise<void> {
+    if (!unsettled()) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.scheduler.clearTimeout(timer);
+        this.draining = undefined;
+        resolve();
+      };
+      const timer = this.scheduler.setTimeout(done, timeoutMs);
+      this.draining = () => {
+        if (!unsettled()) done();
+      };
+    });
   }
 
   /**
@@ -95,10 +135,21 @@ export class QuotaAdmissionControl {
   }
 
   private async reserve(entry: QuotaEntry, limit: number, tokens: number): Promise<QuotaAdmission> {
+    this.asking++;
+    try {
+      return await this.ask(entry, limit, tokens);
+    } finally {
+      this.asking--;
+      this.draining?.();
+    }
+  }
+
+  private async ask(entry: QuotaEntry, limit: number, tokens: number): Promise<QuotaAdmission> {
     const reservation = randomUUID();
     const period = periodIso(entry);
     let answer: QuotaReservationAnswer;
     let timer: ReturnType<Scheduler['setTimeout']> | undefined;
+    let stalled = false;
     let asked: Promise<QuotaReservationAnswer> | undefined;
     try {
       asked = this.store.reserve!({ id: entry.id, reservation, tokens, limit, period_start: period, ttlMs: this.settings.ttlMs });
@@ -108,19 +159,25 @@ export class QuotaAdmissionControl {
       );
       const { timeoutMs } = this.settings;
       const deadline = this.scheduler.now() + 3 * timeoutMs;
-      const stalled = new Promise<never>((_, reject) => {
+      const gaveUp = new Promise<never>((_, reject) => {
+        const giveUp = (message: string) => {
+          stalled = true;
+          reject(new Error(message));
+        };
         const check = () => {
           const now = this.scheduler.now();
-          if (now >= deadline) return reject(new Error(`the quota store did not answer this admission in ${3 * timeoutMs} ms`));
+          if (now >= deadline) return giveUp(`the quota store did not answer this admission in ${3 * timeoutMs} ms`);
           // Answers to other reservations within the interval: the store is busy, not stalled; keep waiting.
           const quietFor = now - this.lastAnswerAt;
-          if (quietFor >= timeoutMs) return reject(new Error(`the quota store answered nothing for ${timeoutMs} ms`));
+          if (quietFor >= timeoutMs) return giveUp(`the quota store answered nothing for ${timeoutMs} ms`);
           timer = this.scheduler.setTimeout(check, Math.min(timeoutMs - quietFor, deadline - now));
         };
         timer = this.scheduler.setTimeout(check, timeoutMs);
       });
-      answer = await Promise.race([asked, stalled]);
+      answer = await Promise.race([asked, gaveUp]);
     } catch (error) {
+      // A database error is counted by the store that saw it; a stall, only here.
+      if (stalled) this.counts.stalled++;
       this.downUntil = this.scheduler.now() + this.settings.backoffMs;
       this.releaseWhenAnswered(entry, reservation, asked);
       this.hooks.failed(error, entry.id);

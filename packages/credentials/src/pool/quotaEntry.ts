@@ -58,6 +58,13 @@ export interface QuotaTrackerOptions {
    */
   reserveTimeoutMs?: number;
   reserveBackoffMs?: number;
+  /**
+   * How long `stop()` waits for requests holding a reservation (or waiting
+   * for one) to settle before its final write (default 10 s), so that their
+   * usage and releases are written on a graceful shutdown while a request
+   * that never settles cannot hold shutdown up.
+   */
+  stopTimeoutMs?: number;
 }
 
 /** What the tracker keeps per credential. */

@@ -156,6 +156,26 @@ describe('QuotaTracker', () => {
     await tracker.stop();
   });
 
+  test('usage recorded after stop() (a request that ends during shutdown) is written at once, not dropped', async () => {
+    const { clock, store, tracker } = setup('daily');
+    tracker.track('a', 'openai', null);
+    tracker.record('a', 5);
+    await tracker.stop();
+    assert.equal((await store.load()).get('a')!.used, 5, 'stop() writes what is pending');
+    tracker.record('a', 7);
+    tracker.record('a', 1);
+    await clock.advance(0);
+    assert.equal((await store.load()).get('a')!.used, 13);
+    assert.equal(store.calls.length, 2, 'records of one turn share a write');
+    store.failNext = 1;
+    tracker.record('a', 2);
+    await clock.advance(60_000);
+    assert.equal(store.calls.length, 3, 'a failed write after stop is not retried on a timer');
+    tracker.record('a', 3);
+    await clock.advance(0);
+    assert.equal((await store.load()).get('a')!.used, 18, 'the next record carries it');
+  });
+
   test('usage from a period that ended is stored under it and never counted in the new one', async () => {
     const store = new CountingStore();
     const { clock, tracker } = setup('daily', { store, flushIntervalMs: 2 * 60 * 60_000 });

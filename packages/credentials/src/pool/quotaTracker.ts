@@ -2,7 +2,7 @@
  * @module quotaTracker
  * Token quota per credential. Usage is counted in memory when a request
  * reports it, and added to the `QuotaStore` in batches, off the request
- * path. Periods follow each provider's reset schedule (`daily` or `monthly`,
+ * path (`QuotaFlusher`). Periods follow each provider's reset schedule (`daily` or `monthly`,
  * at UTC boundaries) on the injected clock: a credential that ran out is
  * `exhausted` until its period ends, then counts from zero again.
  *
@@ -20,13 +20,20 @@
  * before it goes upstream, and `record` (or `release`, for a request that
  * used nothing) lets it go with the next flush, in the same write that adds
  * the tokens.
+ *
+ * Shutdown loses nothing a graceful stop can keep: `stop()` waits (at most
+ * `stopTimeoutMs`) for requests that hold a reservation, or wait for one,
+ * to settle, then writes everything pending. From `stop()` on, a record or
+ * release (a request that finishes late) is written at once, one write
+ * each, for as long as the store is open; a failed write after stop is
+ * kept for the next one, never retried on a timer.
  */
 import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
 import { EventEmitter } from 'eventemitter3';
 import { type QuotaStatus, remainingOf } from '../credential.js';
-import type { QuotaDelta, QuotaStore, QuotaTotal, QuotaUsage } from '../store/quotaStore.js';
+import type { QuotaStore, QuotaTotal, QuotaUsage } from '../store/quotaStore.js';
 import { nextPeriodStart, periodStart, type ResetSchedule, scheduleAt } from '../util/time.js';
-import { QuotaAdmissionControl } from './quotaAdmissionControl.js';
+import { type AdmissionCounts, QuotaAdmissionControl } from './quotaAdmissionControl.js';
 import {
   newEntry,
   periodIso,
@@ -36,7 +43,9 @@ import {
   type QuotaTrackerOptions,
   releasesOf,
 } from './quotaEntry.js';
+import { QuotaFlusher } from './quotaFlusher.js';
 
+export type { AdmissionCounts } from './quotaAdmissionControl.js';
 export type { QuotaAdmission, QuotaTrackerEvents, QuotaTrackerOptions, QuotaUpdateEvent } from './quotaEntry.js';
 
 /**
@@ -56,17 +65,14 @@ export class QuotaTracker {
   private readonly scheduler: Scheduler;
   private readonly scheduleOf: (provider: string) => ResetSchedule | undefined;
   private readonly providerLimitOf: (provider: string) => number | undefined;
-  private readonly flushIntervalMs: number;
+  private readonly stopTimeoutMs: number;
   private readonly admissions: QuotaAdmissionControl;
+  private readonly flusher: QuotaFlusher;
   private readonly entries = new Map<string, QuotaEntry>();
   /** The entries of each provider: a provider's figure is asked for after every request (the routing table's quota feed). */
   private readonly byProvider = new Map<string, Set<QuotaEntry>>();
   private readonly stored = new Map<string, QuotaUsage>();
-  /** Unflushed usage of periods that have ended, written before the current period's. */
-  private leftovers: QuotaDelta[] = [];
   private readonly resetTimers = new Map<ResetSchedule, () => void>();
-  private flushTimer: ReturnType<Scheduler['setTimeout']> | undefined;
-  private flushing: Promise<void> | undefined;
   private stopped = false;
   private unwatch: (() => void) | undefined;
   /** Announcements heard so far: tells an answer that an announcement overtook from one that is simply newer. */
@@ -77,7 +83,16 @@ export class QuotaTracker {
     this.scheduler = options.scheduler ?? systemScheduler;
     this.scheduleOf = options.scheduleOf ?? (() => undefined);
     this.providerLimitOf = options.providerLimitOf ?? (() => undefined);
-    this.flushIntervalMs = options.flushIntervalMs ?? 1000;
+    this.stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
+    const isTracked = (entry: QuotaEntry) => this.entries.get(entry.id) === entry;
+    this.flusher = new QuotaFlusher(this.store, this.scheduler, options.flushIntervalMs ?? 1000, {
+      entries: () => this.entries.values(),
+      isTracked,
+      stored: (id, usage) => this.stored.set(id, usage),
+      announcements: () => this.announcements,
+      changed: (entry) => this.evaluate(entry, true),
+      failed: (error, pendingCredentials) => this.events.emit('quota:flush_failed', { error, pendingCredentials }),
+    });
     const settings = {
       ttlMs: options.reservationTtlMs ?? 10 * 60_000,
       timeoutMs: options.reserveTimeoutMs ?? 5000,
@@ -85,9 +100,9 @@ export class QuotaTracker {
     };
     this.admissions = new QuotaAdmissionControl(this.store, this.scheduler, settings, {
       heard: (total) => this.heard(total),
-      isTracked: (entry) => this.entries.get(entry.id) === entry,
-      flushSoon: () => this.scheduleFlush(),
-      leftover: (delta) => this.leftovers.push(delta),
+      isTracked,
+      flushSoon: () => this.flusher.soon(),
+      leftover: (delta) => this.flusher.leftover(delta),
       failed: (error, credentialId) => this.events.emit('quota:reserve_failed', { error, credentialId }),
     });
   }
@@ -163,7 +178,7 @@ export class QuotaTracker {
     entry.pending += whole;
     entry.perRequest = entry.perRequest === 0 ? whole : entry.perRequest * 0.8 + whole * 0.2;
     this.evaluate(entry, true);
-    this.scheduleFlush();
+    this.flusher.soon();
     return entry.exhausted;
   }
 
@@ -189,6 +204,16 @@ export class QuotaTracker {
     this.rollOverIfDue(entry);
     const tokens = Math.max(Math.ceil(entry.perRequest), Number.isSafeInteger(estimate) && estimate > 0 ? estimate : 0);
     return this.admissions.admit(entry, tokens);
+  }
+
+  /**
+   * Requests let through without a reservation, decided here rather than by
+   * the store: `stalled` (the store did not answer in time) and `skipped`
+   * (within the backoff after a failure or a stall). The store counts its
+   * own answers.
+   */
+  admissionCounts(): AdmissionCounts {
+    return { ...this.admissions.counts };
   }
 
   /** Lets go of a reservation whose request used no tokens (it failed, or was refused upstream). */
@@ -276,26 +301,33 @@ export class QuotaTracker {
 
   /** Writes pending usage to the store now, and takes the store's totals. */
   flush(): Promise<void> {
-    if (this.flushing) return this.flushing.then(() => this.flushOnce());
-    return this.flushOnce();
+    return this.flusher.flush();
   }
 
   /** Arms the reset timers and subscribes to the store's totals; call once after loading. */
   start(): void {
     this.stopped = false;
+    this.flusher.stopped = false;
     this.unwatch ??= this.store.watch?.((total) => this.heard(total));
     for (const schedule of ['daily', 'monthly'] as const) this.armReset(schedule);
   }
 
-  /** Cancels timers and writes what is pending. */
+  /**
+   * Cancels timers, waits (at most `stopTimeoutMs`) for requests holding or
+   * asking for a reservation to settle, and writes what is pending. Records
+   * that arrive afterwards are written at once, one write each.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.flusher.stopped = true;
     this.unwatch?.();
     this.unwatch = undefined;
     for (const cancel of this.resetTimers.values()) cancel();
     this.resetTimers.clear();
-    if (this.flushTimer !== undefined) this.scheduler.clearTimeout(this.flushTimer);
-    this.flushTimer = undefined;
+    this.flusher.cancel();
+    // A reservation not settled at shutdown would hold room in the shared quota for its ttl (minutes), and its
+    // usage would never be written: wait for those requests, but not forever.
+    await this.admissions.drain(() => this.unsettled(), this.stopTimeoutMs);
     await this.flush();
   }
 
@@ -355,7 +387,7 @@ export class QuotaTracker {
     if (entry.pending > 0 || entry.releases.length > 0) {
       // These tokens belong to the period that ended: they are stored under it, never counted in the new one.
       const ended = periodIso(entry);
-      this.leftovers.push({ id: entry.id, tokens: entry.pending, period_start: ended, ...releasesOf(entry) });
+      this.flusher.leftover({ id: entry.id, tokens: entry.pending, period_start: ended, ...releasesOf(entry) });
       entry.pending = 0;
     }
     this.applySchedule(entry);
@@ -397,66 +429,10 @@ export class QuotaTracker {
     );
   }
 
-  private scheduleFlush(): void {
-    if (this.flushTimer !== undefined || this.stopped) return;
-    this.flushTimer = this.scheduler.setTimeout(() => {
-      this.flushTimer = undefined;
-      void this.flush();
-    }, this.flushIntervalMs);
-  }
-
-  private async flushOnce(): Promise<void> {
-    const leftovers = this.leftovers;
-    this.leftovers = [];
-    const batch: { entry: QuotaEntry; delta: QuotaDelta }[] = [];
-    for (const entry of this.entries.values()) {
-      if (entry.pending === 0 && entry.releases.length === 0) continue;
-      const period = periodIso(entry);
-      batch.push({ entry, delta: { id: entry.id, tokens: entry.pending, period_start: period, ...releasesOf(entry) } });
-      entry.pending = 0;
-    }
-    if (batch.length === 0 && leftovers.length === 0) return;
-    const sentAfter = this.announcements;
-    const run = (async () => {
-      let totals: Map<string, QuotaUsage>;
-      try {
-        totals = await this.store.add([...leftovers, ...batch.map((b) => b.delta)]);
-      } catch (error) {
-        // Nothing is lost: the tokens go back to pending, for the next flush.
-        this.leftovers.unshift(...leftovers);
-        for (const { entry, delta } of batch) {
-          if (this.entries.get(entry.id) !== entry) continue;
-          if (delta.period_start === periodIso(entry)) {
-            entry.pending += delta.tokens;
-            entry.releases.unshift(...(delta.reservations ?? []));
-          } else this.leftovers.push(delta);
-        }
-        this.events.emit('quota:flush_failed', { error, pendingCredentials: batch.length + leftovers.length });
-        this.scheduleFlush();
-        return;
-      }
-      for (const { entry, delta } of batch) {
-        const total = totals.get(entry.id);
-        if (!total || this.entries.get(entry.id) !== entry) continue;
-        this.stored.set(entry.id, total);
-        const current = periodIso(entry);
-        if (total.period_start !== current || delta.period_start !== current) continue;
-        // The store's total (with other nodes' usage) plus what was counted here since the batch left. An
-        // announcement heard while the batch was out may be of a later commit: then the higher of the two
-        // holds. Otherwise the answer is the newest word (it also carries a reset no announcement brought).
-        entry.storedTotal = entry.announcedAt > sentAfter ? Math.max(entry.storedTotal, total.used) : total.used;
-        const used = entry.storedTotal + entry.pending;
-        if (used !== entry.used) {
-          entry.used = used;
-          this.evaluate(entry, true);
-        }
-      }
-    })();
-    this.flushing = run;
-    try {
-      await run;
-    } finally {
-      if (this.flushing === run) this.flushing = undefined;
-    }
+  /** Whether a request still holds a reservation here, or is waiting for the store to answer one. */
+  private unsettled(): boolean {
+    if (this.admissions.asking > 0) return true;
+    for (const entry of this.entries.values()) if (entry.open.size > 0) return true;
+    return false;
   }
 }

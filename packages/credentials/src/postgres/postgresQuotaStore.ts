@@ -191,7 +191,8 @@ export class PostgresQuotaStore implements QuotaStore {
         this.channel,
         delta.reservations ?? [],
       ]);
-      out.set(delta.id, usageOf(rows[0]!));
+      // No row: the credential was deleted (migration 4 writes no quota for it), so there is no total to give.
+      if (rows[0]) out.set(delta.id, usageOf(rows[0]));
     }
     return out;
   }

@@ -19,6 +19,10 @@
  *   quota row, so admissions of one credential queue one behind the other,
  *   and each statement of a PL/pgSQL function reads the rows committed
  *   before it: the sum of open reservations is exact once the lock is held.
+ * - Quota rows follow their credential (version 4): no quota row is written
+ *   for a credential `switchyard_credentials` holds as deleted, and the
+ *   delete removes its quota row and reservations in its own transaction,
+ *   so a write racing a delete cannot leave a row behind.
  */
 import type { Migration } from '@switchyard/core-routing/postgres';
 
@@ -102,6 +106,77 @@ export const CREDENTIALS_MIGRATIONS: readonly Migration[] = [
         -- The quota row is the lock every admission of this credential queues on.
         INSERT INTO switchyard_quota AS q (id, used, period_start) VALUES (p_id, 0, p_period) ON CONFLICT (id) DO NOTHING;
         SELECT q.used, q.period_start INTO v_used, v_period FROM switchyard_quota q WHERE q.id = p_id FOR UPDATE;
+        -- Use from an earlier period does not count in this one (the next add starts the period over).
+        IF p_period IS NOT NULL AND (v_period IS NULL OR v_period < p_period COLLATE "C") THEN
+          v_used := 0;
+          v_period := p_period;
+        END IF;
+        DELETE FROM switchyard_quota_reservations r WHERE r.id = p_id AND r.expires_at <= clock_timestamp();
+        SELECT COALESCE(sum(r.tokens), 0) INTO v_reserved FROM switchyard_quota_reservations r WHERE r.id = p_id;
+        IF v_used + v_reserved >= p_limit THEN
+          RETURN QUERY SELECT false, v_used, v_reserved, v_period;
+          RETURN;
+        END IF;
+        INSERT INTO switchyard_quota_reservations (reservation, id, tokens, expires_at)
+          VALUES (p_reservation, p_id, p_tokens, clock_timestamp() + p_ttl_ms * interval '1 millisecond');
+        RETURN QUERY SELECT true, v_used, v_reserved + p_tokens, v_period;
+      END
+      $fn$`,
+    ],
+  },
+  {
+    version: 4,
+    name: 'quota rows follow their credential: none for a deleted one',
+    statements: [
+      // Every write of a quota row (an add, a set, an admission's first row) reads its credential's row FOR SHARE:
+      // a delete in progress is waited for and its outcome read, and a delete that comes later waits for the
+      // write and then removes its row. A credential this database does not hold (credentials kept in files)
+      // puts no condition on its quota.
+      `CREATE FUNCTION switchyard_quota_of_live_credential() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      DECLARE
+        v_deleted BOOLEAN;
+      BEGIN
+        SELECT c.deleted INTO v_deleted FROM switchyard_credentials c WHERE c.id = NEW.id FOR SHARE;
+        IF v_deleted THEN
+          RETURN NULL;
+        END IF;
+        RETURN NEW;
+      END
+      $fn$`,
+      `CREATE TRIGGER switchyard_quota_of_live_credential BEFORE INSERT ON switchyard_quota
+        FOR EACH ROW EXECUTE FUNCTION switchyard_quota_of_live_credential()`,
+      `CREATE FUNCTION switchyard_quota_forget_deleted() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        DELETE FROM switchyard_quota WHERE id = NEW.id;
+        -- SKIP LOCKED: a reservation locked by another transaction is being let go by an add, which waits on this
+        -- credential's row; waiting for it in turn would deadlock.
+        DELETE FROM switchyard_quota_reservations WHERE reservation IN (
+          SELECT r.reservation FROM switchyard_quota_reservations r WHERE r.id = NEW.id FOR UPDATE SKIP LOCKED);
+        RETURN NULL;
+      END
+      $fn$`,
+      `CREATE TRIGGER switchyard_credentials_forget_quota AFTER UPDATE OF deleted ON switchyard_credentials
+        FOR EACH ROW WHEN (NEW.deleted AND NOT OLD.deleted) EXECUTE FUNCTION switchyard_quota_forget_deleted()`,
+      // Rows left by deletes that raced writes before this migration.
+      'DELETE FROM switchyard_quota q USING switchyard_credentials c WHERE c.id = q.id AND c.deleted',
+      'DELETE FROM switchyard_quota_reservations r USING switchyard_credentials c WHERE c.id = r.id AND c.deleted',
+      // As version 3, except that a credential whose quota row cannot be made (it was deleted) is refused.
+      `CREATE OR REPLACE FUNCTION switchyard_quota_reserve(
+        p_id TEXT, p_reservation TEXT, p_tokens BIGINT, p_limit BIGINT, p_period TEXT, p_ttl_ms BIGINT)
+      RETURNS TABLE (admitted BOOLEAN, used BIGINT, reserved BIGINT, period_start TEXT)
+      LANGUAGE plpgsql VOLATILE AS $fn$
+      DECLARE
+        v_used BIGINT;
+        v_period TEXT;
+        v_reserved BIGINT;
+      BEGIN
+        -- The quota row is the lock every admission of this credential queues on.
+        INSERT INTO switchyard_quota AS q (id, used, period_start) VALUES (p_id, 0, p_period) ON CONFLICT (id) DO NOTHING;
+        SELECT q.used, q.period_start INTO v_used, v_period FROM switchyard_quota q WHERE q.id = p_id FOR UPDATE;
+        IF NOT FOUND THEN
+          RETURN QUERY SELECT false, 0::BIGINT, 0::BIGINT, p_period;
+          RETURN;
+        END IF;
         -- Use from an earlier period does not count in this one (the next add starts the period over).
         IF p_period IS NOT NULL AND (v_period IS NULL OR v_period < p_period COLLATE "C") THEN
           v_used := 0;

@@ -89,7 +89,8 @@ export interface QuotaStore {
    * Adds each delta atomically and returns the resulting usage of each id.
    * A delta for a newer period than the stored one starts that period at
    * its tokens; a delta for an older period is ignored. A delta without a
-   * period (no schedule) always adds.
+   * period (no schedule) always adds. A store that knows an id's credential
+   * was deleted writes nothing for it and leaves it out of the answer.
    */
   add(deltas: readonly QuotaDelta[]): Promise<Map<string, QuotaUsage>>;
   /** Replaces one credential's usage (a reset, an operator correction). */

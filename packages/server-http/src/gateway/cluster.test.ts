@@ -175,12 +175,14 @@ describe('gateways in a cluster (in process)', { skip: postgres.skip }, async ()
     assert.match(text, /svc_cluster_events_total\{outcome="applied"\} [1-9]/, 'b applied events from a');
     assert.match(text, /svc_cluster_listener_connected\{listener="auth_events"\} 1/);
     assert.match(text, /svc_cluster_reconnects_total\{listener="cooldowns"\} 0/);
-    for (const outcome of ['admitted', 'refused', 'failed']) {
+    for (const outcome of ['admitted', 'refused', 'failed', 'stalled', 'skipped']) {
       assert.match(text, new RegExp(`svc_cluster_quota_admissions_total\\{outcome="${outcome}"\\} \\d+`));
     }
     assert.match(text, /svc_cluster_listener_connected\{listener="quota"\} 1/);
     if (promtool.available) promtool.checkMetrics(text);
     const status = (await manage(b, 'GET', '/v0/operations/cluster/status')).body;
     assert.equal((status.events as { applied: number }).applied > 0, true);
+    const { stalled, skipped } = status.quota_admissions as Record<string, number>;
+    assert.deepEqual({ stalled, skipped }, b.credentials.manager.quotaAdmissions(), 'the node’s own admission decisions');
   });
 });

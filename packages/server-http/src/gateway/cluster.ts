@@ -11,6 +11,7 @@
  */
 import { hostname } from 'node:os';
 import { PostgresCooldownStateStore } from '@switchyard/core-routing/postgres';
+import type { AdmissionCounts } from '@switchyard/credentials';
 import {
   type AuthEventCorrelation,
   type ConfigReloadEvent,
@@ -47,8 +48,11 @@ export interface ClusterStatus {
   events: { received: number; applied: number; invalid: number; duplicates: number; stale: number; own: number };
   reconcile: { runs: number; repaired: number; last_at: string | null; interval_ms: number };
   cooldown_invalid_notifications: number;
-  /** Quota reservations asked of PostgreSQL by this node, by answer. */
-  quota_admissions: { admitted: number; refused: number; failed: number };
+  /**
+   * Quota admissions of this node, by outcome: PostgreSQL's answers (admitted, refused, failed), and requests let
+   * through without asking it to the end (stalled: no answer in time; skipped: within the backoff after either).
+   */
+  quota_admissions: { admitted: number; refused: number; failed: number; stalled: number; skipped: number };
   /** `config.reload` signals heard from other nodes. */
   config_reload_signals: number;
 }
@@ -100,6 +104,8 @@ export class GatewayCluster {
   private lastEvent: ClusterLastEvent | null = null;
   private lastReconcileAt: string | null = null;
   private configReloadSignals = 0;
+  /** The admissions the credential manager decided without PostgreSQL's answer; none until `useAdmissionCounts`. */
+  private admissionCounts: () => AdmissionCounts = () => ({ stalled: 0, skipped: 0 });
 
   private constructor(
     readonly nodeId: string,
@@ -210,6 +216,11 @@ export class GatewayCluster {
     logger.info({ node_id: this.nodeId }, 'cluster_joined');
   }
 
+  /** Where status and metrics read the admissions decided on this node (`CredentialManager.quotaAdmissions`). */
+  useAdmissionCounts(read: () => AdmissionCounts): void {
+    this.admissionCounts = read;
+  }
+
   /** The stores `openCredentials` runs on. */
   credentialStores() {
     return { store: this.credentialStore, quotaStore: this.quotaStore, refreshLock: this.refreshLock };
@@ -271,7 +282,7 @@ export class GatewayCluster {
         interval_ms: this.settings.reconcile_interval,
       },
       cooldown_invalid_notifications: this.cooldownStore.invalidNotifications,
-      quota_admissions: { ...this.quotaStore.admissions },
+      quota_admissions: { ...this.quotaStore.admissions, ...this.admissionCounts() },
       config_reload_signals: this.configReloadSignals,
     };
   }
@@ -321,15 +332,17 @@ export class GatewayCluster {
     registry.registerMetric(
       new Counter({
         name: 'svc_cluster_quota_admissions_total',
-        help: 'Quota reservations PostgreSQL answered before requests on credentials with a limit, by answer (admitted; refused: no room; failed: a database error)',
+        help: 'Quota admissions before requests on credentials with a limit, by outcome (admitted; refused: no room; failed: a database error; stalled: no answer in time, went ahead without a reservation; skipped: within the backoff after a failure or stall, went ahead without asking)',
         labelNames: ['outcome'],
         registers: [],
         collect() {
-          const { admitted, refused, failed } = cluster.quotaStore.admissions;
+          const { admitted, refused, failed, stalled, skipped } = cluster.status().quota_admissions;
           this.reset();
           this.inc({ outcome: 'admitted' }, admitted);
           this.inc({ outcome: 'refused' }, refused);
           this.inc({ outcome: 'failed' }, failed);
+          this.inc({ outcome: 'stalled' }, stalled);
+          this.inc({ outcome: 'skipped' }, skipped);
         },
       }),
     );

@@ -244,6 +244,7 @@ export class Gateway {
     }
     if (cluster) {
       cluster.useLogger(gateway.observability.logger);
+      cluster.useAdmissionCounts(() => credentials.manager.quotaAdmissions());
       if (gateway.observability.registry) cluster.registerMetrics(gateway.observability.registry);
     }
     gateway.detach = gateway.observability.observeGateway({

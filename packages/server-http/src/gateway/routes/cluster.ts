@@ -44,7 +44,13 @@ const ClusterStatusSchema = z
         interval_ms: z.number().int(),
       }),
       cooldown_invalid_notifications: z.number().int(),
-      quota_admissions: z.object({ admitted: z.number().int(), refused: z.number().int(), failed: z.number().int() }),
+      quota_admissions: z.object({
+        admitted: z.number().int(),
+        refused: z.number().int(),
+        failed: z.number().int(),
+        stalled: z.number().int(),
+        skipped: z.number().int(),
+      }),
       config_reload_signals: z.number().int(),
     }),
   ])
