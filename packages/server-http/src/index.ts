@@ -49,7 +49,14 @@ export { assertCallableUrl, blockedRange, guardedAgent, guardedLookup, SsrfBlock
 export { ApiKeySet, presentedKey } from './dataPlane/apiKeys.js';
 export { createDataPlane, type DataPlane, type DataPlaneOptions, requestIdOf } from './dataPlane/dataPlane.js';
 export { BodyTooLarge, readBody } from './dataPlane/readBody.js';
-export { type ManagementCheck, type UpgradeDecision, WEBSOCKET_ROUTES, type WebsocketRoute } from './dataPlane/websocket/upgradeGate.js';
+export { serveWithoutUpgrade } from './dataPlane/serveWithoutUpgrade.js';
+export {
+  isWebsocketUpgrade,
+  type ManagementCheck,
+  type UpgradeDecision,
+  WEBSOCKET_ROUTES,
+  type WebsocketRoute,
+} from './dataPlane/websocket/upgradeGate.js';
 export {
   createWebsocketGateway,
   DEFAULT_WEBSOCKET_SETTINGS,

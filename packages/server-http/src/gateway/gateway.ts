@@ -28,6 +28,8 @@ import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import { type FSWatcher, watch } from 'chokidar';
 import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
+import { serveWithoutUpgrade } from '../dataPlane/serveWithoutUpgrade.js';
+import { isWebsocketUpgrade } from '../dataPlane/websocket/upgradeGate.js';
 import { createWebsocketGateway, type WebsocketGateway } from '../dataPlane/websocket/websocketGateway.js';
 import { GatewayCluster } from './cluster.js';
 import { ConfigError, parseConfig } from './config/load.js';
@@ -209,7 +211,11 @@ export class Gateway {
     // request on a socket the gateway is closing at that moment (ECONNRESET).
     this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
     this.server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
-    this.server.on('upgrade', (req, socket, head) => this.websocket.handleUpgrade(req, socket, head));
+    // Websocket is the one upgrade taken; any other (h2c from `curl --http2`) is answered over HTTP/1.1.
+    this.server.on('upgrade', (req, socket, head) => {
+      if (isWebsocketUpgrade(req)) this.websocket.handleUpgrade(req, socket, head);
+      else serveWithoutUpgrade(this.server, req, socket, head);
+    });
   }
 
   /** Builds, starts and binds a gateway. */

@@ -3,13 +3,14 @@
  * Which websocket upgrades go through, decided before the handshake so a
  * refused client gets a plain HTTP answer (a JSON body in OpenAI's error
  * shape) and a closed socket, never an open websocket. In order: the
- * protocol (400 for an upgrade to anything but `websocket`, such as h2c),
- * the route (404 for any other path), the method (400 for anything but a
- * GET), the client key of `api-keys` (401, the same rule
- * as every `/v1/*` route), and, when `X-Management-Key` is given, the
- * management API's rules (403 when management is off or the client is not
- * local, 429 while its address is locked out, 401 for a wrong key, which
- * counts toward the lockout).
+ * protocol (400 for an upgrade to anything but `websocket`, for callers
+ * that hand every upgrade here; the gateway serves those as plain HTTP
+ * first, with `serveWithoutUpgrade`), the route (404 for any other path),
+ * the method (400 for anything but a GET), the client key of `api-keys`
+ * (401, the same rule as every `/v1/*` route), and, when `X-Management-Key`
+ * is given, the management API's rules (403 when management is off or the
+ * client is not local, 429 while its address is locked out, 401 for a wrong
+ * key, which counts toward the lockout).
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -46,6 +47,11 @@ export type UpgradeDecision =
       retryAfterSeconds?: number;
     };
 
+/** Whether a request asks to upgrade to websocket, the one protocol these routes take. */
+export function isWebsocketUpgrade(req: IncomingMessage): boolean {
+  return (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
+}
+
 /** The management key of an upgrade: only `X-Management-Key`, since `Authorization` carries the client key. */
 function managementKeyOf(req: IncomingMessage): string | undefined {
   const value = req.headers['x-management-key'];
@@ -74,9 +80,8 @@ export function decideUpgrade(
 ): UpgradeDecision {
   const path = (req.url ?? '/').split('?', 1)[0]!;
   const route = (WEBSOCKET_ROUTES as readonly string[]).includes(path) ? (path as WebsocketRoute) : undefined;
-  const upgrade = (req.headers.upgrade ?? '').toLowerCase();
-  if (upgrade !== 'websocket') {
-    // Say so plainly: a client such as `curl --http2` on http:// asks for h2c and can retry without it.
+  if (!isWebsocketUpgrade(req)) {
+    const upgrade = (req.headers.upgrade ?? '').toLowerCase();
     return {
       ok: false,
       route: route ?? 'other',

@@ -122,14 +122,21 @@ describe('websocket upgrades: the auth matrix', async () => {
     }
   });
 
-  test('an upgrade to anything but websocket is a 400 on any path (an h2c request is told to retry without it)', async () => {
+  test('an upgrade to anything but websocket is ignored: POST /v1/responses asking for h2c is the HTTP Responses API', async () => {
     const { request } = await import('node:http');
-    const url = new URL(ws('/v1/chat/completions').replace('ws', 'http'));
+    const url = new URL(ws('/v1/responses').replace('ws', 'http'));
     const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(url, {
         method: 'POST',
-        headers: { ...client, connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c', 'http2-settings': '' },
+        headers: {
+          ...client,
+          'content-type': 'application/json',
+          connection: 'Upgrade, HTTP2-Settings',
+          upgrade: 'h2c',
+          'http2-settings': '',
+        },
       });
+      req.on('upgrade', () => reject(new Error('switched protocols')));
       req.on('response', (res) => {
         let body = '';
         res.on('data', (chunk) => {
@@ -138,10 +145,10 @@ describe('websocket upgrades: the auth matrix', async () => {
         res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
       });
       req.on('error', reject);
-      req.end('{}');
+      req.end(JSON.stringify({ model: 'up-model', input: 'hello over HTTP/1.1' }));
     });
-    assert.equal(answer.status, 400);
-    assert.equal(JSON.parse(answer.body).error.code, 'unsupported_upgrade');
+    assert.equal(answer.status, 200, answer.body);
+    assert.equal(JSON.parse(answer.body).object, 'response');
   });
 
   test('a wrong management key is 401, the right one opens; the client key is still required', async () => {

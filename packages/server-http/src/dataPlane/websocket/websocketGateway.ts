@@ -59,7 +59,7 @@ export interface WebsocketGateway {
   readonly events: EventEmitter<WebsocketEventMap>;
   /** Sockets open now. */
   readonly connections: number;
-  /** The node:http server's `upgrade` listener. */
+  /** The node:http server's `upgrade` listener for websocket upgrades (any other upgrade is refused with a 400). */
   handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void;
   /**
    * Re-checks the client key of every open socket (after `api-keys`
@@ -76,7 +76,11 @@ export interface WebsocketGateway {
  * @example
  * ```ts
  * const websocket = createWebsocketGateway({ relay, acceptsClientKey: (key) => keys.accepts(key), management, credentials: manager });
- * server.on('upgrade', (req, socket, head) => websocket.handleUpgrade(req, socket, head));
+ * server.on('upgrade', (req, socket, head) => {
+ *   // Any other upgrade (h2c) is served as plain HTTP/1.1 rather than refused.
+ *   if (isWebsocketUpgrade(req)) websocket.handleUpgrade(req, socket, head);
+ *   else serveWithoutUpgrade(server, req, socket, head);
+ * });
  * ```
  */
 export function createWebsocketGateway(options: WebsocketGatewayOptions): WebsocketGateway {
