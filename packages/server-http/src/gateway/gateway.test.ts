@@ -571,3 +571,20 @@ test('/v0/management/api-call: $TOKEN$ from auth_index, loopback refused unless 
   assert.deepEqual(JSON.parse(result.body), { path: '/usage', saw_token: true });
   assert.doesNotMatch(JSON.stringify(result), /sk-usage-secret/);
 });
+
+describe('gateway: a reload names what needs a restart', async () => {
+  const { gateway } = await start();
+
+  test('the sealing key and the log destination are read at start; the log level applies at once', () => {
+    const key = 'ab'.repeat(32);
+    const changed = parseConfig(
+      BASE_CONFIG.replace('logging:\n  level: info', `logging:\n  level: debug\n  output: file\n  file: ${join(dir, 'other.log')}`) +
+        `auth:\n  encryption: { enabled: true, key: '${key}' }\n`,
+    );
+    const { restartNeeded } = gateway.reload(changed);
+    assert.deepEqual(restartNeeded.sort(), ['auth.encryption', 'logging.file', 'logging.output']);
+    assert.equal(gateway.observability.logger.level, 'debug');
+    assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded.sort(), ['auth.encryption', 'logging.file', 'logging.output']);
+    assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded, []);
+  });
+});

@@ -73,6 +73,30 @@ export class UnsafeBindError extends Error {
  * console.log(`listening on ${gateway.url}`);
  * ```
  */
+/**
+ * Config paths read once, at start: the listeners, where credentials and logs live, the cluster's
+ * connections and the key credentials are sealed with (the store was opened with it). A reload
+ * that changes one reports it in `restart_needed` rather than pretending it applied.
+ */
+const READ_AT_START = [
+  'host',
+  'port',
+  'auth-dir',
+  'metrics',
+  'cluster',
+  'auth.encryption',
+  'logging.output',
+  'logging.file',
+  'logging.rotation',
+  'logging.redact',
+];
+
+function valueAt(config: GatewayConfig, path: string): unknown {
+  let value: unknown = config;
+  for (const key of path.split('.')) value = (value as Record<string, unknown> | undefined)?.[key];
+  return value;
+}
+
 /** How long an idle client connection stays open (Node's default, 5 s, races clients' own idle timeouts). */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
@@ -335,9 +359,7 @@ export class Gateway {
     this.credentials.syncQuota(this.relay.table, Object.keys(config.providers));
     this.observability.alerts?.setRules(config.alerts.rules);
     this.observability.logger.level = config.logging.level;
-    const restartNeeded: string[] = (['host', 'port', 'auth-dir', 'metrics', 'cluster'] as const).filter(
-      (key) => JSON.stringify(previous[key]) !== JSON.stringify(config[key]),
-    );
+    const restartNeeded = READ_AT_START.filter((path) => JSON.stringify(valueAt(previous, path)) !== JSON.stringify(valueAt(config, path)));
     // Sign-in flows are registered with the credential manager once, at start.
     const flows = (c: GatewayConfig) => JSON.stringify(Object.entries(c.providers).map(([name, p]) => [name, p.oauth ?? null]));
     if (flows(previous) !== flows(config)) restartNeeded.push('providers.*.oauth');
