@@ -156,6 +156,9 @@ export class CredentialManager {
         const stored = await this.writer.saveSignIn(flow, signedIn, meta, this.allHeld());
         return this.describe(stored.id);
       },
+      ...(options.signInDirectory ? { directory: options.signInDirectory } : {}),
+      ...(options.nodeId ? { nodeId: options.nodeId } : {}),
+      onDirectoryError: (error) => this.failed('sign-in directory', null, error),
     });
     forward(this.signIns.events, this.events, ['signin:start', 'signin:end']);
   }
@@ -167,6 +170,8 @@ export class CredentialManager {
   async start(): Promise<void> {
     if (this.state !== 'new') throw new CredentialsError('invalid_argument', 'start() may be called once');
     this.state = 'started';
+    const interrupted = await this.signIns.recover();
+    if (interrupted > 0) this.logger.warn({ sign_ins: interrupted }, 'sign-ins pending before the restart marked interrupted');
     await this.quotas.load();
     // Watch before listing: a change that lands while the list is read is held back and replayed against what
     // the list loaded (one the list already has is then skipped by its revision; a delete of one it has, applied).
@@ -214,7 +219,7 @@ export class CredentialManager {
     this.state = 'closed';
     for (const stop of this.stops.splice(0)) stop();
     this.worker.stop();
-    this.signIns.close();
+    await this.signIns.close();
     this.queue.close();
     await this.consumer;
     this.lifetime.abort();
