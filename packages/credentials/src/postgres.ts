@@ -32,4 +32,9 @@ export {
 export { PostgresCredentialStore, type PostgresCredentialStoreOptions } from './postgres/postgresCredentialStore.js';
 export { DEFAULT_QUOTA_CHANNEL, PostgresQuotaStore, type PostgresQuotaStoreOptions } from './postgres/postgresQuotaStore.js';
 export { PostgresRefreshLock, type PostgresRefreshLockOptions } from './postgres/postgresRefreshLock.js';
+export {
+  DEFAULT_SIGN_IN_CHANNEL,
+  PostgresSignInDirectory,
+  type PostgresSignInDirectoryOptions,
+} from './postgres/postgresSignInDirectory.js';
 export { CREDENTIALS_MIGRATIONS } from './postgres/schema.js';

@@ -19,6 +19,11 @@
  *   quota row, so admissions of one credential queue one behind the other,
  *   and each statement of a PL/pgSQL function reads the rows committed
  *   before it: the sum of open reservations is exact once the lock is held.
+ * - `switchyard_sign_ins`: the public status of every device sign-in a
+ *   node runs (`PostgresSignInDirectory`): `status` is the session as the
+ *   page sees it (never the device code or a token), `node_id` its owner,
+ *   `cancel_requested` set by another node's cancel, `forget_at` when the
+ *   row stops being shown and may be pruned.
  */
 import type { Migration } from '@switchyard/core-routing/postgres';
 
@@ -118,6 +123,23 @@ export const CREDENTIALS_MIGRATIONS: readonly Migration[] = [
         RETURN QUERY SELECT true, v_used, v_reserved + p_tokens, v_period;
       END
       $fn$`,
+    ],
+  },
+  {
+    version: 4,
+    name: 'sign-in status directory: device sign-ins visible and cancellable from every node',
+    statements: [
+      `CREATE TABLE switchyard_sign_ins (
+        id TEXT PRIMARY KEY,
+        node_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        status JSONB NOT NULL,
+        cancel_requested BOOLEAN NOT NULL DEFAULT false,
+        forget_at TIMESTAMPTZ NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+      // A restarting node looks up its own pending rows; pruning looks up the lapsed ones.
+      "CREATE INDEX switchyard_sign_ins_pending_by_node ON switchyard_sign_ins (node_id) WHERE state = 'pending'",
+      'CREATE INDEX switchyard_sign_ins_by_forget_at ON switchyard_sign_ins (forget_at)',
     ],
   },
 ];
