@@ -1,8 +1,8 @@
 /**
  * @module cluster
- * `cluster.enabled`: the node's credential store, quota store, refresh lock
- * and cooldown state store on one shared PostgreSQL database, so that N
- * gateway nodes behave as one. This module opens them on one pool (the
+ * `cluster.enabled`: the node's credential store, quota store, refresh lock,
+ * cooldown state store and sign-in directory on one shared PostgreSQL
+ * database, so that N gateway nodes behave as one. This module opens them on one pool (the
  * refresh lock holds session locks, so it has a small pool of its own),
  * reports their state (`GET /v0/operations/cluster/status`, `svc_cluster_*`
  * metrics), and carries the `config.reload` signal. The stores themselves
@@ -17,6 +17,7 @@ import {
   PostgresCredentialStore,
   PostgresQuotaStore,
   PostgresRefreshLock,
+  PostgresSignInDirectory,
 } from '@switchyard/credentials/postgres';
 import pg from 'pg';
 import { Counter, Gauge, type Registry } from 'prom-client';
@@ -42,6 +43,8 @@ export interface ClusterStatus {
     auth_events: { channel: string; connected: boolean; reconnects: number };
     cooldowns: { channel: string; connected: boolean; reconnects: number };
     quota: { channel: string; connected: boolean; reconnects: number };
+    /** Cancel requests for this node's sign-ins. */
+    sign_ins: { channel: string; connected: boolean; reconnects: number };
   };
   last_event: ClusterLastEvent | null;
   events: { received: number; applied: number; invalid: number; duplicates: number; stale: number; own: number };
@@ -109,6 +112,7 @@ export class GatewayCluster {
     readonly quotaStore: PostgresQuotaStore,
     readonly refreshLock: PostgresRefreshLock,
     readonly cooldownStore: PostgresCooldownStateStore,
+    readonly signInDirectory: PostgresSignInDirectory,
     private readonly clock: ClusterClock,
     private readonly log: LogRelay,
   ) {
@@ -193,8 +197,27 @@ export class GatewayCluster {
         onError: (error) => logger.warn({ err: error.message }, 'cluster_cooldown_listener_error'),
       });
       opened.push(cooldownStore);
+      const signInDirectory = await PostgresSignInDirectory.open({
+        connection,
+        pool,
+        channel: settings.signin_channel,
+        applicationName: `switchyard-sign-ins-${nodeId}`,
+        onError: (error) => logger.warn({ err: error.message }, 'cluster_signin_listener_error'),
+      });
+      opened.push(signInDirectory);
       logger.info({ node_id: nodeId }, 'cluster_joined');
-      return new GatewayCluster(nodeId, settings, pool, credentialStore, quotaStore, refreshLock, cooldownStore, options.clock, log);
+      return new GatewayCluster(
+        nodeId,
+        settings,
+        pool,
+        credentialStore,
+        quotaStore,
+        refreshLock,
+        cooldownStore,
+        signInDirectory,
+        options.clock,
+        log,
+      );
     } catch (error) {
       for (const store of opened.reverse()) await store.close().catch(() => undefined);
       await pool.end().catch(() => undefined);
@@ -212,7 +235,12 @@ export class GatewayCluster {
 
   /** The stores `openCredentials` runs on. */
   credentialStores() {
-    return { store: this.credentialStore, quotaStore: this.quotaStore, refreshLock: this.refreshLock };
+    return {
+      store: this.credentialStore,
+      quotaStore: this.quotaStore,
+      refreshLock: this.refreshLock,
+      signInDirectory: this.signInDirectory,
+    };
   }
 
   /** Runs `task` with `correlation` on every credential event its writes publish. */
@@ -235,6 +263,7 @@ export class GatewayCluster {
     const auth = this.credentialStore.bus.listenerState;
     const cooldowns = this.cooldownStore.listenerState;
     const quota = this.quotaStore.listenerState;
+    const signIns = this.signInDirectory.listenerState;
     return {
       enabled: true,
       node_id: this.nodeId,
@@ -253,6 +282,11 @@ export class GatewayCluster {
           channel: this.settings.quota_channel,
           connected: quota?.connected ?? false,
           reconnects: quota?.reconnects ?? 0,
+        },
+        sign_ins: {
+          channel: this.settings.signin_channel,
+          connected: signIns?.connected ?? false,
+          reconnects: signIns?.reconnects ?? 0,
         },
       },
       last_event: this.lastEvent,
@@ -315,6 +349,7 @@ export class GatewayCluster {
           this.inc({ listener: 'auth_events' }, status.listeners.auth_events.reconnects);
           this.inc({ listener: 'cooldowns' }, status.listeners.cooldowns.reconnects);
           this.inc({ listener: 'quota' }, status.listeners.quota.reconnects);
+          this.inc({ listener: 'sign_ins' }, status.listeners.sign_ins.reconnects);
         },
       }),
     );
@@ -355,6 +390,7 @@ export class GatewayCluster {
           this.set({ listener: 'auth_events' }, status.listeners.auth_events.connected ? 1 : 0);
           this.set({ listener: 'cooldowns' }, status.listeners.cooldowns.connected ? 1 : 0);
           this.set({ listener: 'quota' }, status.listeners.quota.connected ? 1 : 0);
+          this.set({ listener: 'sign_ins' }, status.listeners.sign_ins.connected ? 1 : 0);
         },
       }),
     );
@@ -362,6 +398,7 @@ export class GatewayCluster {
 
   /** Closes the stores and the pool. The credential and quota stores are closed by the credential manager's owner first. */
   async close(): Promise<void> {
+    await this.signInDirectory.close().catch(() => undefined);
     await this.cooldownStore.close().catch(() => undefined);
     await this.refreshLock.close().catch(() => undefined);
     await this.credentialStore.close().catch(() => undefined);
