@@ -206,6 +206,34 @@ describe('sign-ins across nodes sharing a directory', () => {
     await sessions.close();
   });
 
+  test('a sign-in whose record is written while the sessions close is stopped and refused', async () => {
+    const directory = new MemorySignInDirectory();
+    let release!: () => void;
+    const written = new Promise<void>((resolve) => (release = resolve));
+    const put = directory.put.bind(directory);
+    directory.put = async (record) => {
+      await written;
+      return put(record);
+    };
+    const { flow, runs } = controlledFlow();
+    let signal: AbortSignal | undefined;
+    const sessions = new SignInSessions({
+      ...sessionOptions(flow, systemScheduler),
+      context: (s) => {
+        signal = s;
+        return { http: createHttpClient(), scheduler: systemScheduler, signal: s };
+      },
+      directory,
+    });
+    const starting = sessions.start('acme');
+    await until('the start record to be on its way', () => signal !== undefined);
+    await sessions.close();
+    release();
+    await assert.rejects(starting, { code: 'closed' });
+    assert.equal(signal?.aborted, true);
+    assert.equal(runs.length, 0, 'the flow never started polling');
+  });
+
   test('finished sign-ins leave the directory after the retention time', async () => {
     const directory = new MemorySignInDirectory();
     const clock = new FakeScheduler(Date.parse('2026-03-01T12:00:00.000Z'));

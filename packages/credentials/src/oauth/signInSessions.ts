@@ -165,6 +165,11 @@ export class SignInSessions {
       controller.abort();
       throw new CredentialsError('store_failed', `cannot record the sign-in: ${(error as Error).message}`, { cause: error });
     }
+    if (this.closed) {
+      // Closed while the record was written: nothing would stop this sign-in; the next start marks the record interrupted.
+      controller.abort(SHUTDOWN);
+      throw new CredentialsError('closed', 'the credential manager is closed');
+    }
     const done = started
       .complete(controller.signal)
       .then((signedIn) => this.options.save(flow, signedIn, meta))
