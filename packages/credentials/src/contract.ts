@@ -307,3 +307,5 @@ export function runQuotaStoreContract(name: string, makeSubject: () => Promise<Q
     );
   });
 }
+
+export { runSignInDirectoryContract, type SignInDirectorySubject, sampleSignInRecord } from './oauth/signInDirectoryContract.js';

@@ -94,7 +94,21 @@ export {
   type TokenSet,
 } from './oauth/deviceFlow.js';
 export { createHttpClient, type HttpClient, type HttpClientOptions, type HttpRequest, type HttpResponse } from './oauth/http.js';
-export { type SignInMeta, type SignInSession, SignInSessions, type SignInState } from './oauth/signInSessions.js';
+export {
+  INTERRUPTED_ERROR,
+  MemorySignInDirectory,
+  publicSignInStatus,
+  type SignInDirectory,
+  type SignInRecord,
+  type SignInRecordWrite,
+} from './oauth/signInDirectory.js';
+export {
+  type SignInMeta,
+  type SignInSession,
+  SignInSessions,
+  type SignInSessionsOptions,
+  type SignInState,
+} from './oauth/signInSessions.js';
 export {
   type CooldownEvents,
   type CooldownFailure,

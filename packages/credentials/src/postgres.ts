@@ -33,4 +33,9 @@ export type { PostgresRekeyOptions, PostgresRekeyProgress, PostgresRekeyReport }
 export { PostgresCredentialStore, type PostgresCredentialStoreOptions } from './postgres/postgresCredentialStore.js';
 export { DEFAULT_QUOTA_CHANNEL, PostgresQuotaStore, type PostgresQuotaStoreOptions } from './postgres/postgresQuotaStore.js';
 export { PostgresRefreshLock, type PostgresRefreshLockOptions } from './postgres/postgresRefreshLock.js';
+export {
+  DEFAULT_SIGN_IN_CHANNEL,
+  PostgresSignInDirectory,
+  type PostgresSignInDirectoryOptions,
+} from './postgres/postgresSignInDirectory.js';
 export { CREDENTIALS_MIGRATIONS } from './postgres/schema.js';

@@ -26,6 +26,7 @@ import type { CredentialManagerOptions, ProviderQuotaConfig } from '../manager/m
 import type { AuthFlow } from '../oauth/authFlow.js';
 import { cloudCodingAssistantFlow } from '../oauth/cloudCodingAssistantFlow.js';
 import { codeAssistantFlow } from '../oauth/codeAssistantFlow.js';
+import type { SignInDirectory } from '../oauth/signInDirectory.js';
 import { POOL_STRATEGIES } from '../pool/credentialPool.js';
 import type { CredentialStore } from '../store/credentialStore.js';
 import { FileCredentialStore } from '../store/fileCredentialStore.js';
@@ -101,9 +102,12 @@ export interface OpenCredentialsOptions {
   /**
    * Shared stores to run on instead of the files in `auth-dir` (a cluster's
    * PostgreSQL stores). `close()` then closes the credential and quota
-   * stores; the refresh lock stays its owner's to close.
+   * stores; the refresh lock and the sign-in directory stay their owner's
+   * to close.
    */
-  stores?: { store: CredentialStore; quotaStore: QuotaStore; refreshLock?: RefreshLock };
+  stores?: { store: CredentialStore; quotaStore: QuotaStore; refreshLock?: RefreshLock; signInDirectory?: SignInDirectory };
+  /** `cluster.node_id`: names this node as the owner of its sign-ins in a shared `signInDirectory`. */
+  nodeId?: string;
   /** How often quota usage is written to the quota store (default 1 s; 0: after every report, still off the request path). */
   quotaFlushIntervalMs?: number;
   /** How long an unsettled quota reservation lives in a shared quota store (default 10 minutes; see `QuotaTracker.admit`). */
@@ -171,6 +175,8 @@ export async function openCredentials(options: OpenCredentialsOptions = {}): Pro
     },
     flows: [...presets, ...custom],
     ...(options.stores?.refreshLock ? { refreshLock: options.stores.refreshLock } : {}),
+    ...(options.stores?.signInDirectory ? { signInDirectory: options.stores.signInDirectory } : {}),
+    ...(options.nodeId ? { nodeId: options.nodeId } : {}),
     ...(options.quotaFlushIntervalMs === undefined ? {} : { quotaFlushIntervalMs: options.quotaFlushIntervalMs }),
     ...(options.quotaReservationTtlMs === undefined ? {} : { quotaReservationTtlMs: options.quotaReservationTtlMs }),
     ...(options.quotaAdmissionTimeoutMs === undefined ? {} : { quotaAdmissionTimeoutMs: options.quotaAdmissionTimeoutMs }),

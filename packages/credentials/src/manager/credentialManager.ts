@@ -157,6 +157,9 @@ export class CredentialManager {
         const stored = await this.writer.saveSignIn(flow, signedIn, meta, this.allHeld());
         return this.describe(stored.id);
       },
+      ...(options.signInDirectory ? { directory: options.signInDirectory } : {}),
+      ...(options.nodeId ? { nodeId: options.nodeId } : {}),
+      onDirectoryError: (error) => this.failed('sign-in directory', null, error),
     });
     forward(this.signIns.events, this.events, ['signin:start', 'signin:end']);
   }
@@ -178,6 +181,8 @@ export class CredentialManager {
       early.push(change);
     };
     try {
+      const interrupted = await this.signIns.recover();
+      if (interrupted > 0) this.logger.warn({ sign_ins: interrupted }, 'sign-ins pending before the restart marked interrupted');
       await this.quotas.load();
       this.stops.push(this.store.watch((change) => onChange(change)));
       listed = await this.store.list();
@@ -226,7 +231,7 @@ export class CredentialManager {
     this.state = 'closed';
     for (const stop of this.stops.splice(0)) stop();
     this.worker.stop();
-    this.signIns.close();
+    await this.signIns.close();
     this.queue.close();
     await this.consumer;
     this.lifetime.abort();

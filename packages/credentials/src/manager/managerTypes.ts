@@ -9,6 +9,7 @@ import type { NewCredential } from '../credential.js';
 import { CredentialsError } from '../errors.js';
 import type { AuthFlow } from '../oauth/authFlow.js';
 import type { HttpClient } from '../oauth/http.js';
+import type { SignInDirectory } from '../oauth/signInDirectory.js';
 import type { SignInEvents } from '../oauth/signInSessions.js';
 import type { CredentialCooldowns } from '../pool/cooldownTracker.js';
 import type { PoolStrategy } from '../pool/credentialPool.js';
@@ -69,6 +70,10 @@ export interface CredentialManagerOptions {
   /** A config file to watch: a change is queued as a `config.reload` update (see the `config:reload` event). */
   configFile?: string;
   logger?: CredentialsLogger;
+  /** Where sign-ins are visible to every node (default: a memory directory, this process only). */
+  signInDirectory?: SignInDirectory;
+  /** `cluster.node_id`: the owner of this manager's sign-ins in the directory (default `local`). */
+  nodeId?: string;
 }
 
 /** Events of `CredentialManager`: every pool's events, and the manager's own. */

@@ -6,13 +6,21 @@
  * on success, hands the tokens to the manager to store. Session ids are
  * 128 random bits, since a page polls by them. Finished sessions are
  * forgotten after ten minutes.
+ *
+ * Each session's public status also goes to a {@link SignInDirectory}
+ * (when it starts and when it ends), so that in a cluster any node can
+ * answer for it and cancel it: a node asked about a sign-in it does not run
+ * reads the directory; asked to cancel one, it flags it there, and the
+ * owner, told by the directory's notification (or its own check every
+ * `cancelCheckIntervalMs`, should one be lost), aborts the flow.
  */
 import { randomBytes } from 'node:crypto';
-import type { Scheduler } from '@switchyard/core-routing';
+import { every, type Scheduler } from '@switchyard/core-routing';
 import { EventEmitter } from 'eventemitter3';
 import type { CredentialStatusRecord } from '../credential.js';
 import { CredentialsError } from '../errors.js';
 import type { AuthFlow, AuthFlowContext, DeviceCodePrompt, SignedIn } from './authFlow.js';
+import { INTERRUPTED_ERROR, MemorySignInDirectory, publicSignInStatus, type SignInDirectory } from './signInDirectory.js';
 
 /** Where a sign-in stands. */
 export type SignInState = 'pending' | 'succeeded' | 'failed' | 'cancelled';
@@ -48,7 +56,14 @@ interface Entry {
   session: SignInSession;
   controller: AbortController;
   done: Promise<CredentialStatusRecord>;
+  /** The directory writes of this session, one after the other (an end never overtakes the start). */
+  written: Promise<void>;
+  /** Stops the owner's periodic check for a cancel request. */
+  stopCheck: () => void;
 }
+
+/** The abort reason of a closing manager: its sign-ins end `failed` (`interrupted`), not cancelled by anyone. */
+const SHUTDOWN = new CredentialsError('closed', INTERRUPTED_ERROR.message);
 
 /** Options of {@link SignInSessions}. */
 export interface SignInSessionsOptions {
@@ -61,7 +76,19 @@ export interface SignInSessionsOptions {
   maxPending?: number;
   /** How long finished sessions stay visible (default 10 minutes). */
   retentionMs?: number;
+  /** Where the other nodes see these sign-ins, and this node theirs (default: a memory directory of its own). */
+  directory?: SignInDirectory;
+  /** `cluster.node_id`, the owner named in the directory (default `local`). */
+  nodeId?: string;
+  /** How often the owner looks for a cancel request whose notification it missed (default 5 s). */
+  cancelCheckIntervalMs?: number;
+  /** How long a cancel of another node's sign-in waits for that node to end it (default 5 s). */
+  remoteCancelWaitMs?: number;
+  /** A directory read or write failed; the sign-in itself goes on. */
+  onDirectoryError?: (error: unknown) => void;
 }
+
+const REMOTE_CANCEL_POLL_MS = 50;
 
 /**
  * Sign-ins in progress.
@@ -77,10 +104,33 @@ export class SignInSessions {
   readonly events = new EventEmitter<SignInEvents>();
   private readonly entries = new Map<string, Entry>();
   private readonly options: SignInSessionsOptions;
+  private readonly directory: SignInDirectory;
+  private readonly nodeId: string;
+  private readonly retentionMs: number;
+  private readonly stopListening: () => void;
   private closed = false;
 
   constructor(options: SignInSessionsOptions) {
     this.options = options;
+    this.directory = options.directory ?? new MemorySignInDirectory();
+    this.nodeId = options.nodeId ?? 'local';
+    this.retentionMs = options.retentionMs ?? 10 * 60_000;
+    this.stopListening = this.directory.onCancelRequest((id) => this.cancelIfPending(id));
+  }
+
+  /**
+   * Ends the sign-ins the directory still shows as pending on this node:
+   * they belonged to this node before it restarted, and nothing polls for
+   * them now. Call once, before serving. Answers how many there were.
+   */
+  async recover(): Promise<number> {
+    const now = this.options.scheduler.now();
+    try {
+      return await this.directory.interrupt(this.nodeId, new Date(now).toISOString(), new Date(now + this.retentionMs).toISOString());
+    } catch (error) {
+      this.options.onDirectoryError?.(error);
+      return 0;
+    }
   }
 
   /**
@@ -108,6 +158,18 @@ export class SignInSessions {
       credential_id: null,
       error: null,
     };
+    try {
+      await this.directory.put(this.record(session));
+    } catch (error) {
+      // Other nodes could not answer for it: refuse now rather than start a sign-in half the cluster cannot see.
+      controller.abort();
+      throw new CredentialsError('store_failed', `cannot record the sign-in: ${(error as Error).message}`, { cause: error });
+    }
+    if (this.closed) {
+      // Closed while the record was written: nothing would stop this sign-in; the next start marks the record interrupted.
+      controller.abort(SHUTDOWN);
+      throw new CredentialsError('closed', 'the credential manager is closed');
+    }
     const done = started
       .complete(controller.signal)
       .then((signedIn) => this.options.save(flow, signedIn, meta))
@@ -117,6 +179,10 @@ export class SignInSessions {
           return record;
         },
         (error: unknown) => {
+          if (controller.signal.reason === SHUTDOWN) {
+            this.finish(session, 'failed', { error: { ...INTERRUPTED_ERROR } });
+            throw error;
+          }
           const cancelled = controller.signal.aborted;
           const code = error instanceof CredentialsError ? error.code : 'authorization_failed';
           const message = error instanceof CredentialsError ? error.message : 'the sign-in failed';
@@ -125,7 +191,8 @@ export class SignInSessions {
         },
       );
     done.catch(() => undefined);
-    this.entries.set(session.id, { session, controller, done });
+    const stopCheck = every(this.options.scheduler, this.options.cancelCheckIntervalMs ?? 5_000, () => this.checkCancelRequest(session.id));
+    this.entries.set(session.id, { session, controller, done, written: Promise.resolve(), stopCheck });
     this.events.emit('signin:start', { ...session });
     return { ...session };
   }
@@ -133,6 +200,43 @@ export class SignInSessions {
   /** A session's current state. */
   get(sessionId: string): SignInSession {
     return { ...this.entry(sessionId).session };
+  }
+
+  /**
+   * A session's current state, from this node or, when another node runs
+   * it, from the directory.
+   */
+  async status(sessionId: string): Promise<SignInSession> {
+    const local = this.entries.get(sessionId);
+    if (local) return { ...local.session };
+    const record = await this.directory.get(sessionId, this.options.scheduler.now());
+    if (!record) throw notFound();
+    return publicSignInStatus(record);
+  }
+
+  /**
+   * Cancels a sign-in wherever it runs and answers how it stands then. One
+   * of this node's ends at once; another node's is flagged in the directory
+   * for its owner, and the answer waits up to `remoteCancelWaitMs` for the
+   * owner to end it (it may still say `pending` after that, if the owner is
+   * slow or gone). A finished sign-in is left as it ended.
+   */
+  async cancelAnywhere(sessionId: string): Promise<SignInSession> {
+    const local = this.entries.get(sessionId);
+    if (local) {
+      this.cancel(sessionId);
+      await local.done.catch(() => undefined);
+      return { ...local.session };
+    }
+    const { scheduler } = this.options;
+    let record = await this.directory.requestCancel(sessionId, scheduler.now());
+    if (!record) throw notFound();
+    const deadline = scheduler.now() + (this.options.remoteCancelWaitMs ?? 5_000);
+    while (record.state === 'pending' && scheduler.now() < deadline) {
+      await new Promise<void>((resolve) => scheduler.setTimeout(resolve, REMOTE_CANCEL_POLL_MS));
+      record = (await this.directory.get(sessionId, scheduler.now())) ?? record;
+    }
+    return publicSignInStatus(record);
   }
 
   /** Sessions, newest first. */
@@ -151,24 +255,64 @@ export class SignInSessions {
     if (entry.session.state === 'pending') entry.controller.abort(new CredentialsError('aborted', 'the sign-in was cancelled'));
   }
 
-  /** Cancels every pending sign-in. */
-  close(): void {
+  /**
+   * Stops every pending sign-in; they end `failed` with code
+   * `interrupted`, and the directory says so once this resolves.
+   */
+  async close(): Promise<void> {
     this.closed = true;
-    for (const entry of this.entries.values()) if (entry.session.state === 'pending') entry.controller.abort();
+    this.stopListening();
+    const entries = [...this.entries.values()];
+    for (const entry of entries) if (entry.session.state === 'pending') entry.controller.abort(SHUTDOWN);
+    await Promise.all(entries.map((entry) => entry.done.catch(() => undefined).then(() => entry.written)));
   }
 
   private entry(sessionId: string): Entry {
     const entry = this.entries.get(sessionId);
-    if (!entry)
-      throw new CredentialsError('invalid_argument', 'no sign-in session has this id (it may have finished more than ten minutes ago)', {
-        field: 'session',
-      });
+    if (!entry) throw notFound();
     return entry;
+  }
+
+  private cancelIfPending(sessionId: string): void {
+    if (this.entries.get(sessionId)?.session.state === 'pending') this.cancel(sessionId);
+  }
+
+  /** The owner's fallback for a lost cancel notification. */
+  private async checkCancelRequest(sessionId: string): Promise<void> {
+    try {
+      const record = await this.directory.get(sessionId, this.options.scheduler.now());
+      if (record?.cancel_requested) this.cancelIfPending(sessionId);
+    } catch (error) {
+      this.options.onDirectoryError?.(error);
+    }
+  }
+
+  /** The directory's record of a session: shown until ten minutes after it ends (or, pending, after its code expires). */
+  private record(session: SignInSession) {
+    const shownFrom = session.finished_at ?? session.prompt.expires_at;
+    const forgetAt = new Date(Date.parse(shownFrom) + this.retentionMs).toISOString();
+    return { ...publicSignInStatus(session), node_id: this.nodeId, forget_at: forgetAt };
   }
 
   private finish(session: SignInSession, state: SignInState, fields: Partial<SignInSession>): void {
     Object.assign(session, fields, { state, finished_at: new Date(this.options.scheduler.now()).toISOString() });
     this.events.emit('signin:end', { ...session });
-    this.options.scheduler.setTimeout(() => this.entries.delete(session.id), this.options.retentionMs ?? 10 * 60_000);
+    const entry = this.entries.get(session.id);
+    if (entry) {
+      entry.stopCheck();
+      const record = this.record(session);
+      const now = this.options.scheduler.now();
+      entry.written = entry.written
+        .then(() => this.directory.put(record))
+        .then(() => this.directory.prune(now))
+        .catch((error: unknown) => this.options.onDirectoryError?.(error));
+    }
+    this.options.scheduler.setTimeout(() => this.entries.delete(session.id), this.retentionMs);
   }
+}
+
+function notFound(): CredentialsError {
+  return new CredentialsError('invalid_argument', 'no sign-in session has this id (it may have finished more than ten minutes ago)', {
+    field: 'session',
+  });
 }

@@ -16,7 +16,7 @@
  * statement. With it, use passes a limit by no more than what the requests
  * in flight use beyond their estimates, on any number of nodes.
  */
-import { type PgConnection, PgListener, poolFor, type ReconnectBackoff, runMigrations } from '@switchyard/core-routing/postgres';
+import type { PgConnection, PgListener, ReconnectBackoff } from '@switchyard/core-routing/postgres';
 import type pg from 'pg';
 import { CredentialsError } from '../errors.js';
 import {
@@ -28,7 +28,7 @@ import {
   type QuotaTotal,
   type QuotaUsage,
 } from '../store/quotaStore.js';
-import { CREDENTIALS_MIGRATIONS } from './schema.js';
+import { openListeningAdapter } from './listeningAdapter.js';
 
 /** Options of {@link PostgresQuotaStore.open}. */
 export interface PostgresQuotaStoreOptions {
@@ -130,32 +130,20 @@ export class PostgresQuotaStore implements QuotaStore {
 
   /** Connects and applies the migrations. */
   static async open(options: PostgresQuotaStoreOptions): Promise<PostgresQuotaStore> {
-    if (!options.pool && !options.connection) {
-      throw new CredentialsError('invalid_config', 'PostgresQuotaStore needs a connection or a pool', { field: 'connection' });
-    }
-    const listen = options.listen ?? options.connection !== undefined;
-    if (listen && !options.connection) {
-      throw new CredentialsError('invalid_config', 'listening for quota totals needs a connection', { field: 'connection' });
-    }
-    const { pool, owned } = poolFor(options.connection ?? {}, options.pool, options.max ?? 4);
-    const store = new PostgresQuotaStore(pool, owned, options.channel ?? DEFAULT_QUOTA_CHANNEL, options.onError ?? (() => undefined));
-    try {
-      await runMigrations(pool, 'credentials', CREDENTIALS_MIGRATIONS);
-      if (listen) {
-        store.listener = await PgListener.start({
-          connection: options.connection!,
-          channels: [store.channel],
-          applicationName: options.applicationName ?? 'switchyard-quota',
-          onNotification: (_channel, payload) => store.notified(payload),
-          // Totals announced while the connection was away are lost; nothing to replay: the next add's answer repairs them.
-          onError: store.onError,
-          ...(options.backoff ? { backoff: options.backoff } : {}),
-        });
-      }
-    } catch (error) {
-      await store.close();
-      throw new CredentialsError('store_failed', (error as Error).message, { cause: error });
-    }
+    const onError = options.onError ?? (() => undefined);
+    const channel = options.channel ?? DEFAULT_QUOTA_CHANNEL;
+    const { adapter: store, listener } = await openListeningAdapter(options, {
+      name: 'PostgresQuotaStore',
+      listensFor: 'quota totals',
+      defaultMax: 4,
+      defaultApplicationName: 'switchyard-quota',
+      channel,
+      make: (pool, owned) => new PostgresQuotaStore(pool, owned, channel, onError),
+      onNotification: (store, payload) => store.notified(payload),
+      // Totals announced while the connection was away are lost; nothing to replay: the next add's answer repairs them.
+      onError,
+    });
+    store.listener = listener;
     return store;
   }
 

@@ -23,6 +23,11 @@
  *   for a credential `switchyard_credentials` holds as deleted, and the
  *   delete removes its quota row and reservations in its own transaction,
  *   so a write racing a delete cannot leave a row behind.
+ * - `switchyard_sign_ins` (version 5): the public status of every device sign-in a
+ *   node runs (`PostgresSignInDirectory`): `status` is the session as the
+ *   page sees it (never the device code or a token), `node_id` its owner,
+ *   `cancel_requested` set by another node's cancel, `forget_at` when the
+ *   row stops being shown and may be pruned.
  */
 import type { Migration } from '@switchyard/core-routing/postgres';
 
@@ -193,6 +198,23 @@ export const CREDENTIALS_MIGRATIONS: readonly Migration[] = [
         RETURN QUERY SELECT true, v_used, v_reserved + p_tokens, v_period;
       END
       $fn$`,
+    ],
+  },
+  {
+    version: 5,
+    name: 'sign-in status directory: device sign-ins visible and cancellable from every node',
+    statements: [
+      `CREATE TABLE switchyard_sign_ins (
+        id TEXT PRIMARY KEY,
+        node_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        status JSONB NOT NULL,
+        cancel_requested BOOLEAN NOT NULL DEFAULT false,
+        forget_at TIMESTAMPTZ NOT NULL,
+        updated_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
+      // A restarting node looks up its own pending rows; pruning looks up the lapsed ones.
+      "CREATE INDEX switchyard_sign_ins_pending_by_node ON switchyard_sign_ins (node_id) WHERE state = 'pending'",
+      'CREATE INDEX switchyard_sign_ins_by_forget_at ON switchyard_sign_ins (forget_at)',
     ],
   },
 ];

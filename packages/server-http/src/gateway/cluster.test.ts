@@ -179,6 +179,7 @@ describe('gateways in a cluster (in process)', { skip: postgres.skip }, async ()
       assert.match(text, new RegExp(`svc_cluster_quota_admissions_total\\{outcome="${outcome}"\\} \\d+`));
     }
     assert.match(text, /svc_cluster_listener_connected\{listener="quota"\} 1/);
+    assert.match(text, /svc_cluster_listener_connected\{listener="sign_ins"\} 1/);
     if (promtool.available) promtool.checkMetrics(text);
     const status = (await manage(b, 'GET', '/v0/operations/cluster/status')).body;
     assert.equal((status.events as { applied: number }).applied > 0, true);

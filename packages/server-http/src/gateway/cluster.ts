@@ -1,8 +1,8 @@
 /**
  * @module cluster
- * `cluster.enabled`: the node's credential store, quota store, refresh lock
- * and cooldown state store on one shared PostgreSQL database, so that N
- * gateway nodes behave as one. This module opens them on one pool (the
+ * `cluster.enabled`: the node's credential store, quota store, refresh lock,
+ * cooldown state store and sign-in directory on one shared PostgreSQL
+ * database, so that N gateway nodes behave as one. This module opens them on one pool (the
  * refresh lock holds session locks, so it has a small pool of its own),
  * reports their state (`GET /v0/operations/cluster/status`, `svc_cluster_*`
  * metrics), and carries the `config.reload` signal. The stores themselves
@@ -18,6 +18,7 @@ import {
   PostgresCredentialStore,
   PostgresQuotaStore,
   PostgresRefreshLock,
+  PostgresSignInDirectory,
 } from '@switchyard/credentials/postgres';
 import pg from 'pg';
 import { Counter, Gauge, type Registry } from 'prom-client';
@@ -43,6 +44,8 @@ export interface ClusterStatus {
     auth_events: { channel: string; connected: boolean; reconnects: number };
     cooldowns: { channel: string; connected: boolean; reconnects: number };
     quota: { channel: string; connected: boolean; reconnects: number };
+    /** Cancel requests for this node's sign-ins. */
+    sign_ins: { channel: string; connected: boolean; reconnects: number };
   };
   last_event: ClusterLastEvent | null;
   events: { received: number; applied: number; invalid: number; duplicates: number; stale: number; own: number };
@@ -115,6 +118,7 @@ export class GatewayCluster {
     readonly quotaStore: PostgresQuotaStore,
     readonly refreshLock: PostgresRefreshLock,
     readonly cooldownStore: PostgresCooldownStateStore,
+    readonly signInDirectory: PostgresSignInDirectory,
     private readonly clock: ClusterClock,
     private readonly log: LogRelay,
   ) {
@@ -199,8 +203,27 @@ export class GatewayCluster {
         onError: (error) => logger.warn({ err: error.message }, 'cluster_cooldown_listener_error'),
       });
       opened.push(cooldownStore);
+      const signInDirectory = await PostgresSignInDirectory.open({
+        connection,
+        pool,
+        channel: settings.signin_channel,
+        applicationName: `switchyard-sign-ins-${nodeId}`,
+        onError: (error) => logger.warn({ err: error.message }, 'cluster_signin_listener_error'),
+      });
+      opened.push(signInDirectory);
       logger.info({ node_id: nodeId }, 'cluster_joined');
-      return new GatewayCluster(nodeId, settings, pool, credentialStore, quotaStore, refreshLock, cooldownStore, options.clock, log);
+      return new GatewayCluster(
+        nodeId,
+        settings,
+        pool,
+        credentialStore,
+        quotaStore,
+        refreshLock,
+        cooldownStore,
+        signInDirectory,
+        options.clock,
+        log,
+      );
     } catch (error) {
       for (const store of opened.reverse()) await store.close().catch(() => undefined);
       await pool.end().catch(() => undefined);
@@ -223,7 +246,12 @@ export class GatewayCluster {
 
   /** The stores `openCredentials` runs on. */
   credentialStores() {
-    return { store: this.credentialStore, quotaStore: this.quotaStore, refreshLock: this.refreshLock };
+    return {
+      store: this.credentialStore,
+      quotaStore: this.quotaStore,
+      refreshLock: this.refreshLock,
+      signInDirectory: this.signInDirectory,
+    };
   }
 
   /** Runs `task` with `correlation` on every credential event its writes publish. */
@@ -246,6 +274,7 @@ export class GatewayCluster {
     const auth = this.credentialStore.bus.listenerState;
     const cooldowns = this.cooldownStore.listenerState;
     const quota = this.quotaStore.listenerState;
+    const signIns = this.signInDirectory.listenerState;
     return {
       enabled: true,
       node_id: this.nodeId,
@@ -264,6 +293,11 @@ export class GatewayCluster {
           channel: this.settings.quota_channel,
           connected: quota?.connected ?? false,
           reconnects: quota?.reconnects ?? 0,
+        },
+        sign_ins: {
+          channel: this.settings.signin_channel,
+          connected: signIns?.connected ?? false,
+          reconnects: signIns?.reconnects ?? 0,
         },
       },
       last_event: this.lastEvent,
@@ -326,6 +360,7 @@ export class GatewayCluster {
           this.inc({ listener: 'auth_events' }, status.listeners.auth_events.reconnects);
           this.inc({ listener: 'cooldowns' }, status.listeners.cooldowns.reconnects);
           this.inc({ listener: 'quota' }, status.listeners.quota.reconnects);
+          this.inc({ listener: 'sign_ins' }, status.listeners.sign_ins.reconnects);
         },
       }),
     );
@@ -368,6 +403,7 @@ export class GatewayCluster {
           this.set({ listener: 'auth_events' }, status.listeners.auth_events.connected ? 1 : 0);
           this.set({ listener: 'cooldowns' }, status.listeners.cooldowns.connected ? 1 : 0);
           this.set({ listener: 'quota' }, status.listeners.quota.connected ? 1 : 0);
+          this.set({ listener: 'sign_ins' }, status.listeners.sign_ins.connected ? 1 : 0);
         },
       }),
     );
@@ -375,6 +411,7 @@ export class GatewayCluster {
 
   /** Closes the stores and the pool. The credential and quota stores are closed by the credential manager's owner first. */
   async close(): Promise<void> {
+    await this.signInDirectory.close().catch(() => undefined);
     await this.cooldownStore.close().catch(() => undefined);
     await this.refreshLock.close().catch(() => undefined);
     await this.credentialStore.close().catch(() => undefined);

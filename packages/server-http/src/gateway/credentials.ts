@@ -62,6 +62,8 @@ export class GatewayCredentials {
       scheduler: Scheduler;
       configPath?: string | undefined;
       stores?: OpenCredentialsOptions['stores'];
+      /** `cluster.node_id`: the owner of this node's sign-ins in the cluster's directory. */
+      nodeId?: string | undefined;
       flows?: OpenCredentialsOptions['flows'];
     },
   ): Promise<GatewayCredentials> {
@@ -75,6 +77,7 @@ export class GatewayCredentials {
           }
         : {}),
       ...(options.stores ? { stores: options.stores } : {}),
+      ...(options.nodeId ? { nodeId: options.nodeId } : {}),
       authDir: resolveAuthDir(config['auth-dir'], options.configPath),
       auth: config.auth as AuthConfig,
       providers: providerQuotas(config),

@@ -258,7 +258,7 @@ export class Gateway {
         scheduler,
         configPath: options.configPath,
         ...(options.flows ? { flows: options.flows } : {}),
-        ...(cluster ? { stores: cluster.credentialStores() } : {}),
+        ...(cluster ? { stores: cluster.credentialStores(), nodeId: cluster.nodeId } : {}),
       });
     } catch (error) {
       await cluster?.close();

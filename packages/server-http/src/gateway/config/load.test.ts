@@ -142,11 +142,18 @@ server:
       'cluster:\n  enabled: true\n  database_url: postgres://db/x\n  reconcile_interval: 5s\nauth:\n  encryption: { enabled: true, key: k }\n',
     );
     assert.deepEqual(
-      [ok.cluster.auth_events_channel, ok.cluster.cooldown_channel, ok.cluster.quota_channel, ok.cluster.reconcile_interval],
-      ['svc_auth_events_v1', 'svc_cooldown_events_v1', 'svc_quota_totals_v1', 5_000],
+      [
+        ok.cluster.auth_events_channel,
+        ok.cluster.cooldown_channel,
+        ok.cluster.quota_channel,
+        ok.cluster.signin_channel,
+        ok.cluster.reconcile_interval,
+      ],
+      ['svc_auth_events_v1', 'svc_cooldown_events_v1', 'svc_quota_totals_v1', 'svc_signin_events_v1', 5_000],
     );
     assert.throws(() => parseConfig('cluster:\n  auth_events_channel: "Bad-Name"\n'), /cluster\.auth_events_channel/);
     assert.throws(() => parseConfig('cluster:\n  quota_channel: "Bad-Name"\n'), /cluster\.quota_channel/);
+    assert.throws(() => parseConfig('cluster:\n  signin_channel: "Bad-Name"\n'), /cluster\.signin_channel/);
   });
 
   test('providers.<p>.oauth: a device-code flow needs its endpoints and client; presets name themselves; one name, one provider', () => {

@@ -3,7 +3,8 @@
  * Device sign-in over HTTP, thin over the credential manager's sign-in
  * sessions: `POST /v0/oauth/{flow}/sessions` starts one and answers the
  * user code and verification URI; `GET /v0/oauth/sessions/{id}` tells how
- * it stands; `DELETE` cancels it. On success the manager stores the
+ * it stands; `DELETE` cancels it. Both answer for a sign-in another node of
+ * a cluster runs, through the shared sign-in directory. On success the manager stores the
  * credential in auth-dir like any other, and it serves traffic at once.
  * The JSON routes follow the management rules (the guard runs first);
  * `GET /v0/oauth/{flow}` is the page a person uses, behind the same
@@ -109,9 +110,10 @@ export function registerOAuthRoutes(app: ControlPlaneApp, gateway: Gateway, guar
     }
     return kind;
   };
-  const session = (id: string): SignInSession => {
+  /** The answer of `lookup`, with an unknown id as `session_not_found`. */
+  const session = async (lookup: Promise<SignInSession>): Promise<SignInSession> => {
     try {
-      return manager().signIns.get(id);
+      return await lookup;
     } catch (error) {
       if (error instanceof CredentialsError && error.code === 'invalid_argument') throw new ApiError('session_not_found', error.message);
       throw error;
@@ -170,7 +172,8 @@ export function registerOAuthRoutes(app: ControlPlaneApp, gateway: Gateway, guar
       request: { params: SessionPath },
       responses: { 200: jsonResponse(StatusSchema, 'Its status'), ...protectedErrors },
     }),
-    (c) => c.json(sessionStatus(session(c.req.valid('param').id)), 200),
+    // In a cluster, a sign-in another node runs is answered from the shared directory.
+    async (c) => c.json(sessionStatus(await session(manager().signIns.status(c.req.valid('param').id))), 200),
   );
 
   app.openapi(
@@ -183,16 +186,8 @@ export function registerOAuthRoutes(app: ControlPlaneApp, gateway: Gateway, guar
       request: { params: SessionPath },
       responses: { 200: jsonResponse(StatusSchema, 'Its status after the cancel'), ...protectedErrors },
     }),
-    async (c) => {
-      const { id } = c.req.valid('param');
-      session(id);
-      manager().signIns.cancel(id);
-      // The sign-in settles once its poll sees the abort; answer with the state it ends in.
-      await manager()
-        .signIns.wait(id)
-        .catch(() => undefined);
-      return c.json(sessionStatus(session(id)), 200);
-    },
+    // Answers the state the sign-in ends in; one another node runs is asked to stop and waited for (up to 5 s).
+    async (c) => c.json(sessionStatus(await session(manager().signIns.cancelAnywhere(c.req.valid('param').id))), 200),
   );
 
   app.get('/v0/oauth/:flow', (c) => {
