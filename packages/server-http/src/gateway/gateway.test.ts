@@ -588,3 +588,13 @@ describe('gateway: a reload names what needs a restart', async () => {
     assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded, []);
   });
 });
+
+describe('gateway: close', () => {
+  test('may be called more than once, at once or later: every call resolves when the gateway is down', async () => {
+    const { gateway } = await start();
+    const url = gateway.url;
+    await Promise.all([gateway.close(), gateway.close()]);
+    await gateway.close();
+    await assert.rejects(fetch(`${url}/health`));
+  });
+});

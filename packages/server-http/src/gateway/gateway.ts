@@ -412,8 +412,19 @@ export class Gateway {
     }
   }
 
-  /** Stops everything, letting HTTP requests in flight finish first; websockets are closed (1001) and their requests aborted. */
-  async close(): Promise<void> {
+  /**
+   * Stops everything, letting HTTP requests in flight finish first; websockets are closed (1001)
+   * and their requests aborted. Calling it again returns the same promise (a signal handler and
+   * an embedder's teardown may both call it).
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutDown();
+    return this.closing;
+  }
+
+  private closing: Promise<void> | undefined;
+
+  private async shutDown(): Promise<void> {
     await this.watcher?.close();
     this.stopConfigSignal?.();
     this.healer.stop();
