@@ -254,4 +254,27 @@ describe('sign-ins across nodes sharing a directory', () => {
       await b.close();
     }
   });
+
+  test('a sign-in whose node is gone reads as expired once its device code has expired', async () => {
+    const directory = new MemorySignInDirectory();
+    const clock = new FakeScheduler(Date.parse('2026-03-01T12:00:00.000Z'));
+    const { flow } = controlledFlow();
+    const options = { ...sessionOptions(flow, clock), directory };
+    const a = new SignInSessions({ ...options, nodeId: 'node-a' });
+    const b = new SignInSessions({ ...options, nodeId: 'node-b' });
+    try {
+      // node-a starts a sign-in and then never answers again (its process is gone, its row stays pending).
+      const session = await a.start('acme');
+      clock.set(Date.parse(session.prompt.expires_at) - 1);
+      assert.equal((await b.status(session.id)).state, 'pending');
+      clock.set(Date.parse(session.prompt.expires_at));
+      const late = await b.status(session.id);
+      assert.equal(late.state, 'failed');
+      assert.equal(late.error?.code, 'expired_token');
+      assert.equal(late.finished_at, session.prompt.expires_at);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
 });

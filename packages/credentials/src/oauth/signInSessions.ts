@@ -209,9 +209,10 @@ export class SignInSessions {
   async status(sessionId: string): Promise<SignInSession> {
     const local = this.entries.get(sessionId);
     if (local) return { ...local.session };
-    const record = await this.directory.get(sessionId, this.options.scheduler.now());
+    const now = this.options.scheduler.now();
+    const record = await this.directory.get(sessionId, now);
     if (!record) throw notFound();
-    return publicSignInStatus(record);
+    return expiredIfOverdue(publicSignInStatus(record), now);
   }
 
   /**
@@ -315,4 +316,23 @@ function notFound(): CredentialsError {
   return new CredentialsError('invalid_argument', 'no sign-in session has this id (it may have finished more than ten minutes ago)', {
     field: 'session',
   });
+}
+
+/**
+ * Another node's sign-in still recorded as pending after its device code expired: its owner
+ * would have ended it by now, so it is gone (crashed, and not back with the same node id). The
+ * code cannot be used any more, whatever the owner does, so the answer is that it expired.
+ */
+function expiredIfOverdue(session: SignInSession, now: number): SignInSession {
+  const expiresAt = Date.parse(session.prompt.expires_at);
+  if (session.state !== 'pending' || !(expiresAt <= now)) return session;
+  return {
+    ...session,
+    state: 'failed',
+    finished_at: session.prompt.expires_at,
+    error: {
+      code: 'expired_token',
+      message: 'the device code expired before the sign-in finished (the node running it stopped answering)',
+    },
+  };
 }

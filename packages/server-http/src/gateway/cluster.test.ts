@@ -78,6 +78,13 @@ async function startNodes(url: string, tokenUrl: string): Promise<Gateway[]> {
   return nodes;
 }
 
+interface SchemaObject {
+  properties?: Record<string, SchemaObject>;
+}
+interface OpenApiDocument {
+  components: { schemas: { ClusterStatus: { anyOf: SchemaObject[] } } };
+}
+
 async function manage(gateway: Gateway, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const response = await fetch(`${gateway.url}${path}`, {
     method,
@@ -185,5 +192,11 @@ describe('gateways in a cluster (in process)', { skip: postgres.skip }, async ()
     assert.equal((status.events as { applied: number }).applied > 0, true);
     const { stalled, skipped } = status.quota_admissions as Record<string, number>;
     assert.deepEqual({ stalled, skipped }, b.credentials.manager.quotaAdmissions(), 'the node’s own admission decisions');
+    // What /openapi.json promises is what the route answers: the same fields, the same listeners.
+    const documented = (
+      (await (await fetch(`${b.url}/openapi.json`)).json()) as OpenApiDocument
+    ).components.schemas.ClusterStatus.anyOf.find((branch) => 'node_id' in (branch.properties ?? {}))!.properties!;
+    assert.deepEqual(Object.keys(status).sort(), Object.keys(documented).sort());
+    assert.deepEqual(Object.keys(status.listeners as object).sort(), Object.keys(documented.listeners!.properties!).sort());
   });
 });

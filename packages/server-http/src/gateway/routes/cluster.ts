@@ -18,7 +18,7 @@ const ClusterStatusSchema = z
     z.object({
       enabled: z.literal(true),
       node_id: z.string(),
-      listeners: z.object({ auth_events: ListenerSchema, cooldowns: ListenerSchema }),
+      listeners: z.object({ auth_events: ListenerSchema, cooldowns: ListenerSchema, quota: ListenerSchema, sign_ins: ListenerSchema }),
       last_event: z
         .object({
           event_id: z.string(),
