@@ -81,6 +81,13 @@ function sessionOptions(flow: AuthFlow, scheduler: Scheduler) {
   };
 }
 
+/** Bare `SignInSessions` of `node-a` and `node-b` on one memory directory and one fake clock. */
+function sessionsOnAFakeClock() {
+  const clock = new FakeScheduler(Date.parse('2026-03-01T12:00:00.000Z'));
+  const options = { ...sessionOptions(controlledFlow().flow, clock), directory: new MemorySignInDirectory() };
+  return { clock, a: new SignInSessions({ ...options, nodeId: 'node-a' }), b: new SignInSessions({ ...options, nodeId: 'node-b' }) };
+}
+
 async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
@@ -235,12 +242,7 @@ describe('sign-ins across nodes sharing a directory', () => {
   });
 
   test('finished sign-ins leave the directory after the retention time', async () => {
-    const directory = new MemorySignInDirectory();
-    const clock = new FakeScheduler(Date.parse('2026-03-01T12:00:00.000Z'));
-    const { flow } = controlledFlow();
-    const options = { ...sessionOptions(flow, clock), directory };
-    const a = new SignInSessions({ ...options, nodeId: 'node-a' });
-    const b = new SignInSessions({ ...options, nodeId: 'node-b' });
+    const { clock, a, b } = sessionsOnAFakeClock();
     try {
       const session = await a.start('acme');
       a.cancel(session.id);
@@ -256,12 +258,7 @@ describe('sign-ins across nodes sharing a directory', () => {
   });
 
   test('a sign-in whose node is gone reads as expired once its device code has expired', async () => {
-    const directory = new MemorySignInDirectory();
-    const clock = new FakeScheduler(Date.parse('2026-03-01T12:00:00.000Z'));
-    const { flow } = controlledFlow();
-    const options = { ...sessionOptions(flow, clock), directory };
-    const a = new SignInSessions({ ...options, nodeId: 'node-a' });
-    const b = new SignInSessions({ ...options, nodeId: 'node-b' });
+    const { clock, a, b } = sessionsOnAFakeClock();
     try {
       // node-a starts a sign-in and then never answers again (its process is gone, its row stays pending).
       const session = await a.start('acme');
