@@ -9,6 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type Clock, RoutingError } from '@switchyard/core-routing';
+import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError, type ApiErrorCode, fieldIssues, respondError } from '../controlPlane/apiError.js';
 import { type ManagementGuard, managementAuth, SessionStore } from '../controlPlane/managementAuth.js';
@@ -32,6 +33,15 @@ export type ControlPlaneEnv = { Variables: { requestId: string } };
 export type ControlPlaneApp = OpenAPIHono<ControlPlaneEnv>;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The most any control-plane request body may hold. Routes read bodies
+ * whole (the sign-in form before any key is checked), so without a cap one
+ * client could make the gateway buffer without bound. The largest legitimate
+ * bodies are a 1 MiB config and an `/api-call` with 1 MiB of `data`, which
+ * JSON-encoded UTF-8 can make about three times larger.
+ */
+export const CONTROL_PLANE_BODY_LIMIT = 4 * 1024 * 1024;
 
 const ROUTING_STATUS: Partial<Record<string, ApiErrorCode>> = {
   provider_not_found: 'provider_not_found',
@@ -99,6 +109,14 @@ export function createControlPlane(gateway: Gateway, management: GatewayManageme
     c.header('x-request-id', requestId);
     await next();
   });
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: CONTROL_PLANE_BODY_LIMIT,
+      onError: (c) => respondError(c, 'payload_too_large', `the request body must be at most ${CONTROL_PLANE_BODY_LIMIT} bytes`),
+    }),
+  );
 
   app.onError((error, c) => {
     if (error instanceof ApiError) return respondError(c, error.code, error.message, error.details, error.headers);

@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { requireChromium } from '@switchyard/test-support';
 import { parseConfig } from './config/load.js';
+import { CONTROL_PLANE_BODY_LIMIT } from './controlPlane.js';
 import { Gateway } from './gateway.js';
 
 const KEY = 'dashboard-secret';
@@ -114,4 +115,54 @@ test('in Chromium: sign in, see providers, traffic and decisions, cool a provide
   } finally {
     await browser.close();
   }
+});
+
+/** A form body one byte over the limit, `key=` first so a reader that took it whole would find a (wrong) key. */
+const oversizedForm = () => `key=${'k'.repeat(CONTROL_PLANE_BODY_LIMIT)}`;
+
+describe('control-plane request bodies', () => {
+  test('a sign-in form larger than the limit is refused with 413 before any key is checked', async () => {
+    const response = await fetch(`${gateway.url}/dashboard/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: oversizedForm(),
+      redirect: 'manual',
+    });
+    assert.equal(response.status, 413);
+    const body = (await response.json()) as { error: { code: string } };
+    assert.equal(body.error.code, 'payload_too_large');
+  });
+
+  test('a chunked body without a declared length is cut off at the limit too', async () => {
+    const chunk = new TextEncoder().encode('k'.repeat(256 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent > CONTROL_PLANE_BODY_LIMIT * 2) return controller.close();
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const response = await fetch(`${gateway.url}/dashboard/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: stream,
+      duplex: 'half',
+      redirect: 'manual',
+    } as RequestInit);
+    assert.equal(response.status, 413);
+    await response.arrayBuffer();
+  });
+
+  test('a management body under the limit still reaches its route', async () => {
+    const response = await fetch(`${gateway.url}/v0/management/api-call`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'http://127.0.0.1:1/', data: 'x'.repeat(512 * 1024) }),
+    });
+    // The route ran: it refused the loopback destination itself.
+    assert.equal(response.status, 403);
+    const body = (await response.json()) as { error: { details: { range: string } } };
+    assert.equal(body.error.details.range, 'loopback');
+  });
 });

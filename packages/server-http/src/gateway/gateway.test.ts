@@ -598,3 +598,26 @@ describe('gateway: close', () => {
     await assert.rejects(fetch(`${url}/health`));
   });
 });
+
+test('a request handler fault is logged with the path but without its query, where a Gemini client puts its key', async () => {
+  const lines: string[] = [];
+  const gateway = await Gateway.start({
+    config: parseConfig('port: 0\nproviders:\n  alpha: { kind: mock, models: [demo-model] }\nmetrics: { enabled: false }\n'),
+    logDestination: { write: (line: string) => void lines.push(line) },
+  });
+  gateways.push(gateway);
+  gateway.dataPlane.handle = async () => {
+    throw new Error('handler fault');
+  };
+  const response = await fetch(`${gateway.url}/v1beta/models/demo-model:generateContent?key=AIzaClientKey0123456789abcdef&alt=sse`, {
+    method: 'POST',
+    body: '{}',
+  });
+  assert.equal(response.status, 500);
+  await response.arrayBuffer();
+  await gateway.observability.logger.flush?.();
+  const fault = lines.map((line) => JSON.parse(line)).find((entry) => entry.msg === 'request_handler_failed');
+  assert.ok(fault, 'the fault is logged');
+  assert.equal(fault.path, '/v1beta/models/demo-model:generateContent');
+  assert.ok(!lines.join('\n').includes('AIzaClientKey0123456789abcdef'));
+});

@@ -225,7 +225,8 @@ export class Gateway {
         if (await this.dataPlane.handle(req, res)) return;
         await hono(req, res);
       } catch (error) {
-        this.observability.logger.error({ err: error, path: req.url }, 'request_handler_failed');
+        // The path only: a query can carry the client's key (Gemini's `?key=`).
+        this.observability.logger.error({ err: error, path: (req.url ?? '/').split('?', 1)[0] }, 'request_handler_failed');
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { code: 'internal', message: 'internal error' } }));
       }

@@ -51,7 +51,8 @@ function maskPath(target: Record<string, unknown>, path: readonly string[]): voi
   if (!node || typeof node !== 'object' || !(last in node)) return;
   const holder = node as Record<string, unknown>;
   const value = holder[last];
-  holder[last] = value && typeof value === 'object' ? Object.fromEntries(Object.keys(value).map((k) => [k, MASK])) : mask(value);
+  if (Array.isArray(value)) holder[last] = value.map(mask);
+  else holder[last] = value && typeof value === 'object' ? Object.fromEntries(Object.keys(value).map((k) => [k, MASK])) : mask(value);
 }
 
 /** The config for display: every secret replaced by `***` (empty ones stay empty, so "unset" shows). */
@@ -60,6 +61,8 @@ export function redactConfig(config: GatewayConfig): Record<string, unknown> {
   copy['api-keys'] = (config['api-keys'] ?? []).map(() => MASK);
   maskPath(copy, ['remote-management', 'secret-key']);
   maskPath(copy, ['auth', 'encryption', 'key']);
+  // Keys kept readable during a rekey decrypt the same credentials as the current one.
+  maskPath(copy, ['auth', 'encryption', 'previous_keys']);
   maskPath(copy, ['cluster', 'database_url']);
   for (const path of SECRET_CONFIG_PATHS) maskPath(copy, path.split('.'));
   for (const provider of Object.values((copy.providers ?? {}) as Record<string, Record<string, unknown>>)) {
