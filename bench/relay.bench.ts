@@ -18,7 +18,7 @@
  * TypeScript sources through tsx instead, whose keep-names transform adds a
  * call to every closure created per request.
  *
- *   pnpm build && pnpm bench relay [--smoke] [--source]
+ *   pnpm build && pnpm bench relay [--smoke] [--source] [--matched]
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -34,6 +34,14 @@ const THROUGHPUT_SECONDS = SMOKE ? 1 : 8;
 const CONCURRENCY = 64;
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const FROM_SOURCE = process.argv.includes('--source');
+/**
+ * `--matched`: during the latency phases the upstream runs on the proxies' CPU, so the direct
+ * path and the proxied paths cross between CPUs equally often (twice a request). In the default
+ * layout a proxied request crosses four times and a direct one never, and on a VM each crossing
+ * wakes an idle vCPU (tens to hundreds of µs), which the default layout books to the proxy.
+ * The throughput phase is the same in both layouts (the proxy alone on CPU 1).
+ */
+const MATCHED = process.argv.includes('--matched') && hasTaskset;
 const children: ChildProcess[] = [];
 
 if (!FROM_SOURCE) {
@@ -79,7 +87,9 @@ function cpuMs(pid: number): number | undefined {
 const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
 
 if (hasTaskset) spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
-const upstream = await start('./relay/upstream.ts', [], 0);
+const upstream = await start('./relay/upstream.ts', [], MATCHED ? 1 : 0);
+/** Moves a running process (all its threads) to `cpu`. */
+const pin = (pid: number, cpu: number) => spawnSync('taskset', ['-a', '-cp', String(cpu), String(pid)], { stdio: 'ignore' });
 const upstreamUrl = `http://127.0.0.1:${upstream.port}/v1`;
 const bare = await start('./relay/proxy.ts', ['bare', upstreamUrl], 1, proxyEnv);
 const gateway = await start('./relay/proxy.ts', ['gateway', upstreamUrl], 1, proxyEnv);
@@ -216,6 +226,7 @@ try {
   const high = await fixedRate(plainBody, HIGH_RATE, SMOKE ? 1 : 5);
   const warm = await sequential(plainBody, SMOKE ? 2 : 40);
   const warmStream = await sequential(streamBody, SMOKE ? 2 : 40);
+  if (MATCHED) pin(upstream.pid, 0);
   const closed = { bare: await maxThroughput('bare', THROUGHPUT_SECONDS), gateway: await maxThroughput('gateway', THROUGHPUT_SECONDS) };
   const throughput = { bare: closed.bare.rate, gateway: closed.gateway.rate };
   const addedGateway50 = plain.gateway.p50 - plain.direct.p50;
@@ -280,7 +291,11 @@ try {
     );
   }
   const setup = [
-    hasTaskset ? 'proxies pinned to CPU 1, upstream and load generator to CPU 0' : 'not pinned: taskset missing',
+    !hasTaskset
+      ? 'not pinned: taskset missing'
+      : MATCHED
+        ? 'latency: upstream and proxies on CPU 1, load generator on CPU 0 (--matched); throughput: proxies on CPU 1, the rest on CPU 0'
+        : 'proxies pinned to CPU 1, upstream and load generator to CPU 0',
     FROM_SOURCE ? 'proxies from source' : 'proxies on the built packages',
   ];
   report(`relay (${setup.join('; ')})`, rows);
