@@ -27,6 +27,22 @@ describe('SSRF guard', () => {
       ['8.8.8.8', undefined],
       ['2606:4700::1111', undefined],
       ['172.32.0.1', undefined],
+      // IPv4 inside IPv6: NAT64 (well-known and local-use prefixes), 6to4, IPv4-compatible, hex-mapped.
+      ['64:ff9b::a9fe:a9fe', 'metadata'],
+      ['64:ff9b::127.0.0.1', 'loopback'],
+      ['64:ff9b:1::a00:1', 'private'],
+      ['64:ff9b::808:808', undefined],
+      ['2002:7f00:1::', 'loopback'],
+      ['2002:c0a8:101::1', 'private'],
+      ['2002:808:808::1', undefined],
+      ['::7f00:1', 'reserved'],
+      ['::10.0.0.1', 'reserved'],
+      ['::ffff:7f00:1', 'loopback'],
+      ['fec0::1', 'private'],
+      ['2001:db8::1', 'reserved'],
+      ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
+      ['100::1', 'reserved'],
+      ['2a00:1450:4001:81b::200e', undefined],
     ];
     for (const [address, expected] of cases) assert.equal(blockedRange(address), expected, address);
   });

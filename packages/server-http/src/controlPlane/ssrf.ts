@@ -33,6 +33,11 @@ const ranges: [BlockedRange, string, number, 'ipv4' | 'ipv6'][] = [
   ['reserved', '240.0.0.0', 4, 'ipv4'],
   ['reserved', '192.0.0.0', 24, 'ipv4'],
   ['reserved', '198.18.0.0', 15, 'ipv4'],
+  // Deprecated site-local addresses are private by another name.
+  ['private', 'fec0::', 10, 'ipv6'],
+  ['reserved', '100::', 64, 'ipv6'], // discard-only
+  ['reserved', '2001:db8::', 32, 'ipv6'], // documentation
+  ['reserved', '2001::', 32, 'ipv6'], // Teredo: an IPv4 address behind an obfuscated tunnel
 ];
 
 const lists = ranges.map(([name, network, prefix, family]) => {
@@ -50,7 +55,45 @@ export function blockedRange(address: string): BlockedRange | undefined {
   const family = isIP(ip);
   if (family === 0) return 'reserved';
   for (const { name, list } of lists) if (list.check(ip, family === 4 ? 'ipv4' : 'ipv6')) return name;
+  if (family === 6) return embeddedIpv4Range(ip);
   return undefined;
+}
+
+/**
+ * IPv6 addresses that carry an IPv4 address a network may translate to (NAT64 `64:ff9b::/96` and
+ * `64:ff9b:1::/48`, 6to4 `2002::/16`) are as blocked as that IPv4 address: on a NAT64 network,
+ * `64:ff9b::a9fe:a9fe` is the metadata service. IPv4-compatible addresses (`::a.b.c.d`, deprecated
+ * since 2006) are refused outright.
+ */
+function embeddedIpv4Range(ip: string): BlockedRange | undefined {
+  const words = ipv6Words(ip);
+  if (!words) return 'reserved';
+  const ipv4 = (high: number, low: number) => `${high >> 8}.${high & 0xff}.${low >> 8}.${low & 0xff}`;
+  if (words.slice(0, 6).every((word) => word === 0)) return 'reserved';
+  if (words[0] === 0x64 && words[1] === 0xff9b && (words.slice(2, 6).every((word) => word === 0) || words[2] === 1)) {
+    return blockedRange(ipv4(words[6]!, words[7]!));
+  }
+  if (words[0] === 0x2002) return blockedRange(ipv4(words[1]!, words[2]!));
+  return undefined;
+}
+
+/** The eight 16-bit words of an IPv6 address (`isIP` already said it is one); undefined if it cannot be read. */
+function ipv6Words(ip: string): number[] | undefined {
+  let text = ip.toLowerCase();
+  const zone = text.indexOf('%');
+  if (zone >= 0) text = text.slice(0, zone);
+  // A trailing dotted quad is two words.
+  const quad = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (quad) {
+    const [a, b, c, d] = quad.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, quad.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((word) => Number.parseInt(word, 16)));
+  const front = parse(head);
+  const back = tail === undefined ? [] : parse(tail);
+  const words = tail === undefined ? front : [...front, ...new Array<number>(8 - front.length - back.length).fill(0), ...back];
+  return words.length === 8 && words.every((word) => Number.isInteger(word) && word >= 0 && word <= 0xffff) ? words : undefined;
 }
 
 /** Hosts and addresses a caller may reach even though they are private (e.g. a local model server). */
