@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { request } from 'undici';
-import { assertCallableUrl, blockedRange, guardedAgent, SsrfBlocked } from './ssrf.js';
+import { assertCallableUrl, assertDestinationAllowed, blockedRange, guardedAgent, type LookupFunction, SsrfBlocked } from './ssrf.js';
 
 describe('SSRF guard', () => {
   test('classifies addresses', () => {
@@ -85,5 +85,57 @@ describe('SSRF guard', () => {
     const response = await request(`http://localhost:${port}/`, { dispatcher: allowed });
     assert.equal(await response.body.text(), 'reached');
     await Promise.all([blocked.close(), sneaky.close(), allowed.close()]);
+  });
+});
+
+describe('assertDestinationAllowed: a URL the gateway will call later', () => {
+  /** A resolver answering from a table, counting the names it was asked. */
+  const table = (answers: Record<string, string[]>) => {
+    const asked: string[] = [];
+    const resolve = ((
+      host: string,
+      _options: unknown,
+      cb: (error: Error | null, addresses?: { address: string; family: number }[]) => void,
+    ) => {
+      asked.push(host);
+      const addresses = answers[host];
+      if (!addresses) return cb(Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' }));
+      cb(
+        null,
+        addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
+    }) as unknown as LookupFunction;
+    return { resolve, asked };
+  };
+
+  test('a name resolving to any blocked address is refused; a public one passes', async () => {
+    const { resolve } = table({ 'public.test': ['93.184.216.34'], 'mixed.test': ['93.184.216.34', '10.0.0.7'] });
+    assert.equal((await assertDestinationAllowed('https://public.test/v1', { allow: [] }, { resolve })).hostname, 'public.test');
+    await assert.rejects(assertDestinationAllowed('https://mixed.test/v1', { allow: [] }, { resolve }), (error: unknown) => {
+      return error instanceof SsrfBlocked && error.range === 'private' && error.address === '10.0.0.7';
+    });
+  });
+
+  test('the real resolver: localhost is loopback', async () => {
+    await assert.rejects(assertDestinationAllowed('http://localhost:1/', { allow: [] }), (error: unknown) => {
+      return error instanceof SsrfBlocked && error.range === 'loopback';
+    });
+  });
+
+  test('an allowed name is not looked up; an unresolvable one is refused, since it cannot be vouched for', async () => {
+    const { resolve, asked } = table({});
+    await assertDestinationAllowed('http://Models.Internal/v1', { allow: ['models.internal'] }, { resolve });
+    assert.deepEqual(asked, []);
+    await assert.rejects(assertDestinationAllowed('http://nowhere.test/', { allow: [] }, { resolve }), { code: 'ENOTFOUND' });
+  });
+
+  test('credentials in the URL and other schemes are refused before any lookup', async () => {
+    const { resolve, asked } = table({ 'public.test': ['93.184.216.34'] });
+    await assert.rejects(assertDestinationAllowed('https://user:pw@public.test/', { allow: [] }, { resolve }), /credentials/);
+    await assert.rejects(assertDestinationAllowed('ftp://public.test/', { allow: [] }, { resolve }), /only http and https/);
+    await assert.rejects(assertDestinationAllowed('http://169.254.169.254/', { allow: [] }, { resolve }), SsrfBlocked);
+    assert.deepEqual(asked, []);
+    const smtp = await assertDestinationAllowed('smtp://public.test:587', { allow: [] }, { resolve, protocols: ['smtp:', 'smtps:'] });
+    assert.equal(smtp.port, '587');
   });
 });

@@ -115,7 +115,8 @@ export class SsrfBlocked extends Error {
   }
 }
 
-type LookupFunction = typeof dnsLookup;
+/** The shape of `dns.lookup`, which the guard wraps. */
+export type LookupFunction = typeof dnsLookup;
 
 /**
  * A `lookup` for `net.connect` that resolves every address of the host and
@@ -158,20 +159,64 @@ export function guardedAgent(policy: SsrfPolicy, resolve?: LookupFunction): Agen
   return new Agent({ connect: { lookup: guardedLookup(policy, resolve) } });
 }
 
-/** Refuses a URL before any lookup: only http and https, and literal IPs checked up front. */
-export function assertCallableUrl(url: string, policy: SsrfPolicy): URL {
+const HTTP_PROTOCOLS = ['http:', 'https:'] as const;
+
+/**
+ * Refuses a URL before any lookup: only http and https (or the `protocols`
+ * given), and literal IPs checked up front.
+ */
+export function assertCallableUrl(url: string, policy: SsrfPolicy, protocols: readonly string[] = HTTP_PROTOCOLS): URL {
   let parsed: URL;
   try {
     parsed = new URL(url);
   } catch {
     throw new TypeError(`not a URL: ${url}`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new TypeError(`only http and https URLs are allowed, got ${parsed.protocol}`);
+  if (!protocols.includes(parsed.protocol)) {
+    const names = protocols.map((p) => p.replace(/:$/, ''));
+    throw new TypeError(
+      `only ${names.slice(0, -1).join(', ')}${names.length > 1 ? ' and ' : ''}${names.at(-1)} URLs are allowed, got ${parsed.protocol}`,
+    );
+  }
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0 && !policy.allow.includes(host)) {
     const range = blockedRange(host);
     if (range) throw new SsrfBlocked(host, host, range);
   }
+  return parsed;
+}
+
+/** Options of {@link assertDestinationAllowed}. */
+export interface DestinationCheckOptions {
+  /** URL schemes accepted (default http and https). */
+  protocols?: readonly string[];
+  /** The resolver (default `dns.lookup`). */
+  resolve?: LookupFunction;
+}
+
+/**
+ * Vets a destination the gateway will call later, on its own schedule (a
+ * provider's `base_url` set through the management API, say): the checks of
+ * {@link assertCallableUrl}, no credentials in the URL, and every address
+ * the host resolves to now, by the rules of {@link guardedLookup}. A host
+ * named in `policy.allow` is not looked up. Rejects with {@link SsrfBlocked},
+ * a `TypeError` for a bad URL, or the resolver's error (a host that cannot
+ * be resolved cannot be vouched for).
+ *
+ * @example
+ * ```ts
+ * await assertDestinationAllowed('https://models.example.com/v1', { allow: [] });
+ * ```
+ */
+export async function assertDestinationAllowed(url: string, policy: SsrfPolicy, options: DestinationCheckOptions = {}): Promise<URL> {
+  const parsed = assertCallableUrl(url, policy, options.protocols);
+  // userinfo in a URL is a credential in the config, and it hides the host from a reader.
+  if (parsed.username !== '' || parsed.password !== '') throw new TypeError('URLs with credentials (user:password@) are not allowed');
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) !== 0 || policy.allow.some((allowed) => allowed.toLowerCase() === host.toLowerCase())) return parsed;
+  const lookup = guardedLookup(policy, options.resolve);
+  await new Promise<void>((resolve, reject) => {
+    lookup(host, { all: true }, (error) => (error ? reject(error) : resolve()));
+  });
   return parsed;
 }
