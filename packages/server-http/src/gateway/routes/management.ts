@@ -1,14 +1,16 @@
 /**
  * @module management
  * `/v0/management`: the config (redacted JSON, and the YAML itself, which a
- * PUT replaces after validation), the recent logs (or a live SSE tail), and
- * the two `quota-exceeded` toggles, which are written back to the file.
+ * PUT replaces after validation and the SSRF check of the outbound URLs it
+ * adds or changes), the recent logs (or a live SSE tail), and the two
+ * `quota-exceeded` toggles, which are written back to the file.
  */
 import { readFile } from 'node:fs/promises';
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { ApiError } from '../../controlPlane/apiError.js';
 import { ConfigError, parseConfig } from '../config/load.js';
+import { refusedOutboundUrls } from '../config/outboundUrls.js';
 import { redactConfig, setInYaml, writeFileAtomically } from '../config/persist.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
 import type { Gateway } from '../gateway.js';
@@ -30,9 +32,16 @@ async function currentText(gateway: Gateway): Promise<string | undefined> {
 
 /**
  * Validates `text`, writes it to the config file (when there is one) and
- * applies it. Validation failures are 422 with every bad field.
+ * applies it. Validation failures are 422 with every bad field. Text from a
+ * caller (`fromCaller`) must also add or change no outbound URL the SSRF
+ * guard refuses: 403 `forbidden` naming each field, before anything is
+ * written or applied. The file on disk is the operator's and is not vetted.
  */
-async function replaceConfig(gateway: Gateway, text: string): Promise<{ restartNeeded: string[]; persisted: boolean }> {
+async function replaceConfig(
+  gateway: Gateway,
+  text: string,
+  { fromCaller }: { fromCaller: boolean },
+): Promise<{ restartNeeded: string[]; persisted: boolean }> {
   let config: ReturnType<typeof validate>;
   try {
     config = validate(gateway, text, 'request body');
@@ -41,6 +50,12 @@ async function replaceConfig(gateway: Gateway, text: string): Promise<{ restartN
       throw new ApiError('validation_failed', error.issues.map((i) => `${i.field}: ${i.message}`).join('; '), { details: error.issues });
     }
     throw error;
+  }
+  if (fromCaller) {
+    const refusals = await refusedOutboundUrls(config, gateway.config());
+    if (refusals.length > 0) {
+      throw new ApiError('forbidden', `refused outbound URL settings: ${refusals.map((r) => r.field).join(', ')}`, { details: refusals });
+    }
   }
   if (gateway.configPath) await writeFileAtomically(gateway.configPath, text);
   const result = gateway.reload(config, { fromFile: text });
@@ -96,16 +111,20 @@ export function registerManagementRoutes(app: ControlPlaneApp, gateway: Gateway)
       summary: 'Replace the config: validated, written atomically, applied at once',
       request: { body: { required: true, content: { 'application/yaml': { schema: z.string() }, 'text/plain': { schema: z.string() } } } },
       responses: {
+        ...protectedErrors,
         200: jsonResponse(z.object({ ok: z.literal(true), persisted: z.boolean(), restart_needed: z.array(z.string()) }), 'Applied'),
+        403: jsonResponse(
+          ErrorSchema,
+          'An outbound URL it adds or changes is refused by the SSRF guard, or it adds to `api-call-allow` (`details` names each field); or remote management is off for this client',
+        ),
         413: jsonResponse(ErrorSchema, 'Larger than 1 MiB'),
         422: jsonResponse(ErrorSchema, 'Invalid: `details` lists every bad field'),
-        ...protectedErrors,
       },
     }),
     async (c) => {
       const text = await c.req.text();
       if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) throw new ApiError('payload_too_large', 'the config is larger than 1 MiB');
-      const { restartNeeded, persisted } = await replaceConfig(gateway, text);
+      const { restartNeeded, persisted } = await replaceConfig(gateway, text, { fromCaller: true });
       return c.json({ ok: true as const, persisted, restart_needed: restartNeeded }, 200);
     },
   );
@@ -232,5 +251,6 @@ async function setToggle(gateway: Gateway, toggle: Toggle, value: boolean): Prom
     gateway.reload(next);
     return;
   }
-  await replaceConfig(gateway, setInYaml(text, ['quota-exceeded', toggle], value));
+  // Only the toggle comes from the caller; the rest is the operator's file as it stands.
+  await replaceConfig(gateway, setInYaml(text, ['quota-exceeded', toggle], value), { fromCaller: false });
 }
