@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { requireChromium } from '@switchyard/test-support';
+import { Client } from 'undici';
 import { parseConfig } from './config/load.js';
 import { CONTROL_PLANE_BODY_LIMIT } from './controlPlane.js';
 import { Gateway } from './gateway.js';
@@ -164,5 +165,29 @@ describe('control-plane request bodies', () => {
     assert.equal(response.status, 403);
     const body = (await response.json()) as { error: { details: { range: string } } };
     assert.equal(body.error.details.range, 'loopback');
+  });
+
+  test('a body a route leaves unread (refused before it reads) keeps the connection for the next request', async () => {
+    const client = new Client(gateway.url, { pipelining: 1 });
+    let connections = 0;
+    client.on('connect', () => connections++);
+    try {
+      for (let i = 0; i < 30; i++) {
+        const response = await client.request({
+          path: '/v0/management/api-call',
+          method: 'POST',
+          headers: { authorization: 'Bearer wrong-key', 'content-type': 'application/json' },
+          body: JSON.stringify({ url: 'http://127.0.0.1:1/', data: 'x'.repeat(64 * 1024) }),
+        });
+        // 401, then 429 once the wrong key is locked out: refused before the body is read either way.
+        assert.ok(response.statusCode === 401 || response.statusCode === 429, String(response.statusCode));
+        await response.body.arrayBuffer();
+        // Node drains an unread body after the answer; give it the moment a client's next request would.
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      assert.equal(connections, 1, 'every request went over the first connection');
+    } finally {
+      await client.close();
+    }
   });
 });
