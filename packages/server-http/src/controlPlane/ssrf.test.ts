@@ -129,6 +129,13 @@ describe('assertDestinationAllowed: a URL the gateway will call later', () => {
     await assert.rejects(assertDestinationAllowed('http://nowhere.test/', { allow: [] }, { resolve }), { code: 'ENOTFOUND' });
   });
 
+  test('a resolver that does not answer in time makes the host unresolvable, not a hang', { timeout: 5_000 }, async () => {
+    const silent = (() => undefined) as unknown as LookupFunction;
+    await assert.rejects(assertDestinationAllowed('http://slow.test/', { allow: [] }, { resolve: silent, lookupTimeoutMs: 20 }), {
+      code: 'ETIMEOUT',
+    });
+  });
+
   test('credentials in the URL and other schemes are refused before any lookup', async () => {
     const { resolve, asked } = table({ 'public.test': ['93.184.216.34'] });
     await assert.rejects(assertDestinationAllowed('https://user:pw@public.test/', { allow: [] }, { resolve }), /credentials/);

@@ -192,6 +192,8 @@ export interface DestinationCheckOptions {
   protocols?: readonly string[];
   /** The resolver (default `dns.lookup`). */
   resolve?: LookupFunction;
+  /** How long the lookup may take before the host counts as unresolvable (default 5 s). */
+  lookupTimeoutMs?: number;
 }
 
 /**
@@ -215,8 +217,18 @@ export async function assertDestinationAllowed(url: string, policy: SsrfPolicy, 
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   if (isIP(host) !== 0 || policy.allow.some((allowed) => allowed.toLowerCase() === host.toLowerCase())) return parsed;
   const lookup = guardedLookup(policy, options.resolve);
+  const timeoutMs = options.lookupTimeoutMs ?? 5_000;
   await new Promise<void>((resolve, reject) => {
-    lookup(host, { all: true }, (error) => (error ? reject(error) : resolve()));
+    // A resolver that never answers must not hold the caller (a management PUT) open: the host cannot be vouched for.
+    const timer = setTimeout(
+      () => reject(Object.assign(new Error(`looking up ${host} took longer than ${timeoutMs} ms`), { code: 'ETIMEOUT' })),
+      timeoutMs,
+    );
+    lookup(host, { all: true }, (error) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve();
+    });
   });
   return parsed;
 }
