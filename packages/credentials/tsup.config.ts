@@ -8,6 +8,6 @@ export default defineConfig({
   clean: false,
   target: 'node20',
   platform: 'node',
-  // The contract suite runs under node:test; chokidar and undici stay dependencies, not bundled.
-  external: [/^node:/, 'chokidar', 'undici', 'zod', 'eventemitter3', '@switchyard/core-routing', '@switchyard/core-routing/postgres', 'pg'],
+  // The contract suite runs under node:test; undici stays a dependency, not bundled.
+  external: [/^node:/, 'undici', 'zod', 'eventemitter3', '@switchyard/core-routing', '@switchyard/core-routing/postgres', 'pg'],
 });

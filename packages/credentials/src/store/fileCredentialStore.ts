@@ -12,20 +12,21 @@
  * - With `encryption`, secrets are written with AES-256-GCM (see
  *   {@link encodeCredentialFile}); plaintext files are still read, and
  *   {@link FileCredentialStore.rekey} moves every file to a new key.
- * - `watch` reports this store's own writes at once and, through chokidar,
- *   changes made to the directory by anyone else.
+ * - `watch` reports this store's own writes at once and, through `fs.watch`
+ *   on the directory, changes made to it by anyone else.
  *
  * Revisions are checked within one process (a per-id lock); two processes
  * writing the same file race at rename granularity: one wins whole. Several
  * gateway nodes share credentials through the PostgreSQL store instead.
  */
 import { mkdir, readdir, realpath, stat, unlink } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { EventEmitter } from 'eventemitter3';
 import { type Credential, isSafeCredentialId, parseCredential } from '../credential.js';
 import { type EncryptionKey, parseEncryptionKey } from '../encryption.js';
 import { CredentialsError } from '../errors.js';
 import { KeyedMutex } from '../util/keyedMutex.js';
+import { watchDirectory } from '../watch/watchDirectory.js';
 import { decodeCredentialFile, encodeCredentialFile, encryptedWith, revisionInFile, unreadableCredential } from './credentialFile.js';
 import type { CredentialStore, DeleteOptions, PutOptions, StoreChange, Unsubscribe } from './credentialStore.js';
 import { checkExpected } from './memoryCredentialStore.js';
@@ -68,8 +69,6 @@ export interface RekeyReport {
 }
 
 const STALE_TEMP_MS = 10 * 60_000;
-/** Longer than chokidar's 50 ms per-path change throttle. */
-const TRAILING_RECHECK_MS = 150;
 const READ_CONCURRENCY = 32;
 
 function toKey(key: string | EncryptionKey): EncryptionKey {
@@ -340,47 +339,16 @@ export class FileCredentialStore implements CredentialStore {
   }
 
   private startWatcher(): void {
-    let resolveReady!: () => void;
-    this.watcherReady = new Promise<void>((resolvePromise) => (resolveReady = resolvePromise));
-    const placeholder = { close: async () => undefined };
-    this.watcher = placeholder;
-    void import('chokidar').then(({ watch }) => {
-      if (this.watcher !== placeholder) return resolveReady();
-      const watcher = watch(this.directory, {
-        ignoreInitial: true,
-        depth: 0,
-        atomic: true,
-        ignored: (path, stats) => basename(path).startsWith('.') || (stats?.isFile() === true && !path.endsWith('.json')),
-      });
-      const trailing = new Map<string, ReturnType<typeof setTimeout>>();
-      this.watcher = {
-        close: async () => {
-          for (const timer of trailing.values()) clearTimeout(timer);
-          await watcher.close();
-        },
-      };
-      const report = (type: StoreChange['type']) => (path: string) => {
-        const name = basename(path);
-        if (!name.endsWith('.json')) return;
+    const watch = watchDirectory(
+      this.directory,
+      (name, change) => {
         const id = name.slice(0, -'.json'.length);
-        if (!isSafeCredentialId(id)) return;
-        this.emit({ type, id, origin: 'external' });
-        // chokidar drops a change that follows another within 50 ms on the same path, with no trailing
-        // event: report once more after things settle, so the last write is never missed.
-        clearTimeout(trailing.get(id));
-        const timer = setTimeout(() => {
-          trailing.delete(id);
-          this.emit({ type, id, origin: 'external' });
-        }, TRAILING_RECHECK_MS);
-        timer.unref?.();
-        trailing.set(id, timer);
-      };
-      watcher.on('add', report('auth.upsert'));
-      watcher.on('change', report('auth.upsert'));
-      watcher.on('unlink', report('auth.delete'));
-      watcher.on('ready', resolveReady);
-      watcher.on('error', () => undefined);
-    }, resolveReady);
+        if (isSafeCredentialId(id)) this.emit({ type: change === 'present' ? 'auth.upsert' : 'auth.delete', id, origin: 'external' });
+      },
+      { accept: (name) => !name.startsWith('.') && name.endsWith('.json') },
+    );
+    this.watcher = { close: async () => watch.close() };
+    this.watcherReady = Promise.resolve();
   }
 
   private async stopWatcher(): Promise<void> {

@@ -23,10 +23,9 @@ import {
   systemScheduler,
   UndiciTransport,
 } from '@switchyard/core-routing';
-import type { AuthFlow } from '@switchyard/credentials';
+import { type AuthFlow, type FileWatch, watchFile } from '@switchyard/credentials';
 import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
-import { type FSWatcher, watch } from 'chokidar';
 import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
 import { serveWithoutUpgrade } from '../dataPlane/serveWithoutUpgrade.js';
 import { isWebsocketUpgrade } from '../dataPlane/websocket/upgradeGate.js';
@@ -128,7 +127,7 @@ export class Gateway {
   private detach: (() => void) | undefined;
   /** Stops passing quota changes to the routing table. */
   private readonly stopQuotaFeed: () => void;
-  private watcher: FSWatcher | undefined;
+  private watcher: FileWatch | undefined;
   /** The config file text last applied, so our own writes do not reload twice. */
   private lastFileText: string | undefined;
   private url_ = '';
@@ -377,15 +376,9 @@ export class Gateway {
   /** Applies edits of the config file as they happen; a bad edit is logged and the running config kept. */
   private async watchConfig(path: string): Promise<void> {
     this.lastFileText = await readFile(path, 'utf8').catch(() => undefined);
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    this.watcher = watch(path, { ignoreInitial: true });
-    this.watcher.on('all', (event) => {
-      if (event !== 'change' && event !== 'add') return;
-      // Editors write in bursts; apply once they settle.
-      clearTimeout(timer);
-      timer = setTimeout(() => void this.applyConfigFile({ signalled: false }), 50);
-    });
-    await new Promise<void>((resolve) => this.watcher!.once('ready', () => resolve()));
+    // Edits come in bursts; the watch reports once they settle (a text already applied is skipped).
+    this.watcher = watchFile(path, () => void this.applyConfigFile({ signalled: false }));
+    await this.watcher.ready;
   }
 
   /**
