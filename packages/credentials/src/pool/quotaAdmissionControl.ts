@@ -39,7 +39,7 @@ export interface AdmissionHooks {
   failed(error: unknown, credentialId: string): void;
 }
 
-/** Admissions decided on this side, without an answer from the store (see {@link QuotaAdmissionControl.counts}). */
+/** Admissions decided on this side, without an answer from the store (counted by the tracker's admission control; read them with `CredentialManager.quotaAdmissions()`). */
 export interface AdmissionCounts {
   /** The store did not answer in time: the request went ahead without a reservation. */
   stalled: number;
