@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { FakeScheduler, type Scheduler, systemScheduler } from '@switchyard/core-routing';
+import { eventually } from '@switchyard/test-support';
 import { runSignInDirectoryContract } from '../contract.js';
 import { CredentialsError } from '../errors.js';
 import { CredentialManager } from '../manager/credentialManager.js';
@@ -88,14 +89,6 @@ function sessionsOnAFakeClock() {
   return { clock, a: new SignInSessions({ ...options, nodeId: 'node-a' }), b: new SignInSessions({ ...options, nodeId: 'node-b' }) };
 }
 
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 describe('sign-ins across nodes sharing a directory', () => {
   // The system scheduler's timers are unref'ed; in a server its socket keeps the process up while a cancel waits.
   let keepAlive: NodeJS.Timeout;
@@ -115,7 +108,7 @@ describe('sign-ins across nodes sharing a directory', () => {
 
       runs[0]!.approve();
       const record = await a.signIns.wait(session.id);
-      await until('b to see the success', async () => (await b.signIns.status(session.id)).state === 'succeeded');
+      await eventually('b to see the success', async () => (await b.signIns.status(session.id)).state === 'succeeded');
       assert.equal((await b.signIns.status(session.id)).credential_id, record.id);
       const stored = JSON.stringify(await directory.get(session.id, Date.now()));
       for (const secret of [DEVICE_CODE, ACCESS_TOKEN, 'refresh-never-shared']) assert.ok(!stored.includes(secret), secret);
@@ -233,7 +226,7 @@ describe('sign-ins across nodes sharing a directory', () => {
       directory,
     });
     const starting = sessions.start('acme');
-    await until('the start record to be on its way', () => signal !== undefined);
+    await eventually('the start record to be on its way', () => signal !== undefined);
     await sessions.close();
     release();
     await assert.rejects(starting, { code: 'closed' });
@@ -246,7 +239,7 @@ describe('sign-ins across nodes sharing a directory', () => {
     try {
       const session = await a.start('acme');
       a.cancel(session.id);
-      await until('the end to be recorded', async () => (await b.status(session.id)).state === 'cancelled');
+      await eventually('the end to be recorded', async () => (await b.status(session.id)).state === 'cancelled');
       clock.set(clock.now() + 10 * 60_000 - 1);
       assert.equal((await b.status(session.id)).state, 'cancelled', 'still shown just before ten minutes');
       clock.set(clock.now() + 1);

@@ -3,19 +3,13 @@ import { mkdtemp, rename, rm, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { eventually } from '@switchyard/test-support';
 import { type DirectoryEntryChange, watchDirectory } from './watchDirectory.js';
 import { watchFile } from './watchFile.js';
 
 const root = await mkdtemp(join(tmpdir(), 'watch-'));
 after(() => rm(root, { recursive: true, force: true }));
 
-async function until(what: string, condition: () => boolean, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('watchDirectory', () => {
@@ -27,17 +21,17 @@ describe('watchDirectory', () => {
       await writeFile(join(directory, 'a.json'), '{}');
       await writeFile(join(directory, 'a.json'), '{"twice":true}');
       await writeFile(join(directory, 'notes.txt'), 'ignored');
-      await until('a.json present', () => seen.some(([name, change]) => name === 'a.json' && change === 'present'));
+      await eventually('a.json present', () => seen.some(([name, change]) => name === 'a.json' && change === 'present'));
       // A burst is one report, and an ignored name none.
       await pause(150);
       assert.deepEqual(seen, [['a.json', 'present']]);
       // Saved by renaming a temp file over it: still the same name, present.
       await writeFile(join(directory, '.a.json.tmp'), '{"renamed":true}');
       await rename(join(directory, '.a.json.tmp'), join(directory, 'a.json'));
-      await until('the rename', () => seen.length === 2);
+      await eventually('the rename', () => seen.length === 2);
       assert.deepEqual(seen[1], ['a.json', 'present']);
       await unlink(join(directory, 'a.json'));
-      await until('a.json gone', () => seen.length === 3);
+      await eventually('a.json gone', () => seen.length === 3);
       assert.deepEqual(seen[2], ['a.json', 'gone']);
     } finally {
       watch.close();
@@ -64,13 +58,13 @@ describe('watchFile', () => {
       await pause(120);
       assert.equal(changes, 0, 'a neighbour is not the file');
       await writeFile(path, 'a: 2\n');
-      await until('the write', () => changes >= 1);
+      await eventually('the write', () => changes >= 1);
       await pause(120);
       const afterWrite = changes;
       assert.ok(afterWrite <= 2, 'one report and its re-check');
       await writeFile(join(directory, 'config.yaml.new'), 'a: 3\n');
       await rename(join(directory, 'config.yaml.new'), path);
-      await until('the atomic save', () => changes > afterWrite);
+      await eventually('the atomic save', () => changes > afterWrite);
     } finally {
       await watch.close();
     }

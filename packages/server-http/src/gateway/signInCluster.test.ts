@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { generateEncryptionKey } from '@switchyard/credentials';
 import { PostgresSignInDirectory } from '@switchyard/credentials/postgres';
-import { postgresForTests } from '@switchyard/test-support';
+import { eventually, postgresForTests } from '@switchyard/test-support';
 import pg from 'pg';
 import { signInProviders, startFakeAuth } from '../../test/signInFixture.js';
 import { parseConfig } from './config/load.js';
@@ -60,14 +60,6 @@ cluster:
     return { status: response.status, body: (await response.json()) as Body };
   }
 
-  async function until(what: string, condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    while (!(await condition())) {
-      if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-
   const a = await startNode('node-a');
   const b = await startNode('node-b');
 
@@ -82,7 +74,7 @@ cluster:
     assert.deepEqual(pending.body, { session_id: id, flow: 'acme', status: 'pending', expires_at: started.body.expires_at });
 
     auth.approve(started.body.user_code);
-    await until('B to see the success', async () => (await call(b, 'GET', `/v0/oauth/sessions/${id}`)).body.status === 'succeeded');
+    await eventually('B to see the success', async () => (await call(b, 'GET', `/v0/oauth/sessions/${id}`)).body.status === 'succeeded');
     const done = (await call(b, 'GET', `/v0/oauth/sessions/${id}`)).body;
     assert.equal(typeof done.credential_id, 'string');
     assert.deepEqual(done, (await call(a, 'GET', `/v0/oauth/sessions/${id}`)).body, 'both nodes give one answer');
