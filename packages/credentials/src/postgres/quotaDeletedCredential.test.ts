@@ -85,6 +85,45 @@ if (!postgres.available) {
     }
   });
 
+  test('a delete racing uncommitted quota writes waits for them and then removes what they wrote', async () => {
+    const id = await created();
+    const writer = new pg.Client({ connectionString: url });
+    await writer.connect();
+    try {
+      await writer.query('BEGIN');
+      // An admission and a usage write of another node, past their check and not yet committed.
+      await writer.query('SELECT * FROM switchyard_quota_reserve($1, $2, 10, 1000, $3, 60000)', [id, randomUUID(), period]);
+      await writer.query('UPDATE switchyard_quota SET used = used + 5 WHERE id = $1', [id]);
+      let deleted = false;
+      const deletion = credentials.delete(id).then(() => (deleted = true));
+      await sleep(100);
+      assert.equal(deleted, false, 'the delete waits for the writes in flight');
+      await writer.query('COMMIT');
+      await deletion;
+      assert.deepEqual(await rowsOf(id), { quota: 0, reservations: 0 });
+    } finally {
+      await writer.end();
+    }
+  });
+
+  test("quota writes do not queue behind an update of the credential's own row (a refresh, a rekey batch)", async () => {
+    const id = await created();
+    const updater = new pg.Client({ connectionString: url });
+    await updater.connect();
+    try {
+      await updater.query('BEGIN');
+      await updater.query('UPDATE switchyard_credentials SET updated_at = now() WHERE id = $1', [id]);
+      const written = await Promise.race([
+        Promise.all([quotas.add([{ id, tokens: 3, period_start: period }]), reserve(id)]).then(() => true),
+        sleep(2000).then(() => false),
+      ]);
+      assert.equal(written, true, 'the add and the admission answered while the row update was open');
+    } finally {
+      await updater.query('ROLLBACK').catch(() => undefined);
+      await updater.end();
+    }
+  });
+
   test('a quota store whose credentials live elsewhere (files) counts ids this database does not hold', async () => {
     const id = `file-${randomUUID()}`;
     assert.deepEqual((await quotas.add([{ id, tokens: 4, period_start: period }])).get(id), { used: 4, period_start: period });

@@ -22,7 +22,9 @@
  * - Quota rows follow their credential (version 4): no quota row is written
  *   for a credential `switchyard_credentials` holds as deleted, and the
  *   delete removes its quota row and reservations in its own transaction,
- *   so a write racing a delete cannot leave a row behind.
+ *   so a write racing a delete cannot leave a row behind. Since version 6
+ *   the two meet on an advisory lock per credential id, not on the
+ *   credential row's own lock.
  * - `switchyard_sign_ins` (version 5): the public status of every device sign-in a
  *   node runs (`PostgresSignInDirectory`): `status` is the session as the
  *   page sees it (never the device code or a token), `node_id` its owner,
@@ -30,6 +32,12 @@
  *   row stops being shown and may be pruned.
  */
 import type { Migration } from '@switchyard/core-routing/postgres';
+
+/**
+ * First key of the two-integer advisory lock that orders quota writes against a credential's delete
+ * (version 6); the second is a hash of the schema and the credential id. ASCII "SYQG".
+ */
+const QUOTA_GUARD_CLASS = 0x53595147;
 
 /** Migrations of the `credentials` component. Append-only. */
 export const CREDENTIALS_MIGRATIONS: readonly Migration[] = [
@@ -215,6 +223,43 @@ export const CREDENTIALS_MIGRATIONS: readonly Migration[] = [
       // A restarting node looks up its own pending rows; pruning looks up the lapsed ones.
       "CREATE INDEX switchyard_sign_ins_pending_by_node ON switchyard_sign_ins (node_id) WHERE state = 'pending'",
       'CREATE INDEX switchyard_sign_ins_by_forget_at ON switchyard_sign_ins (forget_at)',
+    ],
+  },
+  {
+    version: 6,
+    name: "quota rows follow their credential through an advisory lock, not the credential row's lock",
+    statements: [
+      // Version 4's guard read the credential row FOR SHARE on every quota write: a tuple lock, so each write
+      // stamped the credential row (a MultiXact when writers overlapped) and queued behind any update of it (a
+      // token refresh, a rekey batch). Here a quota write holds a shared transaction-scoped advisory lock on the
+      // credential's id and reads `deleted` unlocked; the delete takes the same lock exclusively before it
+      // removes rows. So a delete waits for the writes already past their check and then removes what they
+      // wrote, and a write that comes after it waits for the delete's commit and then reads `deleted` as true.
+      // The two-integer key space does not overlap the one-integer keys of the refresh lock and migrations.
+      `CREATE OR REPLACE FUNCTION switchyard_quota_of_live_credential() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      DECLARE
+        v_deleted BOOLEAN;
+      BEGIN
+        PERFORM pg_advisory_xact_lock_shared(${QUOTA_GUARD_CLASS}, hashtext(current_schema() || ':' || NEW.id));
+        -- A statement of its own, so its snapshot is taken after the lock: a delete that held it has committed.
+        SELECT c.deleted INTO v_deleted FROM switchyard_credentials c WHERE c.id = NEW.id;
+        IF v_deleted THEN
+          RETURN NULL;
+        END IF;
+        RETURN NEW;
+      END
+      $fn$`,
+      `CREATE OR REPLACE FUNCTION switchyard_quota_forget_deleted() RETURNS trigger LANGUAGE plpgsql AS $fn$
+      BEGIN
+        PERFORM pg_advisory_xact_lock(${QUOTA_GUARD_CLASS}, hashtext(current_schema() || ':' || NEW.id));
+        DELETE FROM switchyard_quota WHERE id = NEW.id;
+        -- SKIP LOCKED: an add lets its reservations go before its quota write takes the lock this delete holds;
+        -- waiting for those rows in turn would deadlock. That add then writes no quota, and its release commits.
+        DELETE FROM switchyard_quota_reservations WHERE reservation IN (
+          SELECT r.reservation FROM switchyard_quota_reservations r WHERE r.id = NEW.id FOR UPDATE SKIP LOCKED);
+        RETURN NULL;
+      END
+      $fn$`,
     ],
   },
 ];
