@@ -149,7 +149,13 @@ export type {
   StoreChange,
   Unsubscribe,
 } from './store/credentialStore.js';
-export { type AuthFileInfo, FileCredentialStore, type FileCredentialStoreOptions, type RekeyReport } from './store/fileCredentialStore.js';
+export {
+  type AuthFileInfo,
+  FileCredentialStore,
+  type FileCredentialStoreOptions,
+  type FileRekeyOptions,
+  type RekeyReport,
+} from './store/fileCredentialStore.js';
 export { FileQuotaStore } from './store/fileQuotaStore.js';
 export { MemoryCredentialStore } from './store/memoryCredentialStore.js';
 export {
