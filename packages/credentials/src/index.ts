@@ -93,6 +93,7 @@ export {
   startFormDeviceSignIn,
   type TokenSet,
 } from './oauth/deviceFlow.js';
+export { FileSignInDirectory } from './oauth/fileSignInDirectory.js';
 export { createHttpClient, type HttpClient, type HttpClientOptions, type HttpRequest, type HttpResponse } from './oauth/http.js';
 export {
   INTERRUPTED_ERROR,

@@ -19,7 +19,7 @@
  * writing the same file race at rename granularity: one wins whole. Several
  * gateway nodes share credentials through the PostgreSQL store instead.
  *
- * An open store holds a claim on the directory (see {@link DirectoryClaim}):
+ * An open store holds a claim on the directory (see `directoryClaim.ts`):
  * `rekey` refuses while another process has the directory open, and `open`
  * refuses while another process rekeys it.
  */
