@@ -28,6 +28,8 @@ export type CredentialsErrorCode =
   | 'decryption_failed'
   /** A store could not read or write. */
   | 'store_failed'
+  /** Another process holds the auth directory: a rekey beside a running store, or a store beside a running rekey. */
+  | 'in_use'
   /** A rekey ended with credentials still under another key (a node still writes with the old one): run it again. */
   | 'rekey_incomplete'
   /** A refresh failed (transient: it is retried with backoff). */

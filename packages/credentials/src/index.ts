@@ -93,6 +93,7 @@ export {
   startFormDeviceSignIn,
   type TokenSet,
 } from './oauth/deviceFlow.js';
+export { FileSignInDirectory } from './oauth/fileSignInDirectory.js';
 export { createHttpClient, type HttpClient, type HttpClientOptions, type HttpRequest, type HttpResponse } from './oauth/http.js';
 export {
   INTERRUPTED_ERROR,
@@ -149,7 +150,13 @@ export type {
   StoreChange,
   Unsubscribe,
 } from './store/credentialStore.js';
-export { type AuthFileInfo, FileCredentialStore, type FileCredentialStoreOptions, type RekeyReport } from './store/fileCredentialStore.js';
+export {
+  type AuthFileInfo,
+  FileCredentialStore,
+  type FileCredentialStoreOptions,
+  type FileRekeyOptions,
+  type RekeyReport,
+} from './store/fileCredentialStore.js';
 export { FileQuotaStore } from './store/fileQuotaStore.js';
 export { MemoryCredentialStore } from './store/memoryCredentialStore.js';
 export {

@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { defaultAdapters } from '@switchyard/core-routing';
+import { CredentialsError } from '@switchyard/credentials';
 import { ClusterUnavailableError } from './gateway/cluster.js';
 import { ConfigError, loadConfigFile } from './gateway/config/load.js';
 import { Gateway, UnsafeBindError } from './gateway/gateway.js';
@@ -115,7 +116,8 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
       if (error instanceof RekeyUsageError) io.stderr(`\n${REKEY_USAGE}`);
       return 2;
     }
-    if (error instanceof ClusterUnavailableError) {
+    // The auth directory is being rekeyed by another process: the message names it.
+    if (error instanceof ClusterUnavailableError || (error instanceof CredentialsError && error.code === 'in_use')) {
       io.stderr(`switchyard: ${error.message}\n`);
       return 1;
     }

@@ -65,6 +65,8 @@ export interface GatewayNode {
   readonly config: Record<string, unknown>;
   /** True while the process runs. */
   readonly alive: boolean;
+  /** The process id of the current (or last) process. */
+  readonly pid: number | undefined;
   /** The process's stdout and stderr so far (capped). */
   output(): string;
   /** Sends a signal and waits for the process to exit. */
@@ -155,6 +157,10 @@ class ProcessNode implements GatewayNode {
   ) {
     this.configPath = join(dir, 'config.yaml');
     this.writeConfig(config);
+  }
+
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   get alive(): boolean {

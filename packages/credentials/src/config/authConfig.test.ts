@@ -3,12 +3,17 @@ import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { controlledFlow } from '../../test/controlledFlow.js';
 import { generateEncryptionKey } from '../encryption.js';
 import type { CredentialsError } from '../errors.js';
+import { FileSignInDirectory } from '../oauth/fileSignInDirectory.js';
+import { MemorySignInDirectory } from '../oauth/signInDirectory.js';
 import { AuthConfigSchema, openCredentials } from './authConfig.js';
 
 const root = await mkdtemp(join(tmpdir(), 'credentials-config-'));
 after(() => rm(root, { recursive: true, force: true }));
+
+const { flow } = controlledFlow();
 
 describe('auth config', () => {
   test('defaults are the documented ones', () => {
@@ -66,5 +71,40 @@ describe('auth config', () => {
     assert.equal(second.manager.pool('openai').strategy, 'priority');
     assert.equal(second.manager.pool('openai').acquire().token, 'sk-secret-config');
     await second.close();
+  });
+
+  test('a restarted openCredentials answers the sign-ins pending before as interrupted, after a crash or a clean stop', async () => {
+    const authDir = join(root, 'sign-ins');
+    const open = () => openCredentials({ authDir, flows: [flow], auth: { refresh: { enabled: false } } });
+    const crashed = await open();
+    const beforeCrash = await crashed.manager.signIns.start('acme');
+    // The next start on the directory while this one still runs is what a restart after a crash sees: a pending record.
+    const restarted = await open();
+    const afterCrash = await restarted.manager.signIns.status(beforeCrash.id);
+    assert.deepEqual([afterCrash.state, afterCrash.error?.code], ['failed', 'interrupted']);
+    await crashed.close();
+
+    const beforeStop = await restarted.manager.signIns.start('acme');
+    await restarted.close();
+    const again = await open();
+    const afterStop = await again.manager.signIns.status(beforeStop.id);
+    assert.deepEqual([afterStop.state, afterStop.error?.code], ['failed', 'interrupted']);
+    assert.equal((await stat(join(authDir, '.sign-ins'))).mode & 0o777, 0o700);
+    await again.close();
+  });
+
+  test("a process with a sign-in directory of its own (switchyard login) leaves the auth-dir's sign-ins as they are", async () => {
+    const authDir = join(root, 'beside');
+    const auth = { refresh: { enabled: false } };
+    const gateway = await openCredentials({ authDir, flows: [flow], auth });
+    const pending = await gateway.manager.signIns.start('acme');
+    const login = await openCredentials({ authDir, flows: [flow], auth, signInDirectory: new MemorySignInDirectory() });
+    const beside = await login.manager.signIns.start('acme');
+    const files = await FileSignInDirectory.open(join(authDir, '.sign-ins'));
+    assert.equal((await files.get(pending.id, Date.now()))?.state, 'pending', "the gateway's sign-in is not interrupted");
+    assert.equal(await files.get(beside.id, Date.now()), undefined, "the login's sign-in stays in its own process");
+    await login.close();
+    await gateway.close();
+    await files.close();
   });
 });

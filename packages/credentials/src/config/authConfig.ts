@@ -26,6 +26,7 @@ import type { CredentialManagerOptions, ProviderQuotaConfig } from '../manager/m
 import type { AuthFlow } from '../oauth/authFlow.js';
 import { cloudCodingAssistantFlow } from '../oauth/cloudCodingAssistantFlow.js';
 import { codeAssistantFlow } from '../oauth/codeAssistantFlow.js';
+import { FileSignInDirectory } from '../oauth/fileSignInDirectory.js';
 import type { SignInDirectory } from '../oauth/signInDirectory.js';
 import { POOL_STRATEGIES } from '../pool/credentialPool.js';
 import type { CredentialStore } from '../store/credentialStore.js';
@@ -106,6 +107,14 @@ export interface OpenCredentialsOptions {
    * to close.
    */
   stores?: { store: CredentialStore; quotaStore: QuotaStore; refreshLock?: RefreshLock; signInDirectory?: SignInDirectory };
+  /**
+   * Where the status of device sign-ins goes, instead of
+   * `auth-dir/.sign-ins` (the gateway's): a process that runs its own
+   * sign-in beside a gateway on the same `auth-dir`, such as `switchyard
+   * login`, passes a `MemorySignInDirectory`, so that its start does not
+   * mark the gateway's pending sign-ins as interrupted. Ignored with `stores`.
+   */
+  signInDirectory?: SignInDirectory;
   /** `cluster.node_id`: names this node as the owner of its sign-ins in a shared `signInDirectory`. */
   nodeId?: string;
   /** How often quota usage is written to the quota store (default 1 s; 0: after every report, still off the request path). */
@@ -129,8 +138,10 @@ export interface OpenedCredentials {
 
 /**
  * Opens the file store in `auth-dir` (encrypted as `auth.encryption` says),
- * keeps quota usage in `auth-dir/.quota.json`, registers the two presets,
- * and starts a manager configured by `auth.*`.
+ * keeps quota usage in `auth-dir/.quota.json` and the status of device
+ * sign-ins in `auth-dir/.sign-ins/` (so a restart answers the ones it
+ * interrupted), registers the two presets, and starts a manager configured
+ * by `auth.*`.
  *
  * @example
  * ```ts
@@ -161,6 +172,16 @@ export async function openCredentials(options: OpenCredentialsOptions = {}): Pro
       });
   const store: CredentialStore = options.stores?.store ?? fileStore!;
   const quotaStore = options.stores?.quotaStore ?? (await FileQuotaStore.open(join(fileStore!.directory, '.quota.json')));
+  // A single gateway's sign-ins outlive its restarts here; a cluster brings its shared directory in `stores`. An
+  // auth-dir this process may not write to (a read-only mount) still serves: its sign-ins are then kept in memory.
+  const ownSignIns =
+    fileStore && !options.signInDirectory
+      ? await FileSignInDirectory.open(join(fileStore.directory, '.sign-ins')).catch((error: unknown) => {
+          options.logger?.warn({ code: (error as CredentialsError).code }, `${(error as Error).message}: sign-ins are kept in memory`);
+          return undefined;
+        })
+      : undefined;
+  const signInDirectory = options.stores ? options.stores.signInDirectory : (options.signInDirectory ?? ownSignIns);
   const custom = options.flows ?? [];
   const presets = [codeAssistantFlow(), cloudCodingAssistantFlow()].filter((preset) => !custom.some((f) => f.name === preset.name));
   const manager = new CredentialManager({
@@ -175,7 +196,7 @@ export async function openCredentials(options: OpenCredentialsOptions = {}): Pro
     },
     flows: [...presets, ...custom],
     ...(options.stores?.refreshLock ? { refreshLock: options.stores.refreshLock } : {}),
-    ...(options.stores?.signInDirectory ? { signInDirectory: options.stores.signInDirectory } : {}),
+    ...(signInDirectory ? { signInDirectory } : {}),
     ...(options.nodeId ? { nodeId: options.nodeId } : {}),
     ...(options.quotaFlushIntervalMs === undefined ? {} : { quotaFlushIntervalMs: options.quotaFlushIntervalMs }),
     ...(options.quotaReservationTtlMs === undefined ? {} : { quotaReservationTtlMs: options.quotaReservationTtlMs }),
@@ -190,6 +211,7 @@ export async function openCredentials(options: OpenCredentialsOptions = {}): Pro
     await manager.start();
   } catch (error) {
     await store.close();
+    await ownSignIns?.close();
     throw error;
   }
   return {
@@ -200,6 +222,7 @@ export async function openCredentials(options: OpenCredentialsOptions = {}): Pro
     async close() {
       await manager.close();
       await store.close();
+      await ownSignIns?.close();
     },
   };
 }

@@ -2,53 +2,17 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { FakeScheduler, type Scheduler, systemScheduler } from '@switchyard/core-routing';
 import { eventually } from '@switchyard/test-support';
+import { ACCESS_TOKEN, controlledFlow, DEVICE_CODE } from '../../test/controlledFlow.js';
 import { runSignInDirectoryContract } from '../contract.js';
-import { CredentialsError } from '../errors.js';
 import { CredentialManager } from '../manager/credentialManager.js';
 import { MemoryCredentialStore } from '../store/memoryCredentialStore.js';
 import { MemoryQuotaStore } from '../store/quotaStore.js';
-import type { AuthFlow, SignedIn } from './authFlow.js';
+import type { AuthFlow } from './authFlow.js';
 import { createHttpClient } from './http.js';
 import { MemorySignInDirectory, type SignInDirectory } from './signInDirectory.js';
 import { SignInSessions } from './signInSessions.js';
 
 runSignInDirectoryContract('MemorySignInDirectory', async () => ({ directory: new MemorySignInDirectory() }));
-
-const DEVICE_CODE = 'device-code-never-shared';
-const ACCESS_TOKEN = 'access-token-never-shared';
-
-/** A flow the test drives: each sign-in waits until `approve` is called, or its signal aborts. */
-function controlledFlow() {
-  const runs: { signal: AbortSignal; approve(): void }[] = [];
-  const flow: AuthFlow = {
-    name: 'acme',
-    provider: 'acme',
-    async start(_options, context) {
-      return {
-        prompt: {
-          user_code: 'WDJB-MJHT',
-          verification_uri: 'https://auth.example/device',
-          verification_uri_complete: null,
-          expires_at: new Date(context.scheduler.now() + 15 * 60_000).toISOString(),
-          interval_ms: 5000,
-        },
-        complete: (signal) =>
-          new Promise<SignedIn>((resolve, reject) => {
-            // The device code lives here, with the flow, and must never reach the directory.
-            const deviceCode = DEVICE_CODE;
-            signal?.addEventListener('abort', () => reject(new CredentialsError('aborted', `stopped polling ${deviceCode.length}`)), {
-              once: true,
-            });
-            runs.push({ signal: signal!, approve: () => resolve({ token: ACCESS_TOKEN, refresh_token: 'refresh-never-shared' }) });
-          }),
-      };
-    },
-    async refresh() {
-      throw new CredentialsError('refresh_rejected', 'not used here');
-    },
-  };
-  return { flow, runs };
-}
 
 async function node(nodeId: string, directory: SignInDirectory, flow: AuthFlow) {
   const manager = new CredentialManager({

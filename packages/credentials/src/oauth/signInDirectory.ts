@@ -14,7 +14,9 @@
  * not written until someone adds it here on purpose.
  *
  * {@link MemorySignInDirectory} is the default, for one process (a restart
- * forgets it with everything else); `PostgresSignInDirectory` in
+ * forgets it with everything else); `FileSignInDirectory` keeps one
+ * gateway's sign-ins across its restarts (`openCredentials` puts it in
+ * `auth-dir/.sign-ins`); `PostgresSignInDirectory` in
  * `@switchyard/credentials/postgres` is the shared one.
  */
 import type { SignInSession } from './signInSessions.js';

@@ -1,7 +1,7 @@
 /**
  * @module signInDirectoryContract
- * The contract every `SignInDirectory` adapter must pass; the memory and
- * PostgreSQL directories run this same suite (exported from
+ * The contract every `SignInDirectory` adapter must pass; the memory, file
+ * and PostgreSQL directories run this same suite (exported from
  * `@switchyard/credentials/contract`).
  */
 import assert from 'node:assert/strict';

@@ -53,9 +53,11 @@ describe('FileCredentialStore on disk', () => {
     await Promise.all(Array.from({ length: 20 }, (_, i) => store.put(sampleCredential(`openai-${i}`))));
     assert.equal((await stat(directory)).mode & 0o777, 0o700);
     const names = await readdir(directory);
-    assert.equal(names.length, 20);
+    assert.equal(names.length, 21);
+    assert.equal(names.filter((name) => name.startsWith('.lock-')).length, 1, "the store's claim on the directory");
     for (const name of names) assert.equal((await stat(join(directory, name))).mode & 0o777, 0o600, name);
     await store.close();
+    assert.equal((await readdir(directory)).length, 20, 'close removes the claim');
   });
 
   test('files() lists names, sizes and times without reading secrets', async () => {
@@ -180,8 +182,8 @@ describe('FileCredentialStore on disk', () => {
     await utimes(stale, old, old);
     const store = await FileCredentialStore.open({ directory });
     assert.deepEqual(await store.list(), []);
-    assert.deepEqual((await readdir(directory)).sort(), ['.tmp-openai-2.json-456-def']);
     await store.close();
+    assert.deepEqual((await readdir(directory)).sort(), ['.tmp-openai-2.json-456-def']);
   });
 
   test('watch reports changes made by others to the directory', { timeout: 30_000 }, async () => {
@@ -277,7 +279,7 @@ describe('FileCredentialStore encryption at rest', () => {
     const before = await store.list();
     const next = generateEncryptionKey();
     const report = await store.rekey(next);
-    assert.equal(report.rekeyed, 10);
+    assert.deepEqual([report.rekeyed, report.already_current], [10, 0]);
     assert.deepEqual(report.skipped, [{ id: 'openai-broken', reason: 'not valid JSON (at byte 1)' }]);
     assert.equal(report.key_id, parseEncryptionKey(next).id);
     assert.equal(store.keyId, report.key_id);
@@ -312,7 +314,7 @@ describe('FileCredentialStore encryption at rest', () => {
     await store.close();
   });
 
-  test('after a rekey interrupted part-way, the old key as a previous key reads every file', async () => {
+  test('after a rekey interrupted part-way, the old key as a previous key reads every file, and a rekey finishes the job', async () => {
     const directory = freshDir();
     const oldKey = generateEncryptionKey();
     const newKey = generateEncryptionKey();
@@ -324,9 +326,12 @@ describe('FileCredentialStore encryption at rest', () => {
     await newStore.put(sampleCredential('openai-old-0'));
     const mixed = await newStore.list();
     assert.ok(mixed.every((c) => c.status === 'active'));
-    const report = await newStore.rekey(newKey);
-    assert.equal(report.rekeyed, 3);
     await newStore.close();
+    // Run again as the command does, with the configured (old) key only: the new key reads the files it moved.
+    const rerun = await FileCredentialStore.open({ directory, encryption: { key: oldKey } });
+    const report = await rerun.rekey(newKey);
+    assert.deepEqual([report.rekeyed, report.already_current], [2, 1]);
+    await rerun.close();
     const onlyNew = await FileCredentialStore.open({ directory, encryption: { key: newKey } });
     assert.ok((await onlyNew.list()).every((c) => c.status === 'active'));
     await onlyNew.close();

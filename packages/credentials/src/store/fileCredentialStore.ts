@@ -18,6 +18,10 @@
  * Revisions are checked within one process (a per-id lock); two processes
  * writing the same file race at rename granularity: one wins whole. Several
  * gateway nodes share credentials through the PostgreSQL store instead.
+ *
+ * An open store holds a claim on the directory (see `directoryClaim.ts`):
+ * `rekey` refuses while another process has the directory open, and `open`
+ * refuses while another process rekeys it.
  */
 import { mkdir, readdir, realpath, stat, unlink } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -29,8 +33,9 @@ import { KeyedMutex } from '../util/keyedMutex.js';
 import { watchDirectory } from '../watch/watchDirectory.js';
 import { decodeCredentialFile, encodeCredentialFile, encryptedWith, revisionInFile, unreadableCredential } from './credentialFile.js';
 import type { CredentialStore, DeleteOptions, PutOptions, StoreChange, Unsubscribe } from './credentialStore.js';
+import { DirectoryClaim } from './directoryClaim.js';
 import { checkExpected } from './memoryCredentialStore.js';
-import { readConfined, syncDirectory, TEMP_PREFIX, writeFileAtomic } from './safeFiles.js';
+import { readConfined, removeStaleTempFiles, syncDirectory, writeFileAtomic } from './safeFiles.js';
 
 /** Options of {@link FileCredentialStore.open}. */
 export interface FileCredentialStoreOptions {
@@ -64,8 +69,16 @@ export interface RekeyReport {
   key_id: string | null;
   /** Credentials rewritten. */
   rekeyed: number;
+  /** Credentials already under the new key (an earlier, interrupted rekey moved them), left as they were. */
+  already_current: number;
   /** Files left as they were, because they are unusable (malformed, refused); none of them held a readable secret. */
   skipped: { id: string; reason: string }[];
+}
+
+/** Options of {@link FileCredentialStore.rekey}. */
+export interface FileRekeyOptions {
+  /** Called after each file is rewritten: `rekeyed` of the `pending` files that needed it are done. */
+  onProgress?: (progress: { rekeyed: number; pending: number }) => void | Promise<void>;
 }
 
 const STALE_TEMP_MS = 10 * 60_000;
@@ -92,6 +105,7 @@ export class FileCredentialStore implements CredentialStore {
   /** Absolute path of the auth directory. */
   readonly directory: string;
   private readonly realDirectory: string;
+  private readonly claim: DirectoryClaim;
   private writeKey: EncryptionKey | undefined;
   private readKeys: EncryptionKey[];
   private readonly maxFileBytes: number;
@@ -103,16 +117,21 @@ export class FileCredentialStore implements CredentialStore {
   private watcherReady: Promise<void> | undefined;
   private closed = false;
 
-  private constructor(directory: string, realDirectory: string, options: FileCredentialStoreOptions) {
+  private constructor(directory: string, realDirectory: string, claim: DirectoryClaim, options: FileCredentialStoreOptions) {
     this.directory = directory;
     this.realDirectory = realDirectory;
+    this.claim = claim;
     this.writeKey = options.encryption ? toKey(options.encryption.key) : undefined;
     this.readKeys = [...(this.writeKey ? [this.writeKey] : []), ...(options.encryption?.previousKeys ?? []).map(toKey)];
     this.maxFileBytes = options.maxFileBytes ?? 1024 * 1024;
     this.watchExternal = options.watchExternal ?? true;
   }
 
-  /** Opens (and creates) the directory, and removes temp files left by crashed writers. */
+  /**
+   * Opens (and creates) the directory, claims it (refusing with `in_use`
+   * while another process rekeys it), and removes temp files left by
+   * crashed writers.
+   */
   static async open(options: FileCredentialStoreOptions): Promise<FileCredentialStore> {
     if (typeof options.directory !== 'string' || options.directory.length === 0) {
       throw new CredentialsError('invalid_config', 'auth-dir must be a directory path', { field: 'auth-dir' });
@@ -123,9 +142,9 @@ export class FileCredentialStore implements CredentialStore {
     } catch (cause) {
       throw new CredentialsError('store_failed', `cannot create the auth directory ${directory}`, { cause });
     }
-    const store = new FileCredentialStore(directory, await realpath(directory), options);
-    await store.removeStaleTempFiles();
-    return store;
+    await removeStaleTempFiles(directory, STALE_TEMP_MS);
+    const realDirectory = await realpath(directory);
+    return new FileCredentialStore(directory, realDirectory, await DirectoryClaim.take(directory, realDirectory), options);
   }
 
   /** Id of the key writes are encrypted with; null when encryption is off. */
@@ -205,12 +224,15 @@ export class FileCredentialStore implements CredentialStore {
 
   /**
    * Re-encrypts every file under `newKey` (or writes them as plaintext when
-   * `null`), and uses it for writes from then on. It first decrypts every
-   * file with the keys it has; if any encrypted file cannot be decrypted,
-   * nothing is written. Each file is replaced atomically, and files carry
-   * the id of their key, so a crash part-way leaves every file readable
-   * with the old key or the new one: run `rekey` again, with the old key in
-   * `previousKeys`, to finish.
+   * `null`), and uses it for writes from then on. It refuses (`in_use`)
+   * while another process has the directory open: that process could
+   * rewrite a file between this read and this write, and lose either the
+   * change or the new key. It first decrypts every file with the keys it
+   * has and `newKey`; if any encrypted file cannot be decrypted, nothing is
+   * written. Each file is replaced atomically, and files carry the id of
+   * their key, so a crash part-way leaves every file readable with the old
+   * key or the new one; running `rekey` again with the same keys skips the
+   * files already moved and finishes the job.
    *
    * @example
    * ```ts
@@ -218,37 +240,19 @@ export class FileCredentialStore implements CredentialStore {
    * console.log(`${report.rekeyed} files now under key ${report.key_id}`);
    * ```
    */
-  async rekey(newKey: string | EncryptionKey | null): Promise<RekeyReport> {
+  async rekey(newKey: string | EncryptionKey | null, options: FileRekeyOptions = {}): Promise<RekeyReport> {
     this.assertOpen();
     const key = newKey === null ? undefined : toKey(newKey);
     return this.mutex.runExclusive(async () => {
-      const ids = await this.fileIds();
-      const pending: Credential[] = [];
-      const skipped: RekeyReport['skipped'] = [];
-      const undecryptable: string[] = [];
-      for (const id of ids) {
-        const credential = await this.read(id);
-        if (!credential) continue;
-        if (credential.status !== 'error' || credential.token !== '') {
-          pending.push(credential);
-          continue;
-        }
-        const raw = await this.readRaw(id);
-        if (raw !== undefined && encryptedWith(raw) !== null) undecryptable.push(`${id}.json`);
-        else skipped.push({ id, reason: credential.status_message ?? 'unreadable' });
+      await this.claim.beginRekey();
+      try {
+        const report = await this.rekeyFiles(key, options);
+        this.writeKey = key;
+        this.readKeys = [...(key ? [key] : []), ...this.readKeys.filter((k) => k.id !== key?.id)];
+        return report;
+      } finally {
+        await this.claim.endRekey();
       }
-      if (undecryptable.length > 0) {
-        throw new CredentialsError(
-          'decryption_failed',
-          `rekey stopped before writing anything: ${undecryptable.length} file(s) cannot be decrypted with the configured keys (${undecryptable.slice(0, 10).join(', ')})`,
-        );
-      }
-      for (const credential of pending) {
-        await writeFileAtomic(this.directory, `${credential.id}.json`, encodeCredentialFile(credential, key));
-      }
-      this.writeKey = key;
-      this.readKeys = [...(key ? [key] : []), ...this.readKeys.filter((k) => k.id !== key?.id)];
-      return { key_id: key?.id ?? null, rekeyed: pending.length, skipped };
     });
   }
 
@@ -272,6 +276,7 @@ export class FileCredentialStore implements CredentialStore {
     this.closed = true;
     this.changes.removeAllListeners();
     await this.stopWatcher();
+    await this.claim.release();
   }
 
   // ---- internals -------------------------------------------------------
@@ -312,20 +317,59 @@ export class FileCredentialStore implements CredentialStore {
     return read.kind === 'file' ? read.text : undefined;
   }
 
+  private async rekeyFiles(key: EncryptionKey | undefined, options: FileRekeyOptions): Promise<RekeyReport> {
+    // The new key reads too: after an interrupted rekey, some files are under it already.
+    const keys = key ? [key, ...this.readKeys.filter((k) => k.id !== key.id)] : this.readKeys;
+    const pending: Credential[] = [];
+    const skipped: RekeyReport['skipped'] = [];
+    const undecryptable: string[] = [];
+    let alreadyCurrent = 0;
+    for (const id of await this.fileIds()) {
+      const file = await this.readFile(id, keys);
+      if (!file) continue;
+      const { credential, text } = file;
+      const underKey = text === undefined ? null : encryptedWith(text);
+      if (credential.status === 'error' && credential.token === '') {
+        if (underKey !== null) undecryptable.push(`${id}.json`);
+        else skipped.push({ id, reason: credential.status_message ?? 'unreadable' });
+      } else if (underKey === (key?.id ?? null)) {
+        alreadyCurrent++;
+      } else {
+        pending.push(credential);
+      }
+    }
+    if (undecryptable.length > 0) {
+      throw new CredentialsError(
+        'decryption_failed',
+        `rekey stopped before writing anything: ${undecryptable.length} file(s) cannot be decrypted with the configured keys (${undecryptable.slice(0, 10).join(', ')})`,
+      );
+    }
+    for (const [index, credential] of pending.entries()) {
+      await writeFileAtomic(this.directory, `${credential.id}.json`, encodeCredentialFile(credential, key));
+      await options.onProgress?.({ rekeyed: index + 1, pending: pending.length });
+    }
+    return { key_id: key?.id ?? null, rekeyed: pending.length, already_current: alreadyCurrent, skipped };
+  }
+
   private async read(id: string): Promise<Credential | undefined> {
+    return (await this.readFile(id, this.readKeys))?.credential;
+  }
+
+  /** A credential file decoded with `keys`, and its text when it could be read. */
+  private async readFile(id: string, keys: readonly EncryptionKey[]): Promise<{ credential: Credential; text?: string } | undefined> {
     let read: Awaited<ReturnType<typeof readConfined>>;
     try {
       read = await readConfined(this.directory, this.realDirectory, `${id}.json`, this.maxFileBytes);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'I/O error';
-      return unreadableCredential(id, { createdMs: 0, modifiedMs: 0 }, `cannot read the file (${code})`);
+      return { credential: unreadableCredential(id, { createdMs: 0, modifiedMs: 0 }, `cannot read the file (${code})`) };
     }
     if (read.kind === 'absent') return undefined;
     const times = read.stats
       ? { createdMs: read.stats.birthtimeMs || read.stats.mtimeMs, modifiedMs: read.stats.mtimeMs }
       : { createdMs: 0, modifiedMs: 0 };
-    if (read.kind === 'refused') return unreadableCredential(id, times, `refused: ${read.reason}`);
-    return decodeCredentialFile(id, read.text, times, this.readKeys);
+    if (read.kind === 'refused') return { credential: unreadableCredential(id, times, `refused: ${read.reason}`) };
+    return { credential: decodeCredentialFile(id, read.text, times, keys), text: read.text };
   }
 
   private emit(change: StoreChange): void {
@@ -355,18 +399,5 @@ export class FileCredentialStore implements CredentialStore {
     const watcher = this.watcher;
     this.watcher = undefined;
     await watcher?.close();
-  }
-
-  private async removeStaleTempFiles(): Promise<void> {
-    const now = Date.now();
-    for (const name of await readdir(this.directory)) {
-      if (!name.startsWith(TEMP_PREFIX)) continue;
-      try {
-        const info = await stat(`${this.directory}/${name}`);
-        if (now - info.mtimeMs > STALE_TEMP_MS) await unlink(`${this.directory}/${name}`);
-      } catch {
-        // Gone already, or not ours to remove.
-      }
-    }
   }
 }

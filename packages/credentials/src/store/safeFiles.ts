@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { lstat, open, realpath, rename, unlink } from 'node:fs/promises';
+import { lstat, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
 import { join, sep } from 'node:path';
 import { CredentialsError } from '../errors.js';
 
@@ -40,6 +40,20 @@ export async function writeFileAtomic(directory: string, name: string, data: str
     });
   }
   await syncDirectory(directory);
+}
+
+/** Removes the temp files in `directory` older than `maxAgeMs`: left by writers that crashed (younger ones may still be in use). */
+export async function removeStaleTempFiles(directory: string, maxAgeMs: number): Promise<void> {
+  const now = Date.now();
+  for (const name of await readdir(directory)) {
+    if (!name.startsWith(TEMP_PREFIX)) continue;
+    try {
+      const info = await stat(join(directory, name));
+      if (now - info.mtimeMs > maxAgeMs) await unlink(join(directory, name));
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
 }
 
 /** Makes a rename or unlink in `directory` durable. */

@@ -10,7 +10,7 @@
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type AuthConfigInput, CredentialsError, openCredentials } from '@switchyard/credentials';
+import { type AuthConfigInput, CredentialsError, MemorySignInDirectory, openCredentials } from '@switchyard/credentials';
 import { loadConfigFile } from './config/load.js';
 import { resolveAuthDir } from './credentials.js';
 import { configuredFlows, flowKinds, signInRequest } from './flows.js';
@@ -87,7 +87,9 @@ export async function login(args: readonly string[], io: LoginIo): Promise<numbe
   }
   const authDir = resolveAuthDir(config['auth-dir'], path);
   const auth = { ...(config.auth as AuthConfigInput), refresh: { ...config.auth.refresh, enabled: false } };
-  const opened = await openCredentials({ authDir, auth, flows: configuredFlows(config) });
+  // This process's sign-in is its own: the auth-dir's sign-in directory belongs to a gateway that may be running on it.
+  const signInDirectory = new MemorySignInDirectory();
+  const opened = await openCredentials({ authDir, auth, flows: configuredFlows(config), signInDirectory });
   const signIns = opened.manager.signIns;
   let progress: ReturnType<typeof setInterval> | undefined;
   let cancel: (() => void) | undefined;

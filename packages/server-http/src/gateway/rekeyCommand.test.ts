@@ -1,39 +1,20 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { FileCredentialStore, generateEncryptionKey, parseEncryptionKey } from '@switchyard/credentials';
 import { PostgresCredentialStore } from '@switchyard/credentials/postgres';
 import { postgresForTests, sqlOnce as sql } from '@switchyard/test-support';
+import { switchyard } from '../../test/switchyardCommand.js';
 
-const BIN = fileURLToPath(new URL('../bin.ts', import.meta.url));
-const SOURCE_FLAGS = ['--conditions=@switchyard/source', `--import=${import.meta.resolve('tsx')}`];
 const OLD_KEY = generateEncryptionKey();
 const NEW_KEY = generateEncryptionKey();
 const newKeyId = parseEncryptionKey(NEW_KEY).id;
 
 const dir = await mkdtemp(join(tmpdir(), 'switchyard-rekey-'));
 after(() => rm(dir, { recursive: true, force: true }));
-
-/** Runs the real `switchyard` process with an argument array and an environment of the test's choosing. */
-function switchyard(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...SOURCE_FLAGS, BIN, ...args], {
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => (stdout += chunk));
-    child.stderr.on('data', (chunk) => (stderr += chunk));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 /** A gateway config with its file store in `<home>/auths`, encrypted with the old key. */
 async function fileGateway(name: string): Promise<{ home: string; config: string; authDir: string }> {
@@ -89,7 +70,7 @@ describe('switchyard credentials rekey (file store)', () => {
     const { config, authDir } = await fileGateway('env');
     const run = await switchyard(['credentials', 'rekey', '--config', config, '--new-key-env', 'ROTATED_KEY'], { ROTATED_KEY: NEW_KEY });
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, new RegExp(`rekeyed 2 credential file\\(s\\) to key ${newKeyId}\\.`));
+    assert.match(run.stdout, new RegExp(`rekeyed 2 credential file\\(s\\) to key ${newKeyId}; 0 were under it already\\.`));
     assert.match(run.stdout, /Next: set auth\.encryption\.key to the new key/);
     assertNoKeyPrinted(run);
     assert.deepEqual(await keyIdsOf(authDir), [newKeyId, newKeyId]);

@@ -59,12 +59,14 @@ Rotating the key of a cluster (PostgreSQL), with every node serving:
   4. When it reports success, remove the old key from previous_keys.
 
 Rotating the key of one gateway (files in auth-dir):
-  1. Stop the gateway: this command and a running gateway do not lock each
-     other's writes to a file.
-  2. Run this command.
+  1. Stop the gateway. While a gateway (or any program) has auth-dir open,
+     this command refuses (exit 1) and names that process; while it runs,
+     a gateway does not start.
+  2. Run this command. If it stops part-way, run it again: files already
+     under the new key are skipped.
   3. Set auth.encryption.key to the new key (auth.encryption.enabled: true)
-     and start the gateway. If the command stopped part-way, keep the old
-     key in previous_keys and run it again.
+     and start the gateway. To start it before the command has finished,
+     also keep the old key in previous_keys.
 
 Exit codes: 0 done, 1 the rekey failed (nothing or only whole batches were
 written; the message says which), 2 a usage, config or key error.
@@ -183,7 +185,9 @@ async function rekeyFiles(config: GatewayConfig, configPath: string, newKey: Enc
   try {
     io.stdout(`rekeying the credential files in ${store.directory} to key ${newKey.id}\n`);
     const report = await store.rekey(newKey);
-    const lines = [`rekeyed ${report.rekeyed} credential file(s) to key ${report.key_id}.`];
+    const lines = [
+      `rekeyed ${report.rekeyed} credential file(s) to key ${report.key_id}; ${report.already_current} were under it already.`,
+    ];
     if (report.skipped.length > 0) {
       lines.push(`left ${report.skipped.length} unusable file(s) as they were (they hold no readable secret):`);
       for (const { id, reason } of report.skipped) lines.push(`  ${id}.json: ${reason}`);
