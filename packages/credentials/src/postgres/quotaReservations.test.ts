@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { test } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { postgresForTests, sqlOnce } from '@switchyard/test-support';
 import { PostgresQuotaStore } from './postgresQuotaStore.js';
 
@@ -77,10 +76,21 @@ if (!postgres.available) {
     const store = await open();
     try {
       const id = `r-${randomUUID()}`;
-      assert.equal((await reserve(store, id, 90, 100, 100)).admitted, true);
+      const before = Date.now();
+      const doomed = await reserve(store, id, 90, 100, 30_000);
+      assert.equal(doomed.admitted, true);
       assert.equal((await reserve(store, id, 10, 100)).admitted, true);
       assert.equal((await reserve(store, id, 10, 100)).admitted, false, '90 + 10 held: the limit is reached');
-      await sleep(150);
+      // The expiry is the ttl from the database's clock (same host, so within a second of ours)...
+      const { rows } = await sqlOnce(url, 'SELECT expires_at FROM switchyard_quota_reservations WHERE reservation = $1', [
+        doomed.reservation,
+      ]);
+      const expiresAt = (rows[0].expires_at as Date).getTime();
+      assert.ok(Math.abs(expiresAt - (before + 30_000)) < 1000 + (Date.now() - before), `expires ${expiresAt - before} ms after`);
+      // ...and once it has passed (moved back rather than waited for: a timed wait races a loaded machine), it lapses.
+      await sqlOnce(url, "UPDATE switchyard_quota_reservations SET expires_at = now() - interval '1 second' WHERE reservation = $1", [
+        doomed.reservation,
+      ]);
       const after = await reserve(store, id, 10, 100);
       assert.equal(after.admitted, true);
       assert.equal(after.reserved, 20, 'the lapsed 90 are gone; 10 + 10 are held');
