@@ -4,6 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { dirname } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Client } from 'undici';
 import { type AgentSessionServer, startAgentSessionServer } from '../agentSessionServer.js';
 
 let server: AgentSessionServer;
@@ -230,6 +231,35 @@ describe('uploads', () => {
     assert.deepEqual([json.status, json.code], [415, 'unsupported_media_type']);
     const noFile = await errorOf(await upload('a.txt', new Uint8Array(1), 'other'));
     assert.deepEqual([noFile.status, noFile.fields], [422, ['file']]);
+  });
+});
+
+describe('refused request bodies', () => {
+  test('a body refused unread (wrong type, declared too large) is drained: the client gets the answer and keeps its connection', async () => {
+    const client = new Client(server.url, { pipelining: 1 });
+    let connections = 0;
+    client.on('connect', () => connections++);
+    const refusals: [path: string, contentType: string, body: string, status: number][] = [
+      ['/message', 'text/plain', 'x'.repeat(64 * 1024), 415],
+      ['/upload', 'application/json', `{"file":"${'x'.repeat(64 * 1024)}"}`, 415],
+      ['/message', 'application/json', JSON.stringify({ content: 'x'.repeat(2 * 1024 * 1024) }), 413],
+      ['/upload', 'multipart/form-data; boundary=b', `--b\r\n${'x'.repeat(256 * 1024)}`, 413],
+    ];
+    try {
+      for (let round = 0; round < 5; round++) {
+        for (const [path, contentType, body, status] of refusals) {
+          const response = await client.request({ path, method: 'POST', headers: { 'content-type': contentType }, body });
+          const answer = await response.body.text();
+          assert.equal(response.statusCode, status, `${path} ${contentType}: ${answer}`);
+        }
+      }
+      const status = await client.request({ path: '/status', method: 'GET' });
+      assert.equal(status.statusCode, 200);
+      await status.body.text();
+      assert.equal(connections, 1, 'every request went over the first connection');
+    } finally {
+      await client.close();
+    }
   });
 });
 

@@ -10,9 +10,9 @@ import type { HttpBindings } from '@hono/node-server';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError, type ApiErrorCode, fieldIssues, respondError } from '../../controlPlane/apiError.js';
+import { bodyCap } from '../../controlPlane/bodyCap.js';
 import { type AgentSession, INPUT_LIMITS } from '../engine/agentSession.js';
 import { AgentSessionError, type AgentSessionErrorCode } from '../engine/errors.js';
 import { bearerKey, DEFAULT_ALLOWED_HOSTS, hostAllowlist, originPolicy } from './access.js';
@@ -88,9 +88,6 @@ function handleError(error: unknown, c: Context): Response {
   return respondError(c, 'internal', 'internal error');
 }
 
-/** The rest of an oversized body is never read, so the connection cannot carry another request: close it. */
-const tooLarge = (message: string) => new ApiError('payload_too_large', message, { headers: { connection: 'close' } });
-
 function requireMediaType(c: Context, type: string): void {
   const header = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (header !== type)
@@ -157,15 +154,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
     (c) => c.json({ messages: session.conversation.messages() }, 200),
   );
 
-  app.use(
-    '/message',
-    bodyLimit({
-      maxSize: JSON_BODY_LIMIT,
-      onError: () => {
-        throw tooLarge(`the request body must be at most ${JSON_BODY_LIMIT} bytes`);
-      },
-    }),
-  );
+  app.use('/message', bodyCap(JSON_BODY_LIMIT, `the request body must be at most ${JSON_BODY_LIMIT} bytes`));
   app.use('/message', async (c, next) => {
     if (c.req.method === 'POST') requireMediaType(c, 'application/json');
     return next();
@@ -227,15 +216,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
     },
   );
 
-  app.use(
-    '/upload',
-    bodyLimit({
-      maxSize: uploadLimit + 64 * 1024,
-      onError: () => {
-        throw tooLarge(`uploads must be at most ${uploadLimit} bytes`);
-      },
-    }),
-  );
+  app.use('/upload', bodyCap(uploadLimit + 64 * 1024, `uploads must be at most ${uploadLimit} bytes`));
   app.openapi(
     createRoute({
       method: 'post',
