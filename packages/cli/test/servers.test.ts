@@ -18,7 +18,8 @@ test('yard serve needs a port, and refuses bad ones', async () => {
   assert.equal((await yard(['serve', '--http', '70000'], { cwd: repo.root })).code, 2);
 });
 
-test('yard agent serve serves a real terminal program over HTTP until asked to stop', { timeout: 60_000 }, async () => {
+/** Runs `yard agent serve <options> --output json -- bash` in process until `stop`; resolves once it printed its URL. */
+async function agentServe(options: string[], env: Record<string, string> = {}) {
   let stdout = '';
   let stop!: (signal: string) => void;
   const stopSignal = new Promise<string>((resolve) => {
@@ -31,13 +32,17 @@ test('yard agent serve serves a real terminal program over HTTP until asked to s
     stderr: () => undefined,
     readStdin: async () => Buffer.alloc(0),
     stdinIsTTY: false,
-    env: {},
+    env,
     cwd: repo.root,
     stopSignal,
   };
-  const running = main(['agent', 'serve', '--port', '0', '--output', 'json', '--', 'bash', '--norc', '--noprofile'], io);
-  const deadline = Date.now() + 30_000;
-  while (!stdout.includes('"url"') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+  const running = main(['agent', 'serve', '--port', '0', ...options, '--output', 'json', '--', 'bash', '--norc', '--noprofile'], io);
+  await eventually('the server to start', () => stdout.includes('"url"'), 30_000);
+  return { stdout, stop, running };
+}
+
+test('yard agent serve serves a real terminal program over HTTP until asked to stop', { timeout: 60_000 }, async () => {
+  const { stdout, stop, running } = await agentServe([]);
   const { url, command } = JSON.parse(stdout) as { url: string; command: string };
   assert.equal(command, 'bash');
   const status = await fetch(`${url}/status`);
@@ -52,25 +57,7 @@ test('yard agent serve serves a real terminal program over HTTP until asked to s
 });
 
 test('yard agent serve --api-key-env guards the API with the key from the environment', { timeout: 60_000 }, async () => {
-  let stdout = '';
-  let stop!: (signal: string) => void;
-  const stopSignal = new Promise<string>((resolve) => {
-    stop = resolve;
-  });
-  const io: CliIO = {
-    stdout: (text) => {
-      stdout += text;
-    },
-    stderr: () => undefined,
-    readStdin: async () => Buffer.alloc(0),
-    stdinIsTTY: false,
-    env: { AGENT_KEY: 'sk-agent-test' },
-    cwd: repo.root,
-    stopSignal,
-  };
-  const args = ['agent', 'serve', '--port', '0', '--api-key-env', 'AGENT_KEY', '--output', 'json', '--', 'bash', '--norc', '--noprofile'];
-  const running = main(args, io);
-  await eventually('the server to start', () => stdout.includes('"url"'), 30_000);
+  const { stdout, stop, running } = await agentServe(['--api-key-env', 'AGENT_KEY'], { AGENT_KEY: 'sk-agent-test' });
   const { url, api_key_required } = JSON.parse(stdout) as { url: string; api_key_required: boolean };
   assert.equal(api_key_required, true);
   assert.doesNotMatch(stdout, /sk-agent-test/, 'the key is never printed');
