@@ -282,4 +282,41 @@ describe('documentation', () => {
     const root = await fetch(`${server.url}/`, { redirect: 'manual' });
     assert.equal(root.headers.get('location'), '/chat');
   });
+
+  test('/openapi.json lists every error status the routes answer, and the upload field as required', async () => {
+    type Operation = { responses: Record<string, unknown>; requestBody?: { content: Record<string, { schema: { required?: string[] } }> } };
+    const operations = async (url: string) => {
+      const document = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+      return (method: string, path: string) => document.paths[path]![method]!;
+    };
+    const open = await operations(server.url);
+    // What the cases above (and the access tests) get back: malformed JSON or form data is 400, a foreign Host or Origin 403.
+    const answered: [method: string, path: string, statuses: number[]][] = [
+      ['post', '/message', [400, 403, 409, 413, 415, 422, 503]],
+      ['post', '/upload', [400, 403, 413, 415, 422]],
+      ['get', '/status', [403]],
+      ['get', '/messages', [403]],
+      ['get', '/events', [403]],
+      ['get', '/screen', [403, 404]],
+    ];
+    for (const [method, path, statuses] of answered) {
+      const documented = Object.keys(open(method, path).responses);
+      for (const status of statuses) assert.ok(documented.includes(String(status)), `${method.toUpperCase()} ${path} documents ${status}`);
+      assert.ok(!documented.includes('401'), `${path}: no 401 without an API key`);
+    }
+    assert.deepEqual(open('post', '/upload').requestBody?.content['multipart/form-data']?.schema.required, ['file']);
+    const resume = (open('get', '/events') as Operation & { parameters: { name: string; in: string }[] }).parameters;
+    assert.deepEqual(
+      resume.map((p) => `${p.in}:${p.name}`),
+      ['query:last_event_id', 'header:last-event-id'],
+    );
+
+    const guarded = await startAgentSessionServer({ command: 'python3', args: ['-i', '-q'], port: 0, apiKey: 'sk-docs-key' });
+    try {
+      const withKey = await operations(guarded.url);
+      for (const [method, path] of answered) assert.ok(withKey(method, path).responses['401'], `${path} documents 401 with an API key`);
+    } finally {
+      await guarded.close();
+    }
+  });
 });
