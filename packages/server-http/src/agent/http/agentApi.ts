@@ -16,7 +16,7 @@ import { bodyCap } from '../../controlPlane/bodyCap.js';
 import { type AgentSession, INPUT_LIMITS } from '../engine/agentSession.js';
 import { AgentSessionError, type AgentSessionErrorCode } from '../engine/errors.js';
 import { bearerKey, DEFAULT_ALLOWED_HOSTS, hostAllowlist, originPolicy } from './access.js';
-import { EventHub } from './eventStream.js';
+import { EventHub, statusPayload } from './eventStream.js';
 import { registerPages } from './pages/pages.js';
 import {
   AgentMessageSchema,
@@ -129,15 +129,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
     ...(options.apiKey ? { 401: errorResponse('A valid API key is required: `Authorization: Bearer <key>`') } : {}),
   };
 
-  const statusBody = () => {
-    const exit = session.exit;
-    return {
-      status: session.conversation.status,
-      agent_type: session.agentType,
-      transport: session.transport,
-      ...(exit ? { exited: { exit_code: exit.exitCode, signal: exit.signal } } : {}),
-    };
-  };
+  const statusBody = () => statusPayload(session, { status: session.conversation.status, exited: session.exit });
 
   app.openapi(
     createRoute({
@@ -203,7 +195,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       path: '/events',
       summary: 'Live updates (Server-Sent Events)',
       description:
-        'Events `message_update` (an AgentMessage, plus `message` = `content`), `status_change` (`{status, agent_type, transport}`) and `agent_error` (`{message, fatal, time}`). A new subscriber first gets every message, then the status. Send `Last-Event-ID` (or `?last_event_id=`) to resume: only what changed since is sent. A subscriber that stops reading is dropped; reconnect with the last id to catch up.',
+        'Events `message_update` (an AgentMessage, plus `message` = `content`), `status_change` (`{status, agent_type, transport}`, plus `exited` once the agent has ended, as in `/status`) and `agent_error` (`{message, fatal, time}`). A new subscriber first gets every message, then the status. Send `Last-Event-ID` (or `?last_event_id=`) to resume: only what changed since is sent. A subscriber that stops reading is dropped; reconnect with the last id to catch up.',
       request: {
         headers: z.object({
           'last-event-id': z.string().optional().openapi({ description: 'The id of the last frame received: resume after it.' }),

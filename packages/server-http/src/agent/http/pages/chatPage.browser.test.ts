@@ -9,10 +9,12 @@ import { type AgentSessionServer, startAgentSessionServer } from '../../agentSes
 
 const browserBinary = requireChromium();
 let server: AgentSessionServer | undefined;
+let ended: AgentSessionServer | undefined;
 let browser: Browser | undefined;
 after(async () => {
   await browser?.close();
   await server?.close();
+  await ended?.close();
 });
 
 test('a message sent on /chat gets its reply; the page reconnects on its own', { skip: browserBinary.skip, timeout: 120_000 }, async () => {
@@ -47,4 +49,30 @@ test('a message sent on /chat gets its reply; the page reconnects on its own', {
     await page.screenshot({ path: fileURLToPath(new URL('../../../../../../docs/agent-chat.png', import.meta.url)) });
   }
   assert.deepEqual(problems, []);
+});
+
+test('an agent that has exited is shown as exited, not ready, also to a page opened after the exit', {
+  skip: browserBinary.skip,
+  timeout: 120_000,
+}, async () => {
+  if (!browserBinary.available) return;
+  ended = await startAgentSessionServer({ command: 'python3', args: ['-i', '-q'], port: 0, stableWindowMs: 300 });
+  browser ??= await chromium.launch({ executablePath: browserBinary.executablePath, args: browserBinary.args });
+  const page = await browser.newPage();
+  await page.goto(`${ended.url}/chat`);
+  const status = page.getByRole('status');
+  await status.filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  const input = page.getByLabel('Message', { exact: true });
+  await input.fill('import sys; sys.exit(3)');
+  await input.press('Enter');
+  await status.filter({ hasText: 'Agent: exited (code 3)' }).waitFor({ timeout: 30_000 });
+  const send = page.getByRole('button', { name: 'Send', exact: true });
+  assert.equal(await send.getAttribute('aria-disabled'), 'true');
+  await input.fill('print(1)');
+  await input.press('Enter');
+  await page.getByRole('alert').filter({ hasText: 'The agent has exited' }).waitFor({ timeout: 10_000 });
+
+  await page.reload();
+  await status.filter({ hasText: 'Agent: exited (code 3)' }).waitFor({ timeout: 30_000 });
+  assert.equal(await send.getAttribute('aria-disabled'), 'true');
 });

@@ -25,6 +25,7 @@ header h1 { font-size: 1.1rem; margin: 0; }
 .dot { width: 0.6rem; height: 0.6rem; border-radius: 50%; background: var(--muted); }
 [data-status="stable"] .dot, [data-connection="connected"] .dot { background: #1a7f37; }
 [data-status="running"] .dot { background: #bf8700; }
+[data-status="exited"] .dot { background: #cf222e; }
 [data-connection="reconnecting"] .dot { background: #cf222e; }
 header nav { margin-left: auto; font-size: 0.875rem; }
 main { flex: 1; overflow-y: auto; padding: 1rem; }
@@ -124,11 +125,14 @@ export const CHAT_SCRIPT = String.raw`(() => {
     log.append(item);
   }
 
-  function setStatus(next) {
-    status = next;
-    statusPill.dataset.status = next;
-    statusText.textContent = next === 'stable' ? 'Agent: ready' : 'Agent: working…';
-    send.setAttribute('aria-disabled', next === 'stable' ? 'false' : 'true');
+  // An agent that has ended is stable but takes no more messages: say so rather than "ready".
+  function setStatus(next, exited) {
+    status = exited ? 'exited' : next;
+    statusPill.dataset.status = status;
+    statusText.textContent = exited
+      ? 'Agent: exited (' + (exited.signal ? 'signal ' + exited.signal : 'code ' + exited.exit_code) + ')'
+      : next === 'stable' ? 'Agent: ready' : 'Agent: working…';
+    send.setAttribute('aria-disabled', status === 'stable' ? 'false' : 'true');
   }
 
   function setConnection(state, text) {
@@ -146,7 +150,7 @@ export const CHAT_SCRIPT = String.raw`(() => {
     if (!data) return;
     const payload = JSON.parse(data);
     if (event === 'message_update') showMessage(payload);
-    else if (event === 'status_change') setStatus(payload.status);
+    else if (event === 'status_change') setStatus(payload.status, payload.exited);
     else if (event === 'agent_error') showError('Agent error: ' + payload.message);
   }
 
@@ -189,6 +193,7 @@ export const CHAT_SCRIPT = String.raw`(() => {
     event.preventDefault();
     const content = input.value;
     if (!content.trim()) return say('Type a message first.');
+    if (status === 'exited') return say('The agent has exited; it takes no more messages.');
     if (status !== 'stable') return say('The agent is still working; wait until it is ready, or press Ctrl-C to interrupt it.');
     say('');
     if (await post({ content, type: 'user' })) input.value = '';
