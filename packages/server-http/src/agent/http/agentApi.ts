@@ -210,20 +210,21 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       },
     }),
     (c) => {
+      const headers = {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+      };
+      // Hono answers HEAD with the GET handler's headers and drops its body unread and uncancelled:
+      // a stream opened for it would stay subscribed, queueing every event, until it overflowed.
+      if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers }) as never;
       // On node:http a subscriber that falls behind is cut at the socket: nothing more is written to it.
       const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
       const stream = events.open(
         c.req.valid('header')['last-event-id'] ?? c.req.valid('query').last_event_id,
         outgoing ? () => outgoing.destroy() : undefined,
       );
-      return new Response(stream, {
-        status: 200,
-        headers: {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-cache, no-transform',
-          'x-accel-buffering': 'no',
-        },
-      }) as never;
+      return new Response(stream, { status: 200, headers }) as never;
     },
   );
 

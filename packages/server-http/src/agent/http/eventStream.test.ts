@@ -192,6 +192,19 @@ describe('stream mechanics', () => {
     late.close();
   });
 
+  test('HEAD /events answers the stream headers and subscribes nothing', async () => {
+    const session = new ScriptedSession();
+    const served = await serve(session);
+    cleanups.push(served.close);
+    for (let i = 0; i < 3; i++) {
+      const head = await fetch(`${served.url}/events`, { method: 'HEAD' });
+      assert.equal(head.status, 200);
+      assert.match(head.headers.get('content-type') ?? '', /^text\/event-stream/);
+    }
+    assert.equal(served.api.events.size, 0, 'no subscriber is left behind by a request that reads no body');
+    assert.equal(session.conversation.listenerCount('message_update'), 0);
+  });
+
   test('idle streams get heartbeat comments on the injected clock; closing the API ends open streams', async () => {
     const clock = new FakeScheduler(0);
     const session = new ScriptedSession(clock);
