@@ -10,11 +10,13 @@ import { type AgentSessionServer, startAgentSessionServer } from '../../agentSes
 const browserBinary = requireChromium();
 let server: AgentSessionServer | undefined;
 let ended: AgentSessionServer | undefined;
+let restarted: AgentSessionServer | undefined;
 let browser: Browser | undefined;
 after(async () => {
   await browser?.close();
   await server?.close();
   await ended?.close();
+  await restarted?.close();
 });
 
 test('a message sent on /chat gets its reply; the page reconnects on its own', { skip: browserBinary.skip, timeout: 120_000 }, async () => {
@@ -75,4 +77,38 @@ test('an agent that has exited is shown as exited, not ready, also to a page ope
   await page.reload();
   await status.filter({ hasText: 'Agent: exited (code 3)' }).waitFor({ timeout: 30_000 });
   assert.equal(await send.getAttribute('aria-disabled'), 'true');
+});
+
+test('after the server restarts, the page shows the new session only, not the old one mixed in', {
+  skip: browserBinary.skip,
+  timeout: 120_000,
+}, async () => {
+  if (!browserBinary.available) return;
+  const options = { command: 'python3', args: ['-i', '-q'], stableWindowMs: 300 };
+  const first = await startAgentSessionServer({ ...options, port: 0 });
+  restarted = first;
+  browser ??= await chromium.launch({ executablePath: browserBinary.executablePath, args: browserBinary.args });
+  const page = await browser.newPage();
+  await page.goto(`${first.url}/chat`);
+  const log = page.getByRole('log', { name: 'Conversation' });
+  const input = page.getByLabel('Message', { exact: true });
+  await page.getByRole('status').filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  for (const [content, reply] of [
+    ['print(6 * 7)', /^42$/],
+    ['print("old")', /^old$/],
+  ] as const) {
+    await input.fill(content);
+    await input.press('Enter');
+    await log.locator('li.agent .content', { hasText: reply }).waitFor({ timeout: 30_000 });
+    await page.getByRole('status').filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  }
+
+  await first.close();
+  restarted = await startAgentSessionServer({ ...options, port: Number(new URL(first.url).port) });
+  await page.locator('#connection[data-connection="connected"]').waitFor({ timeout: 30_000 });
+  await page.getByRole('status').filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  await input.fill('print("new")');
+  await input.press('Enter');
+  await log.locator('li.agent .content', { hasText: /^new$/ }).waitFor({ timeout: 30_000 });
+  assert.deepEqual(await log.locator('li .content').allTextContents(), ['print("new")', 'new']);
 });

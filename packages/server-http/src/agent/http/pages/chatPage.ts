@@ -84,7 +84,7 @@ export const CHAT_SCRIPT = String.raw`(() => {
   const log = $('log'), main = $('main'), input = $('content'), send = $('send'), notice = $('notice');
   const statusPill = $('status'), statusText = $('status-text'), connPill = $('connection'), connText = $('connection-text');
   const items = new Map();
-  let status = 'running', lastEventId = '', retryMs = 1000, apiKey = sessionStorage.getItem('switchyard-agent-key') || '';
+  let status = 'running', lastEventId = '', resumeFrom = '', firstFrame = true, retryMs = 1000, apiKey = sessionStorage.getItem('switchyard-agent-key') || '';
 
   const fromHash = new URLSearchParams(location.hash.slice(1)).get('key');
   if (fromHash) { apiKey = fromHash; sessionStorage.setItem('switchyard-agent-key', apiKey); history.replaceState(null, '', location.pathname); }
@@ -140,14 +140,23 @@ export const CHAT_SCRIPT = String.raw`(() => {
     connText.textContent = text;
   }
 
+  const epochOf = (id) => id.split('-')[0];
+
   function onFrame(frame) {
-    let event = 'message', data = '';
+    let event = 'message', data = '', id = '';
     for (const line of frame.split('\n')) {
-      if (line.startsWith('id:')) lastEventId = line.slice(3).trim();
+      if (line.startsWith('id:')) id = line.slice(3).trim();
       else if (line.startsWith('event:')) event = line.slice(6).trim();
       else if (line.startsWith('data:')) data += line.slice(5).replace(/^ /, '');
     }
+    if (id) lastEventId = id;
     if (!data) return;
+    // A stream that does not pick up where this page left off (the server restarted: a new session) is a
+    // full replay: what the page shows is another conversation's, so start over.
+    if (firstFrame) {
+      firstFrame = false;
+      if (!(resumeFrom && id && epochOf(id) === epochOf(resumeFrom))) { items.clear(); log.replaceChildren(); }
+    }
     const payload = JSON.parse(data);
     if (event === 'message_update') showMessage(payload);
     else if (event === 'status_change') setStatus(payload.status, payload.exited);
@@ -156,6 +165,8 @@ export const CHAT_SCRIPT = String.raw`(() => {
 
   async function connect() {
     setConnection('connecting', lastEventId ? 'Reconnecting…' : 'Connecting…');
+    resumeFrom = lastEventId;
+    firstFrame = true;
     try {
       const response = await fetch('events', { cache: 'no-store', headers: headers(Object.assign({ accept: 'text/event-stream' }, lastEventId ? { 'last-event-id': lastEventId } : {})) });
       if (!response.ok) throw new Error('the server answered ' + response.status);
