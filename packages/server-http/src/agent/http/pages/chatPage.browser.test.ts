@@ -11,12 +11,14 @@ const browserBinary = requireChromium();
 let server: AgentSessionServer | undefined;
 let ended: AgentSessionServer | undefined;
 let restarted: AgentSessionServer | undefined;
+let guarded: AgentSessionServer | undefined;
 let browser: Browser | undefined;
 after(async () => {
   await browser?.close();
   await server?.close();
   await ended?.close();
   await restarted?.close();
+  await guarded?.close();
 });
 
 test('a message sent on /chat gets its reply; the page reconnects on its own', { skip: browserBinary.skip, timeout: 120_000 }, async () => {
@@ -111,4 +113,24 @@ test('after the server restarts, the page shows the new session only, not the ol
   await input.press('Enter');
   await log.locator('li.agent .content', { hasText: /^new$/ }).waitFor({ timeout: 30_000 });
   assert.deepEqual(await log.locator('li .content').allTextContents(), ['print("new")', 'new']);
+});
+
+test('a key the server refuses is asked for again, not retried for good', { skip: browserBinary.skip, timeout: 120_000 }, async () => {
+  if (!browserBinary.available) return;
+  guarded = await startAgentSessionServer({ command: 'python3', args: ['-i', '-q'], port: 0, stableWindowMs: 300, apiKey: 'sk-right' });
+  browser ??= await chromium.launch({ executablePath: browserBinary.executablePath, args: browserBinary.args });
+  const page = await browser.newPage();
+  const asked: string[] = [];
+  page.on('dialog', (dialog) => {
+    asked.push(dialog.message());
+    void dialog.accept('sk-right');
+  });
+  await page.goto(`${guarded.url}/chat#key=sk-wrong`);
+  await page.locator('#connection[data-connection="connected"]').waitFor({ timeout: 30_000 });
+  assert.deepEqual(asked, ['The server did not accept the API key; enter it again']);
+  await page.getByRole('status').filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  const input = page.getByLabel('Message', { exact: true });
+  await input.fill('print(6 * 7)');
+  await input.press('Enter');
+  await page.getByRole('log', { name: 'Conversation' }).locator('li.agent .content', { hasText: /^42$/ }).waitFor({ timeout: 30_000 });
 });

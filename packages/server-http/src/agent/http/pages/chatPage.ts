@@ -88,10 +88,15 @@ export const CHAT_SCRIPT = String.raw`(() => {
 
   const fromHash = new URLSearchParams(location.hash.slice(1)).get('key');
   if (fromHash) { apiKey = fromHash; sessionStorage.setItem('switchyard-agent-key', apiKey); history.replaceState(null, '', location.pathname); }
-  if (document.body.dataset.apiKey === 'required' && !apiKey) {
-    apiKey = window.prompt('This agent server needs an API key') || '';
+  // A key the server refuses is forgotten and asked for again: kept in session storage, a mistyped
+  // key would otherwise outlive reloads and leave the page retrying with it for good.
+  function askForKey(question) {
+    apiKey = window.prompt(question) || '';
     if (apiKey) sessionStorage.setItem('switchyard-agent-key', apiKey);
+    else sessionStorage.removeItem('switchyard-agent-key');
+    return apiKey !== '';
   }
+  if (document.body.dataset.apiKey === 'required' && !apiKey) askForKey('This agent server needs an API key');
   const headers = (extra) => Object.assign({}, extra, apiKey ? { authorization: 'Bearer ' + apiKey } : {});
 
   function say(text) { notice.textContent = text; }
@@ -169,6 +174,9 @@ export const CHAT_SCRIPT = String.raw`(() => {
     firstFrame = true;
     try {
       const response = await fetch('events', { cache: 'no-store', headers: headers(Object.assign({ accept: 'text/event-stream' }, lastEventId ? { 'last-event-id': lastEventId } : {})) });
+      if (response.status === 401 && !askForKey('The server did not accept the API key; enter it again')) {
+        return setConnection('reconnecting', 'No API key: reload the page to enter one');
+      }
       if (!response.ok) throw new Error('the server answered ' + response.status);
       setConnection('connected', 'Live');
       retryMs = 1000;
@@ -195,6 +203,7 @@ export const CHAT_SCRIPT = String.raw`(() => {
   async function post(body) {
     const response = await fetch('message', { method: 'POST', headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify(body) });
     if (response.ok) return true;
+    if (response.status === 401 && askForKey('The server did not accept the API key; enter it again')) return post(body);
     const answer = await response.json().catch(() => ({}));
     say((answer.error && answer.error.message) || 'The server answered ' + response.status);
     return false;
