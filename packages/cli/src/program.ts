@@ -209,6 +209,7 @@ export function buildProgram(
     .option('--type <kind>', 'agent type (claude, codex, aider, goose, …)')
     .addOption(new Option('--transport <transport>', 'how to talk to the agent').choices(['pty', 'acp']).default('pty'))
     .option('--allowed-host <host>', 'Host header to accept (repeatable)', collect, [])
+    .option('--api-key-env <name>', 'require Authorization: Bearer <key> on the API, the key read from this environment variable')
     .argument('<command...>', 'the agent command and its arguments, after --')
     .action(lazy(servers, 'agentServeCommand'));
 

@@ -107,17 +107,22 @@ type StartAgentSessionServer = (options: {
   args?: string[];
   cwd?: string;
   allowedHosts?: string[];
+  apiKey?: string;
 }) => Promise<{ url: string; close(): Promise<void> }>;
 
-/** `yard agent serve [--port 3284] [--type kind] [--transport pty|acp] -- <command> [args…]`. */
+/** `yard agent serve [--port 3284] [--type kind] [--transport pty|acp] [--api-key-env NAME] -- <command> [args…]`. */
 export async function agentServeCommand(
   ctx: CommandContext,
   command: string[],
-  opts: { port: string; host: string; type?: string; transport: 'pty' | 'acp'; allowedHost: string[] },
+  opts: { port: string; host: string; type?: string; transport: 'pty' | 'acp'; allowedHost: string[]; apiKeyEnv?: string },
 ): Promise<number> {
   const [executable, ...args] = command;
   if (!executable) throw new CliError('invalid_argument', 'the agent command is required after --', { field: 'command' });
   const port = intOption(opts.port, '--port', { min: 0, max: 65535 })!;
+  // The key comes from the environment, never the command line, where `ps` would show it to every user.
+  const apiKey = opts.apiKeyEnv === undefined ? undefined : ctx.io.env[opts.apiKeyEnv];
+  if (opts.apiKeyEnv !== undefined && !apiKey)
+    throw new CliError('invalid_argument', `--api-key-env: environment variable ${opts.apiKeyEnv} is not set`, { field: 'api_key_env' });
   const mod = (await import('@switchyard/server-http')) as { startAgentSessionServer?: StartAgentSessionServer };
   if (typeof mod.startAgentSessionServer !== 'function') {
     throw new CliError('not_implemented', 'this build of @switchyard/server-http has no agent session server (startAgentSessionServer)');
@@ -131,14 +136,15 @@ export async function agentServeCommand(
     cwd: ctx.io.cwd,
     ...(opts.type !== undefined ? { agentType: opts.type } : {}),
     ...(opts.allowedHost.length ? { allowedHosts: opts.allowedHost } : {}),
+    ...(apiKey ? { apiKey } : {}),
   });
   try {
     emit(
       ctx.io,
       ctx.globals.output,
-      { url: server.url, command: executable, args, transport: opts.transport },
+      { url: server.url, command: executable, args, transport: opts.transport, api_key_required: apiKey !== undefined },
       {
-        text: `agent session server for ${executable} at ${server.url} (chat: ${server.url}/chat, openapi: ${server.url}/openapi.json)`,
+        text: `agent session server for ${executable} at ${server.url} (chat: ${server.url}/chat, openapi: ${server.url}/openapi.json${apiKey ? `; API key from ${opts.apiKeyEnv} required` : ''})`,
       },
     );
     await (ctx.io.stopSignal ?? new Promise<never>(() => undefined));

@@ -7,6 +7,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import { createServer } from 'node:http';
+import { isIPv6 } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
@@ -67,6 +68,22 @@ export interface AgentSessionServer {
   api: AgentApi;
   /** Ends event streams, stops listening, stops the agent. Idempotent. */
   close(): Promise<void>;
+}
+
+/**
+ * The URL clients reach the server at. A wildcard address is where the server listens, not a name to
+ * call it by: `http://0.0.0.0:…` carries `Host: 0.0.0.0`, which the host allowlist refuses, so the
+ * loopback address of the same family stands in for it.
+ *
+ * @example
+ * ```ts
+ * serverUrl('0.0.0.0', 3284); // 'http://127.0.0.1:3284'
+ * ```
+ */
+export function serverUrl(host: string, port: number): string {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  const reachable = bare === '0.0.0.0' || bare === '' ? '127.0.0.1' : isIPv6(bare) && /^[0:]+$/.test(bare) ? '::1' : bare;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
 /**
@@ -139,7 +156,7 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
   }
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : (options.port ?? 3284);
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = serverUrl(host, port);
   let closing: Promise<void> | undefined;
   const readyApi = api;
   const readyServer = server;

@@ -42,12 +42,32 @@ test('status changes are announced once and numbered', () => {
   assert.deepEqual(seen, [{ seq: 1, status: 'stable' }]);
 });
 
-type Step = { kind: 'user'; text: string } | { kind: 'agent'; text: string } | { kind: 'status'; stable: boolean } | { kind: 'error' };
+test('the end of the agent is announced once, even when the status already was stable, and no status follows it', () => {
+  const conversation = new Conversation(new FakeScheduler(), 'stable');
+  const seen: StatusChangeEvent[] = [];
+  conversation.on('status_change', (event) => seen.push(event));
+  conversation.end({ exitCode: 3, signal: null });
+  conversation.end({ exitCode: null, signal: 'SIGTERM' });
+  conversation.setStatus('running');
+  assert.deepEqual(seen, [{ seq: 1, status: 'stable', exited: { exitCode: 3, signal: null } }]);
+  assert.deepEqual(conversation.exited, { exitCode: 3, signal: null });
+  assert.equal(conversation.status, 'stable');
+  assert.deepEqual(conversation.replay().status, seen[0], 'a new subscriber learns it from the status');
+  assert.deepEqual(conversation.changesSince(0).status, seen[0], 'so does a resumed one');
+});
+
+type Step =
+  | { kind: 'user'; text: string }
+  | { kind: 'agent'; text: string }
+  | { kind: 'status'; stable: boolean }
+  | { kind: 'error' }
+  | { kind: 'end' };
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({ kind: fc.constant('user' as const), text: fc.string({ minLength: 1, maxLength: 5 }) }),
   fc.record({ kind: fc.constant('agent' as const), text: fc.string({ maxLength: 5 }) }),
   fc.record({ kind: fc.constant('status' as const), stable: fc.boolean() }),
   fc.record({ kind: fc.constant('error' as const) }),
+  fc.record({ kind: fc.constant('end' as const) }),
 );
 
 function play(conversation: Conversation, steps: Step[]): void {
@@ -55,6 +75,7 @@ function play(conversation: Conversation, steps: Step[]): void {
     if (s.kind === 'user') conversation.addUser(s.text);
     else if (s.kind === 'agent') conversation.updateAgent(s.text);
     else if (s.kind === 'status') conversation.setStatus(s.stable ? 'stable' : 'running');
+    else if (s.kind === 'end') conversation.end({ exitCode: 0, signal: null });
     else conversation.error('boom');
   }
 }
@@ -66,16 +87,18 @@ test('property: a subscriber that saw everything up to seq N and then applies ch
       play(conversation, first);
       const seen = new Map<number, AgentMessage>(conversation.messages().map((m) => [m.id, m]));
       let status = conversation.status;
+      let exited = conversation.exited;
       const mark = conversation.seq;
       play(conversation, second);
       const changes = conversation.changesSince(mark);
       for (const { message } of changes.messages) seen.set(message.id, message);
-      if (changes.status) status = changes.status.status;
+      if (changes.status) ({ status, exited } = changes.status);
       assert.deepEqual(
         [...seen.values()].sort((a, b) => a.id - b.id),
         conversation.messages(),
       );
       assert.equal(status, conversation.status);
+      assert.deepEqual(exited, conversation.exited);
       const seqs = changes.messages.map((m) => m.seq);
       assert.deepEqual(
         seqs,

@@ -36,10 +36,12 @@ export interface MessageUpdateEvent {
   message: AgentMessage;
 }
 
-/** The status flipped. */
+/** The status flipped, or the agent ended. */
 export interface StatusChangeEvent {
   seq: number;
   status: AgentStatus;
+  /** Set once the agent process has ended (see {@link Conversation.end}): it takes no more input. */
+  exited?: AgentExit;
 }
 
 /** Something went wrong on the agent's side (it exited, broke the protocol, a write failed). */
@@ -129,10 +131,26 @@ export class Conversation extends EventEmitter<ConversationEvents> {
     return undefined;
   }
 
+  /** How the agent ended, once {@link end} has been called. */
+  get exited(): AgentExit | undefined {
+    return this.current.exited;
+  }
+
   setStatus(status: AgentStatus): void {
-    if (status === this.current.status) return;
+    if (status === this.current.status || this.current.exited) return;
     this.current = { seq: ++this.sequence, status };
     this.emit('status_change', { ...this.current });
+  }
+
+  /**
+   * The agent ended: the status becomes `stable` for good and carries how it
+   * ended. Announced even when the status already was `stable`, so a
+   * subscriber (new, resumed or live) learns it from the status alone.
+   */
+  end(exit: AgentExit): void {
+    if (this.current.exited) return;
+    this.current = { seq: ++this.sequence, status: 'stable', exited: { ...exit } };
+    this.emit('status_change', { ...this.current, exited: { ...exit } });
   }
 
   /** Records a user message and announces it. */
@@ -186,7 +204,7 @@ export class Conversation extends EventEmitter<ConversationEvents> {
     return {
       messages,
       errors: this.errors.filter((event) => event.seq > seq).map((event) => ({ ...event })),
-      status: this.current.seq > seq ? { ...this.current } : undefined,
+      status: this.current.seq > seq ? this.currentStatus() : undefined,
     };
   }
 
@@ -194,8 +212,13 @@ export class Conversation extends EventEmitter<ConversationEvents> {
   replay(): { messages: MessageUpdateEvent[]; status: StatusChangeEvent } {
     return {
       messages: this.entries.map((entry) => ({ seq: entry.seq, message: { ...entry.message } })),
-      status: { ...this.current },
+      status: this.currentStatus(),
     };
+  }
+
+  private currentStatus(): StatusChangeEvent {
+    const { exited } = this.current;
+    return { ...this.current, ...(exited ? { exited: { ...exited } } : {}) };
   }
 
   private append(role: AgentRole, content: string): AgentMessage {

@@ -4,6 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { dirname } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { Client } from 'undici';
 import { type AgentSessionServer, startAgentSessionServer } from '../agentSessionServer.js';
 
 let server: AgentSessionServer;
@@ -233,6 +234,35 @@ describe('uploads', () => {
   });
 });
 
+describe('refused request bodies', () => {
+  test('a body refused unread (wrong type, declared too large) is drained: the client gets the answer and keeps its connection', async () => {
+    const client = new Client(server.url, { pipelining: 1 });
+    let connections = 0;
+    client.on('connect', () => connections++);
+    const refusals: [path: string, contentType: string, body: string, status: number][] = [
+      ['/message', 'text/plain', 'x'.repeat(64 * 1024), 415],
+      ['/upload', 'application/json', `{"file":"${'x'.repeat(64 * 1024)}"}`, 415],
+      ['/message', 'application/json', JSON.stringify({ content: 'x'.repeat(2 * 1024 * 1024) }), 413],
+      ['/upload', 'multipart/form-data; boundary=b', `--b\r\n${'x'.repeat(256 * 1024)}`, 413],
+    ];
+    try {
+      for (let round = 0; round < 5; round++) {
+        for (const [path, contentType, body, status] of refusals) {
+          const response = await client.request({ path, method: 'POST', headers: { 'content-type': contentType }, body });
+          const answer = await response.body.text();
+          assert.equal(response.statusCode, status, `${path} ${contentType}: ${answer}`);
+        }
+      }
+      const status = await client.request({ path: '/status', method: 'GET' });
+      assert.equal(status.statusCode, 200);
+      await status.body.text();
+      assert.equal(connections, 1, 'every request went over the first connection');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
 describe('documentation', () => {
   test('/openapi.json describes every route from the validating schemas; /docs renders it readably', async () => {
     const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
@@ -251,5 +281,42 @@ describe('documentation', () => {
       assert.ok(html.includes(text), text);
     const root = await fetch(`${server.url}/`, { redirect: 'manual' });
     assert.equal(root.headers.get('location'), '/chat');
+  });
+
+  test('/openapi.json lists every error status the routes answer, and the upload field as required', async () => {
+    type Operation = { responses: Record<string, unknown>; requestBody?: { content: Record<string, { schema: { required?: string[] } }> } };
+    const operations = async (url: string) => {
+      const document = (await (await fetch(`${url}/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+      return (method: string, path: string) => document.paths[path]![method]!;
+    };
+    const open = await operations(server.url);
+    // What the cases above (and the access tests) get back: malformed JSON or form data is 400, a foreign Host or Origin 403.
+    const answered: [method: string, path: string, statuses: number[]][] = [
+      ['post', '/message', [400, 403, 409, 413, 415, 422, 503]],
+      ['post', '/upload', [400, 403, 413, 415, 422]],
+      ['get', '/status', [403]],
+      ['get', '/messages', [403]],
+      ['get', '/events', [403]],
+      ['get', '/screen', [403, 404]],
+    ];
+    for (const [method, path, statuses] of answered) {
+      const documented = Object.keys(open(method, path).responses);
+      for (const status of statuses) assert.ok(documented.includes(String(status)), `${method.toUpperCase()} ${path} documents ${status}`);
+      assert.ok(!documented.includes('401'), `${path}: no 401 without an API key`);
+    }
+    assert.deepEqual(open('post', '/upload').requestBody?.content['multipart/form-data']?.schema.required, ['file']);
+    const resume = (open('get', '/events') as Operation & { parameters: { name: string; in: string }[] }).parameters;
+    assert.deepEqual(
+      resume.map((p) => `${p.in}:${p.name}`),
+      ['query:last_event_id', 'header:last-event-id'],
+    );
+
+    const guarded = await startAgentSessionServer({ command: 'python3', args: ['-i', '-q'], port: 0, apiKey: 'sk-docs-key' });
+    try {
+      const withKey = await operations(guarded.url);
+      for (const [method, path] of answered) assert.ok(withKey(method, path).responses['401'], `${path} documents 401 with an API key`);
+    } finally {
+      await guarded.close();
+    }
   });
 });

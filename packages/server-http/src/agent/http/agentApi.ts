@@ -10,13 +10,13 @@ import type { HttpBindings } from '@hono/node-server';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
 import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError, type ApiErrorCode, fieldIssues, respondError } from '../../controlPlane/apiError.js';
+import { bodyCap } from '../../controlPlane/bodyCap.js';
 import { type AgentSession, INPUT_LIMITS } from '../engine/agentSession.js';
 import { AgentSessionError, type AgentSessionErrorCode } from '../engine/errors.js';
 import { bearerKey, DEFAULT_ALLOWED_HOSTS, hostAllowlist, originPolicy } from './access.js';
-import { EventHub } from './eventStream.js';
+import { EventHub, statusPayload } from './eventStream.js';
 import { registerPages } from './pages/pages.js';
 import {
   AgentMessageSchema,
@@ -88,9 +88,6 @@ function handleError(error: unknown, c: Context): Response {
   return respondError(c, 'internal', 'internal error');
 }
 
-/** The rest of an oversized body is never read, so the connection cannot carry another request: close it. */
-const tooLarge = (message: string) => new ApiError('payload_too_large', message, { headers: { connection: 'close' } });
-
 function requireMediaType(c: Context, type: string): void {
   const header = (c.req.header('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (header !== type)
@@ -124,16 +121,15 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
   if (options.apiKey)
     for (const path of ['/status', '/messages', '/message', '/events', '/upload', '/screen']) app.use(path, bearerKey(options.apiKey));
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-
-  const statusBody = () => {
-    const exit = session.exit;
-    return {
-      status: session.conversation.status,
-      agent_type: session.agentType,
-      transport: session.transport,
-      ...(exit ? { exited: { exit_code: exit.exitCode, signal: exit.signal } } : {}),
-    };
+  // The access rules answer before any route does, so every API route can answer these.
+  const accessResponses = {
+    403: errorResponse(
+      'The Host header is not allowed (DNS-rebinding protection), or the request comes from an origin CORS does not allow',
+    ),
+    ...(options.apiKey ? { 401: errorResponse('A valid API key is required: `Authorization: Bearer <key>`') } : {}),
   };
+
+  const statusBody = () => statusPayload(session, { status: session.conversation.status, exited: session.exit });
 
   app.openapi(
     createRoute({
@@ -141,7 +137,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       path: '/status',
       summary: 'The agent status',
       description: '`stable` when the screen has not changed for the stability window and no input is pending; `running` otherwise.',
-      responses: { 200: json(StatusResponseSchema, 'The status') },
+      responses: { 200: json(StatusResponseSchema, 'The status'), ...accessResponses },
     }),
     (c) => c.json(statusBody(), 200),
   );
@@ -152,20 +148,12 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       path: '/messages',
       summary: 'The conversation so far',
       description: 'User messages as sent; agent messages as extracted from the screen (echo, prompt and input box stripped) or from ACP.',
-      responses: { 200: json(MessagesResponseSchema, 'Every message, oldest first') },
+      responses: { 200: json(MessagesResponseSchema, 'Every message, oldest first'), ...accessResponses },
     }),
     (c) => c.json({ messages: session.conversation.messages() }, 200),
   );
 
-  app.use(
-    '/message',
-    bodyLimit({
-      maxSize: JSON_BODY_LIMIT,
-      onError: () => {
-        throw tooLarge(`the request body must be at most ${JSON_BODY_LIMIT} bytes`);
-      },
-    }),
-  );
+  app.use('/message', bodyCap(JSON_BODY_LIMIT, `the request body must be at most ${JSON_BODY_LIMIT} bytes`));
   app.use('/message', async (c, next) => {
     if (c.req.method === 'POST') requireMediaType(c, 'application/json');
     return next();
@@ -180,6 +168,8 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       request: { body: { content: { 'application/json': { schema: PostMessageBodySchema } }, required: true } },
       responses: {
         200: json(OkResponseSchema, 'Handed to the agent'),
+        400: errorResponse('The body is not valid JSON'),
+        ...accessResponses,
         409: errorResponse('The agent is running; wait for `stable`'),
         413: errorResponse('The message is too large'),
         415: errorResponse('The body is not JSON'),
@@ -205,37 +195,40 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       path: '/events',
       summary: 'Live updates (Server-Sent Events)',
       description:
-        'Events `message_update` (an AgentMessage, plus `message` = `content`), `status_change` (`{status, agent_type, transport}`) and `agent_error` (`{message, fatal, time}`). A new subscriber first gets every message, then the status. Send `Last-Event-ID` (or `?last_event_id=`) to resume: only what changed since is sent. A subscriber that stops reading is dropped; reconnect with the last id to catch up.',
-      request: { query: z.object({ last_event_id: z.string().optional() }) },
-      responses: { 200: { content: { 'text/event-stream': { schema: z.string() } }, description: 'An endless event stream' } },
+        'Events `message_update` (an AgentMessage, plus `message` = `content`), `status_change` (`{status, agent_type, transport}`, plus `exited` once the agent has ended, as in `/status`) and `agent_error` (`{message, fatal, time}`). A new subscriber first gets every message, then the status. Send `Last-Event-ID` (or `?last_event_id=`) to resume: only what changed since is sent. A subscriber that stops reading is dropped; reconnect with the last id to catch up.',
+      request: {
+        headers: z.object({
+          'last-event-id': z.string().optional().openapi({ description: 'The id of the last frame received: resume after it.' }),
+        }),
+        query: z.object({
+          last_event_id: z.string().optional().openapi({ description: 'The same, for clients that cannot set headers.' }),
+        }),
+      },
+      responses: {
+        200: { content: { 'text/event-stream': { schema: z.string() } }, description: 'An endless event stream' },
+        ...accessResponses,
+      },
     }),
     (c) => {
+      const headers = {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+      };
+      // Hono answers HEAD with the GET handler's headers and drops its body unread and uncancelled:
+      // a stream opened for it would stay subscribed, queueing every event, until it overflowed.
+      if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers }) as never;
       // On node:http a subscriber that falls behind is cut at the socket: nothing more is written to it.
       const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
       const stream = events.open(
-        c.req.header('last-event-id') ?? c.req.valid('query').last_event_id,
+        c.req.valid('header')['last-event-id'] ?? c.req.valid('query').last_event_id,
         outgoing ? () => outgoing.destroy() : undefined,
       );
-      return new Response(stream, {
-        status: 200,
-        headers: {
-          'content-type': 'text/event-stream; charset=utf-8',
-          'cache-control': 'no-cache, no-transform',
-          'x-accel-buffering': 'no',
-        },
-      }) as never;
+      return new Response(stream, { status: 200, headers }) as never;
     },
   );
 
-  app.use(
-    '/upload',
-    bodyLimit({
-      maxSize: uploadLimit + 64 * 1024,
-      onError: () => {
-        throw tooLarge(`uploads must be at most ${uploadLimit} bytes`);
-      },
-    }),
-  );
+  app.use('/upload', bodyCap(uploadLimit + 64 * 1024, `uploads must be at most ${uploadLimit} bytes`));
   app.openapi(
     createRoute({
       method: 'post',
@@ -244,12 +237,19 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       description: `multipart/form-data with one \`file\` field (at most ${uploadLimit} bytes). The file is stored in the server's upload directory under a fresh name; the answer gives its path, to mention in a message.`,
       request: {
         body: {
-          content: { 'multipart/form-data': { schema: z.object({ file: z.any().openapi({ type: 'string', format: 'binary' }) }) } },
+          content: {
+            'multipart/form-data': {
+              // z.any() is optional to the document generator, but the route refuses a form without `file`.
+              schema: z.object({ file: z.any().openapi({ type: 'string', format: 'binary' }) }).openapi({ required: ['file'] }),
+            },
+          },
           required: true,
         },
       },
       responses: {
         200: json(UploadResponseSchema, 'Stored'),
+        400: errorResponse('The body is not valid multipart/form-data'),
+        ...accessResponses,
         413: errorResponse('The file is too large'),
         415: errorResponse('The body is not multipart/form-data'),
         422: errorResponse('No `file` field'),
@@ -272,7 +272,11 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       method: 'get',
       path: '/screen',
       summary: 'The terminal screen (PTY transport)',
-      responses: { 200: json(ScreenResponseSchema, 'The visible rows'), 404: errorResponse('No screen: the agent speaks ACP') },
+      responses: {
+        200: json(ScreenResponseSchema, 'The visible rows'),
+        ...accessResponses,
+        404: errorResponse('No screen: the agent speaks ACP'),
+      },
     }),
     (c) => {
       const screen = session.screen();

@@ -171,6 +171,40 @@ describe('stream mechanics', () => {
     healthy.close();
   });
 
+  test('the end of the agent reaches live, resumed and new subscribers in the status, as /status says it', async () => {
+    const session = new ScriptedSession();
+    const served = await serve(session);
+    cleanups.push(served.close);
+    const live = await openEvents(`${served.url}/events`);
+    await live.waitFor((e) => e.event === 'status_change', 'the replay');
+    const before = live.lastId()!;
+    // The status was stable already: the end still has to be announced.
+    session.conversation.end({ exitCode: null, signal: 'SIGKILL' });
+    const exited = { exit_code: null, signal: 'SIGKILL' };
+    const announced = await live.waitFor((e) => e.event === 'status_change' && e.data.exited !== undefined, 'the end, live');
+    assert.deepEqual(announced.data, { status: 'stable', agent_type: 'scripted', transport: 'pty', exited });
+    live.close();
+    const resumed = await openEvents(`${served.url}/events`, { 'last-event-id': before });
+    assert.deepEqual((await resumed.waitFor((e) => e.event === 'status_change', 'the end, resumed')).data.exited, exited);
+    resumed.close();
+    const late = await openEvents(`${served.url}/events`);
+    assert.deepEqual((await late.waitFor((e) => e.event === 'status_change', 'the end, replayed')).data.exited, exited);
+    late.close();
+  });
+
+  test('HEAD /events answers the stream headers and subscribes nothing', async () => {
+    const session = new ScriptedSession();
+    const served = await serve(session);
+    cleanups.push(served.close);
+    for (let i = 0; i < 3; i++) {
+      const head = await fetch(`${served.url}/events`, { method: 'HEAD' });
+      assert.equal(head.status, 200);
+      assert.match(head.headers.get('content-type') ?? '', /^text\/event-stream/);
+    }
+    assert.equal(served.api.events.size, 0, 'no subscriber is left behind by a request that reads no body');
+    assert.equal(session.conversation.listenerCount('message_update'), 0);
+  });
+
   test('idle streams get heartbeat comments on the injected clock; closing the API ends open streams', async () => {
     const clock = new FakeScheduler(0);
     const session = new ScriptedSession(clock);

@@ -15,7 +15,7 @@
  */
 import type { Scheduler, TimerHandle } from '@switchyard/core-routing';
 import type { AgentSession } from '../engine/agentSession.js';
-import type { AgentErrorEvent, MessageUpdateEvent, StatusChangeEvent } from '../engine/conversation.js';
+import type { AgentErrorEvent, AgentExit, AgentStatus, MessageUpdateEvent, StatusChangeEvent } from '../engine/conversation.js';
 
 /** Options of {@link EventHub}. */
 export interface EventHubOptions {
@@ -31,6 +31,20 @@ interface Subscriber {
 }
 
 const encoder = new TextEncoder();
+
+/**
+ * The body of `GET /status` and the data of `status_change` frames: the
+ * status, the agent's kind and transport, and how the agent ended once it has.
+ */
+export function statusPayload(session: AgentSession, state: { status: AgentStatus; exited?: AgentExit | undefined }) {
+  const { exited } = state;
+  return {
+    status: state.status,
+    agent_type: session.agentType,
+    transport: session.transport,
+    ...(exited ? { exited: { exit_code: exited.exitCode, signal: exited.signal } } : {}),
+  };
+}
 
 /** Formats one SSE frame; `data` is JSON on one line, so no line of it can end the frame early. */
 export function sseFrame(event: string, data: unknown, id?: string): string {
@@ -75,7 +89,7 @@ export class EventHub {
   }
 
   private statusData(event: StatusChangeEvent) {
-    return { status: event.status, agent_type: this.session.agentType, transport: this.session.transport };
+    return statusPayload(this.session, event);
   }
 
   private errorData(event: AgentErrorEvent) {

@@ -30,7 +30,10 @@ export const StatusResponseSchema = z
     exited: z
       .object({ exit_code: z.number().int().nullable(), signal: z.union([z.string(), z.number()]).nullable() })
       .optional()
-      .openapi({ description: 'Present once the agent process has ended; it takes no more messages.' }),
+      .openapi({
+        description:
+          'Present once the agent process has ended; it takes no more messages. A program killed by a signal has `exit_code: null` and `signal` named, e.g. `SIGKILL`.',
+      }),
   })
   .openapi('StatusResponse');
 

@@ -262,7 +262,7 @@ export class AcpAgentSession implements AgentSession {
     this.peer.close(new AgentSessionError('agent_exited', `the agent exited (${describeExit(exit)})`));
     if (this.closed) return;
     this.conversation.error(`the agent exited (${describeExit(exit)})`, true);
-    this.conversation.setStatus('stable');
+    this.conversation.end(exit);
     this.conversation.emit('exit', exit);
   }
 }

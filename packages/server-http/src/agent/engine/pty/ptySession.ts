@@ -288,7 +288,7 @@ export class PtyAgentSession implements AgentSession {
     if (this.closed) return;
     this.refreshAgentMessage();
     this.conversation.error(`the agent exited (${describeExit(exit)})`, true);
-    this.conversation.setStatus('stable');
+    this.conversation.end(exit);
     this.conversation.emit('exit', exit);
   }
 

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { eventually } from '@switchyard/test-support';
 import type { AgentSession } from '../agentSession.js';
 import { PtyAgentSession, type PtySessionOptions } from './ptySession.js';
 
@@ -163,4 +164,15 @@ test('a missing command is a start_failed error naming it', async () => {
     PtyAgentSession.start({ command: 'no-such-agent-command-xyz' }),
     /command not found or not executable: no-such-agent-command-xyz/,
   );
+});
+
+test('how a program ended: its exit code, or the signal that killed it by name and no exit code', async () => {
+  const ended = async (script: string) => {
+    const { session } = await start({ command: 'sh', args: ['-c', script] });
+    await eventually(`sh -c ${JSON.stringify(script)} to end`, () => session.exit !== undefined, 20_000);
+    return session.exit;
+  };
+  assert.deepEqual(await ended('exit 3'), { exitCode: 3, signal: null });
+  // A killed program has no exit code; 0 would read as success. The name matches the ACP transport's.
+  assert.deepEqual(await ended('kill -KILL $$'), { exitCode: null, signal: 'SIGKILL' });
 });

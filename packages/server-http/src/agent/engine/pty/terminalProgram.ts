@@ -6,6 +6,7 @@
  * clear `missing_dependency` error rather than a crash at import time.
  */
 import { accessSync, constants, statSync } from 'node:fs';
+import { constants as osConstants } from 'node:os';
 import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { AgentExit } from '../conversation.js';
 import { AgentSessionError } from '../errors.js';
@@ -80,6 +81,17 @@ export function resolveCommand(command: string, cwd: string, env: NodeJS.Process
   throw new AgentSessionError('start_failed', `command not found or not executable: ${command}`, { field: 'command' });
 }
 
+const SIGNAL_NAMES = new Map(Object.entries(osConstants.signals).map(([name, number]) => [number, name]));
+
+/**
+ * node-pty reports a killed program as exit code 0 with the signal's number. A killed program has no exit code
+ * (0 would read as success), and its signal is named as `child_process` names it, as over the ACP transport.
+ */
+export function ptyExit(exitCode: number, signal: number | undefined): AgentExit {
+  if (!signal) return { exitCode, signal: null };
+  return { exitCode: null, signal: SIGNAL_NAMES.get(signal) ?? signal };
+}
+
 /**
  * Starts `command` on a new pseudo-terminal (no shell in between: the
  * arguments are passed as they are).
@@ -112,7 +124,7 @@ export async function spawnTerminalProgram(options: SpawnOptions): Promise<Termi
   const exitListeners: ((exit: AgentExit) => void)[] = [];
   child.onExit(({ exitCode, signal }) => {
     exited = true;
-    const exit: AgentExit = { exitCode, signal: signal ? signal : null };
+    const exit = ptyExit(exitCode, signal);
     for (const listener of exitListeners) listener(exit);
   });
   return {

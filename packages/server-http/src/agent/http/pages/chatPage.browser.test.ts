@@ -9,10 +9,16 @@ import { type AgentSessionServer, startAgentSessionServer } from '../../agentSes
 
 const browserBinary = requireChromium();
 let server: AgentSessionServer | undefined;
+let ended: AgentSessionServer | undefined;
+let restarted: AgentSessionServer | undefined;
+let guarded: AgentSessionServer | undefined;
 let browser: Browser | undefined;
 after(async () => {
   await browser?.close();
   await server?.close();
+  await ended?.close();
+  await restarted?.close();
+  await guarded?.close();
 });
 
 test('a message sent on /chat gets its reply; the page reconnects on its own', { skip: browserBinary.skip, timeout: 120_000 }, async () => {
@@ -47,4 +53,84 @@ test('a message sent on /chat gets its reply; the page reconnects on its own', {
     await page.screenshot({ path: fileURLToPath(new URL('../../../../../../docs/agent-chat.png', import.meta.url)) });
   }
   assert.deepEqual(problems, []);
+});
+
+test('an agent that has exited is shown as exited, not ready, also to a page opened after the exit', {
+  skip: browserBinary.skip,
+  timeout: 120_000,
+}, async () => {
+  if (!browserBinary.available) return;
+  ended = await startAgentSessionServer({ command: 'python3', args: ['-i', '-q'], port: 0, stableWindowMs: 300 });
+  browser ??= await chromium.launch({ executablePath: browserBinary.executablePath, args: browserBinary.args });
+  const page = await browser.newPage();
+  await page.goto(`${ended.url}/chat`);
+  const status = page.getByRole('status');
+  await status.filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  const input = page.getByLabel('Message', { exact: true });
+  await input.fill('import sys; sys.exit(3)');
+  await input.press('Enter');
+  await status.filter({ hasText: 'Agent: exited (code 3)' }).waitFor({ timeout: 30_000 });
+  const send = page.getByRole('button', { name: 'Send', exact: true });
+  assert.equal(await send.getAttribute('aria-disabled'), 'true');
+  await input.fill('print(1)');
+  await input.press('Enter');
+  await page.getByRole('alert').filter({ hasText: 'The agent has exited' }).waitFor({ timeout: 10_000 });
+
+  await page.reload();
+  await status.filter({ hasText: 'Agent: exited (code 3)' }).waitFor({ timeout: 30_000 });
+  assert.equal(await send.getAttribute('aria-disabled'), 'true');
+});
+
+test('after the server restarts, the page shows the new session only, not the old one mixed in', {
+  skip: browserBinary.skip,
+  timeout: 120_000,
+}, async () => {
+  if (!browserBinary.available) return;
+  const options = { command: 'python3', args: ['-i', '-q'], stableWindowMs: 300 };
+  const first = await startAgentSessionServer({ ...options, port: 0 });
+  restarted = first;
+  browser ??= await chromium.launch({ executablePath: browserBinary.executablePath, args: browserBinary.args });
+  const page = await browser.newPage();
+  await page.goto(`${first.url}/chat`);
+  const log = page.getByRole('log', { name: 'Conversation' });
+  const input = page.getByLabel('Message', { exact: true });
+  await page.getByRole('status').filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  for (const [content, reply] of [
+    ['print(6 * 7)', /^42$/],
+    ['print("old")', /^old$/],
+  ] as const) {
+    await input.fill(content);
+    await input.press('Enter');
+    await log.locator('li.agent .content', { hasText: reply }).waitFor({ timeout: 30_000 });
+    await page.getByRole('status').filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  }
+
+  await first.close();
+  restarted = await startAgentSessionServer({ ...options, port: Number(new URL(first.url).port) });
+  await page.locator('#connection[data-connection="connected"]').waitFor({ timeout: 30_000 });
+  await page.getByRole('status').filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  await input.fill('print("new")');
+  await input.press('Enter');
+  await log.locator('li.agent .content', { hasText: /^new$/ }).waitFor({ timeout: 30_000 });
+  assert.deepEqual(await log.locator('li .content').allTextContents(), ['print("new")', 'new']);
+});
+
+test('a key the server refuses is asked for again, not retried for good', { skip: browserBinary.skip, timeout: 120_000 }, async () => {
+  if (!browserBinary.available) return;
+  guarded = await startAgentSessionServer({ command: 'python3', args: ['-i', '-q'], port: 0, stableWindowMs: 300, apiKey: 'sk-right' });
+  browser ??= await chromium.launch({ executablePath: browserBinary.executablePath, args: browserBinary.args });
+  const page = await browser.newPage();
+  const asked: string[] = [];
+  page.on('dialog', (dialog) => {
+    asked.push(dialog.message());
+    void dialog.accept('sk-right');
+  });
+  await page.goto(`${guarded.url}/chat#key=sk-wrong`);
+  await page.locator('#connection[data-connection="connected"]').waitFor({ timeout: 30_000 });
+  assert.deepEqual(asked, ['The server did not accept the API key; enter it again']);
+  await page.getByRole('status').filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  const input = page.getByLabel('Message', { exact: true });
+  await input.fill('print(6 * 7)');
+  await input.press('Enter');
+  await page.getByRole('log', { name: 'Conversation' }).locator('li.agent .content', { hasText: /^42$/ }).waitFor({ timeout: 30_000 });
 });

@@ -25,6 +25,7 @@ header h1 { font-size: 1.1rem; margin: 0; }
 .dot { width: 0.6rem; height: 0.6rem; border-radius: 50%; background: var(--muted); }
 [data-status="stable"] .dot, [data-connection="connected"] .dot { background: #1a7f37; }
 [data-status="running"] .dot { background: #bf8700; }
+[data-status="exited"] .dot { background: #cf222e; }
 [data-connection="reconnecting"] .dot { background: #cf222e; }
 header nav { margin-left: auto; font-size: 0.875rem; }
 main { flex: 1; overflow-y: auto; padding: 1rem; }
@@ -83,14 +84,19 @@ export const CHAT_SCRIPT = String.raw`(() => {
   const log = $('log'), main = $('main'), input = $('content'), send = $('send'), notice = $('notice');
   const statusPill = $('status'), statusText = $('status-text'), connPill = $('connection'), connText = $('connection-text');
   const items = new Map();
-  let status = 'running', lastEventId = '', retryMs = 1000, apiKey = sessionStorage.getItem('switchyard-agent-key') || '';
+  let status = 'running', lastEventId = '', resumeFrom = '', firstFrame = true, retryMs = 1000, apiKey = sessionStorage.getItem('switchyard-agent-key') || '';
 
   const fromHash = new URLSearchParams(location.hash.slice(1)).get('key');
   if (fromHash) { apiKey = fromHash; sessionStorage.setItem('switchyard-agent-key', apiKey); history.replaceState(null, '', location.pathname); }
-  if (document.body.dataset.apiKey === 'required' && !apiKey) {
-    apiKey = window.prompt('This agent server needs an API key') || '';
+  // A key the server refuses is forgotten and asked for again: kept in session storage, a mistyped
+  // key would otherwise outlive reloads and leave the page retrying with it for good.
+  function askForKey(question) {
+    apiKey = window.prompt(question) || '';
     if (apiKey) sessionStorage.setItem('switchyard-agent-key', apiKey);
+    else sessionStorage.removeItem('switchyard-agent-key');
+    return apiKey !== '';
   }
+  if (document.body.dataset.apiKey === 'required' && !apiKey) askForKey('This agent server needs an API key');
   const headers = (extra) => Object.assign({}, extra, apiKey ? { authorization: 'Bearer ' + apiKey } : {});
 
   function say(text) { notice.textContent = text; }
@@ -124,11 +130,14 @@ export const CHAT_SCRIPT = String.raw`(() => {
     log.append(item);
   }
 
-  function setStatus(next) {
-    status = next;
-    statusPill.dataset.status = next;
-    statusText.textContent = next === 'stable' ? 'Agent: ready' : 'Agent: working…';
-    send.setAttribute('aria-disabled', next === 'stable' ? 'false' : 'true');
+  // An agent that has ended is stable but takes no more messages: say so rather than "ready".
+  function setStatus(next, exited) {
+    status = exited ? 'exited' : next;
+    statusPill.dataset.status = status;
+    statusText.textContent = exited
+      ? 'Agent: exited (' + (exited.signal ? 'signal ' + exited.signal : 'code ' + exited.exit_code) + ')'
+      : next === 'stable' ? 'Agent: ready' : 'Agent: working…';
+    send.setAttribute('aria-disabled', status === 'stable' ? 'false' : 'true');
   }
 
   function setConnection(state, text) {
@@ -136,24 +145,38 @@ export const CHAT_SCRIPT = String.raw`(() => {
     connText.textContent = text;
   }
 
+  const epochOf = (id) => id.split('-')[0];
+
   function onFrame(frame) {
-    let event = 'message', data = '';
+    let event = 'message', data = '', id = '';
     for (const line of frame.split('\n')) {
-      if (line.startsWith('id:')) lastEventId = line.slice(3).trim();
+      if (line.startsWith('id:')) id = line.slice(3).trim();
       else if (line.startsWith('event:')) event = line.slice(6).trim();
       else if (line.startsWith('data:')) data += line.slice(5).replace(/^ /, '');
     }
+    if (id) lastEventId = id;
     if (!data) return;
+    // A stream that does not pick up where this page left off (the server restarted: a new session) is a
+    // full replay: what the page shows is another conversation's, so start over.
+    if (firstFrame) {
+      firstFrame = false;
+      if (!(resumeFrom && id && epochOf(id) === epochOf(resumeFrom))) { items.clear(); log.replaceChildren(); }
+    }
     const payload = JSON.parse(data);
     if (event === 'message_update') showMessage(payload);
-    else if (event === 'status_change') setStatus(payload.status);
+    else if (event === 'status_change') setStatus(payload.status, payload.exited);
     else if (event === 'agent_error') showError('Agent error: ' + payload.message);
   }
 
   async function connect() {
     setConnection('connecting', lastEventId ? 'Reconnecting…' : 'Connecting…');
+    resumeFrom = lastEventId;
+    firstFrame = true;
     try {
       const response = await fetch('events', { cache: 'no-store', headers: headers(Object.assign({ accept: 'text/event-stream' }, lastEventId ? { 'last-event-id': lastEventId } : {})) });
+      if (response.status === 401 && !askForKey('The server did not accept the API key; enter it again')) {
+        return setConnection('reconnecting', 'No API key: reload the page to enter one');
+      }
       if (!response.ok) throw new Error('the server answered ' + response.status);
       setConnection('connected', 'Live');
       retryMs = 1000;
@@ -180,6 +203,7 @@ export const CHAT_SCRIPT = String.raw`(() => {
   async function post(body) {
     const response = await fetch('message', { method: 'POST', headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify(body) });
     if (response.ok) return true;
+    if (response.status === 401 && askForKey('The server did not accept the API key; enter it again')) return post(body);
     const answer = await response.json().catch(() => ({}));
     say((answer.error && answer.error.message) || 'The server answered ' + response.status);
     return false;
@@ -189,6 +213,7 @@ export const CHAT_SCRIPT = String.raw`(() => {
     event.preventDefault();
     const content = input.value;
     if (!content.trim()) return say('Type a message first.');
+    if (status === 'exited') return say('The agent has exited; it takes no more messages.');
     if (status !== 'stable') return say('The agent is still working; wait until it is ready, or press Ctrl-C to interrupt it.');
     say('');
     if (await post({ content, type: 'user' })) input.value = '';
