@@ -587,6 +587,25 @@ describe('gateway: a reload names what needs a restart', async () => {
     assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded.sort(), ['auth.encryption', 'logging.file', 'logging.output']);
     assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded, []);
   });
+
+  test('adding or removing a provider without an oauth block needs no restart', () => {
+    const added = parseConfig(BASE_CONFIG.replace('metrics:\n', '  gamma:\n    kind: mock\n    models: [demo-model]\nmetrics:\n'));
+    assert.deepEqual(gateway.reload(added).restartNeeded, []);
+    assert.deepEqual(Object.keys(gateway.config().providers), ['alpha', 'beta', 'gamma']);
+    assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded, []);
+  });
+
+  test('the tracer, the notifiers and the alert loop are built at start: changing them asks for a restart', () => {
+    const changed = parseConfig(
+      `${BASE_CONFIG}tracing: { enabled: true, sample_rate: 1 }\n` +
+        'notifications: { chat: { enabled: true, webhook_url: "https://chat.example/hook" } }\n' +
+        'alerts: { evaluation_interval: 5s }\n' +
+        'server: { operations: { load_balancing: { latency_window: 1m } } }\n',
+    );
+    const expected = ['alerts.evaluation_interval', 'notifications', 'server.operations.load_balancing.latency_window', 'tracing'];
+    assert.deepEqual(gateway.reload(changed).restartNeeded.sort(), expected);
+    assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded.sort(), expected);
+  });
 });
 
 describe('gateway: close', () => {

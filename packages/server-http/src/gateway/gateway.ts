@@ -74,8 +74,10 @@ export class UnsafeBindError extends Error {
  */
 /**
  * Config paths read once, at start: the listeners, where credentials and logs live, the cluster's
- * connections and the key credentials are sealed with (the store was opened with it). A reload
- * that changes one reports it in `restart_needed` rather than pretending it applied.
+ * connections and the key credentials are sealed with (the store was opened with it), and what
+ * observability and the relay's selector build their parts from (the tracer's exporter, the
+ * notifiers, the alert loop's timer, the latency window's buckets). A reload that changes one
+ * reports it in `restart_needed` rather than pretending it applied.
  */
 const READ_AT_START = [
   'host',
@@ -88,6 +90,11 @@ const READ_AT_START = [
   'logging.file',
   'logging.rotation',
   'logging.redact',
+  'tracing',
+  'notifications',
+  'alerts.enabled',
+  'alerts.evaluation_interval',
+  'server.operations.load_balancing.latency_window',
 ];
 
 function valueAt(config: GatewayConfig, path: string): unknown {
@@ -360,8 +367,15 @@ export class Gateway {
     this.observability.alerts?.setRules(config.alerts.rules);
     this.observability.logger.level = config.logging.level;
     const restartNeeded = READ_AT_START.filter((path) => JSON.stringify(valueAt(previous, path)) !== JSON.stringify(valueAt(config, path)));
-    // Sign-in flows are registered with the credential manager once, at start.
-    const flows = (c: GatewayConfig) => JSON.stringify(Object.entries(c.providers).map(([name, p]) => [name, p.oauth ?? null]));
+    // Sign-in flows are registered with the credential manager once, at start. Providers without an
+    // `oauth` block declare no flow, so adding or removing one of them changes nothing here.
+    const flows = (c: GatewayConfig) =>
+      JSON.stringify(
+        Object.entries(c.providers)
+          .filter(([, p]) => p.oauth !== undefined)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([name, p]) => [name, p.oauth]),
+      );
     if (flows(previous) !== flows(config)) restartNeeded.push('providers.*.oauth');
     this.observability.logger.info({ restart_needed: restartNeeded }, 'config_reloaded');
     if (this.cluster && options.announce !== false) {
