@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { defaultAdapters } from '@switchyard/core-routing';
 import { ClusterUnavailableError } from './gateway/cluster.js';
 import { ConfigError, loadConfigFile } from './gateway/config/load.js';
-import { Gateway, UnsafeBindError } from './gateway/gateway.js';
+import { Gateway, TracingUnavailableError, UnsafeBindError } from './gateway/gateway.js';
 import { LoginUsageError, login } from './gateway/login.js';
 import { credentialsCommand, REKEY_USAGE, RekeyUsageError } from './gateway/rekeyCommand.js';
 
@@ -133,7 +133,8 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
       error instanceof UsageError ||
       error instanceof LoginUsageError ||
       error instanceof RekeyUsageError ||
-      error instanceof UnsafeBindError
+      error instanceof UnsafeBindError ||
+      error instanceof TracingUnavailableError
     ) {
       io.stderr(`switchyard: ${error.message}\n`);
       if (error instanceof UsageError || error instanceof LoginUsageError) io.stderr(`\n${USAGE}`);

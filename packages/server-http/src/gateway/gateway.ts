@@ -26,6 +26,7 @@ import {
 import { type AuthFlow, type FileWatch, watchFile } from '@switchyard/credentials';
 import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
+import type { Tracing } from '@switchyard/observability/tracing';
 import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
 import { serveWithoutUpgrade } from '../dataPlane/serveWithoutUpgrade.js';
 import { isWebsocketUpgrade } from '../dataPlane/websocket/upgradeGate.js';
@@ -61,6 +62,31 @@ export function isLoopbackHost(host: string): boolean {
 /** Refused start-up: an open gateway on a public interface. */
 export class UnsafeBindError extends Error {
   override name = 'UnsafeBindError';
+}
+
+/** Refused start-up: `tracing.enabled` without the OpenTelemetry packages installed. */
+export class TracingUnavailableError extends Error {
+  override name = 'TracingUnavailableError';
+}
+
+/**
+ * The tracer `tracing.*` asks for, or undefined when tracing is off. OpenTelemetry is an optional
+ * peer of the observability package, so it is loaded only here, and only when wanted.
+ */
+async function openTracing(config: GatewayConfig, scheduler: Scheduler): Promise<Tracing | undefined> {
+  if (!config.tracing.enabled) return undefined;
+  let tracingModule: typeof import('@switchyard/observability/tracing');
+  try {
+    tracingModule = await import('@switchyard/observability/tracing');
+  } catch (error) {
+    throw new TracingUnavailableError(
+      `tracing.enabled needs the OpenTelemetry packages (${(error as Error).message}): install @opentelemetry/api @opentelemetry/core ` +
+        '@opentelemetry/resources @opentelemetry/sdk-trace @opentelemetry/semantic-conventions ' +
+        '@opentelemetry/exporter-trace-otlp-http @opentelemetry/exporter-zipkin',
+      { cause: error },
+    );
+  }
+  return tracingModule.createTracing(config.tracing, { clock: scheduler });
 }
 
 /**
@@ -139,8 +165,15 @@ export class Gateway {
   private lastFileText: string | undefined;
   private url_ = '';
   private stopConfigSignal: (() => void) | undefined;
+  /** The OpenTelemetry tracer (`tracing.enabled`), flushed and stopped on close. */
+  private readonly tracing: Tracing | undefined;
 
-  private constructor(options: GatewayOptions, credentials: GatewayCredentials, cluster: GatewayCluster | undefined) {
+  private constructor(
+    options: GatewayOptions,
+    credentials: GatewayCredentials,
+    cluster: GatewayCluster | undefined,
+    tracer: Tracing | undefined,
+  ) {
     const config = options.config;
     this.current = config;
     this.credentials = credentials;
@@ -148,6 +181,7 @@ export class Gateway {
     this.configPath = options.configPath;
     this.scheduler = options.scheduler ?? systemScheduler;
     this.startedAt = this.scheduler.now();
+    this.tracing = tracer;
     const ops = config.server.operations;
     this.logTail = new LogTail(options.logDestination ?? openLogDestination(config.logging, { clock: this.scheduler }));
     const { metrics, logging, tracing, alerts, notifications } = config;
@@ -158,6 +192,7 @@ export class Gateway {
         knownProviders: Object.keys(config.providers),
         knownModels: Object.values(config.providers).flatMap((p) => p.models.filter((m) => !/[*?]/.test(m))),
         logDestination: this.logTail,
+        ...(tracer ? { tracing: tracer.gateway } : {}),
       },
     );
     this.transport = new UndiciTransport(this.poolSettings(config));
@@ -213,7 +248,13 @@ export class Gateway {
     this.stats = new ProviderStatsCollector(this.scheduler);
     relay.events.on('request:end', (event) => this.stats.record(event));
     relay.events.on('decision', (event) => this.stats.recordDecision(event));
-    this.dataPlane = createDataPlane({ relay, apiKeys: config['api-keys'], providerStats: () => this.providerStats() });
+    this.dataPlane = createDataPlane({
+      relay,
+      apiKeys: config['api-keys'],
+      providerStats: () => this.providerStats(),
+      // A request arriving with a sampled `traceparent` continues the client's trace.
+      ...(tracer ? { onRelayRequest: (requestId, headers) => tracer.gateway.continueFrom(requestId, headers) } : {}),
+    });
     this.management = createGatewayManagement(() => this.current, this.scheduler);
     this.websocket = createWebsocketGateway({
       relay,
@@ -272,9 +313,12 @@ export class Gateway {
       throw error;
     }
     let gateway: Gateway;
+    let tracing: Tracing | undefined;
     try {
-      gateway = new Gateway({ ...options, scheduler }, credentials, cluster);
+      tracing = await openTracing(config, scheduler);
+      gateway = new Gateway({ ...options, scheduler }, credentials, cluster, tracing);
     } catch (error) {
+      await tracing?.shutdown();
       await credentials.close();
       await cluster?.close();
       throw error;
@@ -452,6 +496,10 @@ export class Gateway {
     await this.credentials.close();
     await this.cluster?.close();
     await this.observability.stop();
+    // Spans still queued in the batch processor are exported before the process goes.
+    await this.tracing?.shutdown().catch((error: Error) => {
+      this.observability.logger.warn({ err: error.message }, 'tracing_shutdown_failed');
+    });
   }
 
   /** A cooling provider may return once its health endpoint answers (or at once when it is not checked). */
