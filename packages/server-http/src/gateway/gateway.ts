@@ -157,6 +157,8 @@ export class Gateway {
   readonly configPath: string | undefined;
   readonly server: Server;
   private current: GatewayConfig;
+  /** The config this process started with: what the keys read at start still hold. */
+  private readonly startConfig: GatewayConfig;
   private detach: (() => void) | undefined;
   /** Stops passing quota changes to the routing table. */
   private readonly stopQuotaFeed: () => void;
@@ -176,6 +178,7 @@ export class Gateway {
   ) {
     const config = options.config;
     this.current = config;
+    this.startConfig = config;
     this.credentials = credentials;
     this.cluster = cluster;
     this.configPath = options.configPath;
@@ -379,12 +382,15 @@ export class Gateway {
   /**
    * Applies a new config to the running gateway. Everything routing-related
    * takes effect for the next request; requests in flight finish on what
-   * they started with. Keys that need a restart (`host`, `port`,
-   * `metrics.*`, `auth-dir`) are reported in the result.
+   * they started with. Keys read only at start (`host`, `port`,
+   * `metrics.*`, `auth-dir`, …) whose new value differs from the one this
+   * process started with are reported in the result: measured against the
+   * start, not the previous reload, so a pending restart stays reported
+   * through later reloads, and a change undone needs none.
    */
   reload(config: GatewayConfig, options: { fromFile?: string; announce?: boolean; requestId?: string } = {}): { restartNeeded: string[] } {
     if (options.fromFile !== undefined) this.lastFileText = options.fromFile;
-    const previous = this.current;
+    const previous = this.startConfig;
     const ops = config.server.operations;
     this.current = config;
     this.transport.reconfigure(this.poolSettings(config));
