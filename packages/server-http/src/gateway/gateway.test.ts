@@ -257,6 +257,25 @@ describe('gateway: management routes', async () => {
     assert.ok(gateway.relay.models().some((m) => m.id === 'extra-model'));
   });
 
+  test('PUT /config.yaml without a secret-key is 409 and changes nothing: it would hide the API from its caller', async () => {
+    const before = await readFile(path, 'utf8');
+    // A partial config sent as JSON (which is YAML) is a whole config without remote-management.
+    const partial = await call('/v0/management/config.yaml', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/yaml' },
+      body: '{"providers": {"alpha": {"kind": "mock", "models": ["demo-model"]}}}',
+    });
+    assert.equal(partial.status, 409);
+    const error = (await json(partial)).error;
+    assert.equal(error.code, 'conflict');
+    assert.deepEqual(
+      error.details.map((d: { field: string }) => d.field),
+      ['remote-management.secret-key'],
+    );
+    assert.equal(await readFile(path, 'utf8'), before);
+    assert.equal((await call('/v0/management/config')).status, 200, 'the management API still answers');
+  });
+
   test('quota-exceeded toggles: GET, PUT and PATCH in the documented shape, persisted to the file', async () => {
     assert.deepEqual(await json(await call('/v0/management/quota-exceeded/switch-project')), { 'switch-project': true });
     const put = await call('/v0/management/quota-exceeded/switch-project', {
