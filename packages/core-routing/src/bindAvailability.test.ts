@@ -5,6 +5,8 @@ import { FakeScheduler } from './clock.js';
 import { CooldownManager } from './cooldown/cooldownManager.js';
 import { AllProvidersInCooldown, NoProviderAvailable } from './errors.js';
 import { HealthMonitor } from './health/healthMonitor.js';
+import { followAvailability } from './relay/availability.js';
+import { RoutingTable } from './relay/routingTable.js';
 import { Selector } from './selection/selector.js';
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
@@ -119,5 +121,45 @@ test('end to end on a fake clock: 429s cool a provider, recovery waits for its p
   assert.equal(selector.select(), 'b');
   await clock.advance(1);
   assert.equal(selector.select(), 'a', 'the re-check 30 s later passed');
+  cooldowns.stop();
+});
+
+test('a cooldown past its end whose probe failed holds out until the next check, and says so (not an end gone by)', async () => {
+  const clock = new FakeScheduler(T0);
+  let up = false;
+  const cooldowns = new CooldownManager({
+    scheduler: clock,
+    detection: { errorThreshold: 1 },
+    defaultDurations: { rateLimitMs: 60_000 },
+    recoveryIntervalMs: 30_000,
+    healthCheck: async () => up,
+  });
+  const selector = new Selector([{ id: 'a' }], { clock });
+  bindAvailability(selector, { cooldowns });
+  const table = new RoutingTable([{ name: 'a', kind: 'openai', baseUrl: 'http://127.0.0.1:1', models: ['m'] }], { clock });
+  followAvailability(table, { cooldowns });
+  cooldowns.start();
+  const retryAt = (pick: () => unknown) => {
+    try {
+      pick();
+    } catch (error) {
+      assert.ok(error instanceof AllProvidersInCooldown);
+      return error.retryAt;
+    }
+    assert.fail('expected every provider to be cooling');
+  };
+  const both = () => [retryAt(() => selector.select()), retryAt(() => table.route('m')!.selector.select())];
+
+  cooldowns.recordFailure('a', { kind: 'rate_limit' });
+  assert.deepEqual(both(), [T0 + 60_000, T0 + 60_000]);
+  await clock.advance(60_000);
+  // The probe at the end failed: the next one is 30 s away, and that is when it may return.
+  assert.deepEqual(both(), [T0 + 90_000, T0 + 90_000]);
+  await clock.advance(30_000);
+  assert.deepEqual(both(), [T0 + 120_000, T0 + 120_000]);
+  up = true;
+  await clock.advance(30_000);
+  assert.equal(selector.select(), 'a');
+  assert.equal(table.route('m')!.selector.select(), 'a');
   cooldowns.stop();
 });

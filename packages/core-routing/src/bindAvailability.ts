@@ -45,6 +45,10 @@ export function bindAvailability(
   const onCooldownEnd: CooldownEvents['cooldown:end'] = ({ key }) => {
     if (selector.has(key)) selector.markAvailable(key, 'cooldown');
   };
+  // Past its end, a cooldown waits for a passing health check: the next check is when it may return.
+  const onCheckFailed: CooldownEvents['cooldown:check_failed'] = ({ key, nextCheckAt }) => {
+    if (selector.has(key)) selector.markUnavailable(key, 'cooldown', nextCheckAt);
+  };
   const onHealth: HealthEvents['health:change'] = ({ provider, status }) => {
     if (!selector.has(provider)) return;
     if (status === 'unhealthy') selector.markUnavailable(provider, 'unhealthy');
@@ -65,6 +69,7 @@ export function bindAvailability(
   cooldowns?.events.on('cooldown:start', onCooldown);
   cooldowns?.events.on('cooldown:update', onCooldownUpdate);
   cooldowns?.events.on('cooldown:end', onCooldownEnd);
+  cooldowns?.events.on('cooldown:check_failed', onCheckFailed);
   health?.events.on('health:change', onHealth);
   resync();
 
@@ -72,6 +77,7 @@ export function bindAvailability(
     cooldowns?.events.off('cooldown:start', onCooldown);
     cooldowns?.events.off('cooldown:update', onCooldownUpdate);
     cooldowns?.events.off('cooldown:end', onCooldownEnd);
+    cooldowns?.events.off('cooldown:check_failed', onCheckFailed);
     health?.events.off('health:change', onHealth);
   };
   return Object.assign(unbind, { resync });

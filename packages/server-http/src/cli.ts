@@ -11,18 +11,18 @@ import { defaultAdapters } from '@switchyard/core-routing';
 import { CredentialsError } from '@switchyard/credentials';
 import { ClusterUnavailableError } from './gateway/cluster.js';
 import { ConfigError, loadConfigFile } from './gateway/config/load.js';
-import { Gateway, UnsafeBindError } from './gateway/gateway.js';
+import { Gateway, TracingUnavailableError, UnsafeBindError } from './gateway/gateway.js';
 import { LoginUsageError, login } from './gateway/login.js';
 import { credentialsCommand, REKEY_USAGE, RekeyUsageError } from './gateway/rekeyCommand.js';
 
-const USAGE = `switchyard: the Switchyard LLM gateway
-
-Usage:
-  switchyard serve [--config ./config.yaml] [--insecure]
+/** Each subcommand's usage, shown by `switchyard <command> --help` and, together, by `switchyard --help`. */
+const COMMAND_USAGE = {
+  serve: `  switchyard serve [--config ./config.yaml] [--insecure]
       Runs the gateway. The config file is watched: edits apply without a
       restart, and a bad edit is logged while the running config stays.
       --insecure allows a non-loopback host with no api-keys (do not).
-  switchyard login <flow> [--config ./config.yaml] [options]
+`,
+  login: `  switchyard login <flow> [--config ./config.yaml] [options]
       Signs in with a device flow (RFC 8628) in the terminal: prints a code
       and a URL, waits while you approve the code in a browser, then writes
       the credential into the config's auth-dir (mode 0600), where a running
@@ -33,17 +33,37 @@ Usage:
       --start-url URL --region REGION     identity-center's https start URL
                                           and region (e.g. eu-central-1)
       --priority N                        the new credential's priority
-  switchyard config check [file]
+`,
+  config: `  switchyard config check [file]
       Validates a config (default ./config.yaml) and lists every problem.
-  switchyard credentials rekey --config FILE (--new-key-env NAME | --new-key-file PATH)
+`,
+  credentials: `  switchyard credentials rekey --config FILE (--new-key-env NAME | --new-key-file PATH)
       Re-encrypts every stored credential (auth-dir files, or the cluster's
       PostgreSQL rows) under a new key, read from the environment or a
       file, never from argv. switchyard credentials --help has the steps.
-  switchyard --help | --version
+`,
+} as const;
 
-Exit codes: 0 ok, 1 run-time failure (a failed, denied or expired sign-in),
+const EXIT_CODES = `Exit codes: 0 ok, 1 run-time failure (a failed, denied or expired sign-in),
 2 usage or config error, 130 sign-in cancelled.
 `;
+
+const USAGE = `switchyard: the Switchyard LLM gateway
+
+Usage:
+${Object.values(COMMAND_USAGE).join('')}  switchyard --help | --version | <command> --help
+
+${EXIT_CODES}`;
+
+const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h';
+
+/** `switchyard <command> --help`: that command's usage (the rekey steps for `credentials`), else undefined. */
+function commandHelp(command: string, rest: readonly string[]): string | undefined {
+  // `credentials` prints its own, longer help (the rekey steps).
+  if (!rest.some(isHelp) || command === 'credentials') return undefined;
+  if (!Object.hasOwn(COMMAND_USAGE, command)) return undefined;
+  return `Usage:\n${COMMAND_USAGE[command as keyof typeof COMMAND_USAGE]}\n${EXIT_CODES}`;
+}
 
 /** Where the CLI writes. */
 export interface CliIo {
@@ -62,6 +82,11 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
   }
   if (command === '--version') {
     io.stdout('switchyard 0.1.0\n');
+    return 0;
+  }
+  const help = commandHelp(command, rest);
+  if (help !== undefined) {
+    io.stdout(help);
     return 0;
   }
   try {
@@ -109,7 +134,8 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
       error instanceof UsageError ||
       error instanceof LoginUsageError ||
       error instanceof RekeyUsageError ||
-      error instanceof UnsafeBindError
+      error instanceof UnsafeBindError ||
+      error instanceof TracingUnavailableError
     ) {
       io.stderr(`switchyard: ${error.message}\n`);
       if (error instanceof UsageError || error instanceof LoginUsageError) io.stderr(`\n${USAGE}`);

@@ -96,7 +96,7 @@ export {
   type SignInRequest,
   signInRequest,
 } from './gateway/flows.js';
-export { Gateway, type GatewayOptions, isLoopbackHost, UnsafeBindError } from './gateway/gateway.js';
+export { Gateway, type GatewayOptions, isLoopbackHost, TracingUnavailableError, UnsafeBindError } from './gateway/gateway.js';
 export { LogTail } from './gateway/logTail.js';
 export { createWorkflowApi, type MetricsSource, type WorkflowApiOptions } from './workflow/workflowApi.js';
 export { respondWorkflowError, WORKFLOW_ERROR_STATUS } from './workflow/workflowErrors.js';

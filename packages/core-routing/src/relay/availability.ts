@@ -18,13 +18,19 @@ export function followAvailability(table: RoutingTable, { cooldowns, health }: P
     const onStart: CooldownEvents['cooldown:start'] = (period) => table.markUnavailable(period.key, 'cooldown', period.endsAt);
     const onUpdate: CooldownEvents['cooldown:update'] = (event) => table.markUnavailable(event.period.key, 'cooldown', event.period.endsAt);
     const onEnd: CooldownEvents['cooldown:end'] = (event) => table.markAvailable(event.key, 'cooldown');
+    // Past its end, a cooldown lasts until a health check passes: the next check is when it may return,
+    // which is what a client held out is told (Retry-After), not an end already gone by.
+    const onCheckFailed: CooldownEvents['cooldown:check_failed'] = (event) =>
+      table.markUnavailable(event.key, 'cooldown', event.nextCheckAt);
     cooldowns.events.on('cooldown:start', onStart);
     cooldowns.events.on('cooldown:update', onUpdate);
     cooldowns.events.on('cooldown:end', onEnd);
+    cooldowns.events.on('cooldown:check_failed', onCheckFailed);
     unsubscribe.push(() => {
       cooldowns.events?.off('cooldown:start', onStart);
       cooldowns.events?.off('cooldown:update', onUpdate);
       cooldowns.events?.off('cooldown:end', onEnd);
+      cooldowns.events?.off('cooldown:check_failed', onCheckFailed);
     });
   }
   if (health?.events) {

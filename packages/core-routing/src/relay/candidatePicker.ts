@@ -81,9 +81,31 @@ export class CandidatePicker {
       state.exhausted.add(provider);
       state.noCredentials.add(provider);
       this.quota.noteLocalExhaustion(provider, pool, state);
+      this.noteCredentialCooldowns(provider, pool, state);
       this.noteProviderWideLimit(provider, pool);
       return { retry: true };
     }
+  }
+
+  /**
+   * When a pool handed out nothing because every credential is cooling down
+   * after rate limits, the client hears a rate limit (429, `Retry-After` until
+   * the first one returns), not 503 `no_credentials`, which reads as a
+   * misconfigured gateway and tells a client nothing about when to come back.
+   */
+  private noteCredentialCooldowns(provider: string, pool: RelayCredentialPool, state: RequestState): void {
+    if (state.lastFailure || !pool.status) return;
+    const records = pool.status();
+    if (records.length === 0 || records.some((r) => r.available)) return;
+    const returns = records.map((r) => (r.cooldown_until ? Date.parse(r.cooldown_until) : Number.NaN)).filter(Number.isFinite);
+    if (returns.length === 0) return;
+    const first = Math.min(...returns);
+    state.lastFailure = {
+      kind: 'rate_limit',
+      status: null,
+      message: `every credential of ${provider} is cooling down after rate limits; the first returns at ${new Date(first).toISOString()}`,
+      retryAfterMs: Math.max(0, first - this.ctx.clock.now()),
+    };
   }
 
   /** When no credential of a provider is usable at all, the provider itself is rate limited. */

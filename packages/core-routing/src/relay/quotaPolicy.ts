@@ -33,6 +33,8 @@ export interface CredentialQuotaView {
   status: string;
   available: boolean;
   quota?: { remaining: number | null; resets_at: string | null };
+  /** When a credential cooling down after a rate limit returns (ISO 8601), if it is. */
+  cooldown_until?: string | null;
 }
 
 /** The quota that ended (or would end) a request: which provider, and the credential the upstream refused. */

@@ -22,7 +22,7 @@ export interface CreateLoggerOptions {
   clock?: Clock;
   /** Fields on every line (`service`, `node`). */
   base?: Record<string, unknown>;
-  /** Write synchronously (default false: buffered, flushed on `logger.flush()` and at exit). */
+  /** Write synchronously (default false: asynchronous writes, lines that arrive during one batched into the next). */
   sync?: boolean;
 }
 
@@ -114,5 +114,8 @@ export function openLogDestination(config: LoggingConfig, options: CreateLoggerO
       sync,
     });
   }
-  return pino.destination({ fd: config.output === 'stderr' ? 2 : 1, sync, minLength: sync ? 0 : 4096 });
+  // No minLength: a buffer that waits for 4 KiB holds a quiet gateway's lines (its start, a
+  // reload, an error at night) back from `docker logs` and journald indefinitely. Asynchronous
+  // writes still batch: lines that arrive while a write is in flight go out together.
+  return pino.destination({ fd: config.output === 'stderr' ? 2 : 1, sync });
 }

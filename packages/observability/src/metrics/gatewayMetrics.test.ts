@@ -67,6 +67,18 @@ test('requests, errors, tokens, latency, ttfb, cache hits and in-flight follow t
   assert.equal(await value(metrics, 'svc_upstream_attempts_total', 'provider="openai",outcome="success"'), 1);
 });
 
+test('svc_provider_health has a series for a provider that has been healthy since start (no change event)', async () => {
+  const { metrics, clock, health } = wired();
+  assert.equal(await value(metrics, 'svc_provider_health', 'provider="anthropic"'), undefined, 'nothing before any check');
+  health.emit('health:check', { provider: 'anthropic', ok: true, latencyMs: 12, at: clock.now() });
+  assert.equal(await value(metrics, 'svc_provider_health', 'provider="anthropic"'), 1);
+  // The first check fails and the monitor judges the provider unhealthy: the change wins, whichever comes first.
+  health.emit('health:check', { provider: 'openai', ok: false, latencyMs: 12, error: 'ECONNREFUSED', at: clock.now() });
+  health.emit('health:change', { provider: 'openai', status: 'unhealthy', previous: 'healthy', at: clock.now() });
+  health.emit('health:check', { provider: 'openai', ok: false, latencyMs: 12, error: 'ECONNREFUSED', at: clock.now() });
+  assert.equal(await value(metrics, 'svc_provider_health', 'provider="openai"'), 0);
+});
+
 test('health, cooldown (with remaining seconds at scrape time), quota and rotations', async () => {
   const { metrics, clock, cooldowns, health, credentials } = wired();
   health.emit('health:change', { provider: 'openai', status: 'unhealthy', previous: 'healthy', at: clock.now() });
@@ -75,6 +87,8 @@ test('health, cooldown (with remaining seconds at scrape time), quota and rotati
   assert.equal(await value(metrics, 'svc_provider_health', 'provider="openai"'), 0);
   assert.equal(await value(metrics, 'svc_provider_health', 'provider="anthropic"'), 1);
   assert.equal(await value(metrics, 'svc_health_checks_total', 'provider="openai",outcome="failed"'), 1);
+  // A failed check that crosses no threshold leaves the judged status alone.
+  assert.equal(await value(metrics, 'svc_provider_health', 'provider="openai"'), 0);
 
   cooldowns.emit('cooldown:start', { key: 'openai', reason: 'rate_limit', startedAt: clock.now(), endsAt: clock.now() + 60_000 });
   assert.equal(await value(metrics, 'svc_cooldown_active', 'key="openai"'), 1);

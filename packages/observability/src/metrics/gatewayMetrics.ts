@@ -99,6 +99,8 @@ export class GatewayMetrics implements EventObserver {
   private readonly duration: Histogram<'provider'>;
   private readonly ttfb: Histogram<'provider'>;
   private readonly health: Gauge<'provider'>;
+  /** Providers whose svc_provider_health has been set. */
+  private readonly healthKnown = new Set<string>();
   private readonly healthChecks: Counter<'provider' | 'outcome'>;
   private readonly cooldownActive: Gauge<'key'>;
   private readonly cooldowns: Counter<'key' | 'reason'>;
@@ -298,11 +300,20 @@ export class GatewayMetrics implements EventObserver {
   }
 
   onHealthChange(event: HealthChangeEvent): void {
-    this.health.set({ provider: this.providers.fold(event.provider) }, event.status === 'healthy' ? 1 : 0);
+    const provider = this.providers.fold(event.provider);
+    this.healthKnown.add(provider);
+    this.health.set({ provider }, event.status === 'healthy' ? 1 : 0);
   }
 
   onHealthCheck(event: HealthCheckEvent): void {
-    this.healthChecks.inc({ provider: this.providers.fold(event.provider), outcome: event.ok ? 'ok' : 'failed' });
+    const provider = this.providers.fold(event.provider);
+    this.healthChecks.inc({ provider, outcome: event.ok ? 'ok' : 'failed' });
+    // The monitor starts every provider healthy without a change event: a provider that stays
+    // healthy would otherwise have no svc_provider_health series at all.
+    if (!this.healthKnown.has(provider)) {
+      this.healthKnown.add(provider);
+      this.health.set({ provider }, 1);
+    }
   }
 
   onCredentialRotated(event: CredentialRotatedEvent): void {

@@ -40,6 +40,8 @@ export interface DataPlaneOptions {
   maxBodyBytes?: number;
   /** Live per-provider statistics, served at `GET /v1/metrics/providers`. */
   providerStats?: () => unknown;
+  /** Called with each authorized request the relay is about to take, before it starts (the tracer reads `traceparent`). */
+  onRelayRequest?: (requestId: string, headers: IncomingMessage['headers']) => void;
 }
 
 /** A node:http handler for `/v1/*`; resolves true when it answered the request. */
@@ -288,6 +290,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
           listModels(res, route.family, requestId, route.id);
           return true;
         default:
+          options.onRelayRequest?.(requestId, req.headers);
           await generate(req, res, route, requestId);
           return true;
       }

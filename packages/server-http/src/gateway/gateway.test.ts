@@ -257,6 +257,25 @@ describe('gateway: management routes', async () => {
     assert.ok(gateway.relay.models().some((m) => m.id === 'extra-model'));
   });
 
+  test('PUT /config.yaml without a secret-key is 409 and changes nothing: it would hide the API from its caller', async () => {
+    const before = await readFile(path, 'utf8');
+    // A partial config sent as JSON (which is YAML) is a whole config without remote-management.
+    const partial = await call('/v0/management/config.yaml', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/yaml' },
+      body: '{"providers": {"alpha": {"kind": "mock", "models": ["demo-model"]}}}',
+    });
+    assert.equal(partial.status, 409);
+    const error = (await json(partial)).error;
+    assert.equal(error.code, 'conflict');
+    assert.deepEqual(
+      error.details.map((d: { field: string }) => d.field),
+      ['remote-management.secret-key'],
+    );
+    assert.equal(await readFile(path, 'utf8'), before);
+    assert.equal((await call('/v0/management/config')).status, 200, 'the management API still answers');
+  });
+
   test('quota-exceeded toggles: GET, PUT and PATCH in the documented shape, persisted to the file', async () => {
     assert.deepEqual(await json(await call('/v0/management/quota-exceeded/switch-project')), { 'switch-project': true });
     const put = await call('/v0/management/quota-exceeded/switch-project', {
@@ -584,7 +603,36 @@ describe('gateway: a reload names what needs a restart', async () => {
     const { restartNeeded } = gateway.reload(changed);
     assert.deepEqual(restartNeeded.sort(), ['auth.encryption', 'logging.file', 'logging.output']);
     assert.equal(gateway.observability.logger.level, 'debug');
-    assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded.sort(), ['auth.encryption', 'logging.file', 'logging.output']);
+    // Changed back: the running process already has these values, so nothing needs a restart.
+    assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded, []);
+  });
+
+  test('a pending restart stays reported through later reloads until the change is undone', () => {
+    const moved = BASE_CONFIG.replace('port: 0', 'port: 1');
+    assert.deepEqual(gateway.reload(parseConfig(moved)).restartNeeded, ['port']);
+    // Another edit after it: the port change has still not been applied.
+    const alsoDebug = moved.replace('level: info', 'level: debug');
+    assert.deepEqual(gateway.reload(parseConfig(alsoDebug)).restartNeeded, ['port']);
+    assert.equal(gateway.observability.logger.level, 'debug');
+    assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded, []);
+  });
+
+  test('adding or removing a provider without an oauth block needs no restart', () => {
+    const added = parseConfig(BASE_CONFIG.replace('metrics:\n', '  gamma:\n    kind: mock\n    models: [demo-model]\nmetrics:\n'));
+    assert.deepEqual(gateway.reload(added).restartNeeded, []);
+    assert.deepEqual(Object.keys(gateway.config().providers), ['alpha', 'beta', 'gamma']);
+    assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded, []);
+  });
+
+  test('the tracer, the notifiers and the alert loop are built at start: changing them asks for a restart', () => {
+    const changed = parseConfig(
+      `${BASE_CONFIG}tracing: { enabled: true, sample_rate: 1 }\n` +
+        'notifications: { chat: { enabled: true, webhook_url: "https://chat.example/hook" } }\n' +
+        'alerts: { evaluation_interval: 5s }\n' +
+        'server: { operations: { load_balancing: { latency_window: 1m } } }\n',
+    );
+    const expected = ['alerts.evaluation_interval', 'notifications', 'server.operations.load_balancing.latency_window', 'tracing'];
+    assert.deepEqual(gateway.reload(changed).restartNeeded.sort(), expected);
     assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded, []);
   });
 });

@@ -26,6 +26,7 @@ import {
 import { type AuthFlow, type FileWatch, watchFile } from '@switchyard/credentials';
 import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
+import type { Tracing } from '@switchyard/observability/tracing';
 import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
 import { serveWithoutUpgrade } from '../dataPlane/serveWithoutUpgrade.js';
 import { isWebsocketUpgrade } from '../dataPlane/websocket/upgradeGate.js';
@@ -63,6 +64,31 @@ export class UnsafeBindError extends Error {
   override name = 'UnsafeBindError';
 }
 
+/** Refused start-up: `tracing.enabled` without the OpenTelemetry packages installed. */
+export class TracingUnavailableError extends Error {
+  override name = 'TracingUnavailableError';
+}
+
+/**
+ * The tracer `tracing.*` asks for, or undefined when tracing is off. OpenTelemetry is an optional
+ * peer of the observability package, so it is loaded only here, and only when wanted.
+ */
+async function openTracing(config: GatewayConfig, scheduler: Scheduler): Promise<Tracing | undefined> {
+  if (!config.tracing.enabled) return undefined;
+  let tracingModule: typeof import('@switchyard/observability/tracing');
+  try {
+    tracingModule = await import('@switchyard/observability/tracing');
+  } catch (error) {
+    throw new TracingUnavailableError(
+      `tracing.enabled needs the OpenTelemetry packages (${(error as Error).message}): install @opentelemetry/api @opentelemetry/core ` +
+        '@opentelemetry/resources @opentelemetry/sdk-trace @opentelemetry/semantic-conventions ' +
+        '@opentelemetry/exporter-trace-otlp-http @opentelemetry/exporter-zipkin',
+      { cause: error },
+    );
+  }
+  return tracingModule.createTracing(config.tracing, { clock: scheduler });
+}
+
 /**
  * A running gateway.
  *
@@ -74,8 +100,10 @@ export class UnsafeBindError extends Error {
  */
 /**
  * Config paths read once, at start: the listeners, where credentials and logs live, the cluster's
- * connections and the key credentials are sealed with (the store was opened with it). A reload
- * that changes one reports it in `restart_needed` rather than pretending it applied.
+ * connections and the key credentials are sealed with (the store was opened with it), and what
+ * observability and the relay's selector build their parts from (the tracer's exporter, the
+ * notifiers, the alert loop's timer, the latency window's buckets). A reload that changes one
+ * reports it in `restart_needed` rather than pretending it applied.
  */
 const READ_AT_START = [
   'host',
@@ -88,6 +116,11 @@ const READ_AT_START = [
   'logging.file',
   'logging.rotation',
   'logging.redact',
+  'tracing',
+  'notifications',
+  'alerts.enabled',
+  'alerts.evaluation_interval',
+  'server.operations.load_balancing.latency_window',
 ];
 
 function valueAt(config: GatewayConfig, path: string): unknown {
@@ -124,6 +157,8 @@ export class Gateway {
   readonly configPath: string | undefined;
   readonly server: Server;
   private current: GatewayConfig;
+  /** The config this process started with: what the keys read at start still hold. */
+  private readonly startConfig: GatewayConfig;
   private detach: (() => void) | undefined;
   /** Stops passing quota changes to the routing table. */
   private readonly stopQuotaFeed: () => void;
@@ -132,15 +167,24 @@ export class Gateway {
   private lastFileText: string | undefined;
   private url_ = '';
   private stopConfigSignal: (() => void) | undefined;
+  /** The OpenTelemetry tracer (`tracing.enabled`), flushed and stopped on close. */
+  private readonly tracing: Tracing | undefined;
 
-  private constructor(options: GatewayOptions, credentials: GatewayCredentials, cluster: GatewayCluster | undefined) {
+  private constructor(
+    options: GatewayOptions,
+    credentials: GatewayCredentials,
+    cluster: GatewayCluster | undefined,
+    tracer: Tracing | undefined,
+  ) {
     const config = options.config;
     this.current = config;
+    this.startConfig = config;
     this.credentials = credentials;
     this.cluster = cluster;
     this.configPath = options.configPath;
     this.scheduler = options.scheduler ?? systemScheduler;
     this.startedAt = this.scheduler.now();
+    this.tracing = tracer;
     const ops = config.server.operations;
     this.logTail = new LogTail(options.logDestination ?? openLogDestination(config.logging, { clock: this.scheduler }));
     const { metrics, logging, tracing, alerts, notifications } = config;
@@ -151,6 +195,7 @@ export class Gateway {
         knownProviders: Object.keys(config.providers),
         knownModels: Object.values(config.providers).flatMap((p) => p.models.filter((m) => !/[*?]/.test(m))),
         logDestination: this.logTail,
+        ...(tracer ? { tracing: tracer.gateway } : {}),
       },
     );
     this.transport = new UndiciTransport(this.poolSettings(config));
@@ -206,7 +251,13 @@ export class Gateway {
     this.stats = new ProviderStatsCollector(this.scheduler);
     relay.events.on('request:end', (event) => this.stats.record(event));
     relay.events.on('decision', (event) => this.stats.recordDecision(event));
-    this.dataPlane = createDataPlane({ relay, apiKeys: config['api-keys'], providerStats: () => this.providerStats() });
+    this.dataPlane = createDataPlane({
+      relay,
+      apiKeys: config['api-keys'],
+      providerStats: () => this.providerStats(),
+      // A request arriving with a sampled `traceparent` continues the client's trace.
+      ...(tracer ? { onRelayRequest: (requestId, headers) => tracer.gateway.continueFrom(requestId, headers) } : {}),
+    });
     this.management = createGatewayManagement(() => this.current, this.scheduler);
     this.websocket = createWebsocketGateway({
       relay,
@@ -265,9 +316,12 @@ export class Gateway {
       throw error;
     }
     let gateway: Gateway;
+    let tracing: Tracing | undefined;
     try {
-      gateway = new Gateway({ ...options, scheduler }, credentials, cluster);
+      tracing = await openTracing(config, scheduler);
+      gateway = new Gateway({ ...options, scheduler }, credentials, cluster, tracing);
     } catch (error) {
+      await tracing?.shutdown();
       await credentials.close();
       await cluster?.close();
       throw error;
@@ -328,12 +382,15 @@ export class Gateway {
   /**
    * Applies a new config to the running gateway. Everything routing-related
    * takes effect for the next request; requests in flight finish on what
-   * they started with. Keys that need a restart (`host`, `port`,
-   * `metrics.*`, `auth-dir`) are reported in the result.
+   * they started with. Keys read only at start (`host`, `port`,
+   * `metrics.*`, `auth-dir`, …) whose new value differs from the one this
+   * process started with are reported in the result: measured against the
+   * start, not the previous reload, so a pending restart stays reported
+   * through later reloads, and a change undone needs none.
    */
   reload(config: GatewayConfig, options: { fromFile?: string; announce?: boolean; requestId?: string } = {}): { restartNeeded: string[] } {
     if (options.fromFile !== undefined) this.lastFileText = options.fromFile;
-    const previous = this.current;
+    const previous = this.startConfig;
     const ops = config.server.operations;
     this.current = config;
     this.transport.reconfigure(this.poolSettings(config));
@@ -360,8 +417,15 @@ export class Gateway {
     this.observability.alerts?.setRules(config.alerts.rules);
     this.observability.logger.level = config.logging.level;
     const restartNeeded = READ_AT_START.filter((path) => JSON.stringify(valueAt(previous, path)) !== JSON.stringify(valueAt(config, path)));
-    // Sign-in flows are registered with the credential manager once, at start.
-    const flows = (c: GatewayConfig) => JSON.stringify(Object.entries(c.providers).map(([name, p]) => [name, p.oauth ?? null]));
+    // Sign-in flows are registered with the credential manager once, at start. Providers without an
+    // `oauth` block declare no flow, so adding or removing one of them changes nothing here.
+    const flows = (c: GatewayConfig) =>
+      JSON.stringify(
+        Object.entries(c.providers)
+          .filter(([, p]) => p.oauth !== undefined)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([name, p]) => [name, p.oauth]),
+      );
     if (flows(previous) !== flows(config)) restartNeeded.push('providers.*.oauth');
     this.observability.logger.info({ restart_needed: restartNeeded }, 'config_reloaded');
     if (this.cluster && options.announce !== false) {
@@ -438,6 +502,10 @@ export class Gateway {
     await this.credentials.close();
     await this.cluster?.close();
     await this.observability.stop();
+    // Spans still queued in the batch processor are exported before the process goes.
+    await this.tracing?.shutdown().catch((error: Error) => {
+      this.observability.logger.warn({ err: error.message }, 'tracing_shutdown_failed');
+    });
   }
 
   /** A cooling provider may return once its health endpoint answers (or at once when it is not checked). */

@@ -115,6 +115,17 @@ server:
     );
   });
 
+  test('an unknown kind is listed together with the other problems, not only once they are fixed', () => {
+    const text = 'port: 99999\nproviders:\n  x: { kind: frob }\n  y: { kind: mock, modles: [m] }\n';
+    assert.throws(
+      () => parseConfig(text, { knownKinds: ['mock'] }),
+      (error: ConfigError) => {
+        assert.deepEqual(error.issues.map((i) => i.field).sort(), ['port', 'providers.x.kind', 'providers.y.modles']);
+        return true;
+      },
+    );
+  });
+
   test('${VAR} and ${VAR:-default} expand from the environment; a missing one is an error', () => {
     const config = parseConfig("api-keys: ['${GW_KEY}', '${GW_OTHER:-fallback}']\n", { env: { GW_KEY: 'sk-from-env' } });
     assert.deepEqual(config['api-keys'], ['sk-from-env', 'fallback']);

@@ -80,12 +80,15 @@ export function parseConfig(text: string, options: ParseConfigOptions = {}): Gat
   const expanded = expand(raw, options.env ?? process.env, [], issues);
   const result = gatewayConfigSchema.safeParse(expanded);
   if (!result.success) issues.push(...fieldIssues(result.error.issues));
-  if (result.success && options.knownKinds) {
-    for (const [name, provider] of Object.entries(result.data.providers)) {
-      if (!options.knownKinds.includes(provider.kind)) {
+  // Kinds are checked on the input too, so an unknown kind is listed with every other problem, not only once they are fixed.
+  const providers = (expanded as { providers?: unknown }).providers;
+  if (options.knownKinds && providers && typeof providers === 'object' && !Array.isArray(providers)) {
+    for (const [name, provider] of Object.entries(providers as Record<string, unknown>)) {
+      const kind = (provider as { kind?: unknown } | null)?.kind;
+      if (typeof kind === 'string' && kind.length > 0 && !options.knownKinds.includes(kind)) {
         issues.push({
           field: `providers.${name}.kind`,
-          message: `unknown kind ${JSON.stringify(provider.kind)}; known: ${options.knownKinds.join(', ')}`,
+          message: `unknown kind ${JSON.stringify(kind)}; known: ${options.knownKinds.join(', ')}`,
         });
       }
     }

@@ -52,6 +52,14 @@ async function replaceConfig(
     throw error;
   }
   if (fromCaller) {
+    // An empty key hides every management route (404): the API would lock out the caller that used it.
+    if (gateway.config()['remote-management']['secret-key'] !== '' && config['remote-management']['secret-key'] === '') {
+      throw new ApiError(
+        'conflict',
+        'the new config has no remote-management.secret-key, which would hide this API from everyone, you included; to turn remote management off, edit the config file',
+        { details: [{ field: 'remote-management.secret-key', message: 'required when the config is replaced through the API' }] },
+      );
+    }
     const refusals = await refusedOutboundUrls(config, gateway.config());
     if (refusals.length > 0) {
       throw new ApiError('forbidden', `refused outbound URL settings: ${refusals.map((r) => r.field).join(', ')}`, { details: refusals });
@@ -117,6 +125,7 @@ export function registerManagementRoutes(app: ControlPlaneApp, gateway: Gateway)
           ErrorSchema,
           'An outbound URL it adds or changes is refused by the SSRF guard, or it adds to `api-call-allow` (`details` names each field); or remote management is off for this client',
         ),
+        409: jsonResponse(ErrorSchema, 'It has no `remote-management.secret-key`, which would hide this API'),
         413: jsonResponse(ErrorSchema, 'Larger than 1 MiB'),
         422: jsonResponse(ErrorSchema, 'Invalid: `details` lists every bad field'),
       },

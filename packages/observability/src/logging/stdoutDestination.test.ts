@@ -1,0 +1,40 @@
+/**
+ * `logging.output: stdout` (the default) as an operator sees it: a line
+ * logged by a long-running process reaches stdout promptly, without waiting
+ * for more lines to fill a buffer or for the process to exit.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, test } from 'node:test';
+import { eventually } from '@switchyard/test-support';
+
+const script = `
+const { openLogDestination } = await import(${JSON.stringify(new URL('./logger.ts', import.meta.url).href)});
+const { loggingConfigSchema } = await import(${JSON.stringify(new URL('../config/schemas.ts', import.meta.url).href)});
+const output = process.argv[1];
+const destination = openLogDestination(loggingConfigSchema.parse({ output }));
+destination.write('{"level":"info","msg":"gateway_started"}\\n');
+process.stderr.write('written\\n');
+setInterval(() => {}, 60_000); // a server: it does not exit
+`;
+
+for (const output of ['stdout', 'stderr'] as const) {
+  test(`logging.output ${output}: one line reaches the stream while the process keeps running`, async () => {
+    const child = spawn(
+      process.execPath,
+      ['--conditions=@switchyard/source', `--import=${import.meta.resolve('tsx')}`, '--input-type=module', '-e', script, output],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    after(() => void child.kill('SIGKILL'));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => void (stderr += chunk.toString()));
+    // tsx compiles the sources first, which on a busy machine takes a while.
+    await eventually('the child to write its line', () => stderr.includes('written') || child.exitCode !== null, 60_000);
+    assert.equal(child.exitCode, null, `the child exited: ${stderr}`);
+    const stream = () => (output === 'stdout' ? stdout : stderr);
+    await eventually(`the line on ${output}`, () => stream().includes('"msg":"gateway_started"'), 3000);
+    assert.equal(child.exitCode, null, 'the line came while the process still ran, not at its exit');
+  });
+}

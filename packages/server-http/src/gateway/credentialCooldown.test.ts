@@ -1,0 +1,84 @@
+/**
+ * Every credential of a provider rate limited: while their cooldowns run,
+ * clients hear 429 `rate_limit_error` with a `Retry-After` until the first
+ * credential returns, the way the upstream's own 429 read, rather than a
+ * 503 `no_credentials` that reads as a broken gateway and gives no time.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { parseConfig } from './config/load.js';
+import { Gateway } from './gateway.js';
+
+test('all credentials cooling after 429s: the next request is 429 with Retry-After, not 503 no_credentials', async () => {
+  let calls = 0;
+  const upstream = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      if (req.method === 'POST') calls++;
+      if (req.method !== 'POST') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"object":"list","data":[]}');
+        return;
+      }
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '40' });
+      res.end(JSON.stringify({ error: { message: 'rate limited', type: 'rate_limit_error' } }));
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const dir = await mkdtemp(join(tmpdir(), 'gateway-credential-cooldown-'));
+  const gateway = await Gateway.start({
+    config: parseConfig(`
+port: 0
+api-keys: [sk-client]
+auth-dir: ${join(dir, 'auths')}
+providers:
+  keyed:
+    kind: openai-compatible
+    base_url: http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1
+    models: [up-model]
+server:
+  operations:
+    # The provider itself must not cool down: this is about its credentials.
+    cooldown: { error_threshold: 100 }
+    health_check: { enabled: false }
+metrics: { enabled: false }
+`),
+    logDestination: { write() {} },
+  });
+  after(async () => {
+    await gateway.close();
+    await new Promise<void>((resolve) => upstream.close(() => resolve()));
+    await rm(dir, { recursive: true, force: true });
+  });
+  await gateway.credentials.manager.add({ id: 'one', provider: 'keyed', type: 'api_key', token: 'key-one' });
+  await gateway.credentials.manager.add({ id: 'two', provider: 'keyed', type: 'api_key', token: 'key-two' });
+  const ask = () =>
+    fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-client', 'content-type': 'application/json', 'cache-control': 'no-cache' },
+      body: JSON.stringify({ model: 'up-model', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+
+  const first = await ask();
+  assert.equal(first.status, 429, 'the upstream 429 goes back');
+  await first.arrayBuffer();
+  assert.equal(calls, 2, 'both credentials were tried');
+  assert.ok(
+    gateway.credentials.manager.list('keyed').every((r) => r.cooldown_until !== null),
+    'both credentials cool down',
+  );
+
+  const second = await ask();
+  const body = (await second.json()) as { error: { type: string; code: string; message: string } };
+  assert.equal(second.status, 429, `got ${second.status} ${JSON.stringify(body)}`);
+  assert.equal(body.error.type, 'rate_limit_error');
+  assert.notEqual(body.error.code, 'no_credentials');
+  assert.match(body.error.message, /every credential of keyed is cooling down/);
+  const retryAfter = Number(second.headers.get('retry-after'));
+  assert.ok(retryAfter >= 30 && retryAfter <= 40, `Retry-After ${second.headers.get('retry-after')} runs to the first credential's return`);
+  assert.equal(calls, 2, 'nothing went upstream while every credential was cooling');
+});
