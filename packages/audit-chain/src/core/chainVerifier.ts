@@ -128,6 +128,13 @@ export class ChainVerifier {
     return this.scheme === 'agileplus-v1' ? this.acceptAgilePlus(position, entry) : this.acceptJcs(position, entry, undefined);
   }
 
+  /** Reports a complete line whose bytes are not UTF-8 (a BOM included): the stored form is UTF-8 text. */
+  pushUndecodable(): boolean {
+    if (this.failure) return false;
+    const position = this.verified + 1;
+    return this.fail(position, 'PARSE_ERROR', `line ${position} is not JSON: its bytes are not UTF-8 text`);
+  }
+
   /** Reports a torn final line (bytes after the last newline). */
   pushTornTail(byteLength: number): void {
     if (this.failure) return;
