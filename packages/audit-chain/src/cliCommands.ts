@@ -8,6 +8,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { fromHex } from './core/bytes.js';
+import { canonicalize } from './core/canonicalize.js';
 import type { NoteVerifier } from './core/note.js';
 import { SCHEMES, type Scheme, type TrustedState, type VerificationResult } from './core/result.js';
 import {
@@ -197,7 +198,8 @@ Safe to run from several processes at once (a lock file serializes writers).`,
       const log = new AuditLog(store, { origin });
       await log.assertOrigin();
       const entries = await log.appendMany(fields as never[]);
-      for (const entry of entries) context.stdout(`${JSON.stringify(entry)}\n`);
+      // The stored line is the entry's canonical form (SPEC.md section 3), not JSON.stringify's key order.
+      for (const entry of entries) context.stdout(`${canonicalize(entry)}\n`);
     } finally {
       await store.close();
     }

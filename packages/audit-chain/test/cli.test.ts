@@ -53,6 +53,8 @@ describe('audit-chain CLI', () => {
       [1, 2, 3, 4, 5],
     );
     assert.ok(printed.every((e) => /^[0-9a-f]{64}$/.test(e.hash) && typeof e.timestamp === 'string'));
+    // Byte for byte what was written: a printed line can be shipped and verified elsewhere.
+    assert.equal(run.stdout, await readFile(log, 'utf8'));
   });
 
   test('append keeps a given timestamp and refuses bad input before writing anything', async () => {
