@@ -40,12 +40,13 @@ export function genesisHash(origin: string): string {
 }
 
 /**
- * Verifies a chain of stored lines or parsed entries.
+ * Verifies a chain of stored lines or parsed entries. For a log's bytes use
+ * {@link verifyJsonl}: splitting a decoded text yourself would miss a torn
+ * last line and bytes that are not UTF-8.
  *
  * @example
  * ```ts
- * const text = await (await fetch('/audit.jsonl')).text();
- * const result = await verifyChain(text.split('\n').slice(0, -1), { origin: 'example.com/app' });
+ * const result = await verifyChain(entriesFromMyApi, { origin: 'example.com/app' });
  * ```
  */
 export function verifyChain(source: ChainSource, options: VerifyChainOptions = {}): Promise<VerificationResult> {
