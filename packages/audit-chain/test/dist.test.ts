@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -13,6 +13,8 @@ const run = promisify(execFile);
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const outDir = await mkdtemp(join(tmpdir(), 'audit-dist-'));
 after(() => rm(outDir, { recursive: true, force: true }));
+// As in the published package: .js is ESM, .cjs is CommonJS.
+await writeFile(join(outDir, 'package.json'), '{"type":"module"}\n');
 
 // The published build, made with the package's own tsup config (declarations and maps left out: they do not run).
 const options = (Array.isArray(configs) ? configs : [configs]) as Options[];
@@ -44,7 +46,9 @@ for (const [entry, exported] of [
       const viaImport = await import(${JSON.stringify(esm)});
       const viaRequire = (await import('node:module')).createRequire(import.meta.url)(${JSON.stringify(cjs)});
       console.log(typeof viaImport.${exported}, typeof viaRequire.${exported});`;
-    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: outDir });
+    // A consumer's plain node: without the test runner's tsx and source condition (NODE_OPTIONS).
+    const env = { ...process.env, NODE_OPTIONS: '' };
+    const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script], { cwd: outDir, env });
     assert.equal(stdout.trim(), 'function function');
   });
 }
