@@ -137,6 +137,11 @@ describe('audit-chain CLI', () => {
 
   test('--trusted-state is created on first use, advanced, and refuses a rollback', async () => {
     const state = join(dir, 'trusted.json');
+    // Without an origin the state could not record which log it is for: refused, instead of exiting 0 and writing nothing.
+    const anonymous = await cli(['verify', log, '--trusted-state', state]);
+    assert.equal(anonymous.code, 2);
+    assert.match(anonymous.stderr, /--origin/);
+    assert.equal(existsSync(state), false);
     assert.equal((await cli(['verify', log, '--origin', 'cli-demo', '--trusted-state', state])).code, 0);
     assert.equal(JSON.parse(await readFile(state, 'utf8')).size, 6);
     await cli(['append', log, '--origin', 'cli-demo'], entries(2, 100));
