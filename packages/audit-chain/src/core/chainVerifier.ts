@@ -204,7 +204,9 @@ export class ChainVerifier {
       if (duplicate !== undefined) {
         return this.fail(position, 'DUPLICATE_KEY', `entry ${position} repeats the key ${JSON.stringify(duplicate)}`);
       }
-      return this.fail(position, 'NOT_CANONICAL', `line ${position} is not in RFC 8785 canonical form`);
+      // A checkout or editor that turned LF into CRLF breaks every line the same way: say so, not just "not canonical".
+      const hint = line.endsWith('\r') ? ' (it ends in a carriage return: were the line endings converted to CRLF?)' : '';
+      return this.fail(position, 'NOT_CANONICAL', `line ${position} is not in RFC 8785 canonical form${hint}`);
     }
     if (this.expectedPrev === undefined && !isHashHex(prevHash)) {
       return this.fail(position, 'INVALID_ENTRY', `entry ${position}: prev_hash must be 64 lower-case hex characters`);
