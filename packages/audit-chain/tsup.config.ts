@@ -10,6 +10,8 @@ export default defineConfig([
     target: 'node20',
     platform: 'neutral',
     external: [/^node:/],
+    // Keep `node:` specifiers: `node:test` (the contract suite) has no unprefixed form, and tsup strips the prefix by default.
+    removeNodeProtocol: false,
   },
   {
     entry: { bin: 'src/bin.ts' },
@@ -17,5 +19,6 @@ export default defineConfig([
     sourcemap: true,
     target: 'node20',
     platform: 'node',
+    removeNodeProtocol: false,
   },
 ]);

@@ -8,6 +8,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import type { ParseArgsConfig } from 'node:util';
 import { fromHex } from './core/bytes.js';
+import { canonicalize } from './core/canonicalize.js';
 import type { NoteVerifier } from './core/note.js';
 import { SCHEMES, type Scheme, type TrustedState, type VerificationResult } from './core/result.js';
 import {
@@ -116,7 +117,7 @@ const verify: Command = {
   --public-key F      a key trusted to sign checkpoints: <name>.vkey, or PEM (repeatable)
   --name N            signer name for a PEM key (default: the key file's base name)
   --trusted-state F   JSON {origin,size,root} from an earlier run; refuses rollback and forks,
-                      and is created or advanced after a valid run
+                      and is created (needs --origin or a checkpoint) or advanced after a valid run
   --fast              hash-only fast path (skips canonical-form and field checks)
   --json              print the result as one JSON object`,
   options: {
@@ -146,9 +147,14 @@ const verify: Command = {
     }
     const trustedPath = optionalString(values, 'trusted-state');
     const trustedState = trustedPath === undefined ? undefined : await loadTrustedState(trustedPath);
+    const origin = optionalString(values, 'origin');
+    // A new trusted state records the log's origin: without one it could not be written, and the next run would trust nothing.
+    if (trustedPath !== undefined && trustedState === undefined && origin === undefined && checkpoint === undefined) {
+      throw new UsageError(`--trusted-state ${trustedPath} does not exist yet: give --origin (or a checkpoint) so it can be created`);
+    }
     const result = await verifyFile(file, {
       scheme,
-      origin: optionalString(values, 'origin'),
+      origin,
       mode: values.fast ? 'hash-only' : 'strict',
       checkpoint,
       verifiers,
@@ -197,7 +203,8 @@ Safe to run from several processes at once (a lock file serializes writers).`,
       const log = new AuditLog(store, { origin });
       await log.assertOrigin();
       const entries = await log.appendMany(fields as never[]);
-      for (const entry of entries) context.stdout(`${JSON.stringify(entry)}\n`);
+      // The stored line is the entry's canonical form (SPEC.md section 3), not JSON.stringify's key order.
+      for (const entry of entries) context.stdout(`${canonicalize(entry)}\n`);
     } finally {
       await store.close();
     }

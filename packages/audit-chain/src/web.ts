@@ -24,6 +24,7 @@ import {
   type VerifyCheckpointOptions,
   verifyChainWith,
   verifyCheckpointWith,
+  verifyJsonlWith,
 } from './core/verify.js';
 
 export { AuditChainError } from './core/errors.js';
@@ -39,16 +40,32 @@ export function genesisHash(origin: string): string {
 }
 
 /**
- * Verifies a chain of stored lines or parsed entries.
+ * Verifies a chain of stored lines or parsed entries. For a log's bytes use
+ * {@link verifyJsonl}: splitting a decoded text yourself would miss a torn
+ * last line and bytes that are not UTF-8.
  *
  * @example
  * ```ts
- * const text = await (await fetch('/audit.jsonl')).text();
- * const result = await verifyChain(text.split('\n').slice(0, -1), { origin: 'example.com/app' });
+ * const result = await verifyChain(entriesFromMyApi, { origin: 'example.com/app' });
  * ```
  */
 export function verifyChain(source: ChainSource, options: VerifyChainOptions = {}): Promise<VerificationResult> {
   return verifyChainWith(portableHashSuite, source, options);
+}
+
+/**
+ * Verifies JSONL bytes as they arrive (a `fetch` body, any async iterable of
+ * bytes): the same checks, codes and positions as `verifyFile` on Node,
+ * including a torn last line and a line that is not UTF-8.
+ *
+ * @example
+ * ```ts
+ * const response = await fetch('/audit.jsonl');
+ * const result = await verifyJsonl(response.body!, { origin: 'example.com/app' });
+ * ```
+ */
+export function verifyJsonl(chunks: AsyncIterable<Uint8Array | string>, options: VerifyChainOptions = {}): Promise<VerificationResult> {
+  return verifyJsonlWith(portableHashSuite, chunks, options);
 }
 
 /** Verifies a signed checkpoint on its own. */

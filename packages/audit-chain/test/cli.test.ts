@@ -53,6 +53,8 @@ describe('audit-chain CLI', () => {
       [1, 2, 3, 4, 5],
     );
     assert.ok(printed.every((e) => /^[0-9a-f]{64}$/.test(e.hash) && typeof e.timestamp === 'string'));
+    // Byte for byte what was written: a printed line can be shipped and verified elsewhere.
+    assert.equal(run.stdout, await readFile(log, 'utf8'));
   });
 
   test('append keeps a given timestamp and refuses bad input before writing anything', async () => {
@@ -135,6 +137,11 @@ describe('audit-chain CLI', () => {
 
   test('--trusted-state is created on first use, advanced, and refuses a rollback', async () => {
     const state = join(dir, 'trusted.json');
+    // Without an origin the state could not record which log it is for: refused, instead of exiting 0 and writing nothing.
+    const anonymous = await cli(['verify', log, '--trusted-state', state]);
+    assert.equal(anonymous.code, 2);
+    assert.match(anonymous.stderr, /--origin/);
+    assert.equal(existsSync(state), false);
     assert.equal((await cli(['verify', log, '--origin', 'cli-demo', '--trusted-state', state])).code, 0);
     assert.equal(JSON.parse(await readFile(state, 'utf8')).size, 6);
     await cli(['append', log, '--origin', 'cli-demo'], entries(2, 100));

@@ -157,6 +157,14 @@ describe('tamper suite: every edit is caught at the right entry', () => {
     assert.equal(result.entries_verified, COUNT);
   });
 
+  test('CRLF line endings: NOT_CANONICAL at line 1, and the message names the carriage return', async () => {
+    const crlf = Buffer.from(lines.map((l) => `${l}\r\n`).join(''), 'utf8');
+    const result = await verifyJsonl(chunked(crlf), { origin: ORIGIN });
+    assert.equal(result.error_code, 'NOT_CANONICAL');
+    assert.equal(result.first_invalid_id, 1);
+    assert.match(result.error_message!, /carriage return/);
+  });
+
   test('an empty line in the middle: PARSE_ERROR', async () => {
     const copy = [...lines.slice(0, 4), '', ...lines.slice(4)];
     const result = await verifyChain(copy, { origin: ORIGIN });

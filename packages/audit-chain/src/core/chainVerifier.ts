@@ -128,6 +128,13 @@ export class ChainVerifier {
     return this.scheme === 'agileplus-v1' ? this.acceptAgilePlus(position, entry) : this.acceptJcs(position, entry, undefined);
   }
 
+  /** Reports a complete line whose bytes are not UTF-8 (a BOM included): the stored form is UTF-8 text. */
+  pushUndecodable(): boolean {
+    if (this.failure) return false;
+    const position = this.verified + 1;
+    return this.fail(position, 'PARSE_ERROR', `line ${position} is not JSON: its bytes are not UTF-8 text`);
+  }
+
   /** Reports a torn final line (bytes after the last newline). */
   pushTornTail(byteLength: number): void {
     if (this.failure) return;
@@ -197,7 +204,9 @@ export class ChainVerifier {
       if (duplicate !== undefined) {
         return this.fail(position, 'DUPLICATE_KEY', `entry ${position} repeats the key ${JSON.stringify(duplicate)}`);
       }
-      return this.fail(position, 'NOT_CANONICAL', `line ${position} is not in RFC 8785 canonical form`);
+      // A checkout or editor that turned LF into CRLF breaks every line the same way: say so, not just "not canonical".
+      const hint = line.endsWith('\r') ? ' (it ends in a carriage return: were the line endings converted to CRLF?)' : '';
+      return this.fail(position, 'NOT_CANONICAL', `line ${position} is not in RFC 8785 canonical form${hint}`);
     }
     if (this.expectedPrev === undefined && !isHashHex(prevHash)) {
       return this.fail(position, 'INVALID_ENTRY', `entry ${position}: prev_hash must be 64 lower-case hex characters`);

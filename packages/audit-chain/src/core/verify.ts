@@ -7,6 +7,7 @@
 import { ChainVerifier, type ChainVerifierOptions } from './chainVerifier.js';
 import { AuditChainError } from './errors.js';
 import type { HashSuite } from './hashSuite.js';
+import { splitLineBatches } from './jsonlLines.js';
 import { verifyConsistencyProofWith } from './merkle.js';
 import { type Checkpoint, checkNoteSignatures, type NoteVerifier, parseCheckpoint, parseSignedNote } from './note.js';
 import type { TrustedState, VerificationResult, VerifyErrorCode } from './result.js';
@@ -108,6 +109,32 @@ export async function verifyChainWith(
     for await (const item of source) if (!pushItem(verifier, item)) break;
   } else {
     for (const item of source) if (!pushItem(verifier, item)) break;
+  }
+  return applyAnchors(verifier, prepared, options.trustedState);
+}
+
+/**
+ * Verifies JSONL bytes (a file, a socket, an HTTP body), streaming: every
+ * line, a line that is not UTF-8, a torn tail (bytes after the last
+ * newline), then the anchors.
+ */
+export async function verifyJsonlWith(
+  suite: HashSuite,
+  chunks: AsyncIterable<Uint8Array | string>,
+  options: VerifyChainOptions = {},
+): Promise<VerificationResult> {
+  const prepared = await prepareAnchors(suite, options);
+  const { verifier } = prepared;
+  batches: for await (const batch of splitLineBatches(chunks)) {
+    if (batch.kind === 'torn') {
+      verifier.pushTornTail(batch.byteLength);
+      break;
+    }
+    if (batch.kind === 'undecodable') {
+      verifier.pushUndecodable();
+      break;
+    }
+    for (const line of batch.lines) if (!verifier.pushLine(line)) break batches;
   }
   return applyAnchors(verifier, prepared, options.trustedState);
 }

@@ -4,13 +4,14 @@
  * streaming, so a log of millions of entries verifies in O(log n) memory.
  */
 import type { VerificationResult } from '../core/result.js';
-import { applyAnchors, prepareAnchors, type VerifyChainOptions } from '../core/verify.js';
-import { fileChunks, splitLineBatches } from './lines.js';
+import { type VerifyChainOptions, verifyJsonlWith } from '../core/verify.js';
+import { fileChunks } from './lines.js';
 import { nodeHashSuite } from './nodeHashSuite.js';
 
 /**
- * Verifies JSONL bytes: every line, a torn tail (bytes after the last
- * newline), and the checkpoint and trusted state when given.
+ * Verifies JSONL bytes: every line, a line that is not UTF-8, a torn tail
+ * (bytes after the last newline), and the checkpoint and trusted state when
+ * given.
  *
  * @example
  * ```ts
@@ -18,20 +19,8 @@ import { nodeHashSuite } from './nodeHashSuite.js';
  * const result = await verifyJsonl(response.body!, { origin: 'example.com/app' });
  * ```
  */
-export async function verifyJsonl(
-  chunks: AsyncIterable<Uint8Array | string>,
-  options: VerifyChainOptions = {},
-): Promise<VerificationResult> {
-  const prepared = await prepareAnchors(nodeHashSuite, options);
-  const { verifier } = prepared;
-  batches: for await (const batch of splitLineBatches(chunks)) {
-    if (batch.kind === 'torn') {
-      verifier.pushTornTail(batch.byteLength);
-      break;
-    }
-    for (const line of batch.lines) if (!verifier.pushLine(line)) break batches;
-  }
-  return applyAnchors(verifier, prepared, options.trustedState);
+export function verifyJsonl(chunks: AsyncIterable<Uint8Array | string>, options: VerifyChainOptions = {}): Promise<VerificationResult> {
+  return verifyJsonlWith(nodeHashSuite, chunks, options);
 }
 
 /**
