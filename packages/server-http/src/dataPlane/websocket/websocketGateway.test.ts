@@ -198,6 +198,8 @@ describe('websocket upgrades: lockout, disabled management, open gateway', async
 
 describe('websocket credential messages', async () => {
   const { gateway, ws, authDir } = await start();
+  // The credential files only: auth-dir also holds the store's lock file and the sign-in records.
+  const credentialFiles = async () => (await readdir(authDir)).filter((name) => name.endsWith('.json') && !name.startsWith('.')).sort();
 
   test('auth.upsert is acknowledged once applied, and the next request is served with the new credential', async () => {
     const socket = await open(ws('/v1/responses'), manager);
@@ -209,7 +211,7 @@ describe('websocket credential messages', async () => {
     const ack = await socket.next();
     assert.deepEqual(ack, { type: 'auth.ack', request_id: 'up-1', id: 'ws-cred', revision: 1 });
     assert.equal(gateway.credentials.manager.describe('ws-cred').priority, 2);
-    assert.deepEqual(await readdir(authDir), ['base-claude.json', 'base-up.json', 'ws-cred.json']);
+    assert.deepEqual(await credentialFiles(), ['base-claude.json', 'base-up.json', 'ws-cred.json']);
     socket.send({ type: 'response.create', model: 'up-model', input: 'with the new key' });
     await socket.next((m) => m.type === 'response.completed');
     assert.equal(lastUpstreamRequest(openai).headers.authorization, 'Bearer sk-upstream-from-ws');
@@ -229,7 +231,7 @@ describe('websocket credential messages', async () => {
     const socket = await open(ws('/v1/ws'), manager);
     socket.send({ type: 'auth.delete', request_id: 'del-1', id: 'ws-cred' });
     assert.deepEqual(await socket.next(), { type: 'auth.ack', request_id: 'del-1', id: 'ws-cred', revision: 1 });
-    assert.deepEqual(await readdir(authDir), ['base-claude.json', 'base-up.json']);
+    assert.deepEqual(await credentialFiles(), ['base-claude.json', 'base-up.json']);
     assert.deepEqual(
       gateway.credentials.manager.list('up').map((c) => c.id),
       ['base-up'],
