@@ -73,13 +73,6 @@ export class AgentDispatcher {
     if (!adapter)
       throw new InvalidArgumentError('config.kind', `no ${merged.kind} adapter; configured: ${[...this.adapters.keys()].join(', ')}`);
     await this.workflow.getWorkPackage(featureSlug, wpSequence);
-    const active = (await this.workflow.store.reader.listJobs({ featureSlug })).find(
-      (j) => j.wp_sequence === wpSequence && !FINAL.has(j.state),
-    );
-    if (active)
-      throw new WorkflowError('conflict', `work package ${wpSequence} already has job ${active.id} (${active.state})`, {
-        details: { job_id: active.id },
-      });
     const now = isoNow(this.workflow.clock);
     const job: AgentJob = {
       id: randomUUID(),
@@ -97,7 +90,17 @@ export class AgentDispatcher {
       started_at: null,
       finished_at: null,
     };
-    await this.workflow.store.transact((tx) => tx.insertJob(job));
+    // The check and the insert share one transaction under the feature's lock: two dispatches
+    // (two processes, two servers) for one package must not both see "no active job".
+    await this.workflow.store.transact(async (tx) => {
+      await tx.lock(featureSlug);
+      const active = (await tx.listJobs({ featureSlug })).find((j) => j.wp_sequence === wpSequence && !FINAL.has(j.state));
+      if (active)
+        throw new WorkflowError('conflict', `work package ${wpSequence} already has job ${active.id} (${active.state})`, {
+          details: { job_id: active.id },
+        });
+      await tx.insertJob(job);
+    });
     this.workflow.events.emit('workflow:agent_job', { jobId: job.id, state: 'Pending', at: this.workflow.clock.now() });
     const controller = new AbortController();
     const done = this.execute(job, adapter, merged, controller.signal);
