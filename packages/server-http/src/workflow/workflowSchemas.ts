@@ -148,6 +148,27 @@ export const dispatchResult = z
   })
   .openapi('DispatchResult');
 
+/**
+ * The dispatch envelope, documented as a JSON Schema (not zod) so that the route does not validate it: the dispatch
+ * tool does, and answers a bad envelope with a logged result.
+ */
+export const dispatchEnvelopeJsonSchema = {
+  type: 'object' as const,
+  required: ['command', 'args'],
+  properties: {
+    command: { type: 'string' as const, enum: ['dispatch_command'] },
+    feature_slug: { type: 'string' as const, description: "fills the subcommand's feature_slug argument" },
+    args: {
+      type: 'object' as const,
+      required: ['command'],
+      properties: { command: { type: 'string' as const, description: 'the subcommand, "<category>:<action>"', example: 'audit:verify' } },
+      additionalProperties: true,
+    },
+  },
+  additionalProperties: false,
+  example: { command: 'dispatch_command', feature_slug: '001-login', args: { command: 'audit:verify' } },
+};
+
 export const slugParam = z.object({ slug: slugSchema.clone().openapi({ param: { name: 'slug', in: 'path' }, example: '001-login' }) });
 
 /** Query values arrive as text: booleans accept true/false/1/0. */
