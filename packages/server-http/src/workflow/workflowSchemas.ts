@@ -102,6 +102,7 @@ export const agentJob = z
     feature_slug: z.string(),
     wp_sequence: z.number().int(),
     kind: z.string(),
+    owner: z.string().optional().describe('the process running the job, <host>:<pid>:<start>'),
     state: z.enum(JOB_STATES),
     review_cycles: z.number().int(),
     max_review_cycles: z.number().int(),
