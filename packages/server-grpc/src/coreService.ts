@@ -16,7 +16,6 @@ import {
   FEATURE_STATES,
   parseInput,
   slugSchema,
-  toFeatureState,
   type Workflow,
   WorkflowError,
   type WorkPackage,
@@ -94,7 +93,7 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
   return {
     GetFeature: unary(authorize, async (req) => workflow.getFeature(slug(req.slug))),
     ListFeatures: unary(authorize, async (req) => ({
-      features: await workflow.listFeatures(req.state ? { state: toFeatureState(req.state) } : {}),
+      features: await workflow.listFeatures(req.state ? { state: req.state } : {}),
     })),
     GetFeatureState: unary(authorize, async (req) => {
       const feature = await workflow.getFeature(slug(req.slug));

@@ -16,7 +16,6 @@ import {
   type FeatureTransitionResult,
   JOB_STATES,
   type SyncEngine,
-  toFeatureState,
   type Workflow,
   WorkflowError,
   type WorkPackageTransitionResult,
@@ -107,12 +106,19 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       method: 'get',
       path: '/features',
       tags: ['features'],
-      request: { query: z.object({ state: z.enum(FEATURE_STATES).optional() }) },
+      request: {
+        query: z.object({
+          state: z
+            .string()
+            .optional()
+            .openapi({ description: `one of ${FEATURE_STATES.join(', ')}, in any case`, example: 'PLANNED' }),
+        }),
+      },
       responses: { 200: json(z.object({ features: z.array(s.feature) }), 'features, oldest first'), ...UNAUTHORIZED, 422: E('bad state') },
     }),
     async (c) => {
       const { state } = c.req.valid('query');
-      return c.json({ features: await workflow.listFeatures(state ? { state: toFeatureState(state) } : {}) }, 200);
+      return c.json({ features: await workflow.listFeatures(state !== undefined ? { state } : {}) }, 200);
     },
   );
 
