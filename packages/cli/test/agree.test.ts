@@ -176,6 +176,14 @@ test('the same refusals: not found, and a failed gate', async () => {
   assert.deepEqual([c.code, c.body.error.code], [3, 'not_found']);
   assert.deepEqual([h.status, h.body.error.code], [404, 'not_found']);
   assert.equal((g as ServiceError).metadata.get('switchyard-error-code')[0], 'not_found');
+  const [lc, lh, lg] = await Promise.all([
+    cli<{ error: { code: string } }>('audit:log', '--feature-slug', 'nope'),
+    get<{ error: { code: string } }>('/features/nope/audit'),
+    stream('GetAuditTrail', { slug: 'nope' }).catch((e: ServiceError) => e),
+  ]);
+  assert.deepEqual([lc.code, lc.body.error.code], [3, 'not_found'], 'the trail of an unknown feature is not found, not empty');
+  assert.deepEqual([lh.status, lh.body.error.code], [404, 'not_found']);
+  assert.equal((lg as ServiceError).code, status.NOT_FOUND);
   const refusedCli = await cli<{ error: { code: string; details: unknown } }>('wp', 'move', SLUG, '1', 'REVIEW');
   const refusedHttp = await fetch(`${http}/features/${SLUG}/transition`, {
     method: 'POST',
