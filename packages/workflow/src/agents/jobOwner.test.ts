@@ -51,7 +51,8 @@ test('recoverInterrupted fails the jobs of a stopped process and leaves those a 
   assert.equal((await serve.get(job.id)).state, 'Running');
 
   // An owner-less job (recorded before owners were) and the job of a process that died are recovered.
-  await workflow.store.transact((tx) => tx.insertJob({ ...job, id: '00000000-0000-4000-8000-000000000001', owner: undefined }));
+  const { owner: _owner, ...ownerless } = job;
+  await workflow.store.transact((tx) => tx.insertJob({ ...ownerless, id: '00000000-0000-4000-8000-000000000001' }));
   alive.delete('implement-process');
   const recovered = await serve.recoverInterrupted();
   assert.deepEqual(recovered.map((j) => [j.id, j.state, j.outcome]).sort(), [
