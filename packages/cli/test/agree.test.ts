@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { credentials, Metadata, type ServiceError } from '@grpc/grpc-js';
-import { loadWorkflowProto } from '@switchyard/server-grpc';
+import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
+import { decodeStatusDetails, loadWorkflowProto } from '@switchyard/server-grpc';
 import { main } from '../src/main.js';
 import { type TempRepo, tempRepo, yard } from './helpers.js';
 
@@ -92,6 +92,29 @@ test('features: the list and one feature', async () => {
   assert.deepEqual(oneGrpc, one.body.feature);
 });
 
+test('a state filter in any case, and a bad one refused naming the field state', async () => {
+  const [c, h, g] = await Promise.all([
+    cli<unknown[]>('feature', 'list', '--state', 'planned'),
+    get<{ features: unknown[] }>('/features?state=planned'),
+    rpc<{ features: unknown[] }>('ListFeatures', { state: 'planned' }),
+  ]);
+  assert.equal(c.body.length, 1);
+  assert.deepEqual(h.body.features, c.body);
+  assert.deepEqual(g.features, c.body);
+  const [bc, bh, bg] = await Promise.all([
+    cli<{ error: { code: string; details: { field: string } } }>('feature', 'list', '--state', 'bogus'),
+    get<{ error: { code: string; details: { field: string } } }>('/features?state=bogus'),
+    rpc('ListFeatures', { state: 'bogus' }).catch((e: ServiceError) => e),
+  ]);
+  assert.deepEqual([bc.code, bc.body.error.code, bc.body.error.details.field], [2, 'invalid_argument', 'state']);
+  assert.deepEqual([bh.status, bh.body.error.code, bh.body.error.details.field], [422, 'invalid_argument', 'state']);
+  assert.equal((bg as ServiceError).code, status.INVALID_ARGUMENT);
+  assert.deepEqual(
+    decodeStatusDetails((bg as ServiceError).metadata)?.field_violations.map((v) => v.field),
+    ['state'],
+  );
+});
+
 test('work packages, with their waves', async () => {
   const [c, h, g] = await Promise.all([
     cli<Record<string, unknown>[]>('wp', 'list', SLUG),
@@ -153,6 +176,14 @@ test('the same refusals: not found, and a failed gate', async () => {
   assert.deepEqual([c.code, c.body.error.code], [3, 'not_found']);
   assert.deepEqual([h.status, h.body.error.code], [404, 'not_found']);
   assert.equal((g as ServiceError).metadata.get('switchyard-error-code')[0], 'not_found');
+  const [lc, lh, lg] = await Promise.all([
+    cli<{ error: { code: string } }>('audit:log', '--feature-slug', 'nope'),
+    get<{ error: { code: string } }>('/features/nope/audit'),
+    stream('GetAuditTrail', { slug: 'nope' }).catch((e: ServiceError) => e),
+  ]);
+  assert.deepEqual([lc.code, lc.body.error.code], [3, 'not_found'], 'the trail of an unknown feature is not found, not empty');
+  assert.deepEqual([lh.status, lh.body.error.code], [404, 'not_found']);
+  assert.equal((lg as ServiceError).code, status.NOT_FOUND);
   const refusedCli = await cli<{ error: { code: string; details: unknown } }>('wp', 'move', SLUG, '1', 'REVIEW');
   const refusedHttp = await fetch(`${http}/features/${SLUG}/transition`, {
     method: 'POST',

@@ -289,6 +289,7 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
       assert.match(unknownArg.stderr, /colour/);
       await sub('diff:show', ['--context', 'many'], 2);
       await sub('audit:log', [], 2);
+      await sub('audit:log', ['--feature-slug', SLUG, '--limit', '0'], 2);
     });
 
     test('injection through arguments and paths is refused with a clear error, and nothing escapes the repository', async () => {

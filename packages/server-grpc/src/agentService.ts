@@ -9,7 +9,7 @@ import type { AgentHub } from './agentHub.js';
 import { type Authorize, unary } from './coreService.js';
 import type { AgentServiceHandlers } from './generated/switchyard/workflow/v1/AgentService.js';
 import type { Prompt } from './generated/switchyard/workflow/v1/Prompt.js';
-import { toServiceError } from './grpcErrors.js';
+import { failStream } from './grpcErrors.js';
 
 /** The `AgentService` implementation. */
 export function agentServiceHandlers(hub: AgentHub, authorize: Authorize): AgentServiceHandlers {
@@ -40,7 +40,7 @@ export function agentServiceHandlers(hub: AgentHub, authorize: Authorize): Agent
         call.once('cancelled', unsubscribe);
         call.once('close', unsubscribe);
       } catch (error) {
-        call.destroy(toServiceError(error) as Error);
+        failStream(call, error);
       }
     },
   };

@@ -16,7 +16,6 @@ import {
   FEATURE_STATES,
   parseInput,
   slugSchema,
-  toFeatureState,
   type Workflow,
   WorkflowError,
   type WorkPackage,
@@ -25,7 +24,7 @@ import type { AgentEvent as AgentEventMsg } from './generated/switchyard/workflo
 import type { AuditEntry as AuditEntryMsg } from './generated/switchyard/workflow/v1/AuditEntry.js';
 import type { CoreServiceHandlers } from './generated/switchyard/workflow/v1/CoreService.js';
 import type { WorkPackage as WorkPackageMsg } from './generated/switchyard/workflow/v1/WorkPackage.js';
-import { GrpcServerError, toServiceError } from './grpcErrors.js';
+import { failStream, GrpcServerError, toServiceError } from './grpcErrors.js';
 import { fromStruct, toStruct, toValue } from './struct.js';
 
 /** Checks a call's credentials (throws `unauthenticated`). */
@@ -94,7 +93,7 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
   return {
     GetFeature: unary(authorize, async (req) => workflow.getFeature(slug(req.slug))),
     ListFeatures: unary(authorize, async (req) => ({
-      features: await workflow.listFeatures(req.state ? { state: toFeatureState(req.state) } : {}),
+      features: await workflow.listFeatures(req.state ? { state: req.state } : {}),
     })),
     GetFeatureState: unary(authorize, async (req) => {
       const feature = await workflow.getFeature(slug(req.slug));
@@ -188,7 +187,7 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
           }
           call.end();
         } catch (error) {
-          call.destroy(toServiceError(error) as Error);
+          failStream(call, error);
         }
       })();
     },
@@ -228,7 +227,7 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
           call.once('cancelled', stop);
           call.once('close', stop);
         } catch (error) {
-          call.destroy(toServiceError(error) as Error);
+          failStream(call, error);
         }
       })();
     },

@@ -124,6 +124,16 @@ export function toServiceError(error: unknown): Partial<ServiceError> {
   return { code, details: message, metadata };
 }
 
+/**
+ * Ends a server stream with the status of `error`. `call.destroy(error)` would
+ * send none: grpc-js sends a stream's status from `_final`, which a destroyed
+ * stream never runs, so the client would wait for ever. Its own `'error'`
+ * listener sets the status and ends the stream.
+ */
+export function failStream(call: { emit(event: 'error', error: unknown): boolean }, error: unknown): void {
+  call.emit('error', toServiceError(error));
+}
+
 /** What {@link decodeStatusDetails} finds in a `grpc-status-details-bin` trailer (for clients and tests). */
 export interface StatusDetails {
   code: number;

@@ -216,6 +216,36 @@ describe('CoreService', { concurrency: 1 }, () => {
   });
 });
 
+describe('a refused stream ends with its status', () => {
+  /** The status a server stream ends with; the deadline turns a stream that never ends into DEADLINE_EXCEEDED. */
+  const ending = (client: object, method: string, request: object, metadata = auth()) =>
+    new Promise<{ code: number; error: string | undefined }>((resolve) => {
+      const stream = (client as Record<string, (r: object, m: Metadata, o: object) => NodeJS.ReadableStream>)[method]!(request, metadata, {
+        deadline: Date.now() + 5000,
+      });
+      stream.on('data', () => undefined);
+      stream.on('error', (e: ServiceError) => resolve({ code: e.code, error: e.metadata.get('switchyard-error-code')[0] as string }));
+      stream.on('end', () => resolve({ code: status.OK, error: undefined }));
+    });
+
+  test('GetAuditTrail, StreamAgentEvents and ReceivePrompts: not found, bad input, a missing key', async () => {
+    assert.deepEqual(await ending(core, 'GetAuditTrail', { slug: 'nope' }), { code: status.NOT_FOUND, error: 'not_found' });
+    assert.deepEqual(await ending(core, 'GetAuditTrail', { slug: 'Bad Slug' }), {
+      code: status.INVALID_ARGUMENT,
+      error: 'invalid_argument',
+    });
+    assert.deepEqual(await ending(core, 'GetAuditTrail', { slug: SLUG }, new Metadata()), {
+      code: status.UNAUTHENTICATED,
+      error: 'unauthenticated',
+    });
+    assert.deepEqual(await ending(core, 'StreamAgentEvents', { job_id: '00000000-0000-4000-8000-000000000000' }), {
+      code: status.NOT_FOUND,
+      error: 'not_found',
+    });
+    assert.equal((await ending(agents, 'ReceivePrompts', { session_id: 'no-such-session' })).code, status.NOT_FOUND);
+  });
+});
+
 describe('AgentService and StreamAgentEvents', { concurrency: 1 }, () => {
   test('a remote agent registers, starts a session, receives the prompt, reports output, completes; the job streams its events', async () => {
     await workflow.governance.enforce('wp-ci-before-review', 'disable', 'lead');

@@ -18,6 +18,7 @@ export {
 } from './agents/agentAdapter.js';
 export { AgentDispatcher, type AgentDispatcherOptions, agentConfigInput } from './agents/agentDispatcher.js';
 export { AgentSessionAdapter, type AgentSessionOptions } from './agents/agentSessionAdapter.js';
+export { type JobOwner, processJobOwner } from './agents/jobOwner.js';
 export { ProcessAgentAdapter, type ProcessAgentOptions } from './agents/processAgentAdapter.js';
 export {
   type CiStatus,

@@ -176,8 +176,9 @@ export class Workflow {
     });
   }
 
-  listFeatures(filter: { state?: FeatureState } = {}): Promise<Feature[]> {
-    return this.store.reader.listFeatures(filter);
+  /** Features, oldest first; `state` is any case (`planned`), as on every surface, and a bad one names the field `state`. */
+  listFeatures(filter: { state?: FeatureState | string } = {}): Promise<Feature[]> {
+    return this.store.reader.listFeatures(filter.state !== undefined ? { state: toFeatureState(filter.state, 'state') } : {});
   }
 
   /**

@@ -14,8 +14,7 @@ const WP_COLUMNS = ['sequence', 'wave', 'state', 'title', 'depends_on', 'file_sc
 /** `yard feature list [--state S]`. */
 export function featureList(ctx: CommandContext, opts: { state?: string }) {
   return withRuntime(ctx, async (rt) => {
-    const { toFeatureState } = await import('@switchyard/workflow');
-    const features = await rt.workflow.listFeatures(opts.state !== undefined ? { state: toFeatureState(opts.state) } : {});
+    const features = await rt.workflow.listFeatures(opts.state !== undefined ? { state: opts.state } : {});
     emit(ctx.io, ctx.globals.output, features, { columns: FEATURE_COLUMNS });
   });
 }

@@ -5,7 +5,8 @@
  * dispatcher and review loop, wave by wave, `--parallel` at a time. Progress
  * (cycles, moves, verdicts; agent output with `-v`) streams to stderr while
  * it runs. Ctrl-C cancels the running jobs; so does `yard jobs cancel <id>`
- * from another shell (this process watches the store for it).
+ * from another shell (this process watches the store for it). Jobs a killed
+ * process left running are failed first, so their packages can run again.
  */
 import type { AgentEvent, AgentJob, WorkPackage } from '@switchyard/workflow';
 import { CliError } from '../errors.js';
@@ -81,6 +82,9 @@ export function implementCommand(ctx: CommandContext, slug: string, opts: Implem
     });
     const feature = await rt.workflow.getFeature(slug);
     const say = (line: string) => ctx.globals.output !== 'json' && ctx.io.stderr(`${line}\n`);
+    // A job whose process was killed would hold its package forever ("already has job"); jobs live processes run stay.
+    for (const job of await dispatcher.recoverInterrupted())
+      say(`[${job.feature_slug} wp${job.wp_sequence}] job ${job.id} failed: the process running it stopped`);
     if (feature.state !== 'IMPLEMENTING') {
       const moved = await rt.workflow.advance(slug, 'implement', { actor: rt.actor });
       say(`${slug}: ${moved.from} -> ${moved.to}`);

@@ -1,12 +1,18 @@
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { tempGitRepo } from '@switchyard/test-support';
 import {
   AgentDispatcher,
+  ArtifactStore,
+  BUILTIN_SUBCOMMANDS,
+  DispatchTool,
   GitRepository,
   HeuristicReviewer,
   MemoryWorkflowStore,
   MockAgentAdapter,
+  SubcommandAuditLog,
+  SubcommandRegistry,
   SyncEngine,
   signBody,
   type TrackerAdapter,
@@ -210,6 +216,60 @@ describe('workflow HTTP API', { concurrency: 1 }, () => {
       assert.ok(doc.paths[path]?.[method], `${method} ${path} is documented`);
     }
     assert.deepEqual(Object.keys(doc.paths['/features/{slug}/transition']!.post!.responses).sort(), ['200', '401', '404', '409', '422']);
+  });
+});
+
+describe('POST /dispatch: the dispatch tool parses the envelope, as on every other surface', () => {
+  test('an envelope that is not JSON or not an object is a result (ok: false, exit 2) with its audit line; a body not sent as JSON is 415', async () => {
+    const repo = await tempGitRepo({ prefix: 'workflow-dispatch-' });
+    after(repo.cleanup);
+    const log = await SubcommandAuditLog.open(repo.root, { repoName: 'shop' });
+    after(() => log.close());
+    const tool = new DispatchTool({
+      registry: new SubcommandRegistry(BUILTIN_SUBCOMMANDS),
+      log,
+      context: { workflow, git: new GitRepository(repo.root), artifacts: new ArtifactStore(join(repo.root, 'artifacts')), actor: 'agent' },
+    });
+    const api = createWorkflowApi({ workflow, dispatchTool: tool });
+    const post = (body: string, type = 'application/json') =>
+      api.request('/dispatch', { method: 'POST', headers: type ? { 'content-type': type } : {}, body });
+    for (const body of ['{"command":"dispatch_command","args":', '[]', '"audit:verify"']) {
+      const res = await post(body);
+      assert.equal(res.status, 200, body);
+      const { audit: _a, duration_ms: _d, ...result } = (await res.json()) as Record<string, unknown>;
+      // The same answer `yard dispatch` gives for the same text.
+      const { audit: _a2, duration_ms: _d2, ...direct } = await tool.dispatch(body);
+      assert.deepEqual(result, JSON.parse(JSON.stringify(direct)), body);
+      assert.deepEqual([result.ok, result.exit_code, (result.error as { code: string }).code], [false, 2, 'invalid_argument'], body);
+    }
+    const audited = await log.tail(100);
+    assert.deepEqual(
+      audited.map((e) => [e.command, e.exit_code]),
+      Array.from({ length: 6 }, () => ['dispatch_command', 2]),
+    );
+    assert.equal((await log.verify()).valid, true);
+    const ok = (await (
+      await post('{"command":"dispatch_command","args":{"command":"branch:list"}}', 'application/json; charset=utf-8')
+    ).json()) as {
+      ok: boolean;
+    };
+    assert.equal(ok.ok, true);
+    const plain = await post('{"command":"dispatch_command","args":{"command":"branch:list"}}', 'text/plain');
+    assert.equal(plain.status, 415);
+    assert.equal(((await plain.json()) as { error: { code: string } }).error.code, 'unsupported_media_type');
+    assert.equal((await log.tail(100)).length, 7, 'a refused transport writes no line');
+  });
+
+  test('a JSON route given a body that is not JSON answers 415, not 500', async () => {
+    for (const headers of [{}, { 'content-type': 'text/plain' }] as Record<string, string>[]) {
+      const res = await app.request('/features', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${KEY}`, ...headers },
+        body: JSON.stringify({ slug: 'x', title: 'x', actor: 'a' }),
+      });
+      assert.equal(res.status, 415);
+      assert.equal(((await res.json()) as { error: { code: string } }).error.code, 'unsupported_media_type');
+    }
   });
 });
 

@@ -16,16 +16,14 @@ import {
   type FeatureTransitionResult,
   JOB_STATES,
   type SyncEngine,
-  toFeatureState,
   type Workflow,
   WorkflowError,
   type WorkPackageTransitionResult,
 } from '@switchyard/workflow';
-import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { fieldIssues, respondError } from '../controlPlane/apiError.js';
-import { ApiKeySet } from '../dataPlane/apiKeys.js';
-import { respondWorkflowError } from './workflowErrors.js';
+import { ApiError, fieldIssues, respondError } from '../controlPlane/apiError.js';
+import { JSON_ONLY, respondWorkflowError } from './workflowErrors.js';
+import { apiKeyGuard, isJsonMediaType } from './workflowGuards.js';
 import * as s from './workflowSchemas.js';
 
 /** Where `/metrics` comes from (a prom-client `Registry`, e.g. `createObservability(...).registry`). */
@@ -108,12 +106,19 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       method: 'get',
       path: '/features',
       tags: ['features'],
-      request: { query: z.object({ state: z.enum(FEATURE_STATES).optional() }) },
+      request: {
+        query: z.object({
+          state: z
+            .string()
+            .optional()
+            .openapi({ description: `one of ${FEATURE_STATES.join(', ')}, in any case`, example: 'PLANNED' }),
+        }),
+      },
       responses: { 200: json(z.object({ features: z.array(s.feature) }), 'features, oldest first'), ...UNAUTHORIZED, 422: E('bad state') },
     }),
     async (c) => {
       const { state } = c.req.valid('query');
-      return c.json({ features: await workflow.listFeatures(state ? { state: toFeatureState(state) } : {}) }, 200);
+      return c.json({ features: await workflow.listFeatures(state !== undefined ? { state } : {}) }, 200);
     },
   );
 
@@ -339,12 +344,21 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       path: '/dispatch',
       tags: ['tools'],
       summary: 'The dispatch tool: run one hidden subcommand; failures are in the result (ok: false), every call is audit-logged',
-      request: { body: { content: { 'application/json': { schema: z.record(z.string(), z.unknown()) } }, required: true } },
-      responses: { 200: json(s.dispatchResult, 'the result'), ...UNAUTHORIZED, 501: E('no dispatch tool here') },
+      // A JSON Schema, not zod, on purpose: zod-openapi would then parse the body itself and answer 400/422 for an
+      // envelope that is not JSON or not an object. The dispatch tool parses it, as on every other surface, so a bad
+      // envelope is a result (ok: false, exit code 2) with its audit line.
+      request: { body: { content: { 'application/json': { schema: s.dispatchEnvelopeJsonSchema } }, required: true } },
+      responses: {
+        200: json(s.dispatchResult, 'the result, also for an envelope that does not parse'),
+        ...UNAUTHORIZED,
+        415: E('the body is not sent as application/json'),
+        501: E('no dispatch tool here'),
+      },
     }),
     async (c) => {
       if (!options.dispatchTool) throw new WorkflowError('not_implemented', 'the dispatch tool is not configured on this server');
-      return c.json((await options.dispatchTool.dispatch(c.req.valid('json'))) as never, 200);
+      if (!isJsonMediaType(c.req.header('content-type'))) throw new ApiError('unsupported_media_type', JSON_ONLY);
+      return c.json((await options.dispatchTool.dispatch(await c.req.text())) as never, 200);
     },
   );
 
@@ -391,22 +405,4 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
     security: (options.apiKeys ?? []).length ? [{ apiKey: [] }] : [],
   });
   return app;
-}
-
-const OPEN_PATHS = new Set(['/openapi.json', '/healthz', '/webhooks/tracker']);
-
-/** API-key guard: constant-time comparison of SHA-256 digests; open when no key is configured. */
-function apiKeyGuard(keys: readonly string[]): MiddlewareHandler {
-  const set = new ApiKeySet(keys);
-  return async (c, next) => {
-    if (set.open || OPEN_PATHS.has(c.req.path)) return next();
-    const authorization = c.req.header('authorization');
-    const key = authorization?.toLowerCase().startsWith('bearer ') ? authorization.slice(7).trim() : c.req.header('x-api-key')?.trim();
-    if (!set.accepts(key)) {
-      return respondError(c, 'unauthorized', key ? 'wrong API key' : 'missing API key (Authorization: Bearer or X-API-Key)', undefined, {
-        'www-authenticate': 'Bearer',
-      });
-    }
-    await next();
-  };
 }

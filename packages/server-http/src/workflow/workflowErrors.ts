@@ -34,6 +34,9 @@ export const WORKFLOW_ERROR_STATUS: Record<WorkflowErrorCode, number> = {
   not_implemented: 501,
 };
 
+/** What a 415 says: every workflow body is JSON. */
+export const JSON_ONLY = 'send the body as application/json';
+
 /** Answers anything a workflow route throws. Internal failures never echo their message. */
 export function respondWorkflowError(c: Context, error: unknown): Response {
   if (error instanceof WorkflowError) {
@@ -44,8 +47,12 @@ export function respondWorkflowError(c: Context, error: unknown): Response {
   }
   if (error instanceof ApiError) return respondError(c, error.code, error.message, error.details, error.headers);
   if (error instanceof HTTPException) {
+    // Hono and zod-openapi raise these for bodies they cannot take: malformed JSON (400), too large (413),
+    // not JSON at all (415). They are the client's mistakes, never a 500.
     if (error.status === 413) return respondError(c, 'payload_too_large', error.message);
-    return respondError(c, error.status === 400 ? 'bad_request' : 'internal', error.message || 'bad request');
+    if (error.status === 415) return respondError(c, 'unsupported_media_type', JSON_ONLY);
+    if (error.status >= 500) return respondError(c, 'internal', 'internal error');
+    return respondError(c, 'bad_request', error.message || 'bad request');
   }
   return respondError(c, 'internal', 'internal error');
 }

@@ -102,6 +102,7 @@ export const agentJob = z
     feature_slug: z.string(),
     wp_sequence: z.number().int(),
     kind: z.string(),
+    owner: z.string().optional().describe('the process running the job, <host>:<pid>:<start>'),
     state: z.enum(JOB_STATES),
     review_cycles: z.number().int(),
     max_review_cycles: z.number().int(),
@@ -147,6 +148,27 @@ export const dispatchResult = z
     audit: z.record(z.string(), z.unknown()),
   })
   .openapi('DispatchResult');
+
+/**
+ * The dispatch envelope, documented as a JSON Schema (not zod) so that the route does not validate it: the dispatch
+ * tool does, and answers a bad envelope with a logged result.
+ */
+export const dispatchEnvelopeJsonSchema = {
+  type: 'object' as const,
+  required: ['command', 'args'],
+  properties: {
+    command: { type: 'string' as const, enum: ['dispatch_command'] },
+    feature_slug: { type: 'string' as const, description: "fills the subcommand's feature_slug argument" },
+    args: {
+      type: 'object' as const,
+      required: ['command'],
+      properties: { command: { type: 'string' as const, description: 'the subcommand, "<category>:<action>"', example: 'audit:verify' } },
+      additionalProperties: true,
+    },
+  },
+  additionalProperties: false,
+  example: { command: 'dispatch_command', feature_slug: '001-login', args: { command: 'audit:verify' } },
+};
 
 export const slugParam = z.object({ slug: slugSchema.clone().openapi({ param: { name: 'slug', in: 'path' }, example: '001-login' }) });
 

@@ -13,6 +13,7 @@ import { asWorkflowError, InvalidArgumentError, NotFoundError, WorkflowError } f
 import type { AgentEvent } from '../events.js';
 import { isoNow } from '../util/clock.js';
 import type { AgentAdapter, AgentConfig } from './agentAdapter.js';
+import { type JobOwner, processJobOwner } from './jobOwner.js';
 import { ReviewLoop, type ReviewLoopDeps } from './reviewLoop.js';
 
 export const agentConfigInput = z.object({
@@ -32,6 +33,8 @@ export interface AgentDispatcherOptions extends ReviewLoopDeps {
   adapters: readonly AgentAdapter[];
   /** Defaults for `dispatch` (kind defaults to the first adapter). */
   defaults?: Partial<AgentConfig>;
+  /** Names this process in its jobs and judges other processes' (default {@link processJobOwner}). */
+  owner?: JobOwner;
 }
 
 const FINAL: ReadonlySet<JobState> = new Set(['Completed', 'Failed', 'Cancelled']);
@@ -48,9 +51,11 @@ export class AgentDispatcher {
   private readonly loop: ReviewLoop;
   private readonly adapters: Map<string, AgentAdapter>;
   private readonly running = new Map<string, { controller: AbortController; done: Promise<AgentJob> }>();
+  private readonly owner: JobOwner;
 
   constructor(private readonly options: AgentDispatcherOptions) {
     this.loop = new ReviewLoop(options);
+    this.owner = options.owner ?? processJobOwner();
     this.adapters = new Map(options.adapters.map((a) => [a.kind, a]));
     if (this.adapters.size === 0) throw new InvalidArgumentError('adapters', 'at least one agent adapter is required');
   }
@@ -73,19 +78,13 @@ export class AgentDispatcher {
     if (!adapter)
       throw new InvalidArgumentError('config.kind', `no ${merged.kind} adapter; configured: ${[...this.adapters.keys()].join(', ')}`);
     await this.workflow.getWorkPackage(featureSlug, wpSequence);
-    const active = (await this.workflow.store.reader.listJobs({ featureSlug })).find(
-      (j) => j.wp_sequence === wpSequence && !FINAL.has(j.state),
-    );
-    if (active)
-      throw new WorkflowError('conflict', `work package ${wpSequence} already has job ${active.id} (${active.state})`, {
-        details: { job_id: active.id },
-      });
     const now = isoNow(this.workflow.clock);
     const job: AgentJob = {
       id: randomUUID(),
       feature_slug: featureSlug,
       wp_sequence: wpSequence,
       kind: adapter.kind,
+      owner: this.owner.id,
       state: 'Pending',
       review_cycles: 0,
       max_review_cycles: merged.review_cycles,
@@ -97,7 +96,17 @@ export class AgentDispatcher {
       started_at: null,
       finished_at: null,
     };
-    await this.workflow.store.transact((tx) => tx.insertJob(job));
+    // The check and the insert share one transaction under the feature's lock: two dispatches
+    // (two processes, two servers) for one package must not both see "no active job".
+    await this.workflow.store.transact(async (tx) => {
+      await tx.lock(featureSlug);
+      const active = (await tx.listJobs({ featureSlug })).find((j) => j.wp_sequence === wpSequence && !FINAL.has(j.state));
+      if (active)
+        throw new WorkflowError('conflict', `work package ${wpSequence} already has job ${active.id} (${active.state})`, {
+          details: { job_id: active.id },
+        });
+      await tx.insertJob(job);
+    });
     this.workflow.events.emit('workflow:agent_job', { jobId: job.id, state: 'Pending', at: this.workflow.clock.now() });
     const controller = new AbortController();
     const done = this.execute(job, adapter, merged, controller.signal);
@@ -171,9 +180,16 @@ export class AgentDispatcher {
     return this.workflow.store.reader.listJobs(filter);
   }
 
-  /** Marks jobs a previous process left `Pending` or `Running` as `Failed` (interrupted); returns them. */
+  /**
+   * Marks jobs a stopped process left `Pending` or `Running` as `Failed`
+   * (interrupted); returns them. Jobs a live process runs (another `yard
+   * implement`, another server) are left alone, as are jobs of another host,
+   * which this process cannot judge.
+   */
   async recoverInterrupted(): Promise<AgentJob[]> {
-    const stale = (await this.list()).filter((j) => !FINAL.has(j.state) && !this.running.has(j.id));
+    // A job without an owner was recorded before owners were: nothing tells whether its process lives.
+    const abandoned = (j: AgentJob) => !j.owner || this.owner.isAlive(j.owner) === false;
+    const stale = (await this.list()).filter((j) => !FINAL.has(j.state) && !this.running.has(j.id) && abandoned(j));
     return Promise.all(
       stale.map((j) =>
         this.update(j.id, {

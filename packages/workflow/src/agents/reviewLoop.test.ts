@@ -172,6 +172,29 @@ test('an agent that fails blocks the package; a job can be cancelled; one active
   await assert.rejects(d2.get('00000000-0000-4000-8000-000000000000'), /does not exist/);
 });
 
+test('two dispatches at once for one package (two processes, two servers): one job starts, the other is a conflict', async () => {
+  let release: (() => void) | undefined;
+  const hanging = new MockAgentAdapter(
+    () =>
+      new Promise((resolve) => {
+        release = () => resolve({ exit_code: 3 });
+      }),
+  );
+  // Two dispatchers over one store stand for two `yard implement` processes sharing the database.
+  const [a, b] = [dispatcher(hanging), dispatcher(hanging)];
+  const outcomes = await Promise.allSettled([a.dispatch('001-login', 1), b.dispatch('001-login', 1)]);
+  const started = outcomes.filter((o) => o.status === 'fulfilled');
+  const refused = outcomes.filter((o): o is PromiseRejectedResult => o.status === 'rejected');
+  assert.equal(started.length, 1);
+  assert.equal(refused.length, 1);
+  assert.equal(refused[0]!.reason.code, 'conflict');
+  assert.equal((await workflow.store.reader.listJobs({ featureSlug: '001-login' })).length, 1);
+  while (release === undefined) await new Promise((r) => setImmediate(r));
+  release();
+  await a.wait((started[0] as PromiseFulfilledResult<{ id: string }>).value.id);
+  await b.wait((started[0] as PromiseFulfilledResult<{ id: string }>).value.id);
+});
+
 test('CI is polled while pending; failing CI blocks review and becomes the next cycle’s feedback', async () => {
   verdicts.push(approve());
   const answers = ['pending', 'failure', 'pending', 'success'] as const;

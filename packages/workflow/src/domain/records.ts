@@ -51,6 +51,8 @@ export interface AgentJob {
   wp_sequence: number;
   /** Adapter kind: `process`, `agent-session`, `mock` or a custom one. */
   kind: string;
+  /** The process running the job (`<host>:<pid>:<start>`; see `JobOwner`); absent on jobs recorded before owners were. */
+  owner?: string;
   state: JobState;
   review_cycles: number;
   max_review_cycles: number;

@@ -198,14 +198,17 @@ export const GIT_SUBCOMMANDS: SubcommandDefinition[] = [
       path: arg.text('worktree directory (default .worktrees/<slug>-wp<NN>)').optional(),
       branch: arg.text('branch name (default <slug>/wp<NN>)').optional(),
     }),
-    run: (ctx, a) =>
-      ctx.git.addWorktree({
+    run: async (ctx, a) => {
+      // A typo in the slug or sequence is not_found, not a stray branch and worktree for a package nobody planned.
+      await ctx.workflow.getWorkPackage(a.feature_slug, a.wp);
+      return ctx.git.addWorktree({
         featureSlug: a.feature_slug,
         wpSequence: a.wp,
         base: a.base,
         ...(a.path !== undefined ? { path: a.path } : {}),
         ...(a.branch !== undefined ? { branch: a.branch } : {}),
-      }),
+      });
+    },
   }),
   defineSubcommand({
     name: 'worktree:remove',

@@ -162,12 +162,15 @@ describe('audited invocations in a temporary repository', () => {
       ['governance:enforce', { rule_id: 'wp-ci-before-review', action: 'disable' }, EXIT_CODES.forbidden],
       ['audit:query', { where: 'actor ==' }, EXIT_CODES.usage],
       ['artifact:read', { feature_slug: 'f', relative_path: '../../etc/passwd' }, EXIT_CODES.usage],
+      ['audit:log', { feature_slug: 'missing' }, EXIT_CODES.not_found],
+      ['worktree:add', { feature_slug: 'f', wp: 9 }, EXIT_CODES.not_found],
     ];
     for (const [command, args, expected] of cases) {
       const outcome = await runSubcommand(registry, log, command, args, ctx);
       assert.equal(outcome.exit_code, expected, `${command} ${JSON.stringify(args)}: ${outcome.error?.message}`);
       if (expected !== 0) assert.ok(outcome.error?.code && outcome.error.message);
     }
+    assert.equal((await ctx.git.run(['branch', '--list', 'f/wp09'])).trim(), '', 'no branch for a package that does not exist');
     const lines = (await readFile(log.path, 'utf8')).split('\n').filter(Boolean);
     assert.equal(lines.length, 1 + cases.length);
     const parsed = lines.map((l) => JSON.parse(l));

@@ -129,10 +129,14 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
     summary: "A feature's audit entries (newest --limit, default 50)",
     args: z.object({
       feature_slug: slug(),
-      limit: arg.int('how many of the newest').default(50),
+      limit: arg.int('how many of the newest').min(1).default(50),
       since: arg.text('only entries at or after this RFC 3339 time').optional(),
     }),
-    run: (ctx, a) => ctx.workflow.audit.entries(a.feature_slug, { limit: a.limit, ...(a.since !== undefined ? { since: a.since } : {}) }),
+    run: async (ctx, a) => {
+      // An unknown feature is not_found here as on HTTP and gRPC, not an empty trail.
+      await ctx.workflow.getFeature(a.feature_slug);
+      return ctx.workflow.audit.entries(a.feature_slug, { limit: a.limit, ...(a.since !== undefined ? { since: a.since } : {}) });
+    },
   }),
   defineSubcommand({
     name: 'audit:query',
