@@ -119,6 +119,8 @@ export interface OpenCredentialsOptions {
   nodeId?: string;
   /** How often quota usage is written to the quota store (default 1 s; 0: after every report, still off the request path). */
   quotaFlushIntervalMs?: number;
+  /** Write quota usage at once when this many requests' usage is waiting (default: the interval alone decides). */
+  quotaFlushBatchSize?: number;
   /** How long an unsettled quota reservation lives in a shared quota store (default 10 minutes; see `QuotaTracker.admit`). */
   quotaReservationTtlMs?: number;
   /** How long an admission waits for a shared quota store before the request goes ahead without a reservation (default 5 s). */
@@ -199,6 +201,7 @@ export async function openCredentials(options: OpenCredentialsOptions = {}): Pro
     ...(signInDirectory ? { signInDirectory } : {}),
     ...(options.nodeId ? { nodeId: options.nodeId } : {}),
     ...(options.quotaFlushIntervalMs === undefined ? {} : { quotaFlushIntervalMs: options.quotaFlushIntervalMs }),
+    ...(options.quotaFlushBatchSize === undefined ? {} : { quotaFlushBatchSize: options.quotaFlushBatchSize }),
     ...(options.quotaReservationTtlMs === undefined ? {} : { quotaReservationTtlMs: options.quotaReservationTtlMs }),
     ...(options.quotaAdmissionTimeoutMs === undefined ? {} : { quotaAdmissionTimeoutMs: options.quotaAdmissionTimeoutMs }),
     ...(options.providers ? { providers: options.providers } : {}),

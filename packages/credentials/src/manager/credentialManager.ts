@@ -101,6 +101,7 @@ export class CredentialManager {
       scheduleOf: (provider) => this.schedules[provider] ?? this.providers[provider]?.quota?.reset,
       providerLimitOf: (provider) => this.providers[provider]?.quota?.limit,
       ...(options.quotaFlushIntervalMs === undefined ? {} : { flushIntervalMs: options.quotaFlushIntervalMs }),
+      ...(options.quotaFlushBatchSize === undefined ? {} : { flushBatchSize: options.quotaFlushBatchSize }),
       ...(options.quotaReservationTtlMs === undefined ? {} : { reservationTtlMs: options.quotaReservationTtlMs }),
       ...(options.quotaAdmissionTimeoutMs === undefined ? {} : { reserveTimeoutMs: options.quotaAdmissionTimeoutMs }),
       ...(options.quotaStopTimeoutMs === undefined ? {} : { stopTimeoutMs: options.quotaStopTimeoutMs }),

@@ -61,6 +61,8 @@ export interface CredentialManagerOptions {
   queueCapacity?: number;
   /** How often quota usage is written (default 1 s). */
   quotaFlushIntervalMs?: number;
+  /** Write quota usage at once when this many requests' usage is waiting (default: the interval alone decides). */
+  quotaFlushBatchSize?: number;
   /** How long an unsettled quota reservation lives in a shared quota store (default 10 minutes). */
   quotaReservationTtlMs?: number;
   /** How long an admission waits for a shared quota store (default 5 s). */

@@ -46,6 +46,11 @@ export interface QuotaTrackerOptions {
   providerLimitOf?: (provider: string) => number | undefined;
   /** How often usage is written to the store (default 1 s; 0 writes after every report, still asynchronously). */
   flushIntervalMs?: number;
+  /**
+   * Write at once, without waiting for the interval, when this many reports (`record` calls with tokens)
+   * are waiting (default: the interval alone decides). The gateway's `batch_processing.max_batch_size`.
+   */
+  flushBatchSize?: number;
   /** A reservation (`QuotaTracker.admit`) lapses in the store after this long unsettled (default 10 minutes). */
   reservationTtlMs?: number;
   /**

@@ -2,8 +2,8 @@
  * @module quotaFlusher
  * The quota tracker's writes: usage counted in memory (each entry's
  * `pending` tokens and settled `releases`, and the deltas of periods that
- * ended) goes to the `QuotaStore` in one batch per interval, off the request
- * path, and the store's answer (every node's total) is taken back into the
+ * ended) goes to the `QuotaStore` in one batch per interval, or as soon as
+ * `batchSize` requests' usage is waiting, off the request path, and the store's answer (every node's total) is taken back into the
  * entries. A batch that fails is kept whole for the next write, so nothing
  * is lost.
  *
@@ -39,12 +39,18 @@ export class QuotaFlusher {
   private leftovers: QuotaDelta[] = [];
   private timer: ReturnType<Scheduler['setTimeout']> | undefined;
   private flushing: Promise<void> | undefined;
+  /** Reports counted since the last write took its batch. */
+  private reports = 0;
+  /** A write was asked for because `batchSize` reports were waiting, and has not taken its batch yet. */
+  private full = false;
 
   constructor(
     private readonly store: QuotaStore,
     private readonly scheduler: Scheduler,
     private readonly intervalMs: number,
     private readonly hooks: FlushHooks,
+    /** Write at once when this many reports are waiting, without waiting for the interval (undefined: only the interval). */
+    private readonly batchSize?: number,
   ) {}
 
   /** A delta of a period that ended, or of an entry no longer tracked: written first at the next write. */
@@ -52,9 +58,21 @@ export class QuotaFlusher {
     this.leftovers.push(delta);
   }
 
+  /** A request's usage was counted: written at the end of the interval, or at once when the batch is full. */
+  reported(): void {
+    this.reports++;
+    if (this.batchSize !== undefined && this.reports >= this.batchSize && !this.full) {
+      this.full = true;
+      this.cancel();
+      void this.flush();
+      return;
+    }
+    this.soon();
+  }
+
   /** Something is pending: write it at the end of the interval (at once after stop). */
   soon(): void {
-    if (this.timer !== undefined) return;
+    if (this.timer !== undefined || this.full) return;
     this.timer = this.scheduler.setTimeout(
       () => {
         this.timer = undefined;
@@ -77,6 +95,8 @@ export class QuotaFlusher {
   }
 
   private async flushOnce(): Promise<void> {
+    this.reports = 0;
+    this.full = false;
     const leftovers = this.leftovers;
     this.leftovers = [];
     const batch: { entry: QuotaEntry; delta: QuotaDelta }[] = [];

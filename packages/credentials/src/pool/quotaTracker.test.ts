@@ -55,7 +55,7 @@ class AnnouncingStore extends CountingStore {
 
 function setup(
   schedule: 'daily' | 'monthly' | undefined,
-  options: { flushIntervalMs?: number; store?: CountingStore; clock?: FakeScheduler } = {},
+  options: { flushIntervalMs?: number; flushBatchSize?: number; store?: CountingStore; clock?: FakeScheduler } = {},
 ) {
   const clock = options.clock ?? new FakeScheduler(T0);
   const store = options.store ?? new CountingStore();
@@ -64,6 +64,7 @@ function setup(
     scheduler: clock,
     scheduleOf: () => schedule,
     flushIntervalMs: options.flushIntervalMs ?? 1000,
+    ...(options.flushBatchSize === undefined ? {} : { flushBatchSize: options.flushBatchSize }),
   });
   tracker.start();
   return { clock, store, tracker };
@@ -137,6 +138,28 @@ describe('QuotaTracker', () => {
     assert.equal((await store.load()).get('a')!.used, 750);
     await clock.advance(10_000);
     assert.equal(store.calls.length, 1, 'nothing pending, nothing written');
+    await tracker.stop();
+  });
+
+  test('a full batch is written at once (flushBatchSize), without waiting for the interval', async () => {
+    const { clock, store, tracker } = setup('daily', { flushBatchSize: 10 });
+    tracker.track('a', 'openai', null);
+    for (let i = 0; i < 9; i++) tracker.record('a', 1);
+    assert.equal(store.calls.length, 0, 'nine reports wait for the interval');
+    tracker.record('a', 1);
+    assert.equal(store.calls.length, 1, 'the tenth fills the batch: written at once');
+    assert.deepEqual(store.calls[0], [{ id: 'a', tokens: 10, period_start: '2026-01-31T00:00:00.000Z' }]);
+    // Twelve more while that write is out: the next full batch follows it, and the two left wait for the interval.
+    for (let i = 0; i < 12; i++) tracker.record('a', 1);
+    await clock.advance(0);
+    assert.equal(store.calls.length, 2);
+    assert.equal(store.calls[1]![0]!.tokens, 12, 'the follow-up write takes everything pending when it starts');
+    tracker.record('a', 1);
+    await clock.advance(999);
+    assert.equal(store.calls.length, 2);
+    await clock.advance(1);
+    assert.equal(store.calls.length, 3);
+    assert.equal((await store.load()).get('a')!.used, 23);
     await tracker.stop();
   });
 

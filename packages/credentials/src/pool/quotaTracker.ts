@@ -85,14 +85,21 @@ export class QuotaTracker {
     this.providerLimitOf = options.providerLimitOf ?? (() => undefined);
     this.stopTimeoutMs = options.stopTimeoutMs ?? 10_000;
     const isTracked = (entry: QuotaEntry) => this.entries.get(entry.id) === entry;
-    this.flusher = new QuotaFlusher(this.store, this.scheduler, options.flushIntervalMs ?? 1000, {
-      entries: () => this.entries.values(),
-      isTracked,
-      stored: (id, usage) => this.stored.set(id, usage),
-      announcements: () => this.announcements,
-      changed: (entry) => this.evaluate(entry, true),
-      failed: (error, pendingCredentials) => this.events.emit('quota:flush_failed', { error, pendingCredentials }),
-    });
+    const batchSize = options.flushBatchSize === undefined ? undefined : Math.max(1, Math.floor(options.flushBatchSize));
+    this.flusher = new QuotaFlusher(
+      this.store,
+      this.scheduler,
+      options.flushIntervalMs ?? 1000,
+      {
+        entries: () => this.entries.values(),
+        isTracked,
+        stored: (id, usage) => this.stored.set(id, usage),
+        announcements: () => this.announcements,
+        changed: (entry) => this.evaluate(entry, true),
+        failed: (error, pendingCredentials) => this.events.emit('quota:flush_failed', { error, pendingCredentials }),
+      },
+      batchSize,
+    );
     const settings = {
       ttlMs: options.reservationTtlMs ?? 10 * 60_000,
       timeoutMs: options.reserveTimeoutMs ?? 5000,
@@ -178,7 +185,7 @@ export class QuotaTracker {
     entry.pending += whole;
     entry.perRequest = entry.perRequest === 0 ? whole : entry.perRequest * 0.8 + whole * 0.2;
     this.evaluate(entry, true);
-    this.flusher.soon();
+    this.flusher.reported();
     return entry.exhausted;
   }
 

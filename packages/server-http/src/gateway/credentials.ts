@@ -67,11 +67,16 @@ export class GatewayCredentials {
       flows?: OpenCredentialsOptions['flows'];
     },
   ): Promise<GatewayCredentials> {
+    const batching = config.server.operations.batch_processing;
     const opened = await openCredentials({
-      // Several nodes spend one quota: each learns the others' use from the store's answer to its own write, so write at once.
+      // Quota usage, the store write every request with tokens makes, goes out in batches off the request path:
+      // `batch_processing.max_batch_size` requests' usage, or `timeout` after the first (each on its own when
+      // batching is off). Several nodes spend one quota: each learns the others' use from the store's answer to
+      // its own write, so there the interval is `cluster.quota_flush_interval` (default: at once).
+      quotaFlushIntervalMs: config.cluster.enabled ? config.cluster.quota_flush_interval : batching.enabled ? batching.timeout : 0,
+      quotaFlushBatchSize: batching.enabled ? batching.max_batch_size : 1,
       ...(config.cluster.enabled
         ? {
-            quotaFlushIntervalMs: config.cluster.quota_flush_interval,
             quotaReservationTtlMs: config.cluster.quota_reservation_ttl,
             quotaAdmissionTimeoutMs: config.cluster.quota_admission_timeout,
           }

@@ -624,14 +624,20 @@ describe('gateway: a reload names what needs a restart', async () => {
     assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded, []);
   });
 
-  test('the tracer, the notifiers and the alert loop are built at start: changing them asks for a restart', () => {
+  test('the tracer, the notifiers, the alert loop and the quota batching are built at start: changing them asks for a restart', () => {
     const changed = parseConfig(
       `${BASE_CONFIG}tracing: { enabled: true, sample_rate: 1 }\n` +
         'notifications: { chat: { enabled: true, webhook_url: "https://chat.example/hook" } }\n' +
         'alerts: { evaluation_interval: 5s }\n' +
-        'server: { operations: { load_balancing: { latency_window: 1m } } }\n',
+        'server: { operations: { load_balancing: { latency_window: 1m }, batch_processing: { max_batch_size: 50 } } }\n',
     );
-    const expected = ['alerts.evaluation_interval', 'notifications', 'server.operations.load_balancing.latency_window', 'tracing'];
+    const expected = [
+      'alerts.evaluation_interval',
+      'notifications',
+      'server.operations.batch_processing',
+      'server.operations.load_balancing.latency_window',
+      'tracing',
+    ];
     assert.deepEqual(gateway.reload(changed).restartNeeded.sort(), expected);
     assert.deepEqual(gateway.reload(parseConfig(BASE_CONFIG)).restartNeeded, []);
   });

@@ -102,7 +102,7 @@ async function openTracing(config: GatewayConfig, scheduler: Scheduler): Promise
  * Config paths read once, at start: the listeners, where credentials and logs live, the cluster's
  * connections and the key credentials are sealed with (the store was opened with it), and what
  * observability and the relay's selector build their parts from (the tracer's exporter, the
- * notifiers, the alert loop's timer, the latency window's buckets). A reload that changes one
+ * notifiers, the alert loop's timer, the latency window's buckets, the quota writes' batching). A reload that changes one
  * reports it in `restart_needed` rather than pretending it applied.
  */
 const READ_AT_START = [
@@ -121,6 +121,8 @@ const READ_AT_START = [
   'alerts.enabled',
   'alerts.evaluation_interval',
   'server.operations.load_balancing.latency_window',
+  // The quota tracker's write batching is set when the credentials open.
+  'server.operations.batch_processing',
 ];
 
 function valueAt(config: GatewayConfig, path: string): unknown {
