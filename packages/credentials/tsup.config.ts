@@ -8,6 +8,8 @@ export default defineConfig({
   clean: false,
   target: 'node20',
   platform: 'node',
+  // Keep `node:` specifiers: `node:test` (imported by the contract suite) has no unprefixed form.
+  removeNodeProtocol: false,
   // The contract suite runs under node:test; undici stays a dependency, not bundled.
   external: [/^node:/, 'undici', 'zod', 'eventemitter3', '@switchyard/core-routing', '@switchyard/core-routing/postgres', 'pg'],
 });

@@ -8,5 +8,7 @@ export default defineConfig({
   clean: false,
   target: 'node20',
   platform: 'node',
+  // Keep `node:` specifiers: `node:test` (imported by the contract suite) has no unprefixed form.
+  removeNodeProtocol: false,
   external: ['better-sqlite3', 'pg', 'node:test'],
 });
