@@ -9,10 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type Clock, RoutingError } from '@switchyard/core-routing';
-import type { Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { ApiError, type ApiErrorCode, fieldIssues, respondError } from '../controlPlane/apiError.js';
+import { bodyCap } from '../controlPlane/bodyCap.js';
 import { type ManagementGuard, managementAuth, SessionStore } from '../controlPlane/managementAuth.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { Gateway } from './gateway.js';
@@ -111,17 +110,8 @@ export function createControlPlane(gateway: Gateway, management: GatewayManageme
     await next();
   });
 
-  const tooLarge = (c: Context<ControlPlaneEnv>) =>
-    respondError(c, 'payload_too_large', `the request body must be at most ${CONTROL_PLANE_BODY_LIMIT} bytes`);
-  // A chunked body is read here, up to the limit. A body of declared length is judged by its header alone:
-  // touching `c.req.raw.body` turns node's request into a web stream, and one that the route then leaves
-  // unread (a 401 before the body, say) cannot be drained, so the connection was cut after the answer.
-  const readChunkedUpToLimit = bodyLimit({ maxSize: CONTROL_PLANE_BODY_LIMIT, onError: tooLarge });
-  app.use('*', async (c, next) => {
-    if (c.req.header('transfer-encoding') !== undefined) return readChunkedUpToLimit(c, next);
-    if (Number(c.req.header('content-length') ?? 0) > CONTROL_PLANE_BODY_LIMIT) return tooLarge(c);
-    return next();
-  });
+  // A body of declared length is judged by its header alone, so a route that leaves it unread keeps the connection.
+  app.use('*', bodyCap(CONTROL_PLANE_BODY_LIMIT, `the request body must be at most ${CONTROL_PLANE_BODY_LIMIT} bytes`));
 
   app.onError((error, c) => {
     if (error instanceof ApiError) return respondError(c, error.code, error.message, error.details, error.headers);
