@@ -145,6 +145,57 @@ describe('agent adapters in a temporary repository', () => {
     }
   });
 
+  test('agent-session: an agent that dies mid-task ends the job with its exit code, not 0', async () => {
+    let sse: import('node:http').ServerResponse | undefined;
+    const messages: { id: number; content: string; role: string; time: string }[] = [];
+    const server = await fakeServer(async (req, res) => {
+      if (req.url === '/status') sendJson(res, 200, { status: 'stable' });
+      else if (req.url === '/messages') sendJson(res, 200, { messages });
+      else if (req.url === '/message' && req.method === 'POST') {
+        sendJson(res, 200, { ok: true });
+        setTimeout(() => {
+          messages.push({ id: 1, content: 'Starting', role: 'agent', time: '' });
+          sse?.write(`event: status_change\ndata: ${JSON.stringify({ status: 'running' })}\n\n`);
+          sse?.write(`event: message_update\ndata: ${JSON.stringify({ id: 1, role: 'agent', message: 'Starting', time: '' })}\n\n`);
+          // What the session server sends when the agent process ends: stable for good, with the exit.
+          const exited = { status: 'stable', exited: { exit_code: 3, signal: null } };
+          sse?.write(`event: status_change\ndata: ${JSON.stringify(exited)}\n\n`);
+        }, 20);
+      } else if (req.url === '/events') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(': connected\n\n');
+        sse = res;
+      } else res.writeHead(404).end();
+    });
+    try {
+      const result = await new AgentSessionAdapter({ baseUrl: server.url, pollIntervalMs: 10 }).run(task, config, hooks());
+      assert.equal(result.exit_code, 3);
+      assert.equal(result.output, 'Starting');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('agent-session: an agent that has already exited is refused before the task is sent', async () => {
+    const server = await fakeServer((req, res) => {
+      if (req.url === '/status') sendJson(res, 200, { status: 'stable', exited: { exit_code: null, signal: 'SIGKILL' } });
+      else res.writeHead(404).end();
+    });
+    try {
+      await assert.rejects(
+        new AgentSessionAdapter({ baseUrl: server.url, pollIntervalMs: 10 }).run(task, config, hooks()),
+        (e: unknown) => e instanceof WorkflowError && e.code === 'upstream_failed' && /has exited \(signal SIGKILL\)/.test(e.message),
+      );
+      assert.equal(
+        server.requests.some((r) => r.url === '/message'),
+        false,
+        'the task was not sent',
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
   test('agent-session: an unreachable server is an upstream failure, a silent one times out', async () => {
     const server = await fakeServer((req, res) => {
       if (req.url === '/status') sendJson(res, 200, { status: 'running' });

@@ -4,7 +4,8 @@
  * /status`, `POST /message {content, type}`, `GET /events` (SSE:
  * `message_update`, `status_change`) and `GET /messages`. It waits for the
  * agent to be idle (`stable`), sends the prompt, streams the agent's
- * messages, and returns once the agent is idle again.
+ * messages, and returns once the agent is idle again. An agent whose process
+ * ends meanwhile (`exited` in the status) ends the job with its exit code.
  */
 import { request } from 'undici';
 import type { AgentResult } from '../domain/records.js';
@@ -28,6 +29,15 @@ export interface AgentSessionOptions {
   /** How often to poll `/status` while waiting for the agent to be idle (default 500 ms). */
   pollIntervalMs?: number;
 }
+
+/** `exited` of `/status` and of `status_change` frames: the agent process has ended and takes no more messages. */
+interface Exited {
+  exit_code: number | null;
+  signal: string | number | null;
+}
+
+/** The exit code a job records for an agent that ended: its own, or 128 when a signal ended it (as the process adapter). */
+const exitCodeOf = (exited: Exited): number => exited.exit_code ?? (exited.signal !== null ? 128 : 1);
 
 interface SessionMessage {
   id: number;
@@ -66,8 +76,9 @@ export class AgentSessionAdapter implements AgentAdapter {
     return text ? JSON.parse(text) : undefined;
   }
 
-  private async status(signal: AbortSignal): Promise<string> {
-    return String(((await this.call('GET', 'status', signal)) as { status?: unknown }).status ?? '');
+  private async status(signal: AbortSignal): Promise<{ status: string; exited: Exited | undefined }> {
+    const answer = (await this.call('GET', 'status', signal)) as { status?: unknown; exited?: Exited };
+    return { status: String(answer.status ?? ''), exited: answer.exited };
   }
 
   private async messages(signal: AbortSignal): Promise<SessionMessage[]> {
@@ -86,7 +97,15 @@ export class AgentSessionAdapter implements AgentAdapter {
     };
     try {
       const start = await headOf(task.worktree);
-      while ((await this.status(signal)) !== 'stable') await abortableSleep(this.options.pollIntervalMs ?? 500, signal);
+      for (;;) {
+        const { status, exited } = await this.status(signal);
+        // A dead agent reads stable for good: sending it the task would wait for a reply that never comes.
+        if (exited) {
+          throw new WorkflowError('upstream_failed', `the agent at ${this.base.origin} has exited (${describeExit(exited)}); restart it`);
+        }
+        if (status === 'stable') break;
+        await abortableSleep(this.options.pollIntervalMs ?? 500, signal);
+      }
       const before = await this.messages(signal);
       const lastId = before.length > 0 ? Math.max(...before.map((m) => m.id)) : -1;
       const events = await request(new URL('events', this.base), {
@@ -98,6 +117,7 @@ export class AgentSessionAdapter implements AgentAdapter {
       await this.call('POST', 'message', signal, { content: `${task.context ? `${task.context}\n\n` : ''}${task.prompt}`, type: 'user' });
       const seen = new Map<number, string>();
       let running = false;
+      let exited: Exited | undefined;
       let buffer = '';
       for await (const chunk of events.body) {
         buffer += (chunk as Buffer).toString('utf8').replace(/\r\n/g, '\n');
@@ -114,7 +134,7 @@ export class AgentSessionAdapter implements AgentAdapter {
             .map((l) => l.slice(5).replace(/^ /, ''))
             .join('\n');
           if (!data) continue;
-          const payload = JSON.parse(data) as { id?: number; message?: string; role?: string; status?: string };
+          const payload = JSON.parse(data) as { id?: number; message?: string; role?: string; status?: string; exited?: Exited };
           if (event === 'message_update' && payload.role === 'agent' && typeof payload.id === 'number' && payload.id > lastId) {
             // Updates carry the whole message so far; stream only what is new.
             const previous = seen.get(payload.id) ?? '';
@@ -122,7 +142,11 @@ export class AgentSessionAdapter implements AgentAdapter {
             hooks.onOutput(text.startsWith(previous) ? text.slice(previous.length) : text);
             seen.set(payload.id, text);
           } else if (event === 'status_change') {
-            if (payload.status === 'running') running = true;
+            if (payload.exited) {
+              // The agent died (mid-task, or before it took the prompt): its exit is the job's.
+              exited = payload.exited;
+              done = true;
+            } else if (payload.status === 'running') running = true;
             else if (payload.status === 'stable' && (running || seen.size > 0)) done = true;
           }
         }
@@ -131,9 +155,14 @@ export class AgentSessionAdapter implements AgentAdapter {
       events.body.destroy();
       const after = (await this.messages(signal)).filter((m) => m.role === 'agent' && m.id > lastId);
       const output = after.map((m) => m.content).join('\n');
-      return { exit_code: 0, commits: await commitsSince(task.worktree, start), pr_url: reportedPrUrl(output), output };
+      const exitCode = exited ? exitCodeOf(exited) : 0;
+      return { exit_code: exitCode, commits: await commitsSince(task.worktree, start), pr_url: reportedPrUrl(output), output };
     } catch (error) {
       return fail(error);
     }
   }
+}
+
+function describeExit(exited: Exited): string {
+  return exited.exit_code !== null ? `code ${exited.exit_code}` : `signal ${exited.signal ?? 'unknown'}`;
 }
