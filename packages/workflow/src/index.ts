@@ -19,6 +19,7 @@ export {
 export { AgentDispatcher, type AgentDispatcherOptions, agentConfigInput } from './agents/agentDispatcher.js';
 export { AgentSessionAdapter, type AgentSessionOptions } from './agents/agentSessionAdapter.js';
 export { type JobOwner, processJobOwner } from './agents/jobOwner.js';
+export { ENDED_JOB_STATES, updateUnlessEnded } from './agents/jobUpdates.js';
 export { ProcessAgentAdapter, type ProcessAgentOptions } from './agents/processAgentAdapter.js';
 export {
   type CiStatus,

@@ -3,7 +3,7 @@
  * `yard jobs list|show|cancel` over the agent jobs in the store, and
  * `yard sync push|pull|status` over the sync engine.
  */
-import type { AgentJob } from '@switchyard/workflow';
+import { type AgentJob, updateUnlessEnded } from '@switchyard/workflow';
 import { emit } from '../output.js';
 import type { CommandContext } from '../program.js';
 import { withRuntime } from './shared.js';
@@ -45,17 +45,22 @@ export function jobsShow(ctx: CommandContext, id: string) {
  */
 export function jobsCancel(ctx: CommandContext, id: string) {
   return withRuntime(ctx, async (rt) => {
-    const job = await getJob(rt, id);
-    if (job.state === 'Completed' || job.state === 'Failed' || job.state === 'Cancelled') {
+    await getJob(rt, id);
+    const now = new Date(rt.workflow.clock.now()).toISOString();
+    // Checked and written under one lock: a job that ends meanwhile (its dispatcher finishing) keeps how it ended.
+    const { job, applied } = await updateUnlessEnded(rt.store, id, {
+      state: 'Cancelled',
+      outcome: 'cancelled',
+      error: `cancelled by ${rt.actor}`,
+      finished_at: now,
+      updated_at: now,
+    });
+    if (!applied) {
       emit(ctx.io, ctx.globals.output, job, { text: `job ${id} already ended: ${job.state}` });
       return;
     }
-    const now = new Date(rt.workflow.clock.now()).toISOString();
-    const cancelled = await rt.store.transact((tx) =>
-      tx.updateJob(id, { state: 'Cancelled', outcome: 'cancelled', error: `cancelled by ${rt.actor}`, finished_at: now, updated_at: now }),
-    );
     rt.events.emit('workflow:agent_job', { jobId: id, state: 'Cancelled', at: rt.workflow.clock.now() });
-    emit(ctx.io, ctx.globals.output, cancelled, { text: `job ${id} cancelled` });
+    emit(ctx.io, ctx.globals.output, job, { text: `job ${id} cancelled` });
   });
 }
 

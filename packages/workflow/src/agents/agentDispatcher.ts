@@ -14,6 +14,7 @@ import type { AgentEvent } from '../events.js';
 import { isoNow } from '../util/clock.js';
 import type { AgentAdapter, AgentConfig } from './agentAdapter.js';
 import { type JobOwner, processJobOwner } from './jobOwner.js';
+import { ENDED_JOB_STATES, updateUnlessEnded } from './jobUpdates.js';
 import { ReviewLoop, type ReviewLoopDeps } from './reviewLoop.js';
 
 export const agentConfigInput = z.object({
@@ -37,7 +38,7 @@ export interface AgentDispatcherOptions extends ReviewLoopDeps {
   owner?: JobOwner;
 }
 
-const FINAL: ReadonlySet<JobState> = new Set(['Completed', 'Failed', 'Cancelled']);
+const FINAL = ENDED_JOB_STATES;
 
 /**
  * @example
@@ -64,10 +65,12 @@ export class AgentDispatcher {
     return this.options.workflow;
   }
 
+  /** Writes to a job that has not ended; one another process ended (a cancel) is returned as it is. */
   private async update(id: string, patch: Partial<AgentJob>): Promise<AgentJob> {
     const now = isoNow(this.workflow.clock);
-    const job = await this.workflow.store.transact((tx) => tx.updateJob(id, { ...patch, updated_at: now }));
-    if (patch.state) this.workflow.events.emit('workflow:agent_job', { jobId: id, state: patch.state, at: this.workflow.clock.now() });
+    const { job, applied } = await updateUnlessEnded(this.workflow.store, id, { ...patch, updated_at: now });
+    if (applied && patch.state)
+      this.workflow.events.emit('workflow:agent_job', { jobId: id, state: patch.state, at: this.workflow.clock.now() });
     return job;
   }
 

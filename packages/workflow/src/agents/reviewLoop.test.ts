@@ -12,6 +12,7 @@ import { GatewayClient } from '../llm/gatewayClient.js';
 import type { Workflow } from '../workflow.js';
 import { type AgentTask, MockAgentAdapter } from './agentAdapter.js';
 import { AgentDispatcher } from './agentDispatcher.js';
+import { updateUnlessEnded } from './jobUpdates.js';
 import { type CiStatusSource, HeuristicReviewer, LlmReviewer, type Reviewer } from './reviewers.js';
 
 const verdicts: string[] = [];
@@ -193,6 +194,29 @@ test('two dispatches at once for one package (two processes, two servers): one j
   release();
   await a.wait((started[0] as PromiseFulfilledResult<{ id: string }>).value.id);
   await b.wait((started[0] as PromiseFulfilledResult<{ id: string }>).value.id);
+});
+
+test('a job another process cancelled stays Cancelled when its agent then fails; cancelling an ended job changes nothing', async () => {
+  let release: (() => void) | undefined;
+  const hanging = new MockAgentAdapter(
+    () =>
+      new Promise((resolve) => {
+        release = () => resolve({ exit_code: 3 });
+      }),
+  );
+  const d = dispatcher(hanging);
+  const job = await d.dispatch('001-login', 1);
+  while (release === undefined) await new Promise((r) => setImmediate(r));
+  // What `yard jobs cancel` in another process writes; this process has not seen it yet when its agent finishes.
+  const cancel = { state: 'Cancelled', outcome: 'cancelled', error: 'cancelled by bob' } as const;
+  const first = await updateUnlessEnded(workflow.store, job.id, cancel);
+  assert.deepEqual([first.applied, first.job.state], [true, 'Cancelled']);
+  release();
+  const ended = await d.wait(job.id);
+  assert.deepEqual([ended.state, ended.outcome, ended.error], ['Cancelled', 'cancelled', 'cancelled by bob'], 'how it ended is kept');
+  const again = await updateUnlessEnded(workflow.store, job.id, { state: 'Running' });
+  assert.deepEqual([again.applied, again.job.state], [false, 'Cancelled']);
+  await assert.rejects(updateUnlessEnded(workflow.store, 'no-such-job', cancel), /does not exist/);
 });
 
 test('CI is polled while pending; failing CI blocks review and becomes the next cycle’s feedback', async () => {
