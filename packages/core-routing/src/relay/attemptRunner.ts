@@ -48,6 +48,12 @@ export class AttemptRunner {
         upstreamModel,
         now: ctx.clock.now(),
       });
+      const extraHeaders = ctx.options.upstreamHeaders;
+      // A copy: an embedder's adapter may hand out one headers object for every request.
+      if (extraHeaders && exchange.request) {
+        const headers = { ...exchange.request.headers, ...extraHeaders(request.requestId, provider, attempt) };
+        exchange.request = { ...exchange.request, headers };
+      }
       result = await runAttempt({
         exchange,
         adapter,

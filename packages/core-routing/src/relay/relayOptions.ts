@@ -104,6 +104,12 @@ export interface RelayOptions {
   latencyWindowMs?: number;
   /** `quota-exceeded.*` (both default true). */
   quotaExceeded?: QuotaExceededSettings;
+  /**
+   * Headers to add to one upstream attempt, asked for as it is about to go out: W3C trace context,
+   * so the provider's spans hang under the attempt's (the gateway passes its tracer's
+   * `upstreamHeaders`). Not called for answers made locally.
+   */
+  upstreamHeaders?: (requestId: string, provider: string, attempt: number) => Record<string, string>;
 }
 
 /**

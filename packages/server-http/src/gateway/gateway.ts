@@ -247,6 +247,10 @@ export class Gateway {
       maxAttempts: ops.retry.max_attempts,
       quotaExceeded: quotaExceededSettings(config),
       clock: this.scheduler,
+      // Each upstream call carries `traceparent` naming its attempt's span, so a traced provider continues the trace.
+      ...(tracer
+        ? { upstreamHeaders: (requestId, provider, attempt) => tracer.gateway.upstreamHeaders(requestId, provider, attempt) }
+        : {}),
     });
     this.relay = relay;
     this.stopQuotaFeed = credentials.feedQuota(relay.table, () => Object.keys(this.current.providers));

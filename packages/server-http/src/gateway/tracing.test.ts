@@ -1,19 +1,20 @@
 /**
  * `tracing.enabled` on the gateway: requests become OpenTelemetry spans
  * exported to the configured collector (here a local OTLP/HTTP receiver),
- * a client's sampled `traceparent` is continued, and spans still queued are
- * exported when the gateway closes.
+ * a client's sampled `traceparent` is continued and passed on upstream under
+ * the attempt's span, and spans still queued are exported when the gateway closes.
  */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
-import { eventually } from '@switchyard/test-support';
+import { eventually, startFakeOpenAi } from '@switchyard/test-support';
 import { parseConfig } from './config/load.js';
 import { Gateway } from './gateway.js';
 
 interface OtlpSpan {
   traceId: string;
+  spanId: string;
   parentSpanId?: string;
   name: string;
   attributes: { key: string; value: Record<string, unknown> }[];
@@ -94,4 +95,39 @@ tracing:
   const attempt = collector.spans.find((s) => s.name === 'gateway.attempt');
   assert.ok(attempt, 'the upstream attempt has its own span');
   assert.equal(attempt.traceId, clientTrace);
+});
+
+test('tracing.enabled: the upstream call carries traceparent naming the attempt span as its parent', async () => {
+  const collector = await startCollector();
+  const upstream = await startFakeOpenAi();
+  after(() => upstream.close());
+  const gateway = await Gateway.start({
+    config: parseConfig(`
+port: 0
+providers:
+  alpha: { kind: openai-compatible, base_url: "${upstream.url}", models: [gpt-4o], health_check: { enabled: false } }
+metrics: { enabled: false }
+tracing: { enabled: true, exporter: otlp, endpoint: "${collector.url}/v1/traces", sample_rate: 1 }
+`),
+    logDestination: { write() {} },
+  });
+  const clientTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
+  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', traceparent: `00-${clientTrace}-00f067aa0ba902b7-01` },
+    body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hello' }] }),
+  });
+  assert.equal(response.status, 200);
+  await response.arrayBuffer();
+  await gateway.close();
+  await eventually('the attempt span at the collector', () => collector.spans.some((s) => s.name === 'gateway.attempt'), 5000);
+
+  const sent = upstream.requests.filter((r) => r.method === 'POST');
+  assert.equal(sent.length, 1);
+  const traceparent = String(sent[0]!.headers.traceparent ?? '');
+  const match = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/.exec(traceparent);
+  assert.ok(match, `a sampled W3C traceparent went upstream: ${traceparent}`);
+  const attempt = collector.spans.find((s) => s.name === 'gateway.attempt')!;
+  assert.equal(match[1], clientTrace, "the client's trace goes on upstream");
+  assert.equal(match[2], attempt.spanId, "the upstream call's parent is the attempt span");
 });
