@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startFakeTracker } from './fakeTracker.js';
-import { auditLines, SOURCE_NODE_OPTIONS, type TempRepo, tempRepo, yard, yardProcess } from './helpers.js';
+import { auditLines, SOURCE_NODE_OPTIONS, type TempRepo, tempRepo, yard, yardJson, yardProcess } from './helpers.js';
 
 // Agent processes start in worktrees, where a relative `--import=tsx` would not resolve.
 process.env.NODE_OPTIONS = SOURCE_NODE_OPTIONS;
@@ -21,11 +21,7 @@ const SLUG = '001-login';
 let repo: TempRepo;
 let tracker: Awaited<ReturnType<typeof startFakeTracker>>;
 const run = (...args: string[]) => yard(args, { cwd: repo.root });
-const json = async <T>(...args: string[]) => {
-  const r = await yard([...args, '--output', 'json'], { cwd: repo.root });
-  assert.equal(r.code, 0, `yard ${args.join(' ')}: ${r.stderr}`);
-  return r.json<T>();
-};
+const json = yardJson(() => repo.root);
 
 before(async () => {
   repo = await tempRepo();

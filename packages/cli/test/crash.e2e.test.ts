@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { eventually } from '@switchyard/test-support';
-import { SOURCE_NODE_OPTIONS, type TempRepo, tempRepo, YARD_BIN, yard, yardProcess } from './helpers.js';
+import { SOURCE_NODE_OPTIONS, type TempRepo, tempRepo, YARD_BIN, yardJson, yardProcess } from './helpers.js';
 
 // Agent processes start in worktrees, where a relative `--import=tsx` would not resolve.
 process.env.NODE_OPTIONS = SOURCE_NODE_OPTIONS;
@@ -19,11 +19,7 @@ process.env.NODE_OPTIONS = SOURCE_NODE_OPTIONS;
 const AGENT = fileURLToPath(new URL('./agent.mjs', import.meta.url));
 const SLUG = '001-crash';
 let repo: TempRepo;
-const json = async <T>(...args: string[]) => {
-  const r = await yard([...args, '--output', 'json'], { cwd: repo.root });
-  assert.equal(r.code, 0, `yard ${args.join(' ')}: ${r.stderr}`);
-  return r.json<T>();
-};
+const json = yardJson(() => repo.root);
 
 before(async () => {
   repo = await tempRepo();

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 /**
  * Test helpers: temporary git repositories, `yard` run in-process through
  * `main` (fast, same code path as the bin) or as a real process from source.
@@ -63,6 +64,18 @@ export async function yard(args: string[], options: { cwd: string; stdin?: strin
   };
   const code = await main(args, io);
   return result(code, stdout, stderr);
+}
+
+/**
+ * `yard <args> --output json` in the directory `cwd()` names when called (a repository made in `before`),
+ * asserting exit 0 and returning the parsed output.
+ */
+export function yardJson(cwd: () => string) {
+  return async <T>(...args: string[]): Promise<T> => {
+    const r = await yard([...args, '--output', 'json'], { cwd: cwd() });
+    assert.equal(r.code, 0, `yard ${args.join(' ')}: ${r.stderr}`);
+    return r.json<T>();
+  };
 }
 
 /** Runs the real `yard` bin (from source) as a process. */
