@@ -115,7 +115,12 @@ export type {
   UpstreamResponse,
   Usage,
 } from './relay/types.js';
-export { type ConnectionPoolSettings, classifyTransportError, UndiciTransport } from './relay/upstream.js';
+export {
+  type ConnectionPoolSettings,
+  classifyTransportError,
+  type TransportConnectOptions,
+  UndiciTransport,
+} from './relay/upstream.js';
 export { ConsistentHashRing, type ConsistentHashRingOptions, ringPosition } from './ring/consistentHashRing.js';
 export {
   type CandidateSpec,

@@ -3,7 +3,8 @@
  * Helpers for tests that need something outside Node: PostgreSQL, headless
  * Chromium, promtool (missing ones skip with a how-to, or fail under CI),
  * fake OpenAI, Anthropic, Gemini and cloud coding-assistant upstreams on
- * loopback, a fake OAuth device-flow server, and temporary git repositories.
+ * loopback, a fake OAuth device-flow server, a staged DNS lookup, and
+ * temporary git repositories.
  */
 
 export { type ChromiumForTests, type PromtoolForTests, requireChromium, requirePromtool } from './binaries.js';
@@ -27,5 +28,6 @@ export {
 export { type TempGitRepo, tempGitRepo } from './gitRepo.js';
 export { DEFAULT_PG_URL, type PostgresForTests, postgresForTests, sqlOnce } from './postgres.js';
 export { inCI, missing, type Requirement } from './requirement.js';
+export { type StagedLookup, stagedLookup } from './stagedLookup.js';
 export { startTcpProxy, type TcpProxy } from './tcpProxy.js';
 export { eventually } from './waitFor.js';

@@ -15,6 +15,7 @@
  * A forwarded request carries `x-switchyard-forwarded`, and a node never
  * forwards such a request again, so two nodes cannot bounce it.
  */
+import type { LookupFunction } from 'node:net';
 import { Agent } from 'undici';
 import { every, type Scheduler, systemScheduler } from '../clock.js';
 import { ConsistentHashRing } from '../ring/consistentHashRing.js';
@@ -60,13 +61,18 @@ const trimSlash = (url: string) => url.replace(/\/+$/, '');
 export class NodeFailover {
   private settings: Required<Omit<FailoverSettings, 'backupUrl' | 'selfUrl'>> & { backupUrl?: string; selfUrl?: string };
   private readonly scheduler: Scheduler;
-  private readonly agent = new Agent({ keepAliveTimeout: 30_000 });
+  private readonly agent: Agent;
   private ring = new ConsistentHashRing();
   private readonly dead = new Set<string>();
   private stopChecks: (() => void) | undefined;
 
-  constructor(settings: FailoverSettings, options: { scheduler?: Scheduler } = {}) {
+  /**
+   * `options.lookup` resolves the host of each new connection to a node (default `dns.lookup`); the
+   * gateway passes the same SSRF-guarding lookup as to its `UndiciTransport`.
+   */
+  constructor(settings: FailoverSettings, options: { scheduler?: Scheduler; lookup?: LookupFunction } = {}) {
     this.scheduler = options.scheduler ?? systemScheduler;
+    this.agent = new Agent({ keepAliveTimeout: 30_000, ...(options.lookup ? { connect: { lookup: options.lookup } } : {}) });
     this.settings = NodeFailover.resolve(settings);
     this.rebuildRing();
   }

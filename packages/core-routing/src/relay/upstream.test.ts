@@ -3,7 +3,8 @@ import { getEventListeners } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
-import { UndiciTransport } from './upstream.js';
+import { stagedLookup } from '@switchyard/test-support';
+import { classifyTransportError, UndiciTransport } from './upstream.js';
 
 // An upstream that answers at once, except the bodies saying "hold", which wait until released.
 let received = 0;
@@ -22,6 +23,8 @@ const server = createServer((req, res) => {
     else res.writeHead(200, { 'content-type': 'text/plain' }).end(`echo ${body}`);
   });
 });
+let connections = 0;
+server.on('connection', () => connections++);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/echo`;
 const transport = new UndiciTransport({ requestTimeoutMs: 5_000 });
@@ -94,4 +97,45 @@ test('a signal aborted before the request never reaches the upstream', async () 
   // A request after it, on the same pool, still goes through.
   assert.equal(await text(await send('after')), 'echo after');
   assert.equal(received, before + 1);
+});
+
+// `localhost` stands for a name: were the injected lookup ignored, it would still resolve locally, never through the network.
+test('an injected lookup resolves each new connection, not each request', async () => {
+  const { lookup, asked } = stagedLookup(() => '127.0.0.1');
+  const named = new UndiciTransport({ requestTimeoutMs: 5_000 }, { lookup });
+  try {
+    const target = url.replace('127.0.0.1', 'localhost');
+    const connectionsBefore = connections;
+    for (let i = 0; i < 20; i++) {
+      const response = await named.send({ url: target, method: 'POST', headers: { 'content-type': 'text/plain' }, body: `n${i}` }, {});
+      assert.equal(await text(response), `echo n${i}`);
+    }
+    assert.ok(asked.length > 0 && asked.every((host) => host === 'localhost'));
+    assert.equal(asked.length, connections - connectionsBefore, 'one lookup per connection opened');
+    assert.ok(asked.length < 20, `pooled connections are reused without another lookup (${asked.length} lookups)`);
+  } finally {
+    await named.close();
+  }
+});
+
+test('a lookup that refuses the host fails the request before anything reaches the upstream', async () => {
+  const refusal = Object.assign(new Error('refusing to connect to localhost'), { code: 'SSRF_BLOCKED' });
+  const { lookup } = stagedLookup(() => refusal);
+  const guarded = new UndiciTransport({ requestTimeoutMs: 5_000 }, { lookup });
+  const before = received;
+  try {
+    const target = url.replace('127.0.0.1', 'localhost');
+    const error = await guarded.send({ url: target, method: 'POST', headers: {}, body: 'x' }, {}).then(
+      () => assert.fail('the request should have been refused'),
+      (caught: unknown) => caught,
+    );
+    assert.deepEqual(classifyTransportError(error), {
+      kind: 'connection',
+      status: null,
+      message: 'upstream connection failed: SSRF_BLOCKED',
+    });
+    assert.equal(received, before);
+  } finally {
+    await guarded.close();
+  }
 });

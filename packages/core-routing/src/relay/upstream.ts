@@ -5,9 +5,22 @@
  * streams, never buffered here, so backpressure reaches the upstream socket.
  */
 import { EventEmitter } from 'node:events';
+import type { LookupFunction } from 'node:net';
 import { Agent, errors as undiciErrors } from 'undici';
 import type { Transport } from './providers/adapter.js';
 import type { UpstreamFailure, UpstreamRequest, UpstreamResponse } from './types.js';
+
+/** How a transport opens connections, fixed for its lifetime (unlike the pool settings, which a reload changes). */
+export interface TransportConnectOptions {
+  /**
+   * Resolves the host of each new connection (default `dns.lookup`). Called
+   * once per connection, never per request: pooled connections are reused.
+   * The gateway passes one that re-applies its SSRF guard to hosts set
+   * through its management API, so a name that re-resolves to a private
+   * address (DNS rebinding) is refused at connect time.
+   */
+  lookup?: LookupFunction;
+}
 
 /** `server.operations.connection_pool` plus the request timeout. */
 export interface ConnectionPoolSettings {
@@ -108,9 +121,11 @@ function abortEmitterOf(signal: AbortSignal): AbortEmitter {
 export class UndiciTransport implements Transport {
   private agent: Agent;
   private settings: Required<ConnectionPoolSettings>;
+  private readonly connectOptions: TransportConnectOptions;
 
-  constructor(settings: ConnectionPoolSettings = {}) {
+  constructor(settings: ConnectionPoolSettings = {}, connectOptions: TransportConnectOptions = {}) {
     this.settings = UndiciTransport.resolve(settings);
+    this.connectOptions = connectOptions;
     this.agent = this.createAgent();
   }
 
@@ -133,6 +148,8 @@ export class UndiciTransport implements Transport {
       headersTimeout: s.requestTimeoutMs,
       bodyTimeout: s.requestTimeoutMs,
       connectTimeout: s.connectTimeoutMs,
+      // Without a lookup, undici's connector stays as it is by default.
+      ...(this.connectOptions.lookup ? { connect: { lookup: this.connectOptions.lookup } } : {}),
     });
   }
 
