@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { eventually, stagedLookup, startFakeOpenAi, startTcpProxy } from '@switchyard/test-support';
+import type { LookupFunction } from '../controlPlane/ssrf.js';
 import { parseConfig } from './config/load.js';
 import { Gateway } from './gateway.js';
 
 // PUT /v0/management/config.yaml may not aim the gateway at its own network: every outbound URL the new
-// config adds or changes goes through the SSRF guard. Only loopback is ever contacted (mock providers).
+// config adds or changes goes through the SSRF guard, when submitted and (for names, which can rebind) at
+// every connection. Only loopback is ever contacted (mock providers, a fake upstream); DNS is staged.
 
 const dir = await mkdtemp(join(tmpdir(), 'config-ssrf-'));
 const gateways: Gateway[] = [];
@@ -32,10 +35,15 @@ ${extra}metrics:
   port: 0
 `;
 
-async function start(text: string, name: string) {
+async function start(text: string, name: string, resolve?: LookupFunction) {
   const path = join(dir, name);
   await writeFile(path, text);
-  const gateway = await Gateway.start({ config: parseConfig(text), configPath: path, logDestination: { write() {} } });
+  const gateway = await Gateway.start({
+    config: parseConfig(text),
+    configPath: path,
+    logDestination: { write() {} },
+    ...(resolve ? { resolve } : {}),
+  });
   gateways.push(gateway);
   const put = (body: string) =>
     fetch(`${gateway.url}/v0/management/config.yaml`, {
@@ -143,5 +151,86 @@ describe('PUT /config.yaml: hosts named in api-call-allow may be set', async () 
     const next = config('[localhost, 127.0.0.1]').replace('http://127.0.0.1:11434', 'http://user:pw@127.0.0.1:11434');
     const details = await assertRefused(await put(next), ['providers.local.base_url']);
     assert.match(details[0]!.message, /credentials/);
+  });
+});
+
+describe('DNS rebinding: a name set through the API is checked again at every connection', async () => {
+  const HOST = 'models.rebind.test';
+  // What HOST resolves to now: a documentation address (TEST-NET-3, public to the guard and never routed) when the
+  // config is submitted, 127.0.0.1 once it "rebinds".
+  let hostAddress = '203.0.113.10';
+  const dns = stagedLookup((hostname) =>
+    hostname === HOST ? hostAddress : Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }),
+  );
+  const upstream = await startFakeOpenAi();
+  // Counts every connection that reaches the loopback upstream, so "refused" means no byte arrived.
+  const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(upstream.url).port) });
+  after(async () => {
+    await proxy.close();
+    await upstream.close();
+  });
+  const acme = `  acme:\n    kind: openai-compatible\n    base_url: http://${HOST}:${proxy.port}/v1\n    models: [acme-model]\n    health_check: { enabled: false }\n`;
+  const chat = (gateway: Gateway) =>
+    fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-client', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'acme-model', messages: [{ role: 'user', content: 'hello' }] }),
+    });
+  /** The relay's answer to a refused connection: an upstream failure in OpenAI's shape, not the server's 500. */
+  const assertRefusedUpstream = async (response: Response) => {
+    const text = await response.text();
+    assert.equal(response.status, 502, text);
+    const { error } = JSON.parse(text);
+    assert.equal(error.code, 'upstream_error', text);
+    assert.equal(error.type, 'server_error', text);
+    assert.match(error.message, /SSRF_BLOCKED/, 'the client learns why');
+    assert.doesNotMatch(text, /127\.0\.0\.1/, 'but not the address the name resolved to');
+  };
+  // A refused connection must not cool the provider down for the next test.
+  const withProviders = (allow: string, providers = '') =>
+    `${config(allow, providers)}server:\n  operations:\n    cooldown: { enabled: false }\n`;
+  const saveAtomically = async (path: string, text: string) => {
+    await writeFile(`${path}.tmp`, text);
+    await rename(`${path}.tmp`, path);
+  };
+
+  const { gateway, path, put } = await start(withProviders('[]'), 'rebinding.yaml', dns.lookup);
+
+  test('a provider admitted through the API is refused once its name re-resolves to loopback', async () => {
+    const accepted = await put(withProviders('[]', acme));
+    assert.equal(accepted.status, 200, await accepted.clone().text());
+    assert.ok(dns.asked.includes(HOST), 'the submission check used the injected resolver');
+    assert.deepEqual(gateway.guardedHosts.list(), [HOST]);
+
+    hostAddress = '127.0.0.1';
+    const before = proxy.accepted;
+    await assertRefusedUpstream(await chat(gateway));
+    assert.equal(proxy.accepted, before, 'no connection reached the loopback upstream');
+    assert.equal(upstream.chatCount, 0);
+  });
+
+  test('it stays guarded when the operator edits something else in the file', async () => {
+    await saveAtomically(path, (await readFile(path, 'utf8')).replace('models: [local-model]', 'models: [local-model, other-model]'));
+    await eventually('the edit to apply', () => gateway.config().providers.local!.models.includes('other-model'));
+    const before = proxy.accepted;
+    await assertRefusedUpstream(await chat(gateway));
+    assert.equal(proxy.accepted, before);
+  });
+
+  test('it connects once the operator names the host in api-call-allow', async () => {
+    await saveAtomically(path, withProviders(`[${HOST}]`, acme));
+    await eventually('the allow-list to apply', () => gateway.config()['remote-management']['api-call-allow'].includes(HOST));
+    const response = await chat(gateway);
+    assert.equal(response.status, 200, await response.clone().text());
+    assert.equal(upstream.chatCount, 1);
+  });
+
+  test('the same provider written by the operator in the file connects although its name resolves to loopback', async () => {
+    hostAddress = '127.0.0.1';
+    const operator = await start(withProviders('[]', acme), 'rebinding-operator.yaml', dns.lookup);
+    assert.deepEqual(operator.gateway.guardedHosts.list(), []);
+    const response = await chat(operator.gateway);
+    assert.equal(response.status, 200, await response.clone().text());
+    assert.equal(upstream.chatCount, 2);
   });
 });

@@ -27,15 +27,18 @@ import { type AuthFlow, type FileWatch, watchFile } from '@switchyard/credential
 import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import type { Tracing } from '@switchyard/observability/tracing';
+import type { LookupFunction } from '../controlPlane/ssrf.js';
 import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
 import { serveWithoutUpgrade } from '../dataPlane/serveWithoutUpgrade.js';
 import { isWebsocketUpgrade } from '../dataPlane/websocket/upgradeGate.js';
 import { createWebsocketGateway, type WebsocketGateway } from '../dataPlane/websocket/websocketGateway.js';
 import { GatewayCluster } from './cluster.js';
 import { ConfigError, parseConfig } from './config/load.js';
+import { changedOutboundUrls } from './config/outboundUrls.js';
 import type { GatewayConfig } from './config/schema.js';
 import { createControlPlane, createGatewayManagement, type GatewayManagement } from './controlPlane.js';
 import { GatewayCredentials } from './credentials.js';
+import { GuardedHosts } from './guardedHosts.js';
 import { LogTail } from './logTail.js';
 import { ProviderStatsCollector } from './providerStats.js';
 import { cooldownDurations, createHealthProbe, monitoredProviders, quotaExceededSettings, relayProviders } from './providers.js';
@@ -52,6 +55,11 @@ export interface GatewayOptions {
   logDestination?: DestinationStream;
   /** Sign-in and refresh flows besides the two presets (embedders with their own OAuth providers). */
   flows?: readonly AuthFlow[];
+  /**
+   * The DNS resolver behind the relay's, health checks' and failover's connections and the
+   * management API's SSRF checks (default `dns.lookup`); tests inject one to stage DNS rebinding.
+   */
+  resolve?: LookupFunction;
 }
 
 /** Hosts that only this machine can reach. */
@@ -149,6 +157,8 @@ export class Gateway {
   readonly websocket: WebsocketGateway;
   /** The management key rules, shared by the control plane and the websocket routes. */
   readonly management: GatewayManagement;
+  /** Hosts set through the management API, held to the SSRF guard at every connection (DNS rebinding). */
+  readonly guardedHosts: GuardedHosts;
   readonly stats: ProviderStatsCollector;
   readonly scheduler: Scheduler;
   /** The credential store, pools, refresh worker and sign-in flows. */
@@ -200,9 +210,14 @@ export class Gateway {
         ...(tracer ? { tracing: tracer.gateway } : {}),
       },
     );
-    this.transport = new UndiciTransport(this.poolSettings(config));
+    this.guardedHosts = new GuardedHosts({
+      policy: () => ({ allow: this.current['remote-management']['api-call-allow'] }),
+      ...(options.resolve ? { resolve: options.resolve } : {}),
+    });
+    const { lookup } = this.guardedHosts;
+    this.transport = new UndiciTransport(this.poolSettings(config), { lookup });
     this.cache = new ResponseCache({ enabled: ops.cache.enabled, size: ops.cache.size, ttlMs: ops.cache.ttl });
-    this.failover = new NodeFailover(this.failoverSettings(config), { scheduler: this.scheduler });
+    this.failover = new NodeFailover(this.failoverSettings(config), { scheduler: this.scheduler, lookup });
 
     // The relay is created before the probe needs it, so the probe reads it lazily.
     let relay: Relay | undefined;
@@ -392,10 +407,19 @@ export class Gateway {
    * `metrics.*`, `auth-dir`, …) whose new value differs from the one this
    * process started with are reported in the result: measured against the
    * start, not the previous reload, so a pending restart stays reported
-   * through later reloads, and a change undone needs none.
+   * through later reloads, and a change undone needs none. `viaApi` says
+   * the config passed the management API's SSRF check: the hosts of the
+   * destinations it adds or changes stay held to the guard at every
+   * connection (see {@link GuardedHosts}).
    */
-  reload(config: GatewayConfig, options: { fromFile?: string; announce?: boolean; requestId?: string } = {}): { restartNeeded: string[] } {
+  reload(
+    config: GatewayConfig,
+    options: { fromFile?: string; announce?: boolean; requestId?: string; viaApi?: boolean } = {},
+  ): { restartNeeded: string[] } {
     if (options.fromFile !== undefined) this.lastFileText = options.fromFile;
+    // Before anything can connect to them under the new config.
+    if (options.viaApi) this.guardedHosts.admit(changedOutboundUrls(config, this.current));
+    this.guardedHosts.retain(config);
     const previous = this.startConfig;
     const ops = config.server.operations;
     this.current = config;

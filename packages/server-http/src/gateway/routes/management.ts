@@ -35,7 +35,8 @@ async function currentText(gateway: Gateway): Promise<string | undefined> {
  * applies it. Validation failures are 422 with every bad field. Text from a
  * caller (`fromCaller`) must also add or change no outbound URL the SSRF
  * guard refuses: 403 `forbidden` naming each field, before anything is
- * written or applied. The file on disk is the operator's and is not vetted.
+ * written or applied, and the hosts it adds stay guarded at connect time.
+ * The file on disk is the operator's and is not vetted.
  */
 async function replaceConfig(
   gateway: Gateway,
@@ -60,13 +61,14 @@ async function replaceConfig(
         { details: [{ field: 'remote-management.secret-key', message: 'required when the config is replaced through the API' }] },
       );
     }
-    const refusals = await refusedOutboundUrls(config, gateway.config());
+    const refusals = await refusedOutboundUrls(config, gateway.config(), gateway.guardedHosts.resolve);
     if (refusals.length > 0) {
       throw new ApiError('forbidden', `refused outbound URL settings: ${refusals.map((r) => r.field).join(', ')}`, { details: refusals });
     }
   }
   if (gateway.configPath) await writeFileAtomically(gateway.configPath, text);
-  const result = gateway.reload(config, { fromFile: text });
+  // What the caller added is held to the guard again at each connection: its names may re-resolve (DNS rebinding).
+  const result = gateway.reload(config, { fromFile: text, viaApi: fromCaller });
   return { restartNeeded: result.restartNeeded, persisted: gateway.configPath !== undefined };
 }
 
