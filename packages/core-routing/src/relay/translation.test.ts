@@ -139,6 +139,42 @@ describe('relay: translation between families', () => {
     assert.equal(transport.sent.length, 0);
   });
 
+  test('an empty user message to a provider that refuses empty turns is a 400 invalid_request in the client’s shape, before any upstream call', async () => {
+    const transport = new ScriptedTransport(anthropicEvents);
+    const relay = new Relay({
+      providers: [
+        { name: 'claude', kind: 'anthropic', models: ['claude'] },
+        { name: 'gemini', kind: 'gemini', models: ['gemini'] },
+      ],
+      transport,
+      credentials: { pool: () => pool },
+    });
+    for (const model of ['claude', 'gemini']) {
+      const sink = new MemorySink();
+      const body = {
+        model,
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: '' },
+        ],
+      };
+      await relay.handle({ ...request('openai-chat', body, false), model }, sink);
+      assert.equal(sink.status, 400, model);
+      const error = (JSON.parse(sink.text()) as { error: { type: string; code: string; param: string } }).error;
+      assert.deepEqual([error.type, error.code, error.param], ['invalid_request_error', 'invalid_request', 'messages[1].content'], model);
+    }
+    const sink = new MemorySink();
+    const anthropicBody = { model: 'gemini', max_tokens: 10, messages: [{ role: 'user', content: [] }] };
+    await relay.handle({ ...request('anthropic-messages', anthropicBody, false), model: 'gemini' }, sink);
+    assert.equal(sink.status, 400);
+    const anthropicError = JSON.parse(sink.text()) as { type: string; error: { type: string; code: string; param: string } };
+    assert.deepEqual(
+      [anthropicError.type, anthropicError.error.type, anthropicError.error.code, anthropicError.error.param],
+      ['error', 'invalid_request_error', 'invalid_request', 'messages[0].content'],
+    );
+    assert.equal(transport.sent.length, 0);
+  });
+
   test('a non-streaming translated answer is re-encoded, with usage and the dropped fields named', async () => {
     const message = {
       id: 'msg_9',

@@ -9,7 +9,7 @@
  */
 
 import type { DecodeContext, EncodeRequestOptions } from '../codec.js';
-import { budgetOf, mergeConsecutiveTurns, readNumericSettings } from '../common.js';
+import { budgetOf, isBlank, readNumericSettings, sendableTurns } from '../common.js';
 import {
   array,
   compact,
@@ -116,13 +116,13 @@ function decodeMessage(raw: unknown, path: string): Message {
   const role = message.role;
   if (role !== 'user' && role !== 'assistant') invalid(`${path}.role`, 'must be "user" or "assistant"');
   const content = message.content;
-  if (typeof content === 'string') return { role, parts: [{ type: 'text', text: content }] };
+  if (typeof content === 'string') return { role, parts: [{ type: 'text', text: content }], path: `${path}.content` };
   const parts: Part[] = [];
   array(content, `${path}.content`).forEach((b, i) => {
     const part = block(b, `${path}.content[${i}]`);
     if (part) parts.push(part);
   });
-  return { role, parts };
+  return { role, parts, path: `${path}.content` };
 }
 
 function decodeSystem(system: unknown): string[] {
@@ -200,16 +200,19 @@ function encodeImage(part: ImagePart): Json {
   };
 }
 
-function encodePart(part: Part, path: string): Json | undefined {
+function encodePart(part: Part, path: string): Json {
   switch (part.type) {
     case 'text':
-      return part.text.length > 0 ? { type: 'text', text: part.text } : undefined;
+      return { type: 'text', text: part.text };
     case 'image':
       return encodeImage(part);
     case 'tool_call':
       return { type: 'tool_use', id: part.id, name: part.name, input: parseArguments(part.arguments, `${path}.arguments`) };
     case 'tool_result': {
-      const content = part.content.map((c) => (c.type === 'text' ? { type: 'text', text: c.text } : encodeImage(c)));
+      // A result with nothing in it is sent without content: Anthropic refuses an empty text block.
+      const content = part.content.flatMap((c) =>
+        c.type === 'image' ? [encodeImage(c)] : isBlank(c.text) ? [] : [{ type: 'text', text: c.text }],
+      );
       return compact({
         type: 'tool_result',
         tool_use_id: part.callId,
@@ -218,22 +221,23 @@ function encodePart(part: Part, path: string): Json | undefined {
       });
     }
     case 'thinking':
-      // Anthropic verifies thinking by its signature: reasoning from another provider cannot be replayed.
-      if (part.redacted !== undefined) return { type: 'redacted_thinking', data: part.redacted };
-      return part.signature ? { type: 'thinking', thinking: part.text, signature: part.signature } : undefined;
-    default:
-      return undefined;
+      return part.redacted !== undefined
+        ? { type: 'redacted_thinking', data: part.redacted }
+        : { type: 'thinking', thinking: part.text, signature: part.signature };
   }
 }
+
+/** Anthropic verifies thinking by its signature: reasoning from another provider cannot be replayed. */
+const sendsToAnthropic = (part: Part): boolean => part.type !== 'thinking' || part.redacted !== undefined || Boolean(part.signature);
 
 /** Writes an Anthropic Messages request body. */
 export function encodeMessagesRequest(request: ChatRequest, options: EncodeRequestOptions = {}): Json {
   if (request.candidates !== undefined && request.candidates > 1) unsupported('n', 'Anthropic returns one answer per request');
   if (request.responseFormat && request.responseFormat.type !== 'text')
     unsupported('response_format', 'Anthropic has no JSON mode; describe the format in the prompt or use a tool');
-  const messages = mergeConsecutiveTurns(request.messages).map((message, i) => ({
+  const messages = sendableTurns(request, sendsToAnthropic).map((message, i) => ({
     role: message.role,
-    content: message.parts.flatMap((p, j) => encodePart(p, `messages[${i}].content[${j}]`) ?? []),
+    content: message.parts.map((p, j) => encodePart(p, `messages[${i}].content[${j}]`)),
   }));
   const budget = budgetOf(request.reasoning);
   const thinking = budget !== undefined && budget > 0 ? Math.max(1024, budget) : undefined;
@@ -241,8 +245,9 @@ export function encodeMessagesRequest(request: ChatRequest, options: EncodeReque
   // Anthropic requires max_tokens above the thinking budget.
   if (thinking !== undefined && maxTokens <= thinking) maxTokens = thinking + (request.maxTokens ?? options.defaultMaxTokens ?? 4096);
   const body: Json = { model: request.model, max_tokens: maxTokens, messages };
-  if (request.system.length === 1) body.system = request.system[0];
-  else if (request.system.length > 1) body.system = request.system.map((text) => ({ type: 'text', text }));
+  const system = request.system.filter((text) => !isBlank(text));
+  if (system.length === 1) body.system = system[0];
+  else if (system.length > 1) body.system = system.map((text) => ({ type: 'text', text }));
   if (request.stream) body.stream = true;
   if (request.tools)
     body.tools = request.tools.map((t) => compact({ name: t.name, description: t.description, input_schema: t.parameters }));
