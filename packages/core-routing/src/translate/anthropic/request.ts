@@ -5,7 +5,9 @@
  * image (base64 and URL sources), `tool_use`, `tool_result`, `thinking` and
  * `redacted_thinking` blocks, custom tools with `input_schema`,
  * `tool_choice` (with `disable_parallel_tool_use`), `stop_sequences`,
- * `thinking.budget_tokens` and `metadata.user_id`.
+ * `thinking` (a `budget_tokens` budget, or `adaptive` with
+ * `output_config.effort`, as Claude Code sends for Claude 4.6 and later)
+ * and `metadata.user_id`.
  */
 
 import type { DecodeContext, EncodeRequestOptions } from '../codec.js';
@@ -25,7 +27,7 @@ import {
   stringList,
   unsupported,
 } from '../fields.js';
-import type { ChatRequest, ImagePart, Message, Part, TextPart, ToolChoice } from '../ir.js';
+import type { ChatRequest, ImagePart, Message, Part, ReasoningEffort, ReasoningSettings, TextPart, ToolChoice } from '../ir.js';
 
 const KNOWN = new Set([
   'model',
@@ -41,7 +43,11 @@ const KNOWN = new Set([
   'stop_sequences',
   'thinking',
   'metadata',
+  'output_config',
 ]);
+
+/** `output_config.effort` levels; those above `high` are the highest level other families have. */
+const EFFORTS: Readonly<Record<string, ReasoningEffort>> = { low: 'low', medium: 'medium', high: 'high', xhigh: 'high', max: 'high' };
 
 function image(block: Json, path: string): ImagePart {
   const source = object(block.source, `${path}.source`);
@@ -145,6 +151,29 @@ function decodeToolChoice(raw: unknown, request: ChatRequest): void {
   if (choice.disable_parallel_tool_use === true) request.parallelToolCalls = false;
 }
 
+/** `thinking` and `output_config.effort` (which also works without thinking: it sets how much Claude spends overall). */
+function decodeReasoning(body: Json, request: ChatRequest): void {
+  const reasoning: ReasoningSettings = {};
+  if (body.output_config !== undefined && body.output_config !== null) {
+    const config = object(body.output_config, 'output_config');
+    const effort = optionalString(config.effort, 'output_config.effort');
+    if (effort !== undefined) {
+      if (!EFFORTS[effort]) invalid('output_config.effort', 'must be low, medium, high, xhigh or max');
+      reasoning.effort = EFFORTS[effort];
+    }
+    noteUnknown(config, new Set(['effort']), request.dropped, 'output_config.');
+  }
+  if (body.thinking !== undefined && body.thinking !== null) {
+    const thinking = object(body.thinking, 'thinking');
+    if (thinking.type === 'enabled') {
+      reasoning.budgetTokens = optionalInteger(thinking.budget_tokens, 'thinking.budget_tokens') ?? 1024;
+      reasoning.includeThoughts = true;
+    } else if (thinking.type === 'adaptive') reasoning.includeThoughts = true;
+    else if (thinking.type !== 'disabled') invalid('thinking.type', 'must be "enabled", "adaptive" or "disabled"');
+  }
+  if (Object.keys(reasoning).length > 0) request.reasoning = reasoning;
+}
+
 /** Reads an Anthropic Messages request body. */
 export function decodeMessagesRequest(body: Json, context: DecodeContext): ChatRequest {
   const request: ChatRequest = {
@@ -176,15 +205,7 @@ export function decodeMessagesRequest(body: Json, context: DecodeContext): ChatR
   ]);
   const stop = stringList(body.stop_sequences, 'stop_sequences');
   if (stop) request.stop = stop;
-  if (body.thinking !== undefined && body.thinking !== null) {
-    const thinking = object(body.thinking, 'thinking');
-    if (thinking.type === 'enabled')
-      request.reasoning = {
-        budgetTokens: optionalInteger(thinking.budget_tokens, 'thinking.budget_tokens') ?? 1024,
-        includeThoughts: true,
-      };
-    else if (thinking.type !== 'disabled') invalid('thinking.type', 'must be "enabled" or "disabled"');
-  }
+  decodeReasoning(body, request);
   if (isObject(body.metadata) && typeof body.metadata.user_id === 'string') request.user = body.metadata.user_id;
   noteUnknown(body, KNOWN, request.dropped);
   return request;

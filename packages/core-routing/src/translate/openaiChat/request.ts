@@ -234,7 +234,9 @@ export function decodeChatRequest(body: Json, context: DecodeContext): ChatReque
     if (message) request.messages.push(message);
   });
   decodeTools(body, request);
-  const limitField = body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
+  // The newer field wins, unless it is only there as null (some clients send every field).
+  const limitField =
+    body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens';
   readNumericSettings(request, [
     ['maxTokens', body[limitField], limitField],
     ['temperature', body.temperature, 'temperature'],
