@@ -13,6 +13,8 @@ export type RoutingErrorCode =
   | 'invalid_config'
   | 'invalid_request'
   | 'unsupported_translation'
+  /** A provider's answer that cannot be carried to the client's family (see {@link TranslationError}). */
+  | 'invalid_response'
   | 'timeout'
   /** A shared store (PostgreSQL) could not read, write or migrate. */
   | 'store_failed'
@@ -75,11 +77,18 @@ export function errorMessage(error: unknown): string {
   return message.length > 300 ? `${message.slice(0, 297)}...` : message;
 }
 
+/** Codes of {@link TranslationError}. */
+export type TranslationErrorCode = 'invalid_request' | 'unsupported_translation' | 'invalid_response';
+
 /**
  * A request or response that cannot be carried from one API family to
- * another: a malformed field (`invalid_request`), or a feature the target
- * family has no way to express (`unsupported_translation`). `param` names
- * the field, as a JSON path into the client's body (`messages[2].content`).
+ * another. A request: a malformed field (`invalid_request`), or a feature
+ * the target family has no way to express (`unsupported_translation`), both
+ * the client's to fix; `param` names the field, as a JSON path into the
+ * client's body (`messages[2].content`). A response: the provider's answer
+ * cannot be written in the client's family (`invalid_response`, for example
+ * tool call arguments that are not JSON, for a family that wants an object),
+ * the provider's fault, not the client's.
  *
  * @example
  * ```ts
@@ -89,9 +98,10 @@ export function errorMessage(error: unknown): string {
  */
 export class TranslationError extends RoutingError {
   override name = 'TranslationError';
+  declare readonly code: TranslationErrorCode;
   readonly param: string | undefined;
 
-  constructor(code: 'invalid_request' | 'unsupported_translation', message: string, param?: string, options?: { cause?: unknown }) {
+  constructor(code: TranslationErrorCode, message: string, param?: string, options?: { cause?: unknown }) {
     super(code, message, options);
     this.param = param;
   }

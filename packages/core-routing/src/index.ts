@@ -36,6 +36,7 @@ export {
   RoutingError,
   type RoutingErrorCode,
   TranslationError,
+  type TranslationErrorCode,
 } from './errors.js';
 export { HealthMonitor } from './health/healthMonitor.js';
 export type {

@@ -139,6 +139,102 @@ describe('relay: translation between families', () => {
     assert.equal(transport.sent.length, 0);
   });
 
+  test('an empty user message to a provider that refuses empty turns is a 400 invalid_request in the client’s shape, before any upstream call', async () => {
+    const transport = new ScriptedTransport(anthropicEvents);
+    const relay = new Relay({
+      providers: [
+        { name: 'claude', kind: 'anthropic', models: ['claude'] },
+        { name: 'gemini', kind: 'gemini', models: ['gemini'] },
+      ],
+      transport,
+      credentials: { pool: () => pool },
+    });
+    for (const model of ['claude', 'gemini']) {
+      const sink = new MemorySink();
+      const body = {
+        model,
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: '' },
+        ],
+      };
+      await relay.handle({ ...request('openai-chat', body, false), model }, sink);
+      assert.equal(sink.status, 400, model);
+      const error = (JSON.parse(sink.text()) as { error: { type: string; code: string; param: string } }).error;
+      assert.deepEqual([error.type, error.code, error.param], ['invalid_request_error', 'invalid_request', 'messages[1].content'], model);
+    }
+    const sink = new MemorySink();
+    const anthropicBody = { model: 'gemini', max_tokens: 10, messages: [{ role: 'user', content: [] }] };
+    await relay.handle({ ...request('anthropic-messages', anthropicBody, false), model: 'gemini' }, sink);
+    assert.equal(sink.status, 400);
+    const anthropicError = JSON.parse(sink.text()) as { type: string; error: { type: string; code: string; param: string } };
+    assert.deepEqual(
+      [anthropicError.type, anthropicError.error.type, anthropicError.error.code, anthropicError.error.param],
+      ['error', 'invalid_request_error', 'invalid_request', 'messages[0].content'],
+    );
+    assert.equal(transport.sent.length, 0);
+  });
+
+  describe('a provider’s tool call whose arguments are not JSON, for a client family that wants an object', () => {
+    const badCall = { id: 'call_1', type: 'function', function: { name: 'get_weather', arguments: '{"city": Paris' } };
+    const answering = (contentType: string, chunks: string[]): Transport => ({
+      send: async () => ({
+        status: 200,
+        headers: { 'content-type': contentType },
+        body: (async function* () {
+          for (const chunk of chunks) yield Buffer.from(chunk);
+        })(),
+        cancel() {},
+      }),
+    });
+    const relayOn = (transport: Transport) =>
+      new Relay({ providers: [{ name: 'gpt', kind: 'openai', models: ['gpt'] }], transport, credentials: { pool: () => pool } });
+
+    test('complete: an unreadable upstream answer (502 upstream_error in the client’s shape), never a 500 or a 400', async () => {
+      const completion = {
+        id: 'chatcmpl-1',
+        object: 'chat.completion',
+        created: 1,
+        model: 'gpt',
+        choices: [{ index: 0, message: { role: 'assistant', content: null, tool_calls: [badCall] }, finish_reason: 'tool_calls' }],
+      };
+      const sink = new MemorySink();
+      const body = { model: 'gpt', max_tokens: 10, messages: [{ role: 'user', content: 'Weather?' }] };
+      await relayOn(answering('application/json', [JSON.stringify(completion)])).handle(
+        { ...request('anthropic-messages', body, false), model: 'gpt' },
+        sink,
+      );
+      assert.equal(sink.status, 502);
+      const answer = JSON.parse(sink.text()) as { type: string; error: { type: string; code: string; message: string } };
+      assert.equal(answer.type, 'error');
+      assert.equal(answer.error.code, 'upstream_error');
+      assert.match(answer.error.message, /not JSON/);
+    });
+
+    test('streamed to Gemini (which holds calls until whole): the stream ends with Gemini’s error event, not a thrown error', async () => {
+      const chunk = (delta: unknown, finish: string | null = null) =>
+        `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'gpt', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+      const events = [
+        chunk({ role: 'assistant', content: null, tool_calls: [{ index: 0, ...badCall }] }),
+        chunk({}, 'tool_calls'),
+        'data: [DONE]\n\n',
+      ];
+      const sink = new MemorySink();
+      const body = { contents: [{ role: 'user', parts: [{ text: 'Weather?' }] }] };
+      await relayOn(answering('text/event-stream', events)).handle({ ...request('gemini', body, true), model: 'gpt' }, sink);
+      assert.ok(sink.ended, 'the client’s stream is ended');
+      const last = sink.text().trim().split('\n\n').at(-1)!;
+      const error = (JSON.parse(last.replace(/^data: /, '')) as { error?: { message: string; details: { reason?: string }[] } }).error;
+      assert.ok(error, `an error event ends the stream: ${last}`);
+      assert.match(
+        error.message,
+        /^the provider returned tool call arguments that are not JSON/,
+        'said as it is, not as a broken connection',
+      );
+      assert.equal(error.details[0]?.reason, 'UPSTREAM_ERROR');
+    });
+  });
+
   test('a non-streaming translated answer is re-encoded, with usage and the dropped fields named', async () => {
     const message = {
       id: 'msg_9',

@@ -4,8 +4,8 @@
  * budgets, and the conversation clean-ups that Anthropic and Gemini both
  * need (consecutive turns of one role merged, tool names found from ids).
  */
-import { optionalInteger, optionalNumber } from './fields.js';
-import type { ChatRequest, Message, ReasoningEffort, ReasoningSettings, ToolCallPart } from './ir.js';
+import { invalid, optionalInteger, optionalNumber } from './fields.js';
+import type { ChatRequest, Message, Part, ReasoningEffort, ReasoningSettings, ToolCallPart } from './ir.js';
 
 /**
  * Token budgets for OpenAI's effort levels, and back. The thresholds sit
@@ -57,10 +57,41 @@ export function mergeConsecutiveTurns(messages: readonly Message[]): Message[] {
         last.parts = [...last.parts, ...message.parts];
       }
     } else {
-      out.push({ role: message.role, parts: [...message.parts] });
+      out.push({ ...message, parts: [...message.parts] });
     }
   }
   return out;
+}
+
+/** Whether a text says nothing (empty or only whitespace): Anthropic refuses such text blocks, Gemini empty text parts. */
+export function isBlank(text: string): boolean {
+  return text.trim().length === 0;
+}
+
+/**
+ * The turns to send to a family that refuses an empty one (Anthropic: "all
+ * messages must have non-empty content"; Gemini: "contents.parts must not be
+ * empty"), merged as {@link mergeConsecutiveTurns} does. Blank text and the
+ * parts the family does not take (`sends` is false) are left out first. Then
+ * an assistant turn left with nothing is dropped and reported in
+ * `request.dropped`: it said nothing, so the answer is the same without it.
+ * A user turn left with nothing (once merged with its neighbours) is refused
+ * with `invalid_request` naming the client's field: without it the
+ * conversation would end on the model's own turn, or be empty, and the model
+ * would answer something the client did not ask.
+ */
+export function sendableTurns(request: ChatRequest, sends: (part: Part) => boolean): Message[] {
+  const kept: Message[] = [];
+  request.messages.forEach((message, i) => {
+    const parts = message.parts.filter((part) => (part.type !== 'text' || !isBlank(part.text)) && sends(part));
+    if (parts.length === 0 && message.role === 'assistant') request.dropped.push(message.path ?? `messages[${i}]`);
+    else kept.push({ ...message, parts });
+  });
+  const turns = mergeConsecutiveTurns(kept);
+  for (const turn of turns)
+    if (turn.parts.length === 0)
+      invalid(turn.path ?? 'messages', 'is empty: the provider refuses a turn with no content (send some text, or leave the turn out)');
+  return turns;
 }
 
 /** Tool names by call id, from every assistant turn (Gemini answers results by name). */

@@ -78,6 +78,25 @@ export function parseArguments(text: string, path: string): Json {
   return parsed;
 }
 
+/**
+ * Parses the arguments of a tool call in a provider's answer into the object
+ * Anthropic and Gemini want ("" is `{}`). Text that is not JSON is the
+ * provider's fault: a `TranslationError` with code `invalid_response`.
+ */
+export function parseAnswerArguments(text: string, toolName: string): unknown {
+  if (text.trim() === '') return {};
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new TranslationError(
+      'invalid_response',
+      `the provider returned tool call arguments that are not JSON (tool ${toolName})`,
+      undefined,
+      { cause },
+    );
+  }
+}
+
 /** Notes every key of `body` not in `known` as dropped. */
 export function noteUnknown(body: Json, known: ReadonlySet<string>, dropped: string[], prefix = ''): void {
   for (const key of Object.keys(body)) if (!known.has(key) && body[key] !== undefined) dropped.push(`${prefix}${key}`);

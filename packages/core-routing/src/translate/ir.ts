@@ -67,6 +67,12 @@ export type Part = TextPart | ImagePart | ToolCallPart | ToolResultPart | Thinki
 export interface Message {
   role: Role;
   parts: Part[];
+  /**
+   * Where the turn's content sits in the client's body (`messages[2].content`,
+   * `contents[1].parts`), so that a refusal of the turn names the client's own
+   * field. Absent for turns the gateway made up.
+   */
+  path?: string;
 }
 
 /** A function the model may call. `parameters` is a JSON Schema object. */

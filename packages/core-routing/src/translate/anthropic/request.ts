@@ -5,11 +5,13 @@
  * image (base64 and URL sources), `tool_use`, `tool_result`, `thinking` and
  * `redacted_thinking` blocks, custom tools with `input_schema`,
  * `tool_choice` (with `disable_parallel_tool_use`), `stop_sequences`,
- * `thinking.budget_tokens` and `metadata.user_id`.
+ * `thinking` (a `budget_tokens` budget, or `adaptive` with
+ * `output_config.effort`, as Claude Code sends for Claude 4.6 and later)
+ * and `metadata.user_id`.
  */
 
 import type { DecodeContext, EncodeRequestOptions } from '../codec.js';
-import { budgetOf, mergeConsecutiveTurns, readNumericSettings } from '../common.js';
+import { budgetOf, isBlank, readNumericSettings, sendableTurns } from '../common.js';
 import {
   array,
   compact,
@@ -25,7 +27,7 @@ import {
   stringList,
   unsupported,
 } from '../fields.js';
-import type { ChatRequest, ImagePart, Message, Part, TextPart, ToolChoice } from '../ir.js';
+import type { ChatRequest, ImagePart, Message, Part, ReasoningEffort, ReasoningSettings, TextPart, ToolChoice } from '../ir.js';
 
 const KNOWN = new Set([
   'model',
@@ -41,7 +43,11 @@ const KNOWN = new Set([
   'stop_sequences',
   'thinking',
   'metadata',
+  'output_config',
 ]);
+
+/** `output_config.effort` levels; those above `high` are the highest level other families have. */
+const EFFORTS: Readonly<Record<string, ReasoningEffort>> = { low: 'low', medium: 'medium', high: 'high', xhigh: 'high', max: 'high' };
 
 function image(block: Json, path: string): ImagePart {
   const source = object(block.source, `${path}.source`);
@@ -116,13 +122,13 @@ function decodeMessage(raw: unknown, path: string): Message {
   const role = message.role;
   if (role !== 'user' && role !== 'assistant') invalid(`${path}.role`, 'must be "user" or "assistant"');
   const content = message.content;
-  if (typeof content === 'string') return { role, parts: [{ type: 'text', text: content }] };
+  if (typeof content === 'string') return { role, parts: [{ type: 'text', text: content }], path: `${path}.content` };
   const parts: Part[] = [];
   array(content, `${path}.content`).forEach((b, i) => {
     const part = block(b, `${path}.content[${i}]`);
     if (part) parts.push(part);
   });
-  return { role, parts };
+  return { role, parts, path: `${path}.content` };
 }
 
 function decodeSystem(system: unknown): string[] {
@@ -143,6 +149,29 @@ function decodeToolChoice(raw: unknown, request: ChatRequest): void {
   if (!kind) invalid('tool_choice.type', 'must be auto, any, tool or none');
   request.toolChoice = kind === 'tool' ? { type: 'tool', name: string(choice.name, 'tool_choice.name') } : { type: kind };
   if (choice.disable_parallel_tool_use === true) request.parallelToolCalls = false;
+}
+
+/** `thinking` and `output_config.effort` (which also works without thinking: it sets how much Claude spends overall). */
+function decodeReasoning(body: Json, request: ChatRequest): void {
+  const reasoning: ReasoningSettings = {};
+  if (body.output_config !== undefined && body.output_config !== null) {
+    const config = object(body.output_config, 'output_config');
+    const effort = optionalString(config.effort, 'output_config.effort');
+    if (effort !== undefined) {
+      if (!EFFORTS[effort]) invalid('output_config.effort', 'must be low, medium, high, xhigh or max');
+      reasoning.effort = EFFORTS[effort];
+    }
+    noteUnknown(config, new Set(['effort']), request.dropped, 'output_config.');
+  }
+  if (body.thinking !== undefined && body.thinking !== null) {
+    const thinking = object(body.thinking, 'thinking');
+    if (thinking.type === 'enabled') {
+      reasoning.budgetTokens = optionalInteger(thinking.budget_tokens, 'thinking.budget_tokens') ?? 1024;
+      reasoning.includeThoughts = true;
+    } else if (thinking.type === 'adaptive') reasoning.includeThoughts = true;
+    else if (thinking.type !== 'disabled') invalid('thinking.type', 'must be "enabled", "adaptive" or "disabled"');
+  }
+  if (Object.keys(reasoning).length > 0) request.reasoning = reasoning;
 }
 
 /** Reads an Anthropic Messages request body. */
@@ -176,15 +205,7 @@ export function decodeMessagesRequest(body: Json, context: DecodeContext): ChatR
   ]);
   const stop = stringList(body.stop_sequences, 'stop_sequences');
   if (stop) request.stop = stop;
-  if (body.thinking !== undefined && body.thinking !== null) {
-    const thinking = object(body.thinking, 'thinking');
-    if (thinking.type === 'enabled')
-      request.reasoning = {
-        budgetTokens: optionalInteger(thinking.budget_tokens, 'thinking.budget_tokens') ?? 1024,
-        includeThoughts: true,
-      };
-    else if (thinking.type !== 'disabled') invalid('thinking.type', 'must be "enabled" or "disabled"');
-  }
+  decodeReasoning(body, request);
   if (isObject(body.metadata) && typeof body.metadata.user_id === 'string') request.user = body.metadata.user_id;
   noteUnknown(body, KNOWN, request.dropped);
   return request;
@@ -200,16 +221,19 @@ function encodeImage(part: ImagePart): Json {
   };
 }
 
-function encodePart(part: Part, path: string): Json | undefined {
+function encodePart(part: Part, path: string): Json {
   switch (part.type) {
     case 'text':
-      return part.text.length > 0 ? { type: 'text', text: part.text } : undefined;
+      return { type: 'text', text: part.text };
     case 'image':
       return encodeImage(part);
     case 'tool_call':
       return { type: 'tool_use', id: part.id, name: part.name, input: parseArguments(part.arguments, `${path}.arguments`) };
     case 'tool_result': {
-      const content = part.content.map((c) => (c.type === 'text' ? { type: 'text', text: c.text } : encodeImage(c)));
+      // A result with nothing in it is sent without content: Anthropic refuses an empty text block.
+      const content = part.content.flatMap((c) =>
+        c.type === 'image' ? [encodeImage(c)] : isBlank(c.text) ? [] : [{ type: 'text', text: c.text }],
+      );
       return compact({
         type: 'tool_result',
         tool_use_id: part.callId,
@@ -218,22 +242,23 @@ function encodePart(part: Part, path: string): Json | undefined {
       });
     }
     case 'thinking':
-      // Anthropic verifies thinking by its signature: reasoning from another provider cannot be replayed.
-      if (part.redacted !== undefined) return { type: 'redacted_thinking', data: part.redacted };
-      return part.signature ? { type: 'thinking', thinking: part.text, signature: part.signature } : undefined;
-    default:
-      return undefined;
+      return part.redacted !== undefined
+        ? { type: 'redacted_thinking', data: part.redacted }
+        : { type: 'thinking', thinking: part.text, signature: part.signature };
   }
 }
+
+/** Anthropic verifies thinking by its signature: reasoning from another provider cannot be replayed. */
+const sendsToAnthropic = (part: Part): boolean => part.type !== 'thinking' || part.redacted !== undefined || Boolean(part.signature);
 
 /** Writes an Anthropic Messages request body. */
 export function encodeMessagesRequest(request: ChatRequest, options: EncodeRequestOptions = {}): Json {
   if (request.candidates !== undefined && request.candidates > 1) unsupported('n', 'Anthropic returns one answer per request');
   if (request.responseFormat && request.responseFormat.type !== 'text')
     unsupported('response_format', 'Anthropic has no JSON mode; describe the format in the prompt or use a tool');
-  const messages = mergeConsecutiveTurns(request.messages).map((message, i) => ({
+  const messages = sendableTurns(request, sendsToAnthropic).map((message, i) => ({
     role: message.role,
-    content: message.parts.flatMap((p, j) => encodePart(p, `messages[${i}].content[${j}]`) ?? []),
+    content: message.parts.map((p, j) => encodePart(p, `messages[${i}].content[${j}]`)),
   }));
   const budget = budgetOf(request.reasoning);
   const thinking = budget !== undefined && budget > 0 ? Math.max(1024, budget) : undefined;
@@ -241,8 +266,9 @@ export function encodeMessagesRequest(request: ChatRequest, options: EncodeReque
   // Anthropic requires max_tokens above the thinking budget.
   if (thinking !== undefined && maxTokens <= thinking) maxTokens = thinking + (request.maxTokens ?? options.defaultMaxTokens ?? 4096);
   const body: Json = { model: request.model, max_tokens: maxTokens, messages };
-  if (request.system.length === 1) body.system = request.system[0];
-  else if (request.system.length > 1) body.system = request.system.map((text) => ({ type: 'text', text }));
+  const system = request.system.filter((text) => !isBlank(text));
+  if (system.length === 1) body.system = system[0];
+  else if (system.length > 1) body.system = system.map((text) => ({ type: 'text', text }));
   if (request.stream) body.stream = true;
   if (request.tools)
     body.tools = request.tools.map((t) => compact({ name: t.name, description: t.description, input_schema: t.parameters }));

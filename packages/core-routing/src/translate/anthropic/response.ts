@@ -6,7 +6,7 @@
  * input minus both cache counts, and the reverse.
  */
 import { derivedId } from '../common.js';
-import { isObject, type Json } from '../fields.js';
+import { isObject, type Json, parseAnswerArguments } from '../fields.js';
 import type { ChatResponse, EncodeContext, StopReason, TokenUsage } from '../ir.js';
 
 const STOP_REASONS = new Set<string>(['end_turn', 'max_tokens', 'stop_sequence', 'tool_use', 'pause_turn', 'refusal']);
@@ -92,15 +92,8 @@ export function encodeMessagesResponse(response: ChatResponse, context: EncodeCo
           ? { type: 'redacted_thinking', data: part.redacted }
           : { type: 'thinking', thinking: part.text, signature: part.signature ?? '' },
       );
-    else if (part.type === 'tool_call') {
-      let input: unknown;
-      try {
-        input = part.arguments.trim() === '' ? {} : JSON.parse(part.arguments);
-      } catch {
-        throw new Error(`the provider returned tool call arguments that are not JSON (tool ${part.name})`);
-      }
-      content.push({ type: 'tool_use', id: part.id, name: part.name, input });
-    }
+    else if (part.type === 'tool_call')
+      content.push({ type: 'tool_use', id: part.id, name: part.name, input: parseAnswerArguments(part.arguments, part.name) });
   }
   return {
     id: response.id.startsWith('msg_') ? response.id : derivedId('msg_', context.requestId),

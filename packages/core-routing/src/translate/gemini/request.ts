@@ -15,7 +15,7 @@
  */
 
 import type { DecodeContext } from '../codec.js';
-import { budgetOf, EFFORT_BUDGETS, mergeConsecutiveTurns, readNumericSettings, toolNamesById } from '../common.js';
+import { budgetOf, EFFORT_BUDGETS, isBlank, readNumericSettings, sendableTurns, toolNamesById } from '../common.js';
 import {
   array,
   compact,
@@ -265,7 +265,7 @@ export function decodeGenerateContentRequest(body: Json, context: DecodeContext)
     const role = content.role ?? 'user';
     if (role !== 'user' && role !== 'model' && role !== 'function') invalid(`contents[${i}].role`, 'must be "user" or "model"');
     const parts = array(content.parts, `contents[${i}].parts`).flatMap((p, j) => decodePart(p, `contents[${i}].parts[${j}]`, ids) ?? []);
-    request.messages.push({ role: role === 'model' ? 'assistant' : 'user', parts });
+    request.messages.push({ role: role === 'model' ? 'assistant' : 'user', parts, path: `contents[${i}].parts` });
   });
   decodeTools(body, request);
   decodeGenerationConfig(body, request);
@@ -306,8 +306,7 @@ function encodeParts(message: Message, path: string, names: Map<string, string>)
         out.push(encodeImage(part));
         break;
       case 'thinking':
-        // Only Gemini's own thoughts (signed) mean anything to Gemini.
-        if (part.signature && part.redacted === undefined) out.push({ text: part.text, thought: true, thoughtSignature: part.signature });
+        out.push({ text: part.text, thought: true, thoughtSignature: part.signature });
         break;
       case 'tool_call':
         out.push(
@@ -329,15 +328,20 @@ function encodeParts(message: Message, path: string, names: Map<string, string>)
   return out;
 }
 
+/** Only Gemini's own thoughts (signed) mean anything to Gemini. */
+const sendsToGemini = (part: Part): boolean => part.type !== 'thinking' || (Boolean(part.signature) && part.redacted === undefined);
+
 /** Writes a Gemini `generateContent` request body (no model or stream flag: those go in the URL). */
 export function encodeGenerateContentRequest(request: ChatRequest): Json {
   const names = toolNamesById(request.messages);
-  const contents = mergeConsecutiveTurns(request.messages).map((message, i) => ({
+  const contents = sendableTurns(request, sendsToGemini).map((message, i) => ({
     role: message.role === 'assistant' ? 'model' : 'user',
     parts: encodeParts(message, `messages[${i}]`, names),
   }));
   const body: Json = { contents };
-  if (request.system.length > 0) body.systemInstruction = { parts: request.system.map((text) => ({ text })) };
+  // An empty text part is no part to Gemini ("required oneof field 'data'"): blank system prompts are left out.
+  const system = request.system.filter((text) => !isBlank(text));
+  if (system.length > 0) body.systemInstruction = { parts: system.map((text) => ({ text })) };
   if (request.tools)
     body.tools = [
       {

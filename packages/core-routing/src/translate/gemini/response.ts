@@ -6,7 +6,7 @@
  * `usageMetadata` (`candidatesTokenCount` leaves out thoughts, which the
  * neutral `output` includes).
  */
-import { isObject, type Json } from '../fields.js';
+import { isObject, type Json, parseAnswerArguments } from '../fields.js';
 import type { ChatResponse, EncodeContext, StopReason, TokenUsage } from '../ir.js';
 import { member } from './request.js';
 
@@ -102,13 +102,7 @@ export function geminiParts(parts: ChatResponse['parts']): Json[] {
     if (part.type === 'text') return { text: part.text };
     if (part.type === 'thinking')
       return part.signature ? { text: part.text, thought: true, thoughtSignature: part.signature } : { text: part.text, thought: true };
-    let args: unknown;
-    try {
-      args = part.arguments.trim() === '' ? {} : JSON.parse(part.arguments);
-    } catch {
-      throw new Error(`the provider returned tool call arguments that are not JSON (tool ${part.name})`);
-    }
-    const call: Json = { functionCall: { id: part.id, name: part.name, args } };
+    const call: Json = { functionCall: { id: part.id, name: part.name, args: parseAnswerArguments(part.arguments, part.name) } };
     if (part.signature) call.thoughtSignature = part.signature;
     return call;
   });

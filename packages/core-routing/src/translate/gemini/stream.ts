@@ -7,6 +7,7 @@
  * family streams arguments piecemeal the encoder holds each call until it is
  * complete. An error is a `data:` event with Google's error body.
  */
+import { TranslationError } from '../../errors.js';
 import type { StreamDecoder, StreamEncodeContext } from '../codec.js';
 import { type ContentEvent, EncoderBase } from '../encoderBase.js';
 import { type ErrorInfo, geminiErrorBody } from '../errorShapes.js';
@@ -138,6 +139,25 @@ export class GenerateContentStreamEncoder extends EncoderBase {
   }
 
   protected content(event: ContentEvent): string {
+    return this.unlessUnreadable(() => this.contentOf(event));
+  }
+
+  /**
+   * Runs a step that may flush held calls. A call whose arguments are not
+   * JSON cannot become Gemini's `args` object: the stream ends with an error
+   * event saying so (the same 502 `upstream_error` a complete answer gets),
+   * instead of an exception the relay would report as a broken connection.
+   */
+  private unlessUnreadable(step: () => string): string {
+    try {
+      return step();
+    } catch (error) {
+      if (!(error instanceof TranslationError)) throw error;
+      return this.fail({ status: 502, code: 'upstream_error', message: error.message });
+    }
+  }
+
+  private contentOf(event: ContentEvent): string {
     switch (event.type) {
       case 'start':
         if (event.id) this.id = event.id;
@@ -169,8 +189,10 @@ export class GenerateContentStreamEncoder extends EncoderBase {
   }
 
   protected closing(): string {
-    const calls = this.flushCalls();
-    return this.chunk(calls.length > 0 ? calls : [{ text: '' }], true);
+    return this.unlessUnreadable(() => {
+      const calls = this.flushCalls();
+      return this.chunk(calls.length > 0 ? calls : [{ text: '' }], true);
+    });
   }
 
   protected errorEvent(error: ErrorInfo): string {

@@ -79,6 +79,8 @@ export function imageFromUrl(url: string, detail: unknown, path: string): ImageP
 
 function userParts(content: unknown, path: string): Part[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
+  // No content is an empty turn: families that refuse one say so, naming this field.
+  if (content === null || content === undefined) return [];
   return array(content, path).map((raw, i): Part => {
     const partPath = `${path}[${i}]`;
     const part = object(raw, partPath);
@@ -112,10 +114,11 @@ function decodeMessage(raw: unknown, path: string, request: ChatRequest): Messag
       request.system.push(textOf(message.content, `${path}.content`));
       return undefined;
     case 'user':
-      return { role: 'user', parts: userParts(message.content, `${path}.content`) };
+      return { role: 'user', parts: userParts(message.content, `${path}.content`), path: `${path}.content` };
     case 'tool':
       return {
         role: 'user',
+        path: `${path}.content`,
         parts: [
           {
             type: 'tool_result',
@@ -129,6 +132,7 @@ function decodeMessage(raw: unknown, path: string, request: ChatRequest): Messag
       return {
         role: 'user',
         parts: [{ type: 'tool_result', callId: name, name, content: [{ type: 'text', text: textOf(message.content, `${path}.content`) }] }],
+        path: `${path}.content`,
       };
     }
     case 'assistant': {
@@ -155,7 +159,7 @@ function decodeMessage(raw: unknown, path: string, request: ChatRequest): Messag
         const name = string(fn.name, `${path}.function_call.name`);
         parts.push({ type: 'tool_call', id: name, name, arguments: typeof fn.arguments === 'string' ? fn.arguments : '{}' });
       }
-      return { role: 'assistant', parts };
+      return { role: 'assistant', parts, path: `${path}.content` };
     }
     default:
       return invalid(`${path}.role`, 'must be one of system, developer, user, assistant, tool');
@@ -230,7 +234,9 @@ export function decodeChatRequest(body: Json, context: DecodeContext): ChatReque
     if (message) request.messages.push(message);
   });
   decodeTools(body, request);
-  const limitField = body.max_completion_tokens !== undefined ? 'max_completion_tokens' : 'max_tokens';
+  // The newer field wins, unless it is only there as null (some clients send every field).
+  const limitField =
+    body.max_completion_tokens !== undefined && body.max_completion_tokens !== null ? 'max_completion_tokens' : 'max_tokens';
   readNumericSettings(request, [
     ['maxTokens', body[limitField], limitField],
     ['temperature', body.temperature, 'temperature'],

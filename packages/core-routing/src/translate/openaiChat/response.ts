@@ -16,9 +16,15 @@ const FROM_FINISH: Record<string, StopReason> = {
   content_filter: 'content_filter',
 };
 
-/** The neutral stop reason of an OpenAI `finish_reason`. */
-export function stopReasonFromOpenAi(reason: unknown): StopReason {
-  return (typeof reason === 'string' && FROM_FINISH[reason]) || 'end_turn';
+/**
+ * The neutral stop reason of an OpenAI `finish_reason`. Some
+ * OpenAI-compatible servers finish a turn of tool calls with `stop`: with
+ * calls made, that is a tool-use stop (Anthropic clients run the tools only
+ * on `tool_use`), as Gemini's and Responses' answers are read too.
+ */
+export function stopReasonFromOpenAi(reason: unknown, calledTools = false): StopReason {
+  const stop = (typeof reason === 'string' && FROM_FINISH[reason]) || 'end_turn';
+  return stop === 'end_turn' && calledTools ? 'tool_use' : stop;
 }
 
 /** OpenAI's `finish_reason` for a neutral stop reason. */
@@ -83,7 +89,13 @@ export function decodeChatResponse(json: unknown): ChatResponse {
     id: String(body.id ?? ''),
     model: String(body.model ?? ''),
     parts,
-    stopReason: typeof message.refusal === 'string' && message.refusal ? 'refusal' : stopReasonFromOpenAi(choice.finish_reason),
+    stopReason:
+      typeof message.refusal === 'string' && message.refusal
+        ? 'refusal'
+        : stopReasonFromOpenAi(
+            choice.finish_reason,
+            parts.some((p) => p.type === 'tool_call'),
+          ),
     usage: { input: usage?.input ?? 0, output: usage?.output ?? 0, ...usage },
   };
   if (typeof body.created === 'number') response.created = body.created;

@@ -65,7 +65,7 @@ export class ChatStreamDecoder implements StreamDecoder {
     const usage = usageFromOpenAiChat(chunk.usage);
     if (usage) out.push({ type: 'usage', usage });
     if (choice && typeof choice.finish_reason === 'string')
-      out.push({ type: 'finish', stopReason: stopReasonFromOpenAi(choice.finish_reason) });
+      out.push({ type: 'finish', stopReason: stopReasonFromOpenAi(choice.finish_reason, this.calls.size > 0) });
     return out;
   }
 }

@@ -77,10 +77,10 @@ function outputText(output: unknown, path: string): (TextPart | ImagePart)[] {
   return contentParts(output, path).filter((p): p is TextPart | ImagePart => p.type === 'text' || p.type === 'image');
 }
 
-function assistantTurn(request: ChatRequest): Message {
+function assistantTurn(request: ChatRequest, path: string): Message {
   const last = request.messages.at(-1);
   if (last?.role === 'assistant') return last;
-  const message: Message = { role: 'assistant', parts: [] };
+  const message: Message = { role: 'assistant', parts: [], path };
   request.messages.push(message);
   return message;
 }
@@ -97,13 +97,14 @@ function decodeItem(raw: unknown, path: string, request: ChatRequest): void {
             .map((p) => (p.type === 'text' ? p.text : ''))
             .join(''),
         );
-      } else if (role === 'user') request.messages.push({ role: 'user', parts: contentParts(item.content, `${path}.content`) });
-      else if (role === 'assistant') assistantTurn(request).parts.push(...contentParts(item.content, `${path}.content`));
+      } else if (role === 'user')
+        request.messages.push({ role: 'user', parts: contentParts(item.content, `${path}.content`), path: `${path}.content` });
+      else if (role === 'assistant') assistantTurn(request, `${path}.content`).parts.push(...contentParts(item.content, `${path}.content`));
       else invalid(`${path}.role`, 'must be user, assistant, system or developer');
       return;
     }
     case 'function_call':
-      assistantTurn(request).parts.push({
+      assistantTurn(request, path).parts.push({
         type: 'tool_call',
         id: string(item.call_id, `${path}.call_id`),
         name: string(item.name, `${path}.name`),
@@ -116,13 +117,14 @@ function decodeItem(raw: unknown, path: string, request: ChatRequest): void {
         parts: [
           { type: 'tool_result', callId: string(item.call_id, `${path}.call_id`), content: outputText(item.output, `${path}.output`) },
         ],
+        path: `${path}.output`,
       });
       return;
     case 'reasoning': {
       const summary = Array.isArray(item.summary) ? item.summary : [];
       const text = summary.map((s) => (isObject(s) && typeof s.text === 'string' ? s.text : '')).join('\n\n');
       // Encrypted reasoning only OpenAI can read; the summary survives as unsigned thinking.
-      if (text) assistantTurn(request).parts.push({ type: 'thinking', text });
+      if (text) assistantTurn(request, path).parts.push({ type: 'thinking', text });
       return;
     }
     default:
@@ -164,7 +166,7 @@ export function decodeResponsesRequest(body: Json, context: DecodeContext): Chat
   const request: ChatRequest = { model: context.model, stream: context.stream, system: [], messages: [], dropped: [] };
   const instructions = optionalString(body.instructions, 'instructions');
   if (instructions !== undefined) request.system.push(instructions);
-  if (typeof body.input === 'string') request.messages.push({ role: 'user', parts: [{ type: 'text', text: body.input }] });
+  if (typeof body.input === 'string') request.messages.push({ role: 'user', parts: [{ type: 'text', text: body.input }], path: 'input' });
   else
     array(body.input, 'input').forEach((item, i) => {
       decodeItem(item, `input[${i}]`, request);
