@@ -9,7 +9,7 @@
 import type { AgentJob, AgentResult } from '../domain/records.js';
 import { GateFailedError, WorkflowError } from '../errors.js';
 import type { AgentEvent } from '../events.js';
-import { type GitRepository, workPackageBranch } from '../git/gitRepository.js';
+import type { GitRepository } from '../git/gitRepository.js';
 import { abortableSleep } from '../util/abortableSleep.js';
 import type { Workflow } from '../workflow.js';
 import { type AgentAdapter, type AgentConfig, headOf } from './agentAdapter.js';
@@ -155,9 +155,6 @@ export class ReviewLoop {
 
   /** The package's worktree: the existing one on its branch, or a new one from the feature's target branch. */
   private async worktreeFor(slug: string, seq: number, base: string): Promise<string> {
-    const branch = workPackageBranch(slug, seq);
-    const existing = (await this.deps.git.listWorktrees()).find((w) => w.branch === branch);
-    if (existing) return existing.path;
-    return (await this.deps.git.addWorktree({ featureSlug: slug, wpSequence: seq, base })).path;
+    return (await this.deps.git.workPackageWorktree({ featureSlug: slug, wpSequence: seq, base })).path;
   }
 }

@@ -170,6 +170,40 @@ describe('GitRepository in a temporary repository', () => {
     assert.equal((await git.pruneWorktrees()).length, 1);
   });
 
+  test('a work package worktree left initializing by a killed add is discarded and added again', async () => {
+    // What a SIGKILL during `git worktree add` leaves, made by hand: git's own "initializing" lock on a
+    // worktree that is half checked out (on its branch), or not yet on any branch (detached).
+    const onBranch = await git.addWorktree({ featureSlug: '003-crash', wpSequence: 1 });
+    repo.git('worktree', 'lock', '--reason', 'initializing', onBranch.path);
+    await import('node:fs/promises').then((fs) => fs.rm(join(onBranch.path, 'README.md')));
+    const detached = join(repo.root, '.worktrees', '003-crash-wp02');
+    repo.git('worktree', 'add', '--detach', detached, 'main');
+    repo.git('worktree', 'lock', '--reason', 'initializing', detached);
+    assert.deepEqual(
+      (await git.listWorktrees()).filter((w) => w.locked !== undefined).map((w) => [w.branch, w.locked]),
+      [
+        ['003-crash/wp01', 'initializing'],
+        [null, 'initializing'],
+      ],
+    );
+
+    for (const [wpSequence, path] of [
+      [1, onBranch.path],
+      [2, detached],
+    ] as const) {
+      const tree = await git.workPackageWorktree({ featureSlug: '003-crash', wpSequence });
+      assert.equal(tree.path, path);
+      assert.equal(tree.branch, `003-crash/wp0${wpSequence}`);
+      assert.equal(tree.locked, undefined);
+      assert.ok(existsSync(join(path, 'README.md')), 'checked out in full');
+    }
+    // A worktree on its branch that finished is reused as it is, local changes and all.
+    await writeFile(join(onBranch.path, 'work.txt'), 'in progress\n');
+    assert.equal((await git.workPackageWorktree({ featureSlug: '003-crash', wpSequence: 1 })).path, onBranch.path);
+    assert.ok(existsSync(join(onBranch.path, 'work.txt')));
+    for (const path of [onBranch.path, detached]) await git.removeWorktree(path, { force: true });
+  });
+
   test('injection attempts are refused before git runs', async () => {
     await assert.rejects(git.createBranch('--upload-pack=touch /tmp/pwned'), code('unsafe_argument'));
     await assert.rejects(git.createBranch('ok', { base: '--output=/tmp/x' }), code('unsafe_argument'));

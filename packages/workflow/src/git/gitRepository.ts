@@ -7,7 +7,8 @@
  * context lines, stash index 0 (the latest).
  */
 import { execFile } from 'node:child_process';
-import { appendFile, mkdir, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { WorkflowError } from '../errors.js';
 import { assertBranchName, assertRevision, assertSafeArgument, confinedPath } from './safety.js';
@@ -29,6 +30,8 @@ export interface Worktree {
   branch: string | null;
   feature_slug: string | null;
   wp_id: number | null;
+  /** Present when the worktree is locked: the lock's reason (`''` without one). git's own `initializing` marks an add that never finished. */
+  locked?: string;
 }
 
 export interface BranchInfo {
@@ -61,6 +64,11 @@ export interface StashEntry {
 /** The branch a work package's worktree uses: `<feature_slug>/wp<NN>`. */
 export function workPackageBranch(featureSlug: string, sequence: number): string {
   return `${featureSlug}/wp${String(sequence).padStart(2, '0')}`;
+}
+
+/** Where a work package's worktree goes by default, relative to the repository. */
+function workPackageWorktreePath(featureSlug: string, sequence: number): string {
+  return join(GIT_DEFAULTS.worktreeDir, `${featureSlug}-wp${String(sequence).padStart(2, '0')}`);
 }
 
 const WP_BRANCH = /^([a-z0-9][a-z0-9-]{0,63})\/wp(\d+)$/;
@@ -362,7 +370,7 @@ export class GitRepository {
       if (!Number.isInteger(options.wpSequence) || (options.wpSequence as number) < 1)
         throw new WorkflowError('invalid_argument', 'wp: a work-package sequence is required', { details: { field: 'wp' } });
       branch ??= workPackageBranch(options.featureSlug, options.wpSequence!);
-      path ??= join(GIT_DEFAULTS.worktreeDir, `${options.featureSlug}-wp${String(options.wpSequence).padStart(2, '0')}`);
+      path ??= workPackageWorktreePath(options.featureSlug, options.wpSequence!);
     }
     if (!branch || !path)
       throw new WorkflowError('invalid_argument', 'branch and path are required without a feature slug and work package', {
@@ -400,9 +408,45 @@ export class GitRepository {
       } else if (line.startsWith('branch ') && current) {
         current.branch = line.slice('branch '.length).replace(/^refs\/heads\//, '');
         Object.assign(current, this.parseWorkPackageBranch(current.branch));
+      } else if ((line === 'locked' || line.startsWith('locked ')) && current) {
+        current.locked = line.slice('locked '.length);
       }
     }
     return trees;
+  }
+
+  /**
+   * A work package's worktree: the one on its branch, or a new one from
+   * `base`. A worktree git left `initializing` (a `git worktree add` killed
+   * before it finished, as when the `yard implement` running it is killed)
+   * is half checked out, or not yet on its branch, so git would refuse a new
+   * one at its path as "already exists": it is discarded and added again.
+   * Callers own the package (one active job per package), so no other add
+   * of it can be in flight.
+   */
+  async workPackageWorktree(options: { featureSlug: string; wpSequence: number; base?: string }): Promise<Worktree> {
+    const branch = workPackageBranch(options.featureSlug, options.wpSequence);
+    const target = await confinedPath(this.root, workPackageWorktreePath(options.featureSlug, options.wpSequence), 'path');
+    let trees = await this.listWorktrees();
+    const interrupted = trees.filter((w) => w.locked === 'initializing' && (w.branch === branch || w.path === target));
+    for (const tree of interrupted) await this.discardInterruptedWorktree(tree.path);
+    if (interrupted.length > 0) trees = await this.listWorktrees();
+    return trees.find((w) => w.branch === branch) ?? this.addWorktree(options);
+  }
+
+  private async discardInterruptedWorktree(path: string): Promise<void> {
+    const worktrees = await confinedPath(this.root, GIT_DEFAULTS.worktreeDir, 'path');
+    const target = await confinedPath(this.root, path, 'path');
+    if (relative(worktrees, target).startsWith('..'))
+      throw new WorkflowError('conflict', `${path} is an unfinished worktree outside ${GIT_DEFAULTS.worktreeDir}/: remove it by hand`, {
+        details: { field: 'path' },
+      });
+    await this.run(['worktree', 'unlock', '--end-of-options', target]);
+    // `remove` needs git's files in the directory; an add killed before it wrote them leaves a directory to delete.
+    await this.run(['worktree', 'remove', '--force', '--end-of-options', target]).catch(async () => {
+      if (existsSync(target)) await rm(target, { recursive: true, force: true });
+    });
+    await this.run(['worktree', 'prune']);
   }
 
   /** Forgets worktrees whose directories are gone. */
