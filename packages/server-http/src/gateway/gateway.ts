@@ -102,8 +102,10 @@ async function openTracing(config: GatewayConfig, scheduler: Scheduler): Promise
  * Config paths read once, at start: the listeners, where credentials and logs live, the cluster's
  * connections and the key credentials are sealed with (the store was opened with it), and what
  * observability and the relay's selector build their parts from (the tracer's exporter, the
- * notifiers, the alert loop's timer, the latency window's buckets, the quota writes' batching). A reload that changes one
- * reports it in `restart_needed` rather than pretending it applied.
+ * notifiers, the alert loop's timer, the latency window's buckets, the quota writes' batching), and
+ * the sign-in flows, registered with the credential manager once. A reload that changes one
+ * reports it in `restart_needed` rather than pretending it applied. `*` stands for every key of
+ * an object.
  */
 const READ_AT_START = [
   'host',
@@ -123,12 +125,48 @@ const READ_AT_START = [
   'server.operations.load_balancing.latency_window',
   // The quota tracker's write batching is set when the credentials open.
   'server.operations.batch_processing',
+  // Providers without an `oauth` block declare no flow, so adding or removing one of them changes nothing here.
+  'providers.*.oauth',
 ];
 
-function valueAt(config: GatewayConfig, path: string): unknown {
-  let value: unknown = config;
-  for (const key of path.split('.')) value = (value as Record<string, unknown> | undefined)?.[key];
-  return value;
+type ConfigNode = Record<string, unknown>;
+
+const isNode = (value: unknown): value is ConfigNode => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** The value at a dotted config path; at `*`, an object of each key's value (keys sorted, absent values left out). */
+export function valueAt(config: unknown, path: string): unknown {
+  const [key, ...rest] = path.split('.');
+  if (key === undefined || !isNode(config)) return undefined;
+  const next = (child: unknown) => (rest.length === 0 ? child : valueAt(child, rest.join('.')));
+  if (key !== '*') return next(config[key]);
+  const entries = Object.keys(config)
+    .sort()
+    .map((name) => [name, next(config[name])] as const)
+    .filter(([, value]) => value !== undefined);
+  return Object.fromEntries(entries);
+}
+
+/** Sets `path` of `target` to its value in `source` (removing it where `source` has none). */
+function copyAt(target: ConfigNode, source: unknown, path: readonly string[]): void {
+  const [key, ...rest] = path;
+  if (key === undefined) return;
+  for (const name of key === '*' ? Object.keys(target) : [key]) {
+    const from = isNode(source) ? source[name] : undefined;
+    const child = target[name];
+    if (rest.length > 0) {
+      if (isNode(child)) copyAt(child, from, rest);
+    } else if (from === undefined) delete target[name];
+    else target[name] = structuredClone(from);
+  }
+}
+
+/**
+ * The paths read at start whose value in `next` differs from the one the process started with:
+ * measured against the start, not the previous reload, so a pending restart stays reported
+ * through later reloads, and a change undone needs none.
+ */
+function pathsNeedingRestart(start: GatewayConfig, next: GatewayConfig): string[] {
+  return READ_AT_START.filter((path) => JSON.stringify(valueAt(start, path)) !== JSON.stringify(valueAt(next, path)));
 }
 
 /** How long an idle client connection stays open (Node's default, 5 s, races clients' own idle timeouts). */
@@ -380,6 +418,18 @@ export class Gateway {
     return this.current;
   }
 
+  /**
+   * The config as it runs: the config in force ({@link config}), except that each path read only
+   * at start keeps the value the process started with. `restartNeeded` lists the paths whose value
+   * in the config in force waits for a restart.
+   */
+  runningConfig(): { config: GatewayConfig; restartNeeded: string[] } {
+    const restartNeeded = pathsNeedingRestart(this.startConfig, this.current);
+    const running = structuredClone(this.current);
+    for (const path of restartNeeded) copyAt(running as unknown as ConfigNode, this.startConfig, path.split('.'));
+    return { config: running, restartNeeded };
+  }
+
   /** Live per-provider traffic (`GET /v1/metrics/providers`, the dashboard's charts). */
   providerStats() {
     return this.stats.report(Object.keys(this.current.providers));
@@ -396,7 +446,6 @@ export class Gateway {
    */
   reload(config: GatewayConfig, options: { fromFile?: string; announce?: boolean; requestId?: string } = {}): { restartNeeded: string[] } {
     if (options.fromFile !== undefined) this.lastFileText = options.fromFile;
-    const previous = this.startConfig;
     const ops = config.server.operations;
     this.current = config;
     this.transport.reconfigure(this.poolSettings(config));
@@ -422,17 +471,7 @@ export class Gateway {
     this.credentials.syncQuota(this.relay.table, Object.keys(config.providers));
     this.observability.alerts?.setRules(config.alerts.rules);
     this.observability.logger.level = config.logging.level;
-    const restartNeeded = READ_AT_START.filter((path) => JSON.stringify(valueAt(previous, path)) !== JSON.stringify(valueAt(config, path)));
-    // Sign-in flows are registered with the credential manager once, at start. Providers without an
-    // `oauth` block declare no flow, so adding or removing one of them changes nothing here.
-    const flows = (c: GatewayConfig) =>
-      JSON.stringify(
-        Object.entries(c.providers)
-          .filter(([, p]) => p.oauth !== undefined)
-          .sort(([a], [b]) => a.localeCompare(b))
-          .map(([name, p]) => [name, p.oauth]),
-      );
-    if (flows(previous) !== flows(config)) restartNeeded.push('providers.*.oauth');
+    const restartNeeded = pathsNeedingRestart(this.startConfig, config);
     this.observability.logger.info({ restart_needed: restartNeeded }, 'config_reloaded');
     if (this.cluster && options.announce !== false) {
       const correlation = { request_id: options.requestId ?? null, actor: 'config', reason: 'config reload' };
