@@ -8,7 +8,7 @@
  * monitor checks, and this module wires them and translates.
  */
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import {
@@ -27,14 +27,14 @@ import { type AuthFlow, type FileWatch, watchFile } from '@switchyard/credential
 import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import type { Tracing } from '@switchyard/observability/tracing';
-import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
+import { createDataPlane, type DataPlane, isDataPlanePath } from '../dataPlane/dataPlane.js';
 import { serveWithoutUpgrade } from '../dataPlane/serveWithoutUpgrade.js';
 import { isWebsocketUpgrade } from '../dataPlane/websocket/upgradeGate.js';
 import { createWebsocketGateway, type WebsocketGateway } from '../dataPlane/websocket/websocketGateway.js';
 import { GatewayCluster } from './cluster.js';
 import { ConfigError, parseConfig } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
-import { createControlPlane, createGatewayManagement, type GatewayManagement } from './controlPlane.js';
+import { CONTROL_PLANE_BODY_LIMIT, createControlPlane, createGatewayManagement, type GatewayManagement } from './controlPlane.js';
 import { GatewayCredentials } from './credentials.js';
 import { LogTail } from './logTail.js';
 import { ProviderStatsCollector } from './providerStats.js';
@@ -167,6 +167,11 @@ function copyAt(target: ConfigNode, source: unknown, path: readonly string[]): v
  */
 function pathsNeedingRestart(start: GatewayConfig, next: GatewayConfig): string[] {
   return READ_AT_START.filter((path) => JSON.stringify(valueAt(start, path)) !== JSON.stringify(valueAt(next, path)));
+}
+
+/** A request's path without its query. */
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '/').split('?', 1)[0] ?? '/';
 }
 
 /** How long an idle client connection stays open (Node's default, 5 s, races clients' own idle timeouts). */
@@ -314,16 +319,26 @@ export class Gateway {
     });
     const app = createControlPlane(this, this.management);
     const hono = getRequestListener(app.fetch);
-    this.server = createServer(async (req, res) => {
+    const dispatch = async (req: IncomingMessage, res: ServerResponse) => {
       try {
         if (await this.dataPlane.handle(req, res)) return;
         await hono(req, res);
       } catch (error) {
         // The path only: a query can carry the client's key (Gemini's `?key=`).
-        this.observability.logger.error({ err: error, path: (req.url ?? '/').split('?', 1)[0] }, 'request_handler_failed');
+        this.observability.logger.error({ err: error, path: pathOf(req) }, 'request_handler_failed');
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { code: 'internal', message: 'internal error' } }));
       }
+    };
+    this.server = createServer(dispatch);
+    // A client sending `Expect: 100-continue` waits for the 100 before it uploads. A body declared
+    // larger than its plane accepts gets no 100: the plane answers 413 from the declared length
+    // alone, before reading, and node closes the connection rather than wait for a body never sent.
+    this.server.on('checkContinue', (req, res) => {
+      const cap = isDataPlanePath(pathOf(req)) ? this.dataPlane.maxBodyBytes : CONTROL_PLANE_BODY_LIMIT;
+      // Without a length (a chunked body) the size is unknown until read; the plane caps it as it reads.
+      if (Number(req.headers['content-length'] ?? 0) <= cap) res.writeContinue();
+      void dispatch(req, res);
     });
     // Keep idle client connections longer than clients keep them (undici 4 s,
     // most SDKs and load balancers up to 60 s), so a client never sends a
