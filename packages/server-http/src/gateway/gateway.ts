@@ -7,7 +7,6 @@
  * nothing itself: the relay routes, the cooldown manager cools, the health
  * monitor checks, and this module wires them and translates.
  */
-import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
@@ -23,7 +22,7 @@ import {
   systemScheduler,
   UndiciTransport,
 } from '@switchyard/core-routing';
-import { type AuthFlow, type FileWatch, watchFile } from '@switchyard/credentials';
+import type { AuthFlow } from '@switchyard/credentials';
 import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import type { Tracing } from '@switchyard/observability/tracing';
@@ -32,13 +31,14 @@ import { serveWithoutUpgrade } from '../dataPlane/serveWithoutUpgrade.js';
 import { isWebsocketUpgrade } from '../dataPlane/websocket/upgradeGate.js';
 import { createWebsocketGateway, type WebsocketGateway } from '../dataPlane/websocket/websocketGateway.js';
 import { GatewayCluster } from './cluster.js';
-import { ConfigError, parseConfig } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
+import { ConfigFile } from './configFile.js';
 import { CONTROL_PLANE_BODY_LIMIT, createControlPlane, createGatewayManagement, type GatewayManagement } from './controlPlane.js';
 import { GatewayCredentials } from './credentials.js';
 import { LogTail } from './logTail.js';
 import { ProviderStatsCollector } from './providerStats.js';
 import { cooldownDurations, createHealthProbe, monitoredProviders, quotaExceededSettings, relayProviders } from './providers.js';
+import { pathsNeedingRestart, runningConfig } from './readAtStart.js';
 
 /** Options of {@link Gateway.start}. */
 export interface GatewayOptions {
@@ -89,6 +89,14 @@ async function openTracing(config: GatewayConfig, scheduler: Scheduler): Promise
   return tracingModule.createTracing(config.tracing, { clock: scheduler });
 }
 
+/** A request's path without its query. */
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '/').split('?', 1)[0] ?? '/';
+}
+
+/** How long an idle client connection stays open (Node's default, 5 s, races clients' own idle timeouts). */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 /**
  * A running gateway.
  *
@@ -98,85 +106,6 @@ async function openTracing(config: GatewayConfig, scheduler: Scheduler): Promise
  * console.log(`listening on ${gateway.url}`);
  * ```
  */
-/**
- * Config paths read once, at start: the listeners, where credentials and logs live, the cluster's
- * connections and the key credentials are sealed with (the store was opened with it), and what
- * observability and the relay's selector build their parts from (the tracer's exporter, the
- * notifiers, the alert loop's timer, the latency window's buckets, the quota writes' batching), and
- * the sign-in flows, registered with the credential manager once. A reload that changes one
- * reports it in `restart_needed` rather than pretending it applied. `*` stands for every key of
- * an object.
- */
-const READ_AT_START = [
-  'host',
-  'port',
-  'auth-dir',
-  'metrics',
-  'cluster',
-  'auth.encryption',
-  'logging.output',
-  'logging.file',
-  'logging.rotation',
-  'logging.redact',
-  'tracing',
-  'notifications',
-  'alerts.enabled',
-  'alerts.evaluation_interval',
-  'server.operations.load_balancing.latency_window',
-  // The quota tracker's write batching is set when the credentials open.
-  'server.operations.batch_processing',
-  // Providers without an `oauth` block declare no flow, so adding or removing one of them changes nothing here.
-  'providers.*.oauth',
-];
-
-type ConfigNode = Record<string, unknown>;
-
-const isNode = (value: unknown): value is ConfigNode => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** The value at a dotted config path; at `*`, an object of each key's value (keys sorted, absent values left out). */
-export function valueAt(config: unknown, path: string): unknown {
-  const [key, ...rest] = path.split('.');
-  if (key === undefined || !isNode(config)) return undefined;
-  const next = (child: unknown) => (rest.length === 0 ? child : valueAt(child, rest.join('.')));
-  if (key !== '*') return next(config[key]);
-  const entries = Object.keys(config)
-    .sort()
-    .map((name) => [name, next(config[name])] as const)
-    .filter(([, value]) => value !== undefined);
-  return Object.fromEntries(entries);
-}
-
-/** Sets `path` of `target` to its value in `source` (removing it where `source` has none). */
-function copyAt(target: ConfigNode, source: unknown, path: readonly string[]): void {
-  const [key, ...rest] = path;
-  if (key === undefined) return;
-  for (const name of key === '*' ? Object.keys(target) : [key]) {
-    const from = isNode(source) ? source[name] : undefined;
-    const child = target[name];
-    if (rest.length > 0) {
-      if (isNode(child)) copyAt(child, from, rest);
-    } else if (from === undefined) delete target[name];
-    else target[name] = structuredClone(from);
-  }
-}
-
-/**
- * The paths read at start whose value in `next` differs from the one the process started with:
- * measured against the start, not the previous reload, so a pending restart stays reported
- * through later reloads, and a change undone needs none.
- */
-function pathsNeedingRestart(start: GatewayConfig, next: GatewayConfig): string[] {
-  return READ_AT_START.filter((path) => JSON.stringify(valueAt(start, path)) !== JSON.stringify(valueAt(next, path)));
-}
-
-/** A request's path without its query. */
-function pathOf(req: IncomingMessage): string {
-  return (req.url ?? '/').split('?', 1)[0] ?? '/';
-}
-
-/** How long an idle client connection stays open (Node's default, 5 s, races clients' own idle timeouts). */
-const KEEP_ALIVE_TIMEOUT_MS = 65_000;
-
 export class Gateway {
   readonly relay: Relay;
   readonly cooldowns: CooldownManager;
@@ -207,9 +136,8 @@ export class Gateway {
   private detach: (() => void) | undefined;
   /** Stops passing quota changes to the routing table. */
   private readonly stopQuotaFeed: () => void;
-  private watcher: FileWatch | undefined;
-  /** The config file text last applied, so our own writes do not reload twice. */
-  private lastFileText: string | undefined;
+  /** The config file (`configPath`), watched and applied as it changes. */
+  private readonly configFile: ConfigFile | undefined;
   private url_ = '';
   private stopConfigSignal: (() => void) | undefined;
   /** The OpenTelemetry tracer (`tracing.enabled`), flushed and stopped on close. */
@@ -227,6 +155,15 @@ export class Gateway {
     this.credentials = credentials;
     this.cluster = cluster;
     this.configPath = options.configPath;
+    this.configFile =
+      options.configPath === undefined
+        ? undefined
+        : new ConfigFile({
+            path: options.configPath,
+            knownKinds: () => this.relay.adapterKinds(),
+            apply: (next, how) => this.reload(next, how),
+            logError: (fields, message) => this.observability.logger.error(fields, message),
+          });
     this.scheduler = options.scheduler ?? systemScheduler;
     this.startedAt = this.scheduler.now();
     this.tracing = tracer;
@@ -411,12 +348,12 @@ export class Gateway {
     gateway.health.start();
     gateway.healer.start();
     gateway.failover.start();
-    if (options.configPath) await gateway.watchConfig(options.configPath);
+    await gateway.configFile?.watch();
     if (cluster) {
       // Another node's config changed: a signal to re-read our own file, never its content.
       gateway.stopConfigSignal = cluster.onConfigReload((event) => {
         gateway.observability.logger.info({ event_id: event.event_id, from: event.origin.node_id }, 'cluster_config_reload_signal');
-        void gateway.applyConfigFile({ signalled: true });
+        void gateway.configFile?.applyIfChanged({ signalled: true });
       });
     }
     gateway.observability.logger.info({ url: gateway.url_, providers: Object.keys(config.providers) }, 'gateway_started');
@@ -439,10 +376,7 @@ export class Gateway {
    * in the config in force waits for a restart.
    */
   runningConfig(): { config: GatewayConfig; restartNeeded: string[] } {
-    const restartNeeded = pathsNeedingRestart(this.startConfig, this.current);
-    const running = structuredClone(this.current);
-    for (const path of restartNeeded) copyAt(running as unknown as ConfigNode, this.startConfig, path.split('.'));
-    return { config: running, restartNeeded };
+    return runningConfig(this.startConfig, this.current);
   }
 
   /** Live per-provider traffic (`GET /v1/metrics/providers`, the dashboard's charts). */
@@ -460,7 +394,7 @@ export class Gateway {
    * through later reloads, and a change undone needs none.
    */
   reload(config: GatewayConfig, options: { fromFile?: string; announce?: boolean; requestId?: string } = {}): { restartNeeded: string[] } {
-    if (options.fromFile !== undefined) this.lastFileText = options.fromFile;
+    if (options.fromFile !== undefined) this.configFile?.applied(options.fromFile);
     const ops = config.server.operations;
     this.current = config;
     this.transport.reconfigure(this.poolSettings(config));
@@ -497,39 +431,6 @@ export class Gateway {
     return { restartNeeded };
   }
 
-  /** Applies edits of the config file as they happen; a bad edit is logged and the running config kept. */
-  private async watchConfig(path: string): Promise<void> {
-    this.lastFileText = await readFile(path, 'utf8').catch(() => undefined);
-    // Edits come in bursts; the watch reports once they settle (a text already applied is skipped).
-    this.watcher = watchFile(path, () => void this.applyConfigFile({ signalled: false }));
-    await this.watcher.ready;
-  }
-
-  /**
-   * Reads the config file and applies it when it changed. A change this
-   * node found itself is announced to the cluster; one looked for because
-   * another node signalled is not, so signals never echo between nodes.
-   */
-  private async applyConfigFile(options: { signalled: boolean }): Promise<void> {
-    const path = this.configPath;
-    if (path === undefined) return;
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch {
-      return; // mid-replace; the next event brings the new file
-    }
-    if (text === this.lastFileText) return;
-    try {
-      const config = parseConfig(text, { source: path, knownKinds: this.relay.adapterKinds() });
-      this.reload(config, { fromFile: text, announce: !options.signalled });
-    } catch (error) {
-      this.lastFileText = text;
-      const issues = error instanceof ConfigError ? error.issues : [{ field: '(file)', message: (error as Error).message }];
-      this.observability.logger.error({ path, issues }, 'config_reload_rejected_keeping_running_config');
-    }
-  }
-
   /**
    * Stops everything, letting HTTP requests in flight finish first; websockets are closed (1001)
    * and their requests aborted. Calling it again returns the same promise (a signal handler and
@@ -543,7 +444,7 @@ export class Gateway {
   private closing: Promise<void> | undefined;
 
   private async shutDown(): Promise<void> {
-    await this.watcher?.close();
+    await this.configFile?.close();
     this.stopConfigSignal?.();
     this.healer.stop();
     this.health.stop();

@@ -14,7 +14,8 @@ import { ConfigError, parseConfig } from '../config/load.js';
 import { refusedOutboundUrls } from '../config/outboundUrls.js';
 import { redactConfig, setInYaml, writeFileAtomically } from '../config/persist.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
-import { type Gateway, valueAt } from '../gateway.js';
+import type { Gateway } from '../gateway.js';
+import { valueAt } from '../readAtStart.js';
 import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';
 
 const TOGGLES = ['switch-project', 'switch-preview-model'] as const;
