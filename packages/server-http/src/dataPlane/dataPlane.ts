@@ -47,6 +47,8 @@ export interface DataPlaneOptions {
 /** A node:http handler for `/v1/*`; resolves true when it answered the request. */
 export interface DataPlane {
   handle(req: IncomingMessage, res: ServerResponse): Promise<boolean>;
+  /** The largest request body it accepts, in bytes: a larger one is answered 413 before it is read. */
+  readonly maxBodyBytes: number;
   /** Replaces the accepted client keys (config reload). */
   setApiKeys(keys: readonly string[]): void;
   /** Whether a client key passes the `api-keys` rule (the websocket upgrade checks it too). */
@@ -54,6 +56,11 @@ export interface DataPlane {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Whether a request path (without its query) is the data plane's: `/v1/*` and `/v1beta/*`. */
+export function isDataPlanePath(path: string): boolean {
+  return path.startsWith('/v1/') || path.startsWith('/v1beta/');
+}
 
 /** The client's request id when it is safe to echo, else a fresh one. */
 export function requestIdOf(req: IncomingMessage, generate: () => string): string {
@@ -219,6 +226,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
   }
 
   return {
+    maxBodyBytes,
     acceptsClientKey: (key) => keys.accepts(key),
     setApiKeys(next) {
       keys = new ApiKeySet(next);
@@ -227,7 +235,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     async handle(req, res) {
       const url = req.url ?? '/';
       const [path = '/', search = ''] = url.split('?', 2);
-      if (!path.startsWith('/v1/') && !path.startsWith('/v1beta/')) return false;
+      if (!isDataPlanePath(path)) return false;
       const requestId = requestIdOf(req, () => crypto.randomUUID());
       const family = familyOfPath(path, req.headers);
       const query = new URLSearchParams(search);

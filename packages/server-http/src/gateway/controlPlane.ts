@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type Clock, RoutingError } from '@switchyard/core-routing';
 import { HTTPException } from 'hono/http-exception';
+import { allowedMethods } from '../controlPlane/allowedMethods.js';
 import { ApiError, type ApiErrorCode, fieldIssues, respondError } from '../controlPlane/apiError.js';
 import { bodyCap } from '../controlPlane/bodyCap.js';
 import { type ManagementGuard, managementAuth, SessionStore } from '../controlPlane/managementAuth.js';
@@ -133,7 +134,17 @@ export function createControlPlane(gateway: Gateway, management: GatewayManageme
     return respondError(c, 'internal', 'internal error', { request_id: requestId });
   });
 
-  app.notFound((c) => respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`));
+  // A path served under other methods is 405 with `Allow`; only a path no route has is 404.
+  // The management guard runs first, so a caller without the key learns nothing of which routes exist.
+  const allowedAt = allowedMethods(app);
+  app.notFound((c) => {
+    const allow = allowedAt(c.req.path);
+    if (allow.length === 0) return respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`);
+    const methods = allow.join(', ');
+    return respondError(c, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; use ${methods}`, undefined, {
+      allow: methods,
+    });
+  });
 
   const { guard, sessions } = management;
   app.use('/v0/management/*', guard.middleware);
@@ -163,7 +174,7 @@ export function createControlPlane(gateway: Gateway, management: GatewayManageme
       title: 'Switchyard gateway control plane',
       version: '0.1.0',
       description:
-        'Management (`/v0/management`), operations (`/v0/operations`) and device sign-in (`/v0/oauth`) APIs of the Switchyard gateway. All need the management key (`Authorization: Bearer` or `X-Management-Key`). Errors are `{"error": {"code", "message", "details"?}}`.',
+        'Management (`/v0/management`), operations (`/v0/operations`) and device sign-in (`/v0/oauth`) APIs of the Switchyard gateway. All need the management key (`Authorization: Bearer` or `X-Management-Key`). Errors are `{"error": {"code", "message", "details"?}}`. A method a path does not serve is `405 method_not_allowed`, with `Allow` listing the methods it does.',
     },
   });
   app.openAPIRegistry.registerComponent('securitySchemes', 'managementKey', { type: 'http', scheme: 'bearer' });

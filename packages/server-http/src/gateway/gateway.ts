@@ -7,8 +7,7 @@
  * nothing itself: the relay routes, the cooldown manager cools, the health
  * monitor checks, and this module wires them and translates.
  */
-import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { getRequestListener } from '@hono/node-server';
 import {
@@ -23,25 +22,26 @@ import {
   systemScheduler,
   UndiciTransport,
 } from '@switchyard/core-routing';
-import { type AuthFlow, type FileWatch, watchFile } from '@switchyard/credentials';
+import type { AuthFlow } from '@switchyard/credentials';
 import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import type { Tracing } from '@switchyard/observability/tracing';
 import type { LookupFunction } from '../controlPlane/ssrf.js';
-import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
+import { createDataPlane, type DataPlane, isDataPlanePath } from '../dataPlane/dataPlane.js';
 import { serveWithoutUpgrade } from '../dataPlane/serveWithoutUpgrade.js';
 import { isWebsocketUpgrade } from '../dataPlane/websocket/upgradeGate.js';
 import { createWebsocketGateway, type WebsocketGateway } from '../dataPlane/websocket/websocketGateway.js';
 import { GatewayCluster } from './cluster.js';
-import { ConfigError, parseConfig } from './config/load.js';
 import { changedOutboundUrls } from './config/outboundUrls.js';
 import type { GatewayConfig } from './config/schema.js';
-import { createControlPlane, createGatewayManagement, type GatewayManagement } from './controlPlane.js';
+import { ConfigFile } from './configFile.js';
+import { CONTROL_PLANE_BODY_LIMIT, createControlPlane, createGatewayManagement, type GatewayManagement } from './controlPlane.js';
 import { GatewayCredentials } from './credentials.js';
 import { GuardedHosts } from './guardedHosts.js';
 import { LogTail } from './logTail.js';
 import { ProviderStatsCollector } from './providerStats.js';
 import { cooldownDurations, createHealthProbe, monitoredProviders, quotaExceededSettings, relayProviders } from './providers.js';
+import { pathsNeedingRestart, runningConfig } from './readAtStart.js';
 
 /** Options of {@link Gateway.start}. */
 export interface GatewayOptions {
@@ -97,6 +97,14 @@ async function openTracing(config: GatewayConfig, scheduler: Scheduler): Promise
   return tracingModule.createTracing(config.tracing, { clock: scheduler });
 }
 
+/** A request's path without its query. */
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '/').split('?', 1)[0] ?? '/';
+}
+
+/** How long an idle client connection stays open (Node's default, 5 s, races clients' own idle timeouts). */
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 /**
  * A running gateway.
  *
@@ -106,42 +114,6 @@ async function openTracing(config: GatewayConfig, scheduler: Scheduler): Promise
  * console.log(`listening on ${gateway.url}`);
  * ```
  */
-/**
- * Config paths read once, at start: the listeners, where credentials and logs live, the cluster's
- * connections and the key credentials are sealed with (the store was opened with it), and what
- * observability and the relay's selector build their parts from (the tracer's exporter, the
- * notifiers, the alert loop's timer, the latency window's buckets, the quota writes' batching). A reload that changes one
- * reports it in `restart_needed` rather than pretending it applied.
- */
-const READ_AT_START = [
-  'host',
-  'port',
-  'auth-dir',
-  'metrics',
-  'cluster',
-  'auth.encryption',
-  'logging.output',
-  'logging.file',
-  'logging.rotation',
-  'logging.redact',
-  'tracing',
-  'notifications',
-  'alerts.enabled',
-  'alerts.evaluation_interval',
-  'server.operations.load_balancing.latency_window',
-  // The quota tracker's write batching is set when the credentials open.
-  'server.operations.batch_processing',
-];
-
-function valueAt(config: GatewayConfig, path: string): unknown {
-  let value: unknown = config;
-  for (const key of path.split('.')) value = (value as Record<string, unknown> | undefined)?.[key];
-  return value;
-}
-
-/** How long an idle client connection stays open (Node's default, 5 s, races clients' own idle timeouts). */
-const KEEP_ALIVE_TIMEOUT_MS = 65_000;
-
 export class Gateway {
   readonly relay: Relay;
   readonly cooldowns: CooldownManager;
@@ -174,9 +146,8 @@ export class Gateway {
   private detach: (() => void) | undefined;
   /** Stops passing quota changes to the routing table. */
   private readonly stopQuotaFeed: () => void;
-  private watcher: FileWatch | undefined;
-  /** The config file text last applied, so our own writes do not reload twice. */
-  private lastFileText: string | undefined;
+  /** The config file (`configPath`), watched and applied as it changes. */
+  private readonly configFile: ConfigFile | undefined;
   private url_ = '';
   private stopConfigSignal: (() => void) | undefined;
   /** The OpenTelemetry tracer (`tracing.enabled`), flushed and stopped on close. */
@@ -194,6 +165,15 @@ export class Gateway {
     this.credentials = credentials;
     this.cluster = cluster;
     this.configPath = options.configPath;
+    this.configFile =
+      options.configPath === undefined
+        ? undefined
+        : new ConfigFile({
+            path: options.configPath,
+            knownKinds: () => this.relay.adapterKinds(),
+            apply: (next, how) => this.reload(next, how),
+            logError: (fields, message) => this.observability.logger.error(fields, message),
+          });
     this.scheduler = options.scheduler ?? systemScheduler;
     this.startedAt = this.scheduler.now();
     this.tracing = tracer;
@@ -291,16 +271,26 @@ export class Gateway {
     });
     const app = createControlPlane(this, this.management);
     const hono = getRequestListener(app.fetch);
-    this.server = createServer(async (req, res) => {
+    const dispatch = async (req: IncomingMessage, res: ServerResponse) => {
       try {
         if (await this.dataPlane.handle(req, res)) return;
         await hono(req, res);
       } catch (error) {
         // The path only: a query can carry the client's key (Gemini's `?key=`).
-        this.observability.logger.error({ err: error, path: (req.url ?? '/').split('?', 1)[0] }, 'request_handler_failed');
+        this.observability.logger.error({ err: error, path: pathOf(req) }, 'request_handler_failed');
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: { code: 'internal', message: 'internal error' } }));
       }
+    };
+    this.server = createServer(dispatch);
+    // A client sending `Expect: 100-continue` waits for the 100 before it uploads. A body declared
+    // larger than its plane accepts gets no 100: the plane answers 413 from the declared length
+    // alone, before reading, and node closes the connection rather than wait for a body never sent.
+    this.server.on('checkContinue', (req, res) => {
+      const cap = isDataPlanePath(pathOf(req)) ? this.dataPlane.maxBodyBytes : CONTROL_PLANE_BODY_LIMIT;
+      // Without a length (a chunked body) the size is unknown until read; the plane caps it as it reads.
+      if (Number(req.headers['content-length'] ?? 0) <= cap) res.writeContinue();
+      void dispatch(req, res);
     });
     // Keep idle client connections longer than clients keep them (undici 4 s,
     // most SDKs and load balancers up to 60 s), so a client never sends a
@@ -373,12 +363,12 @@ export class Gateway {
     gateway.health.start();
     gateway.healer.start();
     gateway.failover.start();
-    if (options.configPath) await gateway.watchConfig(options.configPath);
+    await gateway.configFile?.watch();
     if (cluster) {
       // Another node's config changed: a signal to re-read our own file, never its content.
       gateway.stopConfigSignal = cluster.onConfigReload((event) => {
         gateway.observability.logger.info({ event_id: event.event_id, from: event.origin.node_id }, 'cluster_config_reload_signal');
-        void gateway.applyConfigFile({ signalled: true });
+        void gateway.configFile?.applyIfChanged({ signalled: true });
       });
     }
     gateway.observability.logger.info({ url: gateway.url_, providers: Object.keys(config.providers) }, 'gateway_started');
@@ -393,6 +383,15 @@ export class Gateway {
   /** The config in force. */
   config(): GatewayConfig {
     return this.current;
+  }
+
+  /**
+   * The config as it runs: the config in force ({@link config}), except that each path read only
+   * at start keeps the value the process started with. `restartNeeded` lists the paths whose value
+   * in the config in force waits for a restart.
+   */
+  runningConfig(): { config: GatewayConfig; restartNeeded: string[] } {
+    return runningConfig(this.startConfig, this.current);
   }
 
   /** Live per-provider traffic (`GET /v1/metrics/providers`, the dashboard's charts). */
@@ -416,11 +415,10 @@ export class Gateway {
     config: GatewayConfig,
     options: { fromFile?: string; announce?: boolean; requestId?: string; viaApi?: boolean } = {},
   ): { restartNeeded: string[] } {
-    if (options.fromFile !== undefined) this.lastFileText = options.fromFile;
+    if (options.fromFile !== undefined) this.configFile?.applied(options.fromFile);
     // Before anything can connect to them under the new config.
     if (options.viaApi) this.guardedHosts.admit(changedOutboundUrls(config, this.current));
     this.guardedHosts.retain(config);
-    const previous = this.startConfig;
     const ops = config.server.operations;
     this.current = config;
     this.transport.reconfigure(this.poolSettings(config));
@@ -446,17 +444,7 @@ export class Gateway {
     this.credentials.syncQuota(this.relay.table, Object.keys(config.providers));
     this.observability.alerts?.setRules(config.alerts.rules);
     this.observability.logger.level = config.logging.level;
-    const restartNeeded = READ_AT_START.filter((path) => JSON.stringify(valueAt(previous, path)) !== JSON.stringify(valueAt(config, path)));
-    // Sign-in flows are registered with the credential manager once, at start. Providers without an
-    // `oauth` block declare no flow, so adding or removing one of them changes nothing here.
-    const flows = (c: GatewayConfig) =>
-      JSON.stringify(
-        Object.entries(c.providers)
-          .filter(([, p]) => p.oauth !== undefined)
-          .sort(([a], [b]) => a.localeCompare(b))
-          .map(([name, p]) => [name, p.oauth]),
-      );
-    if (flows(previous) !== flows(config)) restartNeeded.push('providers.*.oauth');
+    const restartNeeded = pathsNeedingRestart(this.startConfig, config);
     this.observability.logger.info({ restart_needed: restartNeeded }, 'config_reloaded');
     if (this.cluster && options.announce !== false) {
       const correlation = { request_id: options.requestId ?? null, actor: 'config', reason: 'config reload' };
@@ -465,39 +453,6 @@ export class Gateway {
       });
     }
     return { restartNeeded };
-  }
-
-  /** Applies edits of the config file as they happen; a bad edit is logged and the running config kept. */
-  private async watchConfig(path: string): Promise<void> {
-    this.lastFileText = await readFile(path, 'utf8').catch(() => undefined);
-    // Edits come in bursts; the watch reports once they settle (a text already applied is skipped).
-    this.watcher = watchFile(path, () => void this.applyConfigFile({ signalled: false }));
-    await this.watcher.ready;
-  }
-
-  /**
-   * Reads the config file and applies it when it changed. A change this
-   * node found itself is announced to the cluster; one looked for because
-   * another node signalled is not, so signals never echo between nodes.
-   */
-  private async applyConfigFile(options: { signalled: boolean }): Promise<void> {
-    const path = this.configPath;
-    if (path === undefined) return;
-    let text: string;
-    try {
-      text = await readFile(path, 'utf8');
-    } catch {
-      return; // mid-replace; the next event brings the new file
-    }
-    if (text === this.lastFileText) return;
-    try {
-      const config = parseConfig(text, { source: path, knownKinds: this.relay.adapterKinds() });
-      this.reload(config, { fromFile: text, announce: !options.signalled });
-    } catch (error) {
-      this.lastFileText = text;
-      const issues = error instanceof ConfigError ? error.issues : [{ field: '(file)', message: (error as Error).message }];
-      this.observability.logger.error({ path, issues }, 'config_reload_rejected_keeping_running_config');
-    }
   }
 
   /**
@@ -513,7 +468,7 @@ export class Gateway {
   private closing: Promise<void> | undefined;
 
   private async shutDown(): Promise<void> {
-    await this.watcher?.close();
+    await this.configFile?.close();
     this.stopConfigSignal?.();
     this.healer.stop();
     this.health.stop();

@@ -1,6 +1,7 @@
 /**
  * @module management
- * `/v0/management`: the config (redacted JSON, and the YAML itself, which a
+ * `/v0/management`: the config (the running config as redacted JSON, with
+ * what waits for a restart, and the YAML itself, which a
  * PUT replaces after validation and the SSRF check of the outbound URLs it
  * adds or changes), the recent logs (or a live SSE tail), and the two
  * `quota-exceeded` toggles, which are written back to the file.
@@ -14,6 +15,7 @@ import { refusedOutboundUrls } from '../config/outboundUrls.js';
 import { redactConfig, setInYaml, writeFileAtomically } from '../config/persist.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
 import type { Gateway } from '../gateway.js';
+import { valueAt } from '../readAtStart.js';
 import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';
 
 const TOGGLES = ['switch-project', 'switch-preview-model'] as const;
@@ -83,13 +85,31 @@ export function registerManagementRoutes(app: ControlPlaneApp, gateway: Gateway)
       path: '/v0/management/config',
       tags,
       security,
-      summary: 'The config in force, as JSON, with every secret redacted',
+      summary: 'The running config, as JSON, with every secret redacted, and the changes waiting for a restart',
       responses: {
-        200: jsonResponse(z.record(z.string(), z.unknown()), 'Durations are in milliseconds, sizes in bytes'),
+        200: jsonResponse(
+          z
+            .object({
+              restart_needed: z
+                .array(z.string())
+                .openapi({ description: 'Paths read only at start whose applied value differs from the running one (`*`: every key)' }),
+              pending: z
+                .record(z.string(), z.unknown())
+                .openapi({ description: 'Each path of `restart_needed` with the value it takes at the next restart (secrets redacted)' }),
+            })
+            .catchall(z.unknown()),
+          'Every config key as the gateway runs it (durations in milliseconds, sizes in bytes), plus `restart_needed` and `pending`',
+        ),
         ...protectedErrors,
       },
     }),
-    (c) => c.json(redactConfig(gateway.config()), 200),
+    (c) => {
+      const running = gateway.runningConfig();
+      // Pending values are read from the redacted config in force, so a secret waiting for a restart stays masked too.
+      const inForce = redactConfig(gateway.config());
+      const pending = Object.fromEntries(running.restartNeeded.map((path) => [path, valueAt(inForce, path)]));
+      return c.json({ ...redactConfig(running.config), restart_needed: running.restartNeeded, pending }, 200);
+    },
   );
 
   app.openapi(
