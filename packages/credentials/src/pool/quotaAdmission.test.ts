@@ -4,7 +4,7 @@ import { FakeScheduler } from '@switchyard/core-routing';
 import { parseCredential } from '../credential.js';
 import { MemoryQuotaStore, type QuotaDelta, type QuotaReservationAnswer, type QuotaReservationRequest } from '../store/quotaStore.js';
 import { CredentialPool } from './credentialPool.js';
-import { QuotaTracker } from './quotaTracker.js';
+import { QuotaTracker, type QuotaTrackerOptions } from './quotaTracker.js';
 
 const T0 = Date.parse('2026-03-10T12:00:00.000Z');
 
@@ -14,7 +14,11 @@ class ReservingStore extends MemoryQuotaStore {
   reserveCalls: QuotaReservationRequest[] = [];
   adds: QuotaDelta[][] = [];
   failReserve = false;
+  /** The next reservation is recorded, then its answer is lost (the connection dropped after the commit). */
+  loseAnswer = false;
   failAdd = 0;
+  failAbandon = 0;
+  abandonCalls: QuotaReservationRequest[][] = [];
 
   async reserve(request: QuotaReservationRequest): Promise<QuotaReservationAnswer> {
     this.reserveCalls.push(request);
@@ -24,7 +28,20 @@ class ReservingStore extends MemoryQuotaStore {
     const reserved = this.heldFor(request.id);
     if (used + reserved >= request.limit) return { admitted: false, used, reserved };
     this.held.set(request.reservation, { id: request.id, tokens: request.tokens });
+    if (this.loseAnswer) {
+      this.loseAnswer = false;
+      throw new Error('Connection terminated unexpectedly');
+    }
     return { admitted: true, used, reserved: reserved + request.tokens };
+  }
+
+  async abandon(requests: readonly QuotaReservationRequest[]): Promise<void> {
+    this.abandonCalls.push([...requests]);
+    if (this.failAbandon > 0) {
+      this.failAbandon--;
+      throw new Error('database is down');
+    }
+    for (const request of requests) this.held.delete(request.reservation);
   }
 
   override async add(deltas: readonly QuotaDelta[]) {
@@ -42,6 +59,15 @@ class ReservingStore extends MemoryQuotaStore {
     for (const r of this.held.values()) if (r.id === id) sum += r.tokens;
     return sum;
   }
+}
+
+/** A tracker on a fake clock counting credential `k` (limit 1000) into `store`. */
+function trackingK(store: ReservingStore, options: Omit<QuotaTrackerOptions, 'store' | 'scheduler'>) {
+  const clock = new FakeScheduler(T0);
+  const tracker = new QuotaTracker({ store, scheduler: clock, ...options });
+  tracker.start();
+  tracker.track('k', 'p', 1000);
+  return { clock, tracker };
 }
 
 function setup(store = new ReservingStore(), flushIntervalMs = 0) {
@@ -144,12 +170,40 @@ describe('QuotaTracker admission (a store that can reserve)', () => {
     assert.deepEqual(tracker.admissionCounts(), { stalled: 0, skipped: 1 }, 'the failure itself is the store’s to count');
   });
 
+  test('an admission whose answer is lost is abandoned at once; a failed abandon is retried with the next write until the ttl', async () => {
+    const store = new ReservingStore();
+    const { clock, tracker } = trackingK(store, { flushIntervalMs: 1000, reserveBackoffMs: 5000, reservationTtlMs: 60_000 });
+    store.loseAnswer = true;
+    assert.deepEqual(await tracker.admit('k', 50)!, { admitted: true }, 'the request goes ahead without a reservation');
+    await clock.advance(0);
+    assert.equal(store.heldFor('k'), 0, 'let go at once, not at the end of the flush interval');
+    assert.deepEqual(store.abandonCalls, [[store.reserveCalls[0]]]);
+    assert.equal(store.adds.length, 0, 'nothing else was pending');
+
+    await clock.advance(5000);
+    store.loseAnswer = true;
+    store.failAbandon = 1;
+    await tracker.admit('k', 50);
+    await clock.advance(0);
+    assert.equal(store.heldFor('k'), 50, 'the abandon failed');
+    await clock.advance(1000);
+    assert.equal(store.heldFor('k'), 0, 'and the next write carried it');
+
+    await clock.advance(5000);
+    store.loseAnswer = true;
+    store.failAbandon = Number.POSITIVE_INFINITY;
+    await tracker.admit('k', 50);
+    await clock.advance(60_000);
+    const calls = store.abandonCalls.length;
+    assert.ok(calls >= 60, `retried at every write (${calls} calls)`);
+    await clock.advance(10_000);
+    assert.equal(store.abandonCalls.length, calls, 'once the ttl has passed the reservation has lapsed: nothing to abandon');
+    await tracker.stop();
+  });
+
   test('a store that stalls: the admission gives up after the timeout, and the next requests go ahead without asking for the backoff', async () => {
     const store = new ReservingStore();
-    const clock = new FakeScheduler(T0);
-    const tracker = new QuotaTracker({ store, scheduler: clock, flushIntervalMs: 0, reserveTimeoutMs: 1000, reserveBackoffMs: 5000 });
-    tracker.start();
-    tracker.track('k', 'p', 1000);
+    const { clock, tracker } = trackingK(store, { flushIntervalMs: 0, reserveTimeoutMs: 1000, reserveBackoffMs: 5000 });
     let answer: ((a: QuotaReservationAnswer) => void) | undefined;
     store.reserve = (request) => {
       store.reserveCalls.push(request);
@@ -183,12 +237,29 @@ describe('QuotaTracker admission (a store that can reserve)', () => {
     assert.equal(store.reserveCalls.length, 2);
   });
 
+  test('an admission given up on whose late answer is a failure is abandoned then, not before', async () => {
+    const store = new ReservingStore();
+    const { clock, tracker } = trackingK(store, { flushIntervalMs: 0, reserveTimeoutMs: 1000 });
+    let fail: ((error: Error) => void) | undefined;
+    store.reserve = (request) => {
+      store.reserveCalls.push(request);
+      return new Promise((_, reject) => {
+        fail = reject;
+      });
+    };
+    const pending = tracker.admit('k')!;
+    await clock.advance(1000);
+    assert.deepEqual(await pending, { admitted: true });
+    assert.deepEqual(store.abandonCalls, [], 'the store has not answered: it may still say admitted');
+    fail!(new Error('Query read timeout'));
+    await clock.advance(0);
+    assert.deepEqual(store.abandonCalls, [[store.reserveCalls[0]]]);
+    await tracker.stop();
+  });
+
   test('a store that is slow but answering others (a burst on one row) is waited for past the timeout', async () => {
     const store = new ReservingStore();
-    const clock = new FakeScheduler(T0);
-    const tracker = new QuotaTracker({ store, scheduler: clock, flushIntervalMs: 0, reserveTimeoutMs: 1000, reserveBackoffMs: 5000 });
-    tracker.start();
-    tracker.track('k', 'p', 1000);
+    const { clock, tracker } = trackingK(store, { flushIntervalMs: 0, reserveTimeoutMs: 1000, reserveBackoffMs: 5000 });
     const answers: ((a: QuotaReservationAnswer) => void)[] = [];
     store.reserve = (request) => {
       store.reserveCalls.push(request);

@@ -20,10 +20,17 @@
  * earlier could reach the database first, or read a snapshot taken before
  * the late reservation committed, and miss it (it would then hold room for
  * its whole ttl).
+ *
+ * An admission the store failed may have been recorded all the same: the
+ * statement committed and its answer was lost (a dropped connection, a
+ * timeout after the commit), or it is still running. Its reservation id was
+ * drawn here before asking, so it is abandoned (`QuotaStore.abandon`, sent
+ * at once by the flusher): the store lets it go if it is there and refuses
+ * it if it comes later, so it holds no room for its ttl.
  */
 import { randomUUID } from 'node:crypto';
 import type { Scheduler } from '@switchyard/core-routing';
-import type { QuotaDelta, QuotaReservationAnswer, QuotaStore, QuotaTotal } from '../store/quotaStore.js';
+import type { QuotaDelta, QuotaReservationAnswer, QuotaReservationRequest, QuotaStore, QuotaTotal } from '../store/quotaStore.js';
 import { periodIso, type QuotaAdmission, type QuotaEntry } from './quotaEntry.js';
 
 /** What admission control needs from its tracker. */
@@ -36,6 +43,8 @@ export interface AdmissionHooks {
   flushSoon(): void;
   /** A delta to write for an entry no longer tracked. */
   leftover(delta: QuotaDelta): void;
+  /** A reservation whose admission failed without a known outcome, to abandon in the store. */
+  abandon(request: QuotaReservationRequest): void;
   failed(error: unknown, credentialId: string): void;
 }
 
@@ -119,9 +128,15 @@ export class QuotaAdmissionControl {
 
   /**
    * An admission given up on: once the store answers it (so the reservation, if any, has committed), a
-   * reservation it admitted is let go with the next write. A store that failed it recorded nothing.
+   * reservation it admitted is let go with the next write. A store that failed it may have recorded it all the
+   * same (the answer was lost after the commit): it is abandoned.
    */
-  private releaseWhenAnswered(entry: QuotaEntry, reservation: string, asked: Promise<QuotaReservationAnswer> | undefined): void {
+  private releaseWhenAnswered(
+    entry: QuotaEntry,
+    request: QuotaReservationRequest,
+    asked: Promise<QuotaReservationAnswer> | undefined,
+  ): void {
+    const { reservation } = request;
     void asked?.then(
       (late) => {
         if (!late.admitted) return;
@@ -130,8 +145,13 @@ export class QuotaAdmissionControl {
           this.hooks.flushSoon();
         } else this.hooks.leftover({ id: entry.id, tokens: 0, period_start: periodIso(entry), reservations: [reservation] });
       },
-      () => undefined,
+      () => this.abandon(request),
     );
+  }
+
+  /** A reservation the store failed: the failure may have come after its commit (the answer was lost), so it is abandoned. */
+  private abandon(request: QuotaReservationRequest): void {
+    if (this.store.abandon) this.hooks.abandon(request);
   }
 
   private async reserve(entry: QuotaEntry, limit: number, tokens: number): Promise<QuotaAdmission> {
@@ -145,14 +165,16 @@ export class QuotaAdmissionControl {
   }
 
   private async ask(entry: QuotaEntry, limit: number, tokens: number): Promise<QuotaAdmission> {
+    // Drawn before asking, so that a reservation whose answer is lost can still be named and let go.
     const reservation = randomUUID();
     const period = periodIso(entry);
+    const request: QuotaReservationRequest = { id: entry.id, reservation, tokens, limit, period_start: period, ttlMs: this.settings.ttlMs };
     let answer: QuotaReservationAnswer;
     let timer: ReturnType<Scheduler['setTimeout']> | undefined;
     let stalled = false;
     let asked: Promise<QuotaReservationAnswer> | undefined;
     try {
-      asked = this.store.reserve!({ id: entry.id, reservation, tokens, limit, period_start: period, ttlMs: this.settings.ttlMs });
+      asked = this.store.reserve!(request);
       asked.then(
         () => (this.lastAnswerAt = this.scheduler.now()),
         () => undefined, // a late failure, after the wait gave up, has no one to tell
@@ -176,10 +198,12 @@ export class QuotaAdmissionControl {
       });
       answer = await Promise.race([asked, gaveUp]);
     } catch (error) {
-      // A database error is counted by the store that saw it; a stall, only here.
-      if (stalled) this.counts.stalled++;
       this.downUntil = this.scheduler.now() + this.settings.backoffMs;
-      this.releaseWhenAnswered(entry, reservation, asked);
+      // A database error is counted by the store that saw it; a stall, only here.
+      if (stalled) {
+        this.counts.stalled++;
+        this.releaseWhenAnswered(entry, request, asked);
+      } else this.abandon(request);
       this.hooks.failed(error, entry.id);
       return { admitted: true };
     } finally {

@@ -7,12 +7,18 @@
  * entries. A batch that fails is kept whole for the next write, so nothing
  * is lost.
  *
+ * Reservations whose admission failed without a known outcome are
+ * abandoned (`QuotaStore.abandon`) at once, not at the interval: they may
+ * be holding room that other requests are refused for. One that cannot be
+ * written is kept for the next write until its ttl has passed (by then the
+ * reservation has lapsed by itself).
+ *
  * After the tracker stops, a write is asked for at once (a zero timer, so a
  * release and its tokens still leave together), and a failed one waits for
  * the next request to write rather than retrying on a timer.
  */
 import type { Scheduler } from '@switchyard/core-routing';
-import type { QuotaDelta, QuotaStore, QuotaUsage } from '../store/quotaStore.js';
+import type { QuotaDelta, QuotaReservationRequest, QuotaStore, QuotaUsage } from '../store/quotaStore.js';
 import { periodIso, type QuotaEntry, releasesOf } from './quotaEntry.js';
 
 /** What the flusher needs from its tracker. */
@@ -37,6 +43,8 @@ export class QuotaFlusher {
   stopped = false;
   /** Unflushed usage of periods that have ended, written before the current period's. */
   private leftovers: QuotaDelta[] = [];
+  /** Reservations to abandon, each with when it lapses by itself (epoch ms): after that there is nothing to abandon. */
+  private abandoned: { request: QuotaReservationRequest; lapsesAt: number }[] = [];
   private timer: ReturnType<Scheduler['setTimeout']> | undefined;
   private flushing: Promise<void> | undefined;
   /** Reports counted since the last write took its batch. */
@@ -56,6 +64,12 @@ export class QuotaFlusher {
   /** A delta of a period that ended, or of an entry no longer tracked: written first at the next write. */
   leftover(delta: QuotaDelta): void {
     this.leftovers.push(delta);
+  }
+
+  /** A reservation whose admission failed without a known outcome: abandoned in the store at once. */
+  abandon(request: QuotaReservationRequest): void {
+    this.abandoned.push({ request, lapsesAt: this.scheduler.now() + request.ttlMs });
+    void this.flush();
   }
 
   /** A request's usage was counted: written at the end of the interval, or at once when the batch is full. */
@@ -99,6 +113,9 @@ export class QuotaFlusher {
     this.full = false;
     const leftovers = this.leftovers;
     this.leftovers = [];
+    const now = this.scheduler.now();
+    const abandoned = this.abandoned.filter((a) => a.lapsesAt > now);
+    this.abandoned = [];
     const batch: { entry: QuotaEntry; delta: QuotaDelta }[] = [];
     for (const entry of this.hooks.entries()) {
       if (entry.pending === 0 && entry.releases.length === 0) continue;
@@ -106,9 +123,11 @@ export class QuotaFlusher {
       batch.push({ entry, delta: { id: entry.id, tokens: entry.pending, period_start: period, ...releasesOf(entry) } });
       entry.pending = 0;
     }
-    if (batch.length === 0 && leftovers.length === 0) return;
+    if (batch.length === 0 && leftovers.length === 0 && abandoned.length === 0) return;
     const sentAfter = this.hooks.announcements();
     const run = (async () => {
+      if (abandoned.length > 0) await this.abandonNow(abandoned);
+      if (batch.length === 0 && leftovers.length === 0) return;
       let totals: Map<string, QuotaUsage>;
       try {
         totals = await this.store.add([...leftovers, ...batch.map((b) => b.delta)]);
@@ -141,6 +160,17 @@ export class QuotaFlusher {
       await run;
     } finally {
       if (this.flushing === run) this.flushing = undefined;
+    }
+  }
+
+  /** Abandons reservations in the store; those it could not are kept for the next write. */
+  private async abandonNow(abandoned: { request: QuotaReservationRequest; lapsesAt: number }[]): Promise<void> {
+    try {
+      await this.store.abandon!(abandoned.map((a) => a.request));
+    } catch (error) {
+      this.abandoned.unshift(...abandoned);
+      this.hooks.failed(error, new Set(abandoned.map((a) => a.request.id)).size);
+      if (!this.stopped) this.soon();
     }
   }
 

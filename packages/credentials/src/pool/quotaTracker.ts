@@ -19,7 +19,9 @@
  * `admit` holds an estimate of a request's tokens in the shared store
  * before it goes upstream, and `record` (or `release`, for a request that
  * used nothing) lets it go with the next flush, in the same write that adds
- * the tokens.
+ * the tokens. An admission the store failed may have been recorded all the
+ * same (its answer was lost after the commit): its reservation is abandoned
+ * at once, so it does not hold room until its ttl.
  *
  * Shutdown loses nothing a graceful stop can keep: `stop()` waits (at most
  * `stopTimeoutMs`) for requests that hold a reservation, or wait for one,
@@ -110,6 +112,7 @@ export class QuotaTracker {
       isTracked,
       flushSoon: () => this.flusher.soon(),
       leftover: (delta) => this.flusher.leftover(delta),
+      abandon: (request) => this.flusher.abandon(request),
       failed: (error, credentialId) => this.events.emit('quota:reserve_failed', { error, credentialId }),
     });
   }

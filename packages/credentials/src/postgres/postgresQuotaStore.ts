@@ -15,6 +15,16 @@
  * the add that settles it, which lets the reservation go in the same
  * statement. With it, use passes a limit by no more than what the requests
  * in flight use beyond their estimates, on any number of nodes.
+ *
+ * `abandon` lets go of reservations whose answer was lost. It cannot just
+ * delete them: the `reserve` may not have committed yet (a backend still
+ * waiting on the credential's row after the client's connection dropped),
+ * and a delete would miss it. So it writes the reservation with no tokens:
+ * an open one is emptied, and one not there yet is held as an empty
+ * reservation whose id the late `reserve` then collides with (its insert
+ * fails on the primary key, and its transaction, reservation and all, rolls
+ * back). The two meet on the primary key's index, whichever comes first.
+ * The empty row lapses with the reservation's ttl like any other.
  */
 import type { PgConnection, PgListener, ReconnectBackoff } from '@switchyard/core-routing/postgres';
 import type pg from 'pg';
@@ -84,6 +94,16 @@ const ADD = `
   SELECT used, period_start,
     pg_notify($4, json_build_object('id', id, 'used', used, 'period_start', period_start, 'replaced', false)::text) IS NULL AS announced
   FROM written`;
+
+/**
+ * Empties reservations whose answer was lost, or holds their ids empty so a `reserve` arriving later fails
+ * (see the module comment). Never deletes: a reservation not committed yet would be missed.
+ */
+const ABANDON = `
+  INSERT INTO switchyard_quota_reservations AS r (reservation, id, tokens, expires_at)
+  SELECT a.reservation, a.id, 0, clock_timestamp() + a.ttl_ms * interval '1 millisecond'
+  FROM unnest($1::text[], $2::text[], $3::bigint[]) AS a (reservation, id, ttl_ms)
+  ON CONFLICT (reservation) DO UPDATE SET tokens = 0`;
 
 /** A replacement, announced as such so listeners may lower their totals. */
 const SET = `
@@ -206,6 +226,18 @@ export class PostgresQuotaStore implements QuotaStore {
     if (row.admitted) this.admissions.admitted++;
     else this.admissions.refused++;
     return { admitted: row.admitted, used: Number(row.used), reserved: Number(row.reserved), period_start: row.period_start };
+  }
+
+  async abandon(reservations: readonly QuotaReservationRequest[]): Promise<void> {
+    // One row per id: a statement's ON CONFLICT DO UPDATE may not touch a row twice.
+    const byId = new Map(reservations.map((request) => [request.reservation, request]));
+    if (byId.size === 0) return;
+    const abandoned = [...byId.values()];
+    await this.query(ABANDON, [
+      abandoned.map((request) => request.reservation),
+      abandoned.map((request) => request.id),
+      abandoned.map((request) => Math.max(1, Math.ceil(request.ttlMs))),
+    ]);
   }
 
   async set(id: string, usage: QuotaUsage): Promise<void> {

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { test } from 'node:test';
-import { postgresForTests, sqlOnce } from '@switchyard/test-support';
+import { eventually, postgresForTests, sqlOnce } from '@switchyard/test-support';
+import pg from 'pg';
+import { QuotaTracker } from '../pool/quotaTracker.js';
 import { PostgresQuotaStore } from './postgresQuotaStore.js';
 
 const postgres = await postgresForTests(import.meta.url);
@@ -120,6 +122,31 @@ if (!postgres.available) {
     }
   });
 
+  test('abandon empties a reservation at once, and one abandoned before it arrives is refused (its answer was lost)', async () => {
+    const store = await open();
+    try {
+      const id = `r-${randomUUID()}`;
+      const request = (tokens: number) => ({ id, reservation: randomUUID(), tokens, limit: 100, period_start: period, ttlMs: 60_000 });
+      const lost = request(100);
+      assert.equal((await store.reserve(lost)).admitted, true);
+      assert.equal((await reserve(store, id, 10, 100)).admitted, false, 'the lost admission holds the whole limit');
+      await store.abandon([lost, lost]);
+      assert.equal(await held(id), 0);
+      assert.equal((await reserve(store, id, 10, 100)).admitted, true, 'the room is back at once, not after the ttl');
+      // A reserve still on its way when it is abandoned (it waited on the credential's row while its client gave up)
+      // meets the abandoned id and rolls back whole.
+      const late = request(80);
+      await store.abandon([late]);
+      await assert.rejects(store.reserve(late), { code: 'store_failed' });
+      assert.equal(await held(id), 10);
+      await store.abandon([late, request(5)]);
+      await store.abandon([]);
+      assert.equal(await held(id), 10, 'abandoning again, or what was never reserved, holds nothing');
+    } finally {
+      await store.close();
+    }
+  });
+
   test('bad reservations are refused before anything is written', async () => {
     const store = await open();
     try {
@@ -131,6 +158,90 @@ if (!postgres.available) {
       assert.equal(await held(id), 0);
     } finally {
       await store.close();
+    }
+  });
+
+  /** A tracker on `store` counting one credential with a limit of 100 tokens a day. */
+  const trackerOn = (store: PostgresQuotaStore, id: string) => {
+    const tracker = new QuotaTracker({ store, scheduleOf: () => 'daily' });
+    tracker.track(id, 'openai', 100);
+    tracker.start();
+    return tracker;
+  };
+
+  /** A pool whose `reserve` statements answer as `answer` says, given the real statement's result (still running). */
+  const poolAnswering = (applicationName: string, answer: (result: Promise<pg.QueryResult>) => Promise<pg.QueryResult>) => {
+    const pool = new pg.Pool({ connectionString: url, max: 4, application_name: applicationName });
+    const query = pool.query.bind(pool) as (text: string, params?: unknown[]) => Promise<pg.QueryResult>;
+    pool.query = ((text: string, params?: unknown[]) => {
+      const result = query(text, params);
+      return text.includes('switchyard_quota_reserve(') ? answer(result) : result;
+    }) as typeof pool.query;
+    return pool;
+  };
+
+  test('the reservation commits and its answer is lost: the request goes ahead, and the room is let go at once', async () => {
+    // As a connection that drops after the commit: the statement's work is done, its answer never arrives.
+    const pool = poolAnswering('switchyard-lost', async (result) => {
+      await result;
+      throw new Error('Connection terminated unexpectedly');
+    });
+    const store = await PostgresQuotaStore.open({ pool, channel, listen: false });
+    const id = `lost-${randomUUID()}`;
+    const tracker = trackerOn(store, id);
+    try {
+      const failed: unknown[] = [];
+      tracker.events.on('quota:reserve_failed', ({ error }) => failed.push(error));
+      assert.deepEqual(await tracker.admit(id, 60), { admitted: true }, 'the request goes ahead without a reservation');
+      assert.equal(failed.length, 1);
+      await eventually('the lost reservation is let go', async () => (await held(id)) === 0, 3000);
+      assert.equal(store.admissions.failed, 1);
+    } finally {
+      await tracker.stop();
+      await store.close();
+      await pool.end();
+    }
+  });
+
+  test('the reservation commits after its client gave up: the abandoned id refuses it, so it holds nothing', async () => {
+    const id = `late-${randomUUID()}`;
+    const applicationName = `switchyard-late-${randomBytes(4).toString('hex')}`;
+    // The client gives up (as pg's query_timeout does) while the statement still runs in the database.
+    let late: Promise<pg.QueryResult> | undefined;
+    let giveUp: (() => void) | undefined;
+    const pool = poolAnswering(applicationName, (result) => {
+      late = result;
+      return new Promise((_, reject) => {
+        giveUp = () => reject(new Error('Query read timeout'));
+      });
+    });
+    const store = await PostgresQuotaStore.open({ pool, channel, listen: false });
+    const tracker = trackerOn(store, id);
+    const blocker = new pg.Client({ connectionString: url });
+    await blocker.connect();
+    try {
+      await store.add([{ id, tokens: 0, period_start: tracker.snapshot(id).period_start }]);
+      // Another transaction holds the credential's quota row, so the admission queues behind it.
+      await blocker.query('BEGIN');
+      await blocker.query('SELECT used FROM switchyard_quota WHERE id = $1 FOR UPDATE', [id]);
+      const admission = tracker.admit(id, 60)!;
+      const waitingOnTheRow = `SELECT count(*)::int AS n FROM pg_stat_activity
+        WHERE application_name = $1 AND wait_event_type = 'Lock' AND query LIKE '%switchyard_quota_reserve(%'`;
+      await eventually(
+        'the admission waits on the credential row',
+        async () => (await sqlOnce(url, waitingOnTheRow, [applicationName])).rows[0].n === 1,
+      );
+      giveUp!();
+      assert.deepEqual(await admission, { admitted: true }, 'the request goes ahead without a reservation');
+      await tracker.flush();
+      await blocker.query('COMMIT');
+      await assert.rejects(late!, { code: '23505' }, 'the late reservation meets the abandoned id and rolls back');
+      assert.equal(await held(id), 0, 'the admission that ran on after its client gave up holds no room');
+    } finally {
+      await blocker.end();
+      await tracker.stop();
+      await store.close();
+      await pool.end();
     }
   });
 }

@@ -8,11 +8,14 @@ import { sampleCredential } from '../contract.js';
 import { generateEncryptionKey } from '../encryption.js';
 import { CredentialsError } from '../errors.js';
 import { FileCredentialStore } from './fileCredentialStore.js';
+import { processStart } from './processStart.js';
 
 const root = await mkdtemp(join(tmpdir(), 'credentials-claims-'));
 after(() => rm(root, { recursive: true, force: true }));
 let counter = 0;
 const freshDir = () => join(root, `d${++counter}`);
+/** When this process started; undefined without /proc (macOS). */
+const ownStart = await processStart(process.pid);
 
 const claimsIn = async (directory: string) => (await readdir(directory)).filter((name) => name.startsWith('.lock-')).sort();
 
@@ -21,6 +24,20 @@ async function deadPid(): Promise<number> {
   const child = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
   await new Promise((resolve) => child.once('exit', resolve));
   return child.pid!;
+}
+
+/** A process that runs until the test kills it. */
+async function liveChild(): Promise<{ pid: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, ['-e', 'setInterval(() => {}, 60_000)'], { stdio: 'ignore' });
+  await new Promise((resolve, reject) => child.once('spawn', resolve).once('error', reject));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  return {
+    pid: child.pid!,
+    async stop() {
+      child.kill();
+      await exited;
+    },
+  };
 }
 
 const inUse = (pattern: RegExp) => (error: unknown) =>
@@ -36,6 +53,7 @@ describe('the claim a file store holds on its directory', () => {
     assert.equal((await stat(join(directory, claim!))).mode & 0o777, 0o600);
     const owner = JSON.parse(await readFile(join(directory, claim!), 'utf8'));
     assert.deepEqual([owner.pid, owner.host, owner.purpose], [process.pid, hostname(), 'store']);
+    assert.deepEqual(owner.started, ownStart, 'when the process started, where /proc tells');
     await store.close();
     assert.deepEqual(await claimsIn(directory), []);
   });
@@ -101,6 +119,40 @@ describe('the claim a file store holds on its directory', () => {
     assert.equal(left.includes(`.lock-${process.pid}-111111111111`), false, "the earlier process's claim is removed");
     assert.equal(left.includes('.lock-junk'), true, 'a file that is no claim is left alone');
     assert.equal(left.length, 2, "and the store's own claim");
+    await store.close();
+  });
+
+  test('a claim whose PID now runs a process of another start time or boot is stale (a reused PID); the holder itself is live', {
+    skip: ownStart === undefined ? 'no /proc: claims are judged by their PID alone' : false,
+  }, async () => {
+    const directory = freshDir();
+    const store = await FileCredentialStore.open({ directory });
+    const holder = await liveChild();
+    after(() => holder.stop());
+    const started = (await processStart(holder.pid))!;
+    const claimOf = (name: string, recorded: object) =>
+      writeFile(
+        join(directory, name),
+        JSON.stringify({ pid: holder.pid, host: hostname(), since: new Date().toISOString(), purpose: 'store', ...recorded }),
+      );
+    const live = `.lock-${holder.pid}-333333333333`;
+    const otherStart = `.lock-${holder.pid}-444444444444`;
+    const otherBoot = `.lock-${holder.pid}-555555555555`;
+    const older = `.lock-${holder.pid}-666666666666`;
+    await claimOf(otherStart, { started: { ...started, start_ticks: started.start_ticks - 1 } });
+    await claimOf(otherBoot, { started: { ...started, boot_id: '00000000-0000-4000-8000-000000000000' } });
+    await claimOf(live, { started });
+    await assert.rejects(store.rekey(generateEncryptionKey()), inUse(new RegExp(`in process ${holder.pid} .*${live}`)));
+    const left = await claimsIn(directory);
+    assert.equal(left.includes(otherStart), false, 'a claim of a process that started at another time is removed');
+    assert.equal(left.includes(otherBoot), false, 'a claim from an earlier boot is removed');
+    assert.equal(left.includes(live), true, "the live holder's claim stays");
+    // A claim without a start time (an older version wrote it) is judged by its PID alone: that PID runs.
+    await rm(join(directory, live));
+    await claimOf(older, {});
+    await assert.rejects(store.rekey(generateEncryptionKey()), inUse(new RegExp(`in process ${holder.pid} .*${older}`)));
+    await rm(join(directory, older));
+    assert.equal((await store.rekey(generateEncryptionKey())).key_id, store.keyId);
     await store.close();
   });
 

@@ -15,7 +15,12 @@
  * the other (both may refuse; neither runs unseen). A claim is stale when
  * its process is gone: same host and `kill(pid, 0)` says no such process,
  * or it names this very process but is not one of its claims (a restarted
- * container's PID 1). Stale claims are removed by whoever finds them. A
+ * container's PID 1). A PID is reused after a reboot or a wrap, so on Linux
+ * a claim also records when its process started (`processStart.ts`), and
+ * one whose PID now runs a process of another boot or start time is stale
+ * too; a claim without that record (written by an older version, or where
+ * there is no `/proc`) is judged by its PID alone. Stale claims are
+ * removed by whoever finds them. A
  * claim from another host cannot be checked and counts as live; the error
  * names its file, to remove by hand once that process is known to be gone.
  */
@@ -24,6 +29,7 @@ import { readdir, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { CredentialsError } from '../errors.js';
+import { bootId, type ProcessStart, processStart } from './processStart.js';
 import { readConfined, writeFileAtomic } from './safeFiles.js';
 
 /** Prefix of claim files; like every name starting with `.`, never a credential. */
@@ -39,10 +45,14 @@ export interface ClaimOwner {
   /** When the claim was made (ISO 8601). */
   since: string;
   purpose: 'store' | 'rekey';
+  /** When the holder started (Linux); absent in claims of older versions and where there is no `/proc`. */
+  started?: ProcessStart;
 }
 
 /** Claim files this process holds: a claim naming this PID but missing here was left by an earlier process. */
 const ownClaims = new Set<string>();
+/** When this process started, read once: it never changes. */
+let ownStart: Promise<ProcessStart | undefined> | undefined;
 
 /** One store's claim on a directory. */
 export class DirectoryClaim {
@@ -117,7 +127,9 @@ export class DirectoryClaim {
   }
 
   private async publish(): Promise<void> {
-    const owner: ClaimOwner = { pid: process.pid, host: hostname(), since: this.since, purpose: this.purpose };
+    ownStart ??= processStart(process.pid);
+    const started = await ownStart;
+    const owner: ClaimOwner = { pid: process.pid, host: hostname(), since: this.since, purpose: this.purpose, ...(started && { started }) };
     await writeFileAtomic(this.directory, this.name!, `${JSON.stringify(owner)}\n`);
   }
 
@@ -128,7 +140,7 @@ export class DirectoryClaim {
       if (!name.startsWith(CLAIM_PREFIX) || name === this.name) continue;
       const owner = await this.readClaim(name);
       if (!owner) continue;
-      if (isStale(name, owner)) await unlink(join(this.directory, name)).catch(() => undefined);
+      if (await isStale(name, owner)) await unlink(join(this.directory, name)).catch(() => undefined);
       else live.push({ name, owner });
     }
     return live;
@@ -145,6 +157,7 @@ export class DirectoryClaim {
         host: owner.host,
         since: typeof owner.since === 'string' ? owner.since : 'an unknown time',
         purpose: owner.purpose === 'rekey' ? 'rekey' : 'store',
+        ...startedOf(owner.started),
       };
     } catch {
       // Not a claim this code wrote (claims are written whole): not one to honour.
@@ -160,16 +173,43 @@ function errorCode(error: unknown): string {
   return typeof errno === 'string' ? errno : '';
 }
 
-function isStale(name: string, owner: ClaimOwner): boolean {
+/** A claim's record of when its process started, if it has one that reads as such. */
+function startedOf(value: unknown): { started?: ProcessStart } {
+  const { boot_id, start_ticks } = (value ?? {}) as Partial<ProcessStart>;
+  if (typeof boot_id !== 'string' || boot_id.length === 0 || !Number.isSafeInteger(start_ticks) || (start_ticks as number) < 0) {
+    return {};
+  }
+  return { started: { boot_id, start_ticks: start_ticks as number } };
+}
+
+async function isStale(name: string, owner: ClaimOwner): Promise<boolean> {
   if (owner.host !== hostname()) return false;
   if (owner.pid === process.pid) return !ownClaims.has(name);
+  if (!processExists(owner.pid)) return true;
+  return owner.started !== undefined && (await startedOtherwise(owner.pid, owner.started));
+}
+
+function processExists(pid: number): boolean {
   try {
-    process.kill(owner.pid, 0);
-    return false;
+    process.kill(pid, 0);
+    return true;
   } catch (error) {
     // EPERM: the process exists, under another user.
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
+}
+
+/**
+ * Whether the process running as `pid` now is a later one than the claim's: it started in another boot, or at
+ * another time. False when that cannot be read (no `/proc`): then the PID is all there is to go by.
+ */
+async function startedOtherwise(pid: number, started: ProcessStart): Promise<boolean> {
+  const now = await processStart(pid);
+  if (now) return now.boot_id !== started.boot_id || now.start_ticks !== started.start_ticks;
+  // The PID's start cannot be read (a `/proc` hiding other users' processes, or it just exited); a claim from an
+  // earlier boot is stale all the same.
+  const boot = await bootId();
+  return boot !== undefined && boot !== started.boot_id;
 }
 
 function inUse(directory: string, claims: { name: string; owner: ClaimOwner }[], cannot: string): CredentialsError {

@@ -117,6 +117,15 @@ export interface QuotaStore {
    * (its tracker sees every request the moment it reports).
    */
   reserve?(request: QuotaReservationRequest): Promise<QuotaReservationAnswer>;
+  /**
+   * Lets go of reservations whose `reserve` failed without a known outcome:
+   * its statement may have committed and the answer been lost (a dropped
+   * connection, a timeout after the commit), or may still commit. Each
+   * reservation is let go if it was recorded, and refused if its `reserve`
+   * reaches the store later. Idempotent: a reservation the store never
+   * recorded is no error. Stores with `reserve` have it.
+   */
+  abandon?(reservations: readonly QuotaReservationRequest[]): Promise<void>;
   close(): Promise<void>;
 }
 
