@@ -10,6 +10,7 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { parseInput } from '../domain/inputs.js';
+import { slugSchema } from '../domain/model.js';
 import { InvalidArgumentError, WorkflowError } from '../errors.js';
 import type { ArtifactStore } from '../git/artifactStore.js';
 import type { GitRepository } from '../git/gitRepository.js';
@@ -46,6 +47,8 @@ export interface SubcommandDefinition {
 /** Argument helpers: values from a command line arrive as strings, from JSON as their own types. */
 export const arg = {
   text: (description: string) => z.string().min(1).describe(description),
+  /** A feature slug: a malformed one is a usage error (exit 2) before any lookup could call it not_found. */
+  slug: () => slugSchema.describe('feature slug'),
   int: (description: string) => z.coerce.number().int().describe(description),
   bool: (description: string) => z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()).describe(description),
   list: (description: string) =>
