@@ -28,6 +28,7 @@ import {
   LlmReviewer,
   ProcessAgentAdapter,
   RestTrackerAdapter,
+  SUBCOMMAND_LOG_PATH,
   SubcommandAuditLog,
   type SubcommandContext,
   SubcommandRegistry,
@@ -206,7 +207,10 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
     backlog: new BacklogQueue(store, workflow.clock),
     context,
     auditLog: () => {
-      log ??= SubcommandAuditLog.open(repoRoot, { repoName, events });
+      log ??= SubcommandAuditLog.open(repoRoot, { repoName, events }).catch((error: unknown) => {
+        log = undefined;
+        throw tornLogAdvice(error);
+      });
       return log;
     },
     dispatchTool: () => {
@@ -266,6 +270,21 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
     },
   };
   return runtime;
+}
+
+/**
+ * audit-chain's own advice for a torn log names its `audit-chain repair` bin, which `yard`
+ * users do not have on their PATH (it belongs to a dependency of a dependency): name the
+ * `yard` command that does the same repair instead. Other errors pass through unchanged.
+ */
+export function tornLogAdvice(error: unknown): unknown {
+  if ((error as { code?: unknown } | null)?.code !== 'TORN_TAIL') return error;
+  return new CliError(
+    'audit_log_torn',
+    `${SUBCOMMAND_LOG_PATH} ends with an incomplete line, most likely from a crash mid-write: run \`yard audit repair\`, then retry`,
+    { path: SUBCOMMAND_LOG_PATH, fix: 'yard audit repair' },
+    { cause: error },
+  );
 }
 
 /** The agent adapters from the config and the command line (the command line wins). */
