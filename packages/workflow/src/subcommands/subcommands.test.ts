@@ -106,6 +106,9 @@ test('arguments: kebab-case or snake_case, strings coerced, unknown ones refused
     (e: unknown) => (e as { details: { field: string } }).details.field === 'name',
   );
   assert.throws(() => registry.parseArgs('artifact:hash', { 'feature-slug': 'f', feature_slug: 'g', relative_path: 'a' }), /given twice/);
+  assert.throws(() => registry.parseArgs('branch:create', {}), { message: 'name: required' });
+  assert.throws(() => registry.parseArgs('diff:show', { context: 'many' }), { message: 'context: expected a number; got "many"' });
+  assert.throws(() => registry.parseArgs('stash:pop', { index: '1.5' }), { message: 'index: expected an integer; got "1.5"' });
   assert.throws(() => registry.get('branch:explode'), /branch has branch:create/);
 });
 
@@ -241,6 +244,17 @@ describe('audited invocations in a temporary repository', () => {
     const malformed = { feature_slug: '../x', relative_path: 'a.md', content: 'x' };
     const outcome = await runSubcommand(registry, log, 'artifact:write', malformed, ctx);
     assert.deepEqual([outcome.exit_code, outcome.error?.code], [EXIT_CODES.usage, 'invalid_argument']);
+  });
+
+  test('a from_file or key_file that is not there is not_found (exit 3) naming the argument, not an internal ENOENT', async () => {
+    const calls: [string, Record<string, unknown>, string][] = [
+      ['artifact:write', { feature_slug: 'f', relative_path: 'x.md', from_file: 'missing.md' }, 'from_file "missing.md" does not exist'],
+      ['audit:checkpoint', { feature_slug: 'f', key_file: 'missing.pem', key_name: 'k' }, 'key_file "missing.pem" does not exist'],
+    ];
+    for (const [command, args, message] of calls) {
+      const outcome = await runSubcommand(registry, log, command, args, ctx);
+      assert.deepEqual([outcome.exit_code, outcome.error?.code, outcome.error?.message], [EXIT_CODES.not_found, 'not_found', message]);
+    }
   });
 
   test('artifact:write reads standard input when neither content nor from_file is given; from_file is confined', async () => {

@@ -2,12 +2,17 @@
  * @module workflowSubcommands
  * The artifact, governance and audit subcommands.
  */
-import { readFile } from 'node:fs/promises';
 import { createNoteSigner } from '@switchyard/audit-chain';
 import { z } from 'zod';
 import { InvalidArgumentError, NotFoundError } from '../errors.js';
-import { confinedPath } from '../git/safety.js';
-import { arg, artifactContent, defineSubcommand, type SubcommandContext, type SubcommandDefinition } from './registry.js';
+import {
+  arg,
+  artifactContent,
+  defineSubcommand,
+  readRepositoryFile,
+  type SubcommandContext,
+  type SubcommandDefinition,
+} from './registry.js';
 
 const relativePath = () => arg.text('path inside the feature, e.g. spec.md');
 
@@ -217,7 +222,7 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
       const base = { origin: log.origin, size: head.size, root: head.root };
       if (a.key_file === undefined) return { ...base, note: null };
       if (a.key_name === undefined) throw new InvalidArgumentError('key_name', 'required with key_file');
-      const pem = await readFile(await confinedPath(ctx.git.root, a.key_file, 'key_file'), 'utf8');
+      const pem = (await readRepositoryFile(ctx, a.key_file, 'key_file')).toString('utf8');
       return { ...base, note: await log.checkpoint(createNoteSigner(a.key_name, pem)) };
     },
   }),
