@@ -10,7 +10,7 @@
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
   type AgentAdapter,
   AgentDispatcher,
@@ -123,6 +123,19 @@ export async function resolveActor(globals: GlobalOptions, io: CliIO, repoRoot: 
   return actor;
 }
 
+/**
+ * A database path someone gave (`--db`, `YARD_DB`, `db:` in the config) must be in a directory
+ * that exists: SQLite would otherwise create the directories and an empty database, so a typo
+ * shows "no features" instead of an error. Only the default `.agileplus/` is created.
+ */
+async function assertDatabaseDirectory(location: string, cwd: string): Promise<void> {
+  if (location === ':memory:' || /^postgres(ql)?:\/\//.test(location)) return;
+  const directory = dirname(resolve(cwd, location));
+  const info = await stat(directory).catch(() => undefined);
+  if (!info?.isDirectory())
+    throw new CliError('not_found', `--db: the directory ${directory} does not exist; create it first or fix the path`, { field: 'db' });
+}
+
 async function openStore(location: string, repoRoot: string, cwd: string): Promise<ClosableStore> {
   if (/^postgres(ql)?:\/\//.test(location)) {
     const { PostgresWorkflowStore } = await import('@switchyard/workflow/postgres').catch((error: unknown) => {
@@ -154,7 +167,9 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
   const actor = await resolveActor(globals, io, repoRoot);
   const repoName = config.repo_name ?? basename(repoRoot);
   const gitRepo = new GitRepository(repoRoot);
-  const location = globals.db ?? io.env.YARD_DB ?? config.db ?? join(repoRoot, '.agileplus', 'agileplus.db');
+  const given = globals.db ?? io.env.YARD_DB ?? config.db;
+  if (given !== undefined) await assertDatabaseDirectory(given, io.cwd);
+  const location = given ?? join(repoRoot, '.agileplus', 'agileplus.db');
   const store = await openStore(location, repoRoot, io.cwd);
   for (const line of LOCAL_STATE) await gitRepo.excludeFromStatus(line).catch(() => undefined);
   const events = new WorkflowEventEmitter();
