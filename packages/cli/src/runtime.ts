@@ -103,7 +103,11 @@ function git(args: string[], cwd: string): Promise<string | undefined> {
   });
 }
 
-/** The repository: `--repo`, `YARD_REPO`, the git top level of the working directory, or the working directory. */
+/**
+ * The repository: `--repo`, `YARD_REPO`, or the git top level of the working directory.
+ * Outside a git repository without `--repo` it refuses (not_found) rather than planting
+ * `.agileplus/` in whatever directory the user happens to be in.
+ */
 export async function resolveRepo(globals: GlobalOptions, io: CliIO): Promise<string> {
   const given = globals.repo ?? io.env.YARD_REPO;
   if (given !== undefined) {
@@ -112,7 +116,12 @@ export async function resolveRepo(globals: GlobalOptions, io: CliIO): Promise<st
     if (!info?.isDirectory()) throw new CliError('not_found', `--repo: ${root} is not a directory`, { field: 'repo' });
     return root;
   }
-  return (await git(['rev-parse', '--show-toplevel'], io.cwd)) ?? io.cwd;
+  const topLevel = await git(['rev-parse', '--show-toplevel'], io.cwd);
+  if (topLevel === undefined || topLevel === '')
+    throw new CliError('not_found', `${io.cwd} is not inside a git repository: run yard in one (git init), or pass --repo <path>`, {
+      field: 'repo',
+    });
+  return topLevel;
 }
 
 /** The actor: `--actor`, `YARD_ACTOR`, git's `user.name`, or the OS user. */

@@ -4,6 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type TempRepo, tempRepo, yard } from './helpers.js';
@@ -32,4 +34,21 @@ test('--db (or YARD_DB) in a directory that does not exist is not_found (exit 3)
   assert.equal(existing.code, 0, existing.stderr);
   assert.deepEqual(existing.json(), []);
   assert.ok(existsSync(join(repo.root, 'here.db')), 'a new database in an existing directory is still made');
+});
+
+test('outside a git repository without --repo: not_found (exit 3) saying what to do, and no .agileplus/ is planted there', async () => {
+  const plain = await mkdtemp(join(tmpdir(), 'yard-not-a-repo-'));
+  try {
+    const r = await yard(['feature', 'list'], { cwd: plain });
+    assert.equal(r.code, 3);
+    assert.equal(
+      r.stderr,
+      `yard: ${plain} is not inside a git repository: run yard in one (git init), or pass --repo <path> (not_found)\n`,
+    );
+    assert.ok(!existsSync(join(plain, '.agileplus')));
+    const explicit = await yard(['feature', 'list', '--repo', repo.root, '--output', 'json'], { cwd: plain });
+    assert.equal(explicit.code, 0, explicit.stderr);
+  } finally {
+    await rm(plain, { recursive: true, force: true });
+  }
 });
