@@ -7,7 +7,7 @@
  */
 
 /** Codes of {@link CliError}; each has a stable exit code ({@link CLI_EXIT_CODES}). */
-export type CliErrorCode = 'invalid_argument' | 'not_found' | 'not_implemented' | 'internal';
+export type CliErrorCode = 'invalid_argument' | 'not_found' | 'not_implemented' | 'internal' | 'audit_log_torn';
 
 /** Exit codes (the same numbers as `@switchyard/workflow`'s `EXIT_CODES`, kept here so `--help` loads nothing else). */
 export const CLI_EXIT_CODES = {
@@ -25,6 +25,8 @@ const EXIT_BY_CODE: Record<CliErrorCode, number> = {
   not_found: CLI_EXIT_CODES.not_found,
   not_implemented: CLI_EXIT_CODES.internal,
   internal: CLI_EXIT_CODES.internal,
+  // A store failure like any other (exit 1); its own code so scripts can run `yard audit repair`.
+  audit_log_torn: CLI_EXIT_CODES.internal,
 };
 
 /**

@@ -42,8 +42,10 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       command.configureOutput({
         writeOut: (text: string) => io.stdout(text),
         writeErr: (text: string) => io.stderr(text),
-        // In JSON mode the error is reported once, as JSON, below.
-        outputError: (text: string, write: (text: string) => void) => (json ? undefined : write(text)),
+        // In JSON mode the error is reported once, as JSON, below. Otherwise it reads like every
+        // other yard error, and says where the command's options are listed.
+        outputError: (text: string, write: (text: string) => void) =>
+          json ? undefined : write(`yard: ${text.replace(/^error: /, '')}  see: ${commandPath(command)} --help\n`),
       });
     }
     if (split.rest.length === 0 && !split.help) {
@@ -68,6 +70,13 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     reportError(io, globals, error);
     return exitCodeOf(error);
   }
+}
+
+/** `yard wp move`: the words that name a command. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
 }
 
 function allCommands(command: Command): Command[] {

@@ -46,6 +46,7 @@ export function buildProgram(
   const jobs = () => import('./commands/jobs.js');
   const tools = () => import('./commands/tools.js');
   const servers = () => import('./commands/servers.js');
+  const audit = () => import('./commands/audit.js');
 
   const program = new Command('yard')
     .description('The feature workflow: lifecycle, work packages, governance gates, audit trail, agents and sync.')
@@ -181,6 +182,13 @@ export function buildProgram(
     .description('Every link with its last sync')
     .addOption(new Option('--system <system>', 'which remote').choices(['tracker', 'code_host']))
     .action(lazy(jobs, 'syncStatus'));
+
+  program
+    .command('audit')
+    .description('The subcommand audit log, .agileplus/audit.jsonl')
+    .command('repair')
+    .description('Fix a torn last line of .agileplus/audit.jsonl after a crash (never drops a complete entry; the repair is recorded)')
+    .action(lazy(audit, 'auditRepair'));
 
   program
     .command('dispatch [json]')

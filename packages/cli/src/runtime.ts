@@ -10,7 +10,7 @@
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
-import { basename, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import {
   type AgentAdapter,
   AgentDispatcher,
@@ -28,6 +28,7 @@ import {
   LlmReviewer,
   ProcessAgentAdapter,
   RestTrackerAdapter,
+  SUBCOMMAND_LOG_PATH,
   SubcommandAuditLog,
   type SubcommandContext,
   SubcommandRegistry,
@@ -102,7 +103,11 @@ function git(args: string[], cwd: string): Promise<string | undefined> {
   });
 }
 
-/** The repository: `--repo`, `YARD_REPO`, the git top level of the working directory, or the working directory. */
+/**
+ * The repository: `--repo`, `YARD_REPO`, or the git top level of the working directory.
+ * Outside a git repository without `--repo` it refuses (not_found) rather than planting
+ * `.agileplus/` in whatever directory the user happens to be in.
+ */
 export async function resolveRepo(globals: GlobalOptions, io: CliIO): Promise<string> {
   const given = globals.repo ?? io.env.YARD_REPO;
   if (given !== undefined) {
@@ -111,7 +116,12 @@ export async function resolveRepo(globals: GlobalOptions, io: CliIO): Promise<st
     if (!info?.isDirectory()) throw new CliError('not_found', `--repo: ${root} is not a directory`, { field: 'repo' });
     return root;
   }
-  return (await git(['rev-parse', '--show-toplevel'], io.cwd)) ?? io.cwd;
+  const topLevel = await git(['rev-parse', '--show-toplevel'], io.cwd);
+  if (topLevel === undefined || topLevel === '')
+    throw new CliError('not_found', `${io.cwd} is not inside a git repository: run yard in one (git init), or pass --repo <path>`, {
+      field: 'repo',
+    });
+  return topLevel;
 }
 
 /** The actor: `--actor`, `YARD_ACTOR`, git's `user.name`, or the OS user. */
@@ -120,6 +130,19 @@ export async function resolveActor(globals: GlobalOptions, io: CliIO, repoRoot: 
   if (!actor || /[\r\n\0]/.test(actor) || actor.length > 128)
     throw new CliError('invalid_argument', '--actor: one line of 1-128 characters', { field: 'actor' });
   return actor;
+}
+
+/**
+ * A database path someone gave (`--db`, `YARD_DB`, `db:` in the config) must be in a directory
+ * that exists: SQLite would otherwise create the directories and an empty database, so a typo
+ * shows "no features" instead of an error. Only the default `.agileplus/` is created.
+ */
+async function assertDatabaseDirectory(location: string, cwd: string): Promise<void> {
+  if (location === ':memory:' || /^postgres(ql)?:\/\//.test(location)) return;
+  const directory = dirname(resolve(cwd, location));
+  const info = await stat(directory).catch(() => undefined);
+  if (!info?.isDirectory())
+    throw new CliError('not_found', `--db: the directory ${directory} does not exist; create it first or fix the path`, { field: 'db' });
 }
 
 async function openStore(location: string, repoRoot: string, cwd: string): Promise<ClosableStore> {
@@ -153,7 +176,9 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
   const actor = await resolveActor(globals, io, repoRoot);
   const repoName = config.repo_name ?? basename(repoRoot);
   const gitRepo = new GitRepository(repoRoot);
-  const location = globals.db ?? io.env.YARD_DB ?? config.db ?? join(repoRoot, '.agileplus', 'agileplus.db');
+  const given = globals.db ?? io.env.YARD_DB ?? config.db;
+  if (given !== undefined) await assertDatabaseDirectory(given, io.cwd);
+  const location = given ?? join(repoRoot, '.agileplus', 'agileplus.db');
   const store = await openStore(location, repoRoot, io.cwd);
   for (const line of LOCAL_STATE) await gitRepo.excludeFromStatus(line).catch(() => undefined);
   const events = new WorkflowEventEmitter();
@@ -206,7 +231,10 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
     backlog: new BacklogQueue(store, workflow.clock),
     context,
     auditLog: () => {
-      log ??= SubcommandAuditLog.open(repoRoot, { repoName, events });
+      log ??= SubcommandAuditLog.open(repoRoot, { repoName, events }).catch((error: unknown) => {
+        log = undefined;
+        throw tornLogAdvice(error);
+      });
       return log;
     },
     dispatchTool: () => {
@@ -266,6 +294,21 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
     },
   };
   return runtime;
+}
+
+/**
+ * audit-chain's own advice for a torn log names its `audit-chain repair` bin, which `yard`
+ * users do not have on their PATH (it belongs to a dependency of a dependency): name the
+ * `yard` command that does the same repair instead. Other errors pass through unchanged.
+ */
+export function tornLogAdvice(error: unknown): unknown {
+  if ((error as { code?: unknown } | null)?.code !== 'TORN_TAIL') return error;
+  return new CliError(
+    'audit_log_torn',
+    `${SUBCOMMAND_LOG_PATH} ends with an incomplete line, most likely from a crash mid-write: run \`yard audit repair\`, then retry`,
+    { path: SUBCOMMAND_LOG_PATH, fix: 'yard audit repair' },
+    { cause: error },
+  );
 }
 
 /** The agent adapters from the config and the command line (the command line wins). */

@@ -70,7 +70,7 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
     });
 
     test('branch:checkout (create defaults to false), branch:current, branch:rename, branch:list', async () => {
-      await sub('branch:checkout', ['--name', 'does-not-exist'], 1);
+      await sub('branch:checkout', ['--name', 'does-not-exist'], 3);
       await sub('branch:checkout', ['--name', 'feat/a']);
       assert.equal((await sub('branch:current')).json<{ branch: string }>().branch, 'feat/a');
       await sub('branch:checkout', ['--name', 'main']);

@@ -133,5 +133,21 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, prefi
   const issue = result.error.issues[0]!;
   const path = issue.path.map(String).join('.');
   const field = [prefix, path].filter(Boolean).join('.') || prefix || 'input';
-  throw new InvalidArgumentError(field, issue.message, { cause: result.error });
+  throw new InvalidArgumentError(field, issueMessage(issue, value), { cause: result.error });
+}
+
+/**
+ * zod words a missing value as "Invalid input: expected string, received undefined" and a
+ * word where a number belongs as "received NaN" (after coercion); say "required", or what
+ * was expected and what was given, as the caller wrote it.
+ */
+function issueMessage(issue: z.core.$ZodIssue, value: unknown): string {
+  if (issue.code !== 'invalid_type') return issue.message;
+  let given: unknown = value;
+  for (const key of issue.path)
+    given = given !== null && typeof given === 'object' ? (given as Record<PropertyKey, unknown>)[key] : undefined;
+  if (given === undefined) return 'required';
+  const expected = issue.expected === 'int' ? 'integer' : issue.expected;
+  const shown = (JSON.stringify(given) ?? String(given)).slice(0, 80);
+  return `expected ${/^[aeiou]/.test(expected) ? 'an' : 'a'} ${expected}; got ${shown}`;
 }

@@ -44,7 +44,7 @@ describe('GitRepository in a temporary repository', () => {
     await git.checkoutBranch('main');
     assert.equal((await git.renameBranch('scratch', 'scratch-2')).name, 'scratch-2');
     assert.deepEqual(await git.deleteBranch('scratch-2'), { name: 'scratch-2', deleted: true });
-    await assert.rejects(git.deleteBranch('scratch-2'), code('git_failed'));
+    await assert.rejects(git.deleteBranch('scratch-2'), code('not_found'));
     await git.createBranch('with-checkout', { checkout: true });
     assert.equal(await git.currentBranch(), 'with-checkout');
     await git.checkoutBranch('main');
@@ -81,6 +81,38 @@ describe('GitRepository in a temporary repository', () => {
     await assert.rejects(git.commit('  '), code('invalid_argument'));
     await git.commit('left');
     await git.checkoutBranch('main');
+  });
+
+  test('a branch, revision or stash that does not exist is not_found (exit 3), before git runs; nothing changes', async () => {
+    const head = repo.git('rev-parse', 'HEAD');
+    const missing: [string, () => Promise<unknown>, string][] = [
+      ['deleteBranch', () => git.deleteBranch('no-such-branch'), 'branch "no-such-branch"'],
+      ['checkoutBranch', () => git.checkoutBranch('no-such-branch'), 'branch "no-such-branch"'],
+      ['renameBranch', () => git.renameBranch('no-such-branch', 'renamed'), 'branch "no-such-branch"'],
+      ['createBranch', () => git.createBranch('from-nothing', { base: 'no-such-base' }), 'revision "no-such-base"'],
+      ['rebase', () => git.rebase({ onto: 'no-such-base' }), 'revision "no-such-base"'],
+      ['log', () => git.log({ rev: 'deadbeef' }), 'revision "deadbeef"'],
+      ['diff', () => git.diff({ from: 'v9.9.9' }), 'revision "v9.9.9"'],
+      ['diffStat', () => git.diffStat({ to: 'no-such-tag' }), 'revision "no-such-tag"'],
+      ['stashPop', () => git.stashPop({ index: 7 }), 'stash "stash@{7}"'],
+      ['stashApply', () => git.stashApply({ index: 7 }), 'stash "stash@{7}"'],
+      ['stashDrop', () => git.stashDrop({ index: 7 }), 'stash "stash@{7}"'],
+      ['stashShow', () => git.stashShow({ index: 7 }), 'stash "stash@{7}"'],
+      ['addWorktree', () => git.addWorktree({ featureSlug: 'f', wpSequence: 1, base: 'no-such-base' }), 'revision "no-such-base"'],
+    ];
+    for (const [name, call, what] of missing) {
+      await assert.rejects(call(), (e: unknown) => {
+        assert.ok(e instanceof WorkflowError && e.code === 'not_found', `${name}: ${(e as Error).message}`);
+        assert.equal(e.message, `${what} does not exist`, name);
+        return true;
+      });
+    }
+    assert.equal(repo.git('rev-parse', 'HEAD'), head);
+    assert.deepEqual(
+      (await git.listBranches()).map((b) => b.name).filter((n) => n === 'from-nothing' || n === 'renamed'),
+      [],
+    );
+    assert.ok(!existsSync(join(repo.root, GIT_DEFAULTS.worktreeDir, 'f-wp01')));
   });
 
   test('a conflicting rebase is aborted and reported as a conflict', async () => {

@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
-import { WorkflowError } from '../errors.js';
+import { NotFoundError, WorkflowError } from '../errors.js';
 import { assertBranchName, assertRevision, assertSafeArgument, confinedPath } from './safety.js';
 
 /** Documented defaults of the git operations. */
@@ -126,12 +126,27 @@ export class GitRepository {
     });
   }
 
+  /**
+   * Refuses a revision, branch or stash that does not name a commit with not_found (exit 3):
+   * a typo is the caller's, not an internal git failure (exit 1), and a rebase onto nothing is
+   * no conflict.
+   */
+  private async requireCommit(what: string, key: string, rev = key, cwd?: string): Promise<void> {
+    try {
+      await this.run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`], cwd ? { cwd } : {});
+    } catch (error) {
+      if (error instanceof WorkflowError && error.code === 'git_failed') throw new NotFoundError(what, key);
+      throw error;
+    }
+  }
+
   // ---- branches ----
 
   /** Creates `name` from `base` (default `main`); with `checkout`, switches to it. */
   async createBranch(name: string, options: { base?: string; checkout?: boolean } = {}): Promise<BranchInfo> {
     assertBranchName(name);
     const base = assertRevision(options.base ?? GIT_DEFAULTS.base, 'base');
+    await this.requireCommit('revision', base);
     await this.run(['branch', '--no-track', '--end-of-options', name, base]);
     if (options.checkout) await this.run(['switch', name]);
     return (await this.listBranches()).find((b) => b.name === name)!;
@@ -140,6 +155,7 @@ export class GitRepository {
   /** Switches to `name`; with `create`, creates it from the current commit first. */
   async checkoutBranch(name: string, options: { create?: boolean } = {}): Promise<BranchInfo> {
     assertBranchName(name);
+    if (!options.create) await this.requireCommit('branch', name, `refs/heads/${name}`);
     await this.run(options.create ? ['switch', '-c', name] : ['switch', name]);
     return (await this.listBranches()).find((b) => b.name === name)!;
   }
@@ -147,6 +163,7 @@ export class GitRepository {
   /** Deletes `name`; `force` deletes even when it is not merged. */
   async deleteBranch(name: string, options: { force?: boolean } = {}): Promise<{ name: string; deleted: true }> {
     assertBranchName(name);
+    await this.requireCommit('branch', name, `refs/heads/${name}`);
     await this.run(['branch', options.force ? '-D' : '-d', '--end-of-options', name]);
     return { name, deleted: true };
   }
@@ -154,6 +171,7 @@ export class GitRepository {
   async renameBranch(from: string, to: string): Promise<BranchInfo> {
     assertBranchName(from, 'from');
     assertBranchName(to, 'to');
+    await this.requireCommit('branch', from, `refs/heads/${from}`);
     await this.run(['branch', '-m', '--end-of-options', from, to]);
     return (await this.listBranches()).find((b) => b.name === to)!;
   }
@@ -216,6 +234,7 @@ export class GitRepository {
   /** Rebases the current branch onto `onto` (default `main`), squashing fixups. A conflicting rebase is aborted and reported as `conflict`. */
   async rebase(options: { onto?: string; autosquash?: boolean } = {}): Promise<{ onto: string; head: string }> {
     const onto = assertRevision(options.onto ?? GIT_DEFAULTS.base, 'onto');
+    await this.requireCommit('revision', onto);
     const args = (options.autosquash ?? true) ? ['rebase', '-i', '--autosquash', onto] : ['rebase', onto];
     try {
       // GIT_SEQUENCE_EDITOR=true accepts the generated todo list: an interactive rebase without a terminal.
@@ -235,6 +254,7 @@ export class GitRepository {
     if (!Number.isInteger(limit) || limit < 1)
       throw new WorkflowError('invalid_argument', 'limit: a positive integer', { details: { field: 'limit' } });
     const rev = assertRevision(options.rev ?? 'HEAD', 'rev');
+    await this.requireCommit('revision', rev, rev, options.cwd);
     const out = await this.run(
       ['log', `--max-count=${limit}`, '--format=%H%x00%an%x00%aI%x00%s', '--end-of-options', rev],
       options.cwd ? { cwd: options.cwd } : {},
@@ -261,6 +281,7 @@ export class GitRepository {
     const from = assertRevision(options.from ?? GIT_DEFAULTS.diffFrom, 'from');
     const to = assertRevision(options.to ?? GIT_DEFAULTS.diffTo, 'to');
     const cwd = options.cwd ?? this.root;
+    for (const rev of new Set([from, to])) await this.requireCommit('revision', rev, rev, cwd);
     const paths = await Promise.all((options.paths ?? []).map((p) => confinedPath(cwd, p, 'paths')));
     return ['--end-of-options', from, to, '--', ...paths.map((p) => relative(cwd, p) || '.')];
   }
@@ -314,18 +335,21 @@ export class GitRepository {
   /** Applies and drops stash `index` (default 0, the latest). */
   async stashPop(options: { index?: number } = {}): Promise<{ index: number }> {
     const index = checkIndex(options.index ?? GIT_DEFAULTS.stashIndex);
+    await this.requireStash(index);
     await this.run(['stash', 'pop', `stash@{${index}}`]);
     return { index };
   }
 
   async stashApply(options: { index?: number } = {}): Promise<{ index: number }> {
     const index = checkIndex(options.index ?? GIT_DEFAULTS.stashIndex);
+    await this.requireStash(index);
     await this.run(['stash', 'apply', `stash@{${index}}`]);
     return { index };
   }
 
   async stashDrop(options: { index?: number } = {}): Promise<{ index: number }> {
     const index = checkIndex(options.index ?? GIT_DEFAULTS.stashIndex);
+    await this.requireStash(index);
     await this.run(['stash', 'drop', `stash@{${index}}`]);
     return { index };
   }
@@ -333,7 +357,12 @@ export class GitRepository {
   /** The patch of stash `index` (default 0). */
   async stashShow(options: { index?: number } = {}): Promise<string> {
     const index = checkIndex(options.index ?? GIT_DEFAULTS.stashIndex);
+    await this.requireStash(index);
     return this.run(['stash', 'show', '--patch', '--no-color', `stash@{${index}}`]);
+  }
+
+  private requireStash(index: number): Promise<void> {
+    return this.requireCommit('stash', `stash@{${index}}`);
   }
 
   async stashList(): Promise<StashEntry[]> {
@@ -377,6 +406,7 @@ export class GitRepository {
         details: { field: 'branch' },
       });
     assertBranchName(branch, 'branch');
+    await this.requireCommit('revision', base);
     const target = await confinedPath(this.root, path, 'path');
     await this.excludeWorktreeDir();
     const exists = (await this.listBranches()).some((b) => b.name === branch);

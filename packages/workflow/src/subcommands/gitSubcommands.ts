@@ -8,8 +8,6 @@ import { z } from 'zod';
 import { GIT_DEFAULTS } from '../git/gitRepository.js';
 import { arg, defineSubcommand, type SubcommandDefinition } from './registry.js';
 
-const slug = () => arg.text('feature slug');
-
 export const GIT_SUBCOMMANDS: SubcommandDefinition[] = [
   defineSubcommand({
     name: 'branch:create',
@@ -192,7 +190,7 @@ export const GIT_SUBCOMMANDS: SubcommandDefinition[] = [
     documented: true,
     summary: "Add a work package's worktree (branch <slug>/wp<NN> at .worktrees/<slug>-wp<NN>)",
     args: z.object({
-      feature_slug: slug(),
+      feature_slug: arg.slug(),
       wp: arg.int('work-package sequence'),
       base: arg.text('branch to start from').default(GIT_DEFAULTS.base),
       path: arg.text('worktree directory (default .worktrees/<slug>-wp<NN>)').optional(),

@@ -10,7 +10,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { parseInput } from '../domain/inputs.js';
-import { InvalidArgumentError, WorkflowError } from '../errors.js';
+import { slugSchema } from '../domain/model.js';
+import { InvalidArgumentError, NotFoundError, WorkflowError } from '../errors.js';
 import type { ArtifactStore } from '../git/artifactStore.js';
 import type { GitRepository } from '../git/gitRepository.js';
 import { confinedPath } from '../git/safety.js';
@@ -46,6 +47,8 @@ export interface SubcommandDefinition {
 /** Argument helpers: values from a command line arrive as strings, from JSON as their own types. */
 export const arg = {
   text: (description: string) => z.string().min(1).describe(description),
+  /** A feature slug: a malformed one is a usage error (exit 2) before any lookup could call it not_found. */
+  slug: () => slugSchema.describe('feature slug'),
   int: (description: string) => z.coerce.number().int().describe(description),
   bool: (description: string) => z.preprocess((v) => (v === 'true' ? true : v === 'false' ? false : v), z.boolean()).describe(description),
   list: (description: string) =>
@@ -198,7 +201,23 @@ export async function artifactContent(
   if (args.content !== undefined && args.from_file !== undefined)
     throw new InvalidArgumentError('content', 'give content or from_file, not both');
   if (args.content !== undefined) return Buffer.from(args.content, 'utf8');
-  if (args.from_file !== undefined) return readFile(await confinedPath(ctx.git.root, args.from_file, 'from_file'));
+  if (args.from_file !== undefined) return readRepositoryFile(ctx, args.from_file, 'from_file');
   if (!ctx.readStdin) throw new InvalidArgumentError('content', 'no content, from_file or standard input');
   return ctx.readStdin();
+}
+
+/**
+ * Reads a file the caller names (`from_file`, `key_file`), confined to the repository. A file
+ * that is not there is the caller's typo: not_found (exit 3) naming the argument, not an
+ * internal ENOENT.
+ */
+export async function readRepositoryFile(ctx: SubcommandContext, path: string, field: string): Promise<Buffer> {
+  const file = await confinedPath(ctx.git.root, path, field);
+  try {
+    return await readFile(file);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'EISDIR') throw new NotFoundError(field, path);
+    throw error;
+  }
 }

@@ -4,13 +4,16 @@
  * `{command, args, actor, exit_code, duration_ms, timestamp}` plus
  * audit-chain's `id`, `prev_hash` and `hash`, so `audit-chain verify`
  * accepts the file. Writers in several processes take the file's lock, so
- * lines never interleave, tear or fork the chain.
+ * lines never interleave, tear or fork the chain. A crash mid-write can
+ * still tear the last line; {@link SubcommandAuditLog.repair} fixes that.
  */
 import { createHash } from 'node:crypto';
+import { access } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { type AuditEntry, AuditLog, JsonlAuditStore, verifyFile } from '@switchyard/audit-chain';
+import { type AuditEntry, AuditLog, JsonlAuditStore, type RepairResult, repairJsonlFile, verifyFile } from '@switchyard/audit-chain';
 import { auditOrigin } from '../audit/auditTrail.js';
 import type { WorkflowEventEmitter } from '../events.js';
+import { confinedPath } from '../git/safety.js';
 import { type Clock, systemClock } from '../util/clock.js';
 
 /** Where the log lives, relative to the repository root. */
@@ -26,6 +29,8 @@ export interface SubcommandRecord {
   actor: string;
   exit_code: number;
   duration_ms: number;
+  /** What a maintenance command did to the log itself (`audit repair`: action, removed_bytes). */
+  result?: Record<string, unknown>;
 }
 
 const SECRET_KEY = /(token|secret|password|passphrase|api[_-]?key|authorization|credential|private[_-]?key)/i;
@@ -98,6 +103,28 @@ export class SubcommandAuditLog {
     return new SubcommandAuditLog(path, origin, store, options);
   }
 
+  /**
+   * Repairs a torn last line of `<repoRoot>/.agileplus/audit.jsonl` (a crash mid-write), which
+   * makes {@link SubcommandAuditLog.open} fail with `TORN_TAIL`. Never drops a complete entry;
+   * refuses a log that leads outside the repository through a symlink (`path_escape`). Call it
+   * while no writer holds the file open; it takes the same lock writers take.
+   *
+   * @example
+   * ```ts
+   * const { action, removed_bytes } = await SubcommandAuditLog.repair('/path/to/repo');
+   * ```
+   */
+  static async repair(repoRoot: string, options: Pick<SubcommandAuditLogOptions, 'repoName'> = {}): Promise<RepairResult> {
+    const path = await confinedPath(resolve(repoRoot), SUBCOMMAND_LOG_PATH, 'audit_log');
+    const exists = await access(path).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) return { action: 'none', removed_bytes: 0, message: 'there is no audit log yet' };
+    const origin = auditOrigin(options.repoName ?? basename(resolve(repoRoot)), SUBCOMMAND_CHAIN);
+    return repairJsonlFile(path, { origin });
+  }
+
   /** Appends one line; resolves once it is on disk. */
   async record(record: SubcommandRecord): Promise<AuditEntry> {
     const entry = await this.log.append({
@@ -106,6 +133,7 @@ export class SubcommandAuditLog {
       actor: record.actor,
       exit_code: record.exit_code,
       duration_ms: Math.max(0, Math.round(record.duration_ms)),
+      ...(record.result !== undefined ? { result: sanitizeArgs(record.result) as never } : {}),
     });
     this.events?.emit('workflow:subcommand', {
       command: record.command,

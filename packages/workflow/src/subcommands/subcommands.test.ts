@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
@@ -106,6 +106,9 @@ test('arguments: kebab-case or snake_case, strings coerced, unknown ones refused
     (e: unknown) => (e as { details: { field: string } }).details.field === 'name',
   );
   assert.throws(() => registry.parseArgs('artifact:hash', { 'feature-slug': 'f', feature_slug: 'g', relative_path: 'a' }), /given twice/);
+  assert.throws(() => registry.parseArgs('branch:create', {}), { message: 'name: required' });
+  assert.throws(() => registry.parseArgs('diff:show', { context: 'many' }), { message: 'context: expected a number; got "many"' });
+  assert.throws(() => registry.parseArgs('stash:pop', { index: '1.5' }), { message: 'index: expected an integer; got "1.5"' });
   assert.throws(() => registry.get('branch:explode'), /branch has branch:create/);
 });
 
@@ -181,6 +184,77 @@ describe('audited invocations in a temporary repository', () => {
     assert.ok(parsed.every((p) => Number.isInteger(p.duration_ms) && p.duration_ms >= 0 && p.actor === 'alice'));
     const verified = await run(process.execPath, [auditChainBin, 'verify', log.path, '--origin', 'workflow:demo/subcommands', '--json']);
     assert.equal(JSON.parse(verified.stdout).valid, true);
+  });
+
+  test('every artifact:* refuses an unknown feature like audit:log: exit 3, not_found, one audit line, nothing on disk', async () => {
+    let stdinRead = false;
+    const strictCtx = {
+      ...ctx,
+      readStdin: async () => {
+        stdinRead = true;
+        return Buffer.from('never');
+      },
+    };
+    const linesBefore = (await readFile(log.path, 'utf8')).split('\n').filter(Boolean).length;
+    const unknown = { feature_slug: 'no-such-feature', relative_path: 'spec.md' };
+    const calls: [string, Record<string, unknown>][] = [
+      ['audit:log', { feature_slug: unknown.feature_slug }],
+      ['artifact:write', { ...unknown, content: '# Spec' }],
+      ['artifact:write', unknown],
+      ['artifact:read', unknown],
+      ['artifact:hash', unknown],
+      ['artifact:list', { feature_slug: unknown.feature_slug }],
+      ['artifact:verify', { ...unknown, hash: `sha256:${'0'.repeat(64)}` }],
+      ['artifact:delete', unknown],
+    ];
+    const [reference, ...artifactOutcomes] = await Promise.all(
+      calls.map(([command, args]) => runSubcommand(registry, log, command, args, strictCtx)),
+    );
+    assert.equal(reference!.exit_code, EXIT_CODES.not_found);
+    for (const outcome of artifactOutcomes) {
+      assert.equal(outcome.exit_code, reference!.exit_code, `${outcome.command}: ${JSON.stringify(outcome.error ?? outcome.result)}`);
+      assert.deepEqual(outcome.error, reference!.error, outcome.command);
+      assert.equal(outcome.audit.exit_code, EXIT_CODES.not_found, outcome.command);
+    }
+    assert.equal(stdinRead, false, 'artifact:write did not wait for standard input for a feature that does not exist');
+    await assert.rejects(stat(join(repo.root, '.agileplus', 'artifacts', unknown.feature_slug)), { code: 'ENOENT' });
+    const lines = (await readFile(log.path, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
+    assert.deepEqual(
+      lines
+        .slice(linesBefore)
+        .map((l) => [l.command, l.exit_code])
+        .sort(),
+      calls.map(([command]) => [command, EXIT_CODES.not_found]).sort(),
+    );
+  });
+
+  test('a malformed feature slug is a usage error (exit 2, field feature_slug) in every subcommand that takes one', async () => {
+    const takingSlug = registry.list().filter((d) => registry.takesFeatureSlug(d.name));
+    assert.ok(takingSlug.length >= 10, takingSlug.map((d) => d.name).join(', '));
+    for (const def of takingSlug) {
+      assert.throws(
+        () => registry.parseArgs(def.name, { feature_slug: '../x' }),
+        (e: unknown) => (e as { details?: { field?: string } }).details?.field === 'feature_slug',
+        def.name,
+      );
+    }
+    const malformed = { feature_slug: '../x', relative_path: 'a.md', content: 'x' };
+    const outcome = await runSubcommand(registry, log, 'artifact:write', malformed, ctx);
+    assert.deepEqual([outcome.exit_code, outcome.error?.code], [EXIT_CODES.usage, 'invalid_argument']);
+  });
+
+  test('a from_file or key_file that is not there is not_found (exit 3) naming the argument, not an internal ENOENT', async () => {
+    const calls: [string, Record<string, unknown>, string][] = [
+      ['artifact:write', { feature_slug: 'f', relative_path: 'x.md', from_file: 'missing.md' }, 'from_file "missing.md" does not exist'],
+      ['audit:checkpoint', { feature_slug: 'f', key_file: 'missing.pem', key_name: 'k' }, 'key_file "missing.pem" does not exist'],
+    ];
+    for (const [command, args, message] of calls) {
+      const outcome = await runSubcommand(registry, log, command, args, ctx);
+      assert.deepEqual([outcome.exit_code, outcome.error?.code, outcome.error?.message], [EXIT_CODES.not_found, 'not_found', message]);
+    }
   });
 
   test('artifact:write reads standard input when neither content nor from_file is given; from_file is confined', async () => {

@@ -2,15 +2,28 @@
  * @module workflowSubcommands
  * The artifact, governance and audit subcommands.
  */
-import { readFile } from 'node:fs/promises';
 import { createNoteSigner } from '@switchyard/audit-chain';
 import { z } from 'zod';
 import { InvalidArgumentError, NotFoundError } from '../errors.js';
-import { confinedPath } from '../git/safety.js';
-import { arg, artifactContent, defineSubcommand, type SubcommandDefinition } from './registry.js';
+import {
+  arg,
+  artifactContent,
+  defineSubcommand,
+  readRepositoryFile,
+  type SubcommandContext,
+  type SubcommandDefinition,
+} from './registry.js';
 
-const slug = () => arg.text('feature slug');
 const relativePath = () => arg.text('path inside the feature, e.g. spec.md');
+
+/**
+ * Refuses a feature that does not exist (not_found), as audit:* and HTTP do: artifacts
+ * are files under `<slug>/`, so without this a typo in the slug would silently create or
+ * read a directory for a feature nobody specified. Checked before standard input is read.
+ */
+async function requireFeature(ctx: SubcommandContext, featureSlug: string): Promise<void> {
+  await ctx.workflow.getFeature(featureSlug);
+}
 
 export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
   defineSubcommand({
@@ -18,19 +31,23 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
     documented: true,
     summary: 'Write an artifact (content, from_file, or standard input)',
     args: z.object({
-      feature_slug: slug(),
+      feature_slug: arg.slug(),
       relative_path: relativePath(),
       content: z.string().describe('the content').optional(),
       from_file: arg.text('read the content from this file in the repository').optional(),
     }),
-    run: async (ctx, a) => ctx.artifacts.write(a.feature_slug, a.relative_path, await artifactContent(ctx, a)),
+    run: async (ctx, a) => {
+      await requireFeature(ctx, a.feature_slug);
+      return ctx.artifacts.write(a.feature_slug, a.relative_path, await artifactContent(ctx, a));
+    },
   }),
   defineSubcommand({
     name: 'artifact:read',
     documented: true,
     summary: 'Read an artifact',
-    args: z.object({ feature_slug: slug(), relative_path: relativePath() }),
+    args: z.object({ feature_slug: arg.slug(), relative_path: relativePath() }),
     run: async (ctx, a) => {
+      await requireFeature(ctx, a.feature_slug);
       const { content, artifact } = await ctx.artifacts.read(a.feature_slug, a.relative_path);
       return { ...artifact, content: content.toString('utf8') };
     },
@@ -39,33 +56,45 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
     name: 'artifact:hash',
     documented: true,
     summary: 'Hash of an artifact: {path, hash, size_bytes}',
-    args: z.object({ feature_slug: slug(), relative_path: relativePath() }),
-    run: (ctx, a) => ctx.artifacts.hash(a.feature_slug, a.relative_path),
+    args: z.object({ feature_slug: arg.slug(), relative_path: relativePath() }),
+    run: async (ctx, a) => {
+      await requireFeature(ctx, a.feature_slug);
+      return ctx.artifacts.hash(a.feature_slug, a.relative_path);
+    },
   }),
   defineSubcommand({
     name: 'artifact:list',
     summary: 'Artifacts of a feature',
-    args: z.object({ feature_slug: slug() }),
-    run: (ctx, a) => ctx.artifacts.list(a.feature_slug),
+    args: z.object({ feature_slug: arg.slug() }),
+    run: async (ctx, a) => {
+      await requireFeature(ctx, a.feature_slug);
+      return ctx.artifacts.list(a.feature_slug);
+    },
   }),
   defineSubcommand({
     name: 'artifact:verify',
     summary: 'Compare an artifact with an expected hash',
-    args: z.object({ feature_slug: slug(), relative_path: relativePath(), hash: arg.text('expected sha256:<hex>') }),
-    run: (ctx, a) => ctx.artifacts.verify(a.feature_slug, a.relative_path, a.hash),
+    args: z.object({ feature_slug: arg.slug(), relative_path: relativePath(), hash: arg.text('expected sha256:<hex>') }),
+    run: async (ctx, a) => {
+      await requireFeature(ctx, a.feature_slug);
+      return ctx.artifacts.verify(a.feature_slug, a.relative_path, a.hash);
+    },
   }),
   defineSubcommand({
     name: 'artifact:delete',
     summary: 'Delete an artifact',
-    args: z.object({ feature_slug: slug(), relative_path: relativePath() }),
-    run: (ctx, a) => ctx.artifacts.remove(a.feature_slug, a.relative_path),
+    args: z.object({ feature_slug: arg.slug(), relative_path: relativePath() }),
+    run: async (ctx, a) => {
+      await requireFeature(ctx, a.feature_slug);
+      return ctx.artifacts.remove(a.feature_slug, a.relative_path);
+    },
   }),
   defineSubcommand({
     name: 'governance:check',
     documented: true,
     summary: 'Check the gates of the next move (of the feature, or of a work package with --wp)',
     args: z.object({
-      feature_slug: slug(),
+      feature_slug: arg.slug(),
       wp: arg.int('work-package sequence').optional(),
       to: arg.text('target state (default: the next one)').optional(),
     }),
@@ -128,7 +157,7 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
     documented: true,
     summary: "A feature's audit entries (newest --limit, default 50)",
     args: z.object({
-      feature_slug: slug(),
+      feature_slug: arg.slug(),
       limit: arg.int('how many of the newest').min(1).default(50),
       since: arg.text('only entries at or after this RFC 3339 time').optional(),
     }),
@@ -143,7 +172,7 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
     documented: true,
     summary: 'Query audit entries (--where, --group-by, --order-by)',
     args: z.object({
-      feature_slug: slug().optional(),
+      feature_slug: arg.slug().optional(),
       where: z.string().describe('filter, e.g. "actor = alice AND to = DONE"').optional(),
       group_by: z.string().describe('fields to group by, with counts').optional(),
       order_by: z.string().describe('fields with asc/desc').optional(),
@@ -163,7 +192,7 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
     name: 'audit:verify',
     documented: true,
     summary: "Verify a feature's audit chain",
-    args: z.object({ feature_slug: slug() }),
+    args: z.object({ feature_slug: arg.slug() }),
     run: async (ctx, a) => {
       await ctx.workflow.getFeature(a.feature_slug);
       return ctx.workflow.audit.verify(a.feature_slug);
@@ -172,7 +201,7 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
   defineSubcommand({
     name: 'audit:export',
     summary: "A feature's audit chain as JSONL (for audit-chain verify)",
-    args: z.object({ feature_slug: slug() }),
+    args: z.object({ feature_slug: arg.slug() }),
     run: async (ctx, a) => {
       await ctx.workflow.getFeature(a.feature_slug);
       return { origin: ctx.workflow.audit.origin(a.feature_slug), jsonl: await ctx.workflow.audit.exportJsonl(a.feature_slug) };
@@ -182,7 +211,7 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
     name: 'audit:checkpoint',
     summary: 'The head of a chain (size, Merkle root), signed as a C2SP note when a key is given',
     args: z.object({
-      feature_slug: slug(),
+      feature_slug: arg.slug(),
       key_file: arg.text('Ed25519 private key (PEM) inside the repository').optional(),
       key_name: arg.text('key name for the signature').optional(),
     }),
@@ -193,7 +222,7 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
       const base = { origin: log.origin, size: head.size, root: head.root };
       if (a.key_file === undefined) return { ...base, note: null };
       if (a.key_name === undefined) throw new InvalidArgumentError('key_name', 'required with key_file');
-      const pem = await readFile(await confinedPath(ctx.git.root, a.key_file, 'key_file'), 'utf8');
+      const pem = (await readRepositoryFile(ctx, a.key_file, 'key_file')).toString('utf8');
       return { ...base, note: await log.checkpoint(createNoteSigner(a.key_name, pem)) };
     },
   }),
