@@ -42,6 +42,16 @@ describe('SSRF guard', () => {
       ['2001:db8::1', 'reserved'],
       ['2001:0:4136:e378:8000:63bf:3fff:fdd2', 'reserved'],
       ['100::1', 'reserved'],
+      // Documentation ranges (RFC 5737): never routed, so never a real destination. NAT64 and 6to4 carry the verdict.
+      ['192.0.2.1', 'reserved'],
+      ['198.51.100.77', 'reserved'],
+      ['203.0.113.7', 'reserved'],
+      ['64:ff9b::cb00:7107', 'reserved'],
+      ['2002:c633:6401::1', 'reserved'],
+      ['2001:db8:ffff:ffff::1', 'reserved'],
+      ['192.0.3.1', undefined],
+      ['198.51.101.1', undefined],
+      ['203.0.114.1', undefined],
       ['2a00:1450:4001:81b::200e', undefined],
     ];
     for (const [address, expected] of cases) assert.equal(blockedRange(address), expected, address);

@@ -32,7 +32,11 @@ const ranges: [BlockedRange, string, number, 'ipv4' | 'ipv6'][] = [
   ['multicast', 'ff00::', 8, 'ipv6'],
   ['reserved', '240.0.0.0', 4, 'ipv4'],
   ['reserved', '192.0.0.0', 24, 'ipv4'],
-  ['reserved', '198.18.0.0', 15, 'ipv4'],
+  ['reserved', '198.18.0.0', 15, 'ipv4'], // benchmarking
+  // Documentation (RFC 5737, RFC 3849 below): never routed, so no real destination lives there.
+  ['reserved', '192.0.2.0', 24, 'ipv4'],
+  ['reserved', '198.51.100.0', 24, 'ipv4'],
+  ['reserved', '203.0.113.0', 24, 'ipv4'],
   // Deprecated site-local addresses are private by another name.
   ['private', 'fec0::', 10, 'ipv6'],
   ['reserved', '100::', 64, 'ipv6'], // discard-only

@@ -156,9 +156,9 @@ describe('PUT /config.yaml: hosts named in api-call-allow may be set', async () 
 
 describe('DNS rebinding: a name set through the API is checked again at every connection', async () => {
   const HOST = 'models.rebind.test';
-  // What HOST resolves to now: a documentation address (TEST-NET-3, public to the guard and never routed) when the
-  // config is submitted, 127.0.0.1 once it "rebinds".
-  let hostAddress = '203.0.113.10';
+  // What HOST resolves to now: a public address when the config is submitted (staged DNS: never contacted, the
+  // test's connections all go to the loopback proxy), 127.0.0.1 once it "rebinds".
+  let hostAddress = '93.184.216.34';
   const dns = stagedLookup((hostname) =>
     hostname === HOST ? hostAddress : Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }),
   );

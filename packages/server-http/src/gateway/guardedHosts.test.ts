@@ -7,7 +7,7 @@ import type { OutboundUrl } from './config/outboundUrls.js';
 import { GuardedHosts } from './guardedHosts.js';
 
 // Every name resolves to loopback: what a rebound name does.
-const dns = stagedLookup((hostname) => (hostname.startsWith('public.') ? '203.0.113.7' : '127.0.0.1'));
+const dns = stagedLookup((hostname) => (hostname.startsWith('public.') ? '93.184.216.34' : '127.0.0.1'));
 
 const destination = (url: string): OutboundUrl => ({ path: 'providers.acme.base_url', value: url, url, protocols: ['http:', 'https:'] });
 
@@ -23,12 +23,12 @@ describe('GuardedHosts', () => {
     const guarded = new GuardedHosts({ policy: () => ({ allow: [] }), resolve: dns.lookup });
     guarded.admit([
       destination('https://Models.Example.test./v1'),
-      destination('http://203.0.113.9:8080/'),
+      destination('http://93.184.216.35:8080/'),
       destination('http://[2001:4860::8888]/'),
     ]);
     assert.deepEqual(guarded.list(), ['models.example.test']);
     assert.ok(guarded.has('MODELS.example.test'));
-    assert.ok(!guarded.has('203.0.113.9'));
+    assert.ok(!guarded.has('93.184.216.35'));
   });
 
   test('the lookup refuses a guarded name that resolves to loopback and passes every other name through', async () => {
@@ -37,7 +37,7 @@ describe('GuardedHosts', () => {
     const refused = await resolveThrough(guarded, 'rebound.test');
     assert.ok(refused instanceof SsrfBlocked, String(refused));
     assert.equal(refused.range, 'loopback');
-    assert.equal(await resolveThrough(guarded, 'public.test'), '203.0.113.7');
+    assert.equal(await resolveThrough(guarded, 'public.test'), '93.184.216.34');
     assert.equal(await resolveThrough(guarded, 'operator-model.test'), '127.0.0.1', 'a host the API never admitted is not guarded');
   });
 
