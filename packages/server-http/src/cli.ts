@@ -12,6 +12,7 @@ import { CredentialsError } from '@switchyard/credentials';
 import { ClusterUnavailableError } from './gateway/cluster.js';
 import { ConfigError, loadConfigFile } from './gateway/config/load.js';
 import { Gateway, TracingUnavailableError, UnsafeBindError } from './gateway/gateway.js';
+import { GuardedHostsUnreadableError } from './gateway/guardedHostStore.js';
 import { LoginUsageError, login } from './gateway/login.js';
 import { credentialsCommand, REKEY_USAGE, RekeyUsageError } from './gateway/rekeyCommand.js';
 
@@ -142,8 +143,12 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
       if (error instanceof RekeyUsageError) io.stderr(`\n${REKEY_USAGE}`);
       return 2;
     }
-    // The auth directory is being rekeyed by another process: the message names it.
-    if (error instanceof ClusterUnavailableError || (error instanceof CredentialsError && error.code === 'in_use')) {
+    // The auth directory is being rekeyed by another process, or its guarded hosts cannot be read: the message says what to do.
+    if (
+      error instanceof ClusterUnavailableError ||
+      error instanceof GuardedHostsUnreadableError ||
+      (error instanceof CredentialsError && error.code === 'in_use')
+    ) {
       io.stderr(`switchyard: ${error.message}\n`);
       return 1;
     }

@@ -97,6 +97,7 @@ export {
   signInRequest,
 } from './gateway/flows.js';
 export { Gateway, type GatewayOptions, isLoopbackHost, TracingUnavailableError, UnsafeBindError } from './gateway/gateway.js';
+export { FileGuardedHostStore, type GuardedHostStore, GuardedHostsUnreadableError } from './gateway/guardedHostStore.js';
 export { LogTail } from './gateway/logTail.js';
 export { createWorkflowApi, type MetricsSource, type WorkflowApiOptions } from './workflow/workflowApi.js';
 export { respondWorkflowError, WORKFLOW_ERROR_STATUS } from './workflow/workflowErrors.js';

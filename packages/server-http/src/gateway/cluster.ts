@@ -7,7 +7,8 @@
  * reports their state (`GET /v0/operations/cluster/status`, `svc_cluster_*`
  * metrics), and carries the `config.reload` signal. The stores themselves
  * live in `@switchyard/credentials/postgres` and
- * `@switchyard/core-routing/postgres`.
+ * `@switchyard/core-routing/postgres`, except the hosts the management API
+ * admitted (`PostgresGuardedHostStore`, on this package's own migrations).
  */
 import { hostname } from 'node:os';
 import { PostgresCooldownStateStore } from '@switchyard/core-routing/postgres';
@@ -24,6 +25,7 @@ import pg from 'pg';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { ConfigError } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
+import { PostgresGuardedHostStore } from './postgresGuardedHostStore.js';
 
 /** The last cross-node event this node applied. */
 export interface ClusterLastEvent {
@@ -119,6 +121,8 @@ export class GatewayCluster {
     readonly refreshLock: PostgresRefreshLock,
     readonly cooldownStore: PostgresCooldownStateStore,
     readonly signInDirectory: PostgresSignInDirectory,
+    /** The hosts the management API admitted on any node (DNS-rebinding guard). */
+    readonly guardedHostStore: PostgresGuardedHostStore,
     private readonly clock: ClusterClock,
     private readonly log: LogRelay,
   ) {
@@ -211,6 +215,7 @@ export class GatewayCluster {
         onError: (error) => logger.warn({ err: error.message }, 'cluster_signin_listener_error'),
       });
       opened.push(signInDirectory);
+      const guardedHostStore = await PostgresGuardedHostStore.open(pool, nodeId);
       logger.info({ node_id: nodeId }, 'cluster_joined');
       return new GatewayCluster(
         nodeId,
@@ -221,6 +226,7 @@ export class GatewayCluster {
         refreshLock,
         cooldownStore,
         signInDirectory,
+        guardedHostStore,
         options.clock,
         log,
       );

@@ -3,7 +3,8 @@
  * The gateway's config file while it runs: edits are applied as they
  * settle, a bad edit is logged and the running config kept, and a text
  * already applied (the gateway's own writes, or a file another node's
- * signal made us read again) is not applied twice.
+ * signal made us read again) is not applied twice. Reads are applied one at
+ * a time, in order, so a slow one never lands after a newer text.
  */
 import { readFile } from 'node:fs/promises';
 import { type FileWatch, watchFile } from '@switchyard/credentials';
@@ -17,6 +18,11 @@ export interface ConfigFileOptions {
   knownKinds: () => readonly string[];
   /** Applies a config read from the file (`Gateway.reload`). `announce` is false when another node's signal prompted the read. */
   apply: (config: GatewayConfig, options: { fromFile: string; announce: boolean }) => void;
+  /**
+   * Runs before a changed text is applied (a cluster node learns the hosts other nodes' APIs admitted). When it
+   * fails the running config is kept, and the text is tried again at the next change or signal.
+   */
+  beforeApply?: (config: GatewayConfig) => Promise<void>;
   logError: (fields: Record<string, unknown>, message: string) => void;
 }
 
@@ -33,6 +39,8 @@ export class ConfigFile {
   /** The file text last applied (or refused), so reading it again changes nothing. */
   private lastText: string | undefined;
   private watcher: FileWatch | undefined;
+  /** The read being applied: the next waits for it. */
+  private applying: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: ConfigFileOptions) {}
 
@@ -54,7 +62,12 @@ export class ConfigFile {
    * found itself is announced to the cluster; one looked for because
    * another node signalled is not, so signals never echo between nodes.
    */
-  async applyIfChanged(options: { signalled: boolean }): Promise<void> {
+  applyIfChanged(options: { signalled: boolean }): Promise<void> {
+    this.applying = this.applying.then(() => this.readAndApply(options));
+    return this.applying;
+  }
+
+  private async readAndApply(options: { signalled: boolean }): Promise<void> {
     const { path } = this.options;
     let text: string;
     try {
@@ -63,14 +76,35 @@ export class ConfigFile {
       return; // mid-replace; the next event brings the new file
     }
     if (text === this.lastText) return;
+    let config: GatewayConfig;
     try {
-      const config = parseConfig(text, { source: path, knownKinds: this.options.knownKinds() });
+      config = parseConfig(text, { source: path, knownKinds: this.options.knownKinds() });
+    } catch (error) {
+      this.refused(text, error);
+      return;
+    }
+    if (this.options.beforeApply) {
+      const before = this.lastText;
+      try {
+        await this.options.beforeApply(config);
+      } catch (error) {
+        this.options.logError({ path, err: (error as Error).message }, 'config_reload_deferred_keeping_running_config');
+        return;
+      }
+      // The management API wrote and applied a newer text meanwhile: this one is stale.
+      if (this.lastText !== before) return;
+    }
+    try {
       this.options.apply(config, { fromFile: text, announce: !options.signalled });
     } catch (error) {
-      this.lastText = text;
-      const issues = error instanceof ConfigError ? error.issues : [{ field: '(file)', message: (error as Error).message }];
-      this.options.logError({ path, issues }, 'config_reload_rejected_keeping_running_config');
+      this.refused(text, error);
     }
+  }
+
+  private refused(text: string, error: unknown): void {
+    this.lastText = text;
+    const issues = error instanceof ConfigError ? error.issues : [{ field: '(file)', message: (error as Error).message }];
+    this.options.logError({ path: this.options.path, issues }, 'config_reload_rejected_keeping_running_config');
   }
 
   /** Stops watching. */

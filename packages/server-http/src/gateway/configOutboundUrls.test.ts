@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { eventually, stagedLookup, startFakeOpenAi, startTcpProxy } from '@switchyard/test-support';
 import type { LookupFunction } from '../controlPlane/ssrf.js';
 import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { Gateway, GUARDED_HOSTS_FILE } from './gateway.js';
+import { GuardedHostsUnreadableError } from './guardedHostStore.js';
 
 // PUT /v0/management/config.yaml may not aim the gateway at its own network: every outbound URL the new
 // config adds or changes goes through the SSRF guard, when submitted and (for names, which can rebind) at
@@ -35,8 +36,9 @@ ${extra}metrics:
   port: 0
 `;
 
+/** A gateway on `text`, written to `name` in a directory of its own (so each has its own `auth-dir`). */
 async function start(text: string, name: string, resolve?: LookupFunction) {
-  const path = join(dir, name);
+  const path = join(await mkdtemp(join(dir, 'gateway-')), name);
   await writeFile(path, text);
   const gateway = await Gateway.start({
     config: parseConfig(text),
@@ -53,6 +55,30 @@ async function start(text: string, name: string, resolve?: LookupFunction) {
     });
   return { gateway, path, put };
 }
+
+const chat = (gateway: Gateway) =>
+  fetch(`${gateway.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: 'Bearer sk-client', 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'acme-model', messages: [{ role: 'user', content: 'hello' }] }),
+  });
+/** The relay's answer to a refused connection: an upstream failure in OpenAI's shape, not the server's 500. */
+const assertRefusedUpstream = async (response: Response) => {
+  const text = await response.text();
+  assert.equal(response.status, 502, text);
+  const { error } = JSON.parse(text);
+  assert.equal(error.code, 'upstream_error', text);
+  assert.equal(error.type, 'server_error', text);
+  assert.match(error.message, /SSRF_BLOCKED/, 'the client learns why');
+  assert.doesNotMatch(text, /127\.0\.0\.1/, 'but not the address the name resolved to');
+};
+// A refused connection must not cool the provider down for the next test.
+const withProviders = (allow: string, providers = '') =>
+  `${config(allow, providers)}server:\n  operations:\n    cooldown: { enabled: false }\n`;
+
+/** An acme provider on `host`, reached through `port`. */
+const acmeOn = (host: string, port: number) =>
+  `  acme:\n    kind: openai-compatible\n    base_url: http://${host}:${port}/v1\n    models: [acme-model]\n    health_check: { enabled: false }\n`;
 
 // biome-ignore lint/suspicious/noExplicitAny: error bodies are probed field by field
 const json = async (response: Response) => (await response.json()) as Record<string, any>;
@@ -169,26 +195,7 @@ describe('DNS rebinding: a name set through the API is checked again at every co
     await proxy.close();
     await upstream.close();
   });
-  const acme = `  acme:\n    kind: openai-compatible\n    base_url: http://${HOST}:${proxy.port}/v1\n    models: [acme-model]\n    health_check: { enabled: false }\n`;
-  const chat = (gateway: Gateway) =>
-    fetch(`${gateway.url}/v1/chat/completions`, {
-      method: 'POST',
-      headers: { authorization: 'Bearer sk-client', 'content-type': 'application/json' },
-      body: JSON.stringify({ model: 'acme-model', messages: [{ role: 'user', content: 'hello' }] }),
-    });
-  /** The relay's answer to a refused connection: an upstream failure in OpenAI's shape, not the server's 500. */
-  const assertRefusedUpstream = async (response: Response) => {
-    const text = await response.text();
-    assert.equal(response.status, 502, text);
-    const { error } = JSON.parse(text);
-    assert.equal(error.code, 'upstream_error', text);
-    assert.equal(error.type, 'server_error', text);
-    assert.match(error.message, /SSRF_BLOCKED/, 'the client learns why');
-    assert.doesNotMatch(text, /127\.0\.0\.1/, 'but not the address the name resolved to');
-  };
-  // A refused connection must not cool the provider down for the next test.
-  const withProviders = (allow: string, providers = '') =>
-    `${config(allow, providers)}server:\n  operations:\n    cooldown: { enabled: false }\n`;
+  const acme = acmeOn(HOST, proxy.port);
   const saveAtomically = async (path: string, text: string) => {
     await writeFile(`${path}.tmp`, text);
     await rename(`${path}.tmp`, path);
@@ -232,5 +239,56 @@ describe('DNS rebinding: a name set through the API is checked again at every co
     const response = await chat(operator.gateway);
     assert.equal(response.status, 200, await response.clone().text());
     assert.equal(upstream.chatCount, 2);
+  });
+});
+
+describe('DNS rebinding: the hosts the API set stay guarded after a restart', async () => {
+  const HOST = 'models.restart.test';
+  let hostAddress = '93.184.216.34';
+  const dns = stagedLookup((hostname) => (hostname === HOST ? hostAddress : new Error(`getaddrinfo ENOTFOUND ${hostname}`)));
+  // Nothing listens on port 9: a refusal names SSRF_BLOCKED, a connection attempt would say ECONNREFUSED.
+  const acme = acmeOn(HOST, 9);
+  const first = await start(withProviders('[]'), 'restart.yaml', dns.lookup);
+  const guardedFile = join(dirname(first.path), 'auths', GUARDED_HOSTS_FILE);
+
+  test('the host is recorded in auth-dir (0600) before the config naming it is written', async () => {
+    const accepted = await first.put(withProviders('[]', acme));
+    assert.equal(accepted.status, 200, await accepted.clone().text());
+    assert.deepEqual(JSON.parse(await readFile(guardedFile, 'utf8')).hosts, [HOST]);
+    assert.equal((await stat(guardedFile)).mode & 0o777, 0o600);
+  });
+
+  test('a restart on the file the API wrote guards the host again', async () => {
+    await first.gateway.close();
+    hostAddress = '127.0.0.1';
+    const restarted = await Gateway.start({
+      config: parseConfig(await readFile(first.path, 'utf8')),
+      configPath: first.path,
+      logDestination: { write() {} },
+      resolve: dns.lookup,
+    });
+    gateways.push(restarted);
+    assert.deepEqual(restarted.guardedHosts.list(), [HOST]);
+    await assertRefusedUpstream(await chat(restarted));
+    await restarted.close();
+  });
+
+  test('an unreadable record refuses the start rather than trust the hosts it listed', async () => {
+    await writeFile(guardedFile, '{"format_version": 1, "hosts": [');
+    await assert.rejects(
+      Gateway.start({ config: parseConfig(await readFile(first.path, 'utf8')), configPath: first.path, logDestination: { write() {} } }),
+      (error: Error) => error instanceof GuardedHostsUnreadableError && error.message.includes(GUARDED_HOSTS_FILE),
+    );
+  });
+
+  test('a PUT whose hosts cannot be recorded is refused (503) and writes nothing', async () => {
+    const other = await start(withProviders('[]'), 'unrecordable.yaml', dns.lookup);
+    await mkdir(join(dirname(other.path), 'auths', GUARDED_HOSTS_FILE)); // the atomic rename onto it fails, even for root
+    hostAddress = '93.184.216.34';
+    const refused = await other.put(withProviders('[]', acme));
+    assert.equal(refused.status, 503, await refused.clone().text());
+    assert.equal((await json(refused)).error.code, 'service_unavailable');
+    assert.equal(await readFile(other.path, 'utf8'), withProviders('[]'), 'the config file is unchanged');
+    assert.equal(other.gateway.config().providers.acme, undefined, 'and not applied');
   });
 });

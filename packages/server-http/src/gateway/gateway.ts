@@ -9,6 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import {
   CooldownManager,
@@ -36,7 +37,8 @@ import { changedOutboundUrls } from './config/outboundUrls.js';
 import type { GatewayConfig } from './config/schema.js';
 import { ConfigFile } from './configFile.js';
 import { CONTROL_PLANE_BODY_LIMIT, createControlPlane, createGatewayManagement, type GatewayManagement } from './controlPlane.js';
-import { GatewayCredentials } from './credentials.js';
+import { GatewayCredentials, resolveAuthDir } from './credentials.js';
+import { FileGuardedHostStore, type GuardedHostStore } from './guardedHostStore.js';
 import { GuardedHosts } from './guardedHosts.js';
 import { LogTail } from './logTail.js';
 import { ProviderStatsCollector } from './providerStats.js';
@@ -61,6 +63,9 @@ export interface GatewayOptions {
    */
   resolve?: LookupFunction;
 }
+
+/** The file in `auth-dir` where a gateway outside a cluster keeps the hosts the management API admitted. */
+export const GUARDED_HOSTS_FILE = '.guarded-hosts.json';
 
 /** Hosts that only this machine can reach. */
 export function isLoopbackHost(host: string): boolean {
@@ -158,6 +163,7 @@ export class Gateway {
     credentials: GatewayCredentials,
     cluster: GatewayCluster | undefined,
     tracer: Tracing | undefined,
+    guarded: { store: GuardedHostStore; hosts: readonly string[] },
   ) {
     const config = options.config;
     this.current = config;
@@ -172,6 +178,8 @@ export class Gateway {
             path: options.configPath,
             knownKinds: () => this.relay.adapterKinds(),
             apply: (next, how) => this.reload(next, how),
+            // Another node may have written the file: learn the hosts the API admitted there before applying it.
+            ...(cluster ? { beforeApply: (next: GatewayConfig) => this.guardedHosts.refresh(next) } : {}),
             logError: (fields, message) => this.observability.logger.error(fields, message),
           });
     this.scheduler = options.scheduler ?? systemScheduler;
@@ -193,7 +201,12 @@ export class Gateway {
     this.guardedHosts = new GuardedHosts({
       policy: () => ({ allow: this.current['remote-management']['api-call-allow'] }),
       ...(options.resolve ? { resolve: options.resolve } : {}),
+      store: guarded.store,
+      hosts: guarded.hosts,
+      onStoreError: (error) => this.observability.logger.warn({ err: error.message }, 'guarded_hosts_store_failed'),
     });
+    // What the store held and this config no longer names was let go while the process was down.
+    this.guardedHosts.retain(config);
     const { lookup } = this.guardedHosts;
     this.transport = new UndiciTransport(this.poolSettings(config), { lookup });
     this.cache = new ResponseCache({ enabled: ops.cache.enabled, size: ops.cache.size, ttlMs: ops.cache.ttl });
@@ -329,8 +342,13 @@ export class Gateway {
     let gateway: Gateway;
     let tracing: Tracing | undefined;
     try {
+      // Before anything connects: the hosts the API set before this start stay guarded (an unreadable file refuses the start).
+      const store =
+        cluster?.guardedHostStore ??
+        new FileGuardedHostStore(join(resolveAuthDir(config['auth-dir'], options.configPath), GUARDED_HOSTS_FILE));
+      const hosts = await store.load();
       tracing = await openTracing(config, scheduler);
-      gateway = new Gateway({ ...options, scheduler }, credentials, cluster, tracing);
+      gateway = new Gateway({ ...options, scheduler }, credentials, cluster, tracing, { store, hosts });
     } catch (error) {
       await tracing?.shutdown();
       await credentials.close();
@@ -368,7 +386,11 @@ export class Gateway {
       // Another node's config changed: a signal to re-read our own file, never its content.
       gateway.stopConfigSignal = cluster.onConfigReload((event) => {
         gateway.observability.logger.info({ event_id: event.event_id, from: event.origin.node_id }, 'cluster_config_reload_signal');
-        void gateway.configFile?.applyIfChanged({ signalled: true });
+        // The sender's API may have admitted a host our running config already names: guard it now, file changed or not.
+        void gateway.guardedHosts
+          .refresh(gateway.config())
+          .catch((error: Error) => gateway.observability.logger.warn({ err: error.message }, 'guarded_hosts_refresh_failed'))
+          .then(() => gateway.configFile?.applyIfChanged({ signalled: true }));
       });
     }
     gateway.observability.logger.info({ url: gateway.url_, providers: Object.keys(config.providers) }, 'gateway_started');
@@ -416,8 +438,13 @@ export class Gateway {
     options: { fromFile?: string; announce?: boolean; requestId?: string; viaApi?: boolean } = {},
   ): { restartNeeded: string[] } {
     if (options.fromFile !== undefined) this.configFile?.applied(options.fromFile);
-    // Before anything can connect to them under the new config.
-    if (options.viaApi) this.guardedHosts.admit(changedOutboundUrls(config, this.current));
+    // Before anything can connect to them under the new config. The management route has recorded them already;
+    // an embedder's call records them here, and a failure to is logged (they are guarded in this process regardless).
+    if (options.viaApi) {
+      this.guardedHosts.admit(changedOutboundUrls(config, this.current)).catch((error: Error) => {
+        this.observability.logger.warn({ err: error.message }, 'guarded_hosts_store_failed');
+      });
+    }
     this.guardedHosts.retain(config);
     const ops = config.server.operations;
     this.current = config;

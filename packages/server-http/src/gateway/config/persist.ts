@@ -11,15 +11,22 @@ import { SECRET_CONFIG_PATHS } from '@switchyard/observability';
 import { parseDocument } from 'yaml';
 import type { GatewayConfig } from './schema.js';
 
-/** Replaces `path` with `text` so a reader sees the old file or the new one, never a mix. */
-export async function writeFileAtomically(path: string, text: string): Promise<void> {
-  const mode = await stat(path).then(
-    (s) => s.mode & 0o777,
-    () => 0o600,
-  );
+/**
+ * Replaces `path` with `text` so a reader sees the old file or the new one, never a mix. The file keeps
+ * the original's mode (0600 when new), or takes `options.mode` exactly.
+ */
+export async function writeFileAtomically(path: string, text: string, options: { mode?: number } = {}): Promise<void> {
+  const mode =
+    options.mode ??
+    (await stat(path).then(
+      (s) => s.mode & 0o777,
+      () => 0o600,
+    ));
   const temporary = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
   const handle = await open(temporary, 'wx', mode);
   try {
+    // The umask may have narrowed `mode`; set it exactly.
+    if (options.mode !== undefined) await handle.chmod(mode);
     await handle.writeFile(text, 'utf8');
     await handle.sync();
   } catch (error) {

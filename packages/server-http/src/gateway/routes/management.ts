@@ -11,7 +11,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { ApiError } from '../../controlPlane/apiError.js';
 import { ConfigError, parseConfig } from '../config/load.js';
-import { refusedOutboundUrls } from '../config/outboundUrls.js';
+import { changedOutboundUrls, refusedOutboundUrls } from '../config/outboundUrls.js';
 import { redactConfig, setInYaml, writeFileAtomically } from '../config/persist.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
 import type { Gateway } from '../gateway.js';
@@ -68,8 +68,18 @@ async function replaceConfig(
       throw new ApiError('forbidden', `refused outbound URL settings: ${refusals.map((r) => r.field).join(', ')}`, { details: refusals });
     }
   }
+  if (fromCaller) {
+    // What the caller added is held to the guard again at each connection: its names may re-resolve (DNS rebinding).
+    // Recorded before the file is written, so no restart, and no node reading the file, ever takes them as the operator's.
+    try {
+      await gateway.guardedHosts.admit(changedOutboundUrls(config, gateway.config()));
+    } catch (error) {
+      throw new ApiError('service_unavailable', 'could not record the hosts this config adds, which stay guarded; nothing was written', {
+        cause: error,
+      });
+    }
+  }
   if (gateway.configPath) await writeFileAtomically(gateway.configPath, text);
-  // What the caller added is held to the guard again at each connection: its names may re-resolve (DNS rebinding).
   const result = gateway.reload(config, { fromFile: text, viaApi: fromCaller });
   return { restartNeeded: result.restartNeeded, persisted: gateway.configPath !== undefined };
 }
@@ -150,6 +160,10 @@ export function registerManagementRoutes(app: ControlPlaneApp, gateway: Gateway)
         409: jsonResponse(ErrorSchema, 'It has no `remote-management.secret-key`, which would hide this API'),
         413: jsonResponse(ErrorSchema, 'Larger than 1 MiB'),
         422: jsonResponse(ErrorSchema, 'Invalid: `details` lists every bad field'),
+        503: jsonResponse(
+          ErrorSchema,
+          'The hosts it adds could not be recorded as guarded (`auth-dir/.guarded-hosts.json`, or PostgreSQL in a cluster); nothing was written',
+        ),
       },
     }),
     async (c) => {
