@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { eventually, stagedLookup, startFakeOpenAi, startTcpProxy } from '@switchyard/test-support';
+import { acmeOn, assertRefusedUpstream, chatAcme } from '../../test/rebindingFixture.js';
 import type { LookupFunction } from '../controlPlane/ssrf.js';
 import { parseConfig } from './config/load.js';
 import { Gateway, GUARDED_HOSTS_FILE } from './gateway.js';
@@ -56,29 +57,10 @@ async function start(text: string, name: string, resolve?: LookupFunction) {
   return { gateway, path, put };
 }
 
-const chat = (gateway: Gateway) =>
-  fetch(`${gateway.url}/v1/chat/completions`, {
-    method: 'POST',
-    headers: { authorization: 'Bearer sk-client', 'content-type': 'application/json' },
-    body: JSON.stringify({ model: 'acme-model', messages: [{ role: 'user', content: 'hello' }] }),
-  });
-/** The relay's answer to a refused connection: an upstream failure in OpenAI's shape, not the server's 500. */
-const assertRefusedUpstream = async (response: Response) => {
-  const text = await response.text();
-  assert.equal(response.status, 502, text);
-  const { error } = JSON.parse(text);
-  assert.equal(error.code, 'upstream_error', text);
-  assert.equal(error.type, 'server_error', text);
-  assert.match(error.message, /SSRF_BLOCKED/, 'the client learns why');
-  assert.doesNotMatch(text, /127\.0\.0\.1/, 'but not the address the name resolved to');
-};
+const chat = (gateway: Gateway) => chatAcme(gateway.url);
 // A refused connection must not cool the provider down for the next test.
 const withProviders = (allow: string, providers = '') =>
   `${config(allow, providers)}server:\n  operations:\n    cooldown: { enabled: false }\n`;
-
-/** An acme provider on `host`, reached through `port`. */
-const acmeOn = (host: string, port: number) =>
-  `  acme:\n    kind: openai-compatible\n    base_url: http://${host}:${port}/v1\n    models: [acme-model]\n    health_check: { enabled: false }\n`;
 
 // biome-ignore lint/suspicious/noExplicitAny: error bodies are probed field by field
 const json = async (response: Response) => (await response.json()) as Record<string, any>;
