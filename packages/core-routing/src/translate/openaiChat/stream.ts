@@ -72,6 +72,8 @@ export class ChatStreamDecoder implements StreamDecoder {
 
 /** Writes an OpenAI chat completion stream. */
 export class ChatStreamEncoder extends EncoderBase {
+  // Each tool_calls delta names its call's index: parallel calls' arguments may arrive interleaved.
+  protected override readonly interleavesCalls = true;
   private id: string;
   private readonly created: number;
   private sentRole = false;
