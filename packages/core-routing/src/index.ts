@@ -136,7 +136,9 @@ export {
 } from './selection/selector.js';
 export { withTimeout } from './timeout.js';
 export { aggregateStream } from './translate/aggregate.js';
+export { anthropicThinkingMode, DEFAULT_THINKING_MODES } from './translate/anthropic/thinkingModes.js';
 export type {
+  AnthropicThinkingMode,
   DecodeContext,
   EncodeRequestOptions,
   FamilyCodec,
@@ -152,6 +154,7 @@ export {
   geminiErrorBody,
   googleStatusOf,
   openAiErrorBody,
+  statusOfErrorType,
   type UpstreamErrorDescription,
 } from './translate/errorShapes.js';
 export {

@@ -9,6 +9,7 @@
 import { Readable } from 'node:stream';
 import type { Scheduler, TimerHandle } from '../clock.js';
 import type { ErrorInfo } from '../translate/errorShapes.js';
+import type { UpstreamStreamError } from '../translate/streamTranslator.js';
 import { type Exchange, UnreadableUpstreamBody } from './exchange.js';
 import type { ProviderAdapter, Transport } from './providers/adapter.js';
 import type { ResponseSink } from './sink.js';
@@ -254,12 +255,32 @@ function keepAlives(input: AttemptInput, keepAlive: () => string): { wrote(): vo
   };
 }
 
+/**
+ * An upstream stream that opens with an error event (a 200 whose first
+ * event says "overloaded" or "rate limited") as the failure the same
+ * status would have been: a 429 a rate limit (or exhausted quota), a 5xx
+ * (Anthropic's 529 included) server trouble, so it counts for cooldowns
+ * and is tried elsewhere. Other errors (the request's own fault) are
+ * forwarded in the stream as they came.
+ */
+function retryableStreamError(error: UpstreamStreamError): UpstreamFailure | undefined {
+  const status = error.status;
+  if (status === 429) {
+    const quota = error.type === 'insufficient_quota';
+    return { kind: quota ? 'quota_exceeded' : 'rate_limit', status, message: error.message };
+  }
+  if (status !== undefined && status >= 500) return { kind: 'server', status, message: error.message };
+  return undefined;
+}
+
 async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Transport['send']>>): Promise<AttemptResult> {
   const { sink } = input;
   const tap = input.exchange.createTap();
   let ttfbMs = -1;
   const headers = { ...SSE_HEADERS, ...input.exchange.headers, ...input.responseHeaders };
   const alive = keepAlives(input, () => tap.keepAlive());
+  // Set when the upstream's first word is an error worth another try: nothing went out, so the relay may retry.
+  let refusedBeforeFirstByte: UpstreamFailure | undefined;
   const broken = (failure: UpstreamFailure): AttemptResult => {
     alive.stop();
     if (!sink.headersSent) return { kind: 'failure', failure };
@@ -269,6 +290,10 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
   try {
     await eachChunk(response.body, (chunk) => {
       const out = tap.push(chunk);
+      if (!sink.headersSent && tap.upstreamError) {
+        refusedBeforeFirstByte = retryableStreamError(tap.upstreamError);
+        if (refusedBeforeFirstByte) return STOP;
+      }
       if (out.length === 0) return undefined;
       if (!sink.headersSent) {
         sink.writeHead(200, headers);
@@ -284,6 +309,10 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
     return broken(classifyTransportError(error));
   }
   alive.stop();
+  if (refusedBeforeFirstByte) {
+    response.cancel();
+    return { kind: 'failure', failure: refusedBeforeFirstByte };
+  }
   if (sink.closed) {
     // The client left: stop reading upstream. Usage seen so far is still counted.
     response.cancel();

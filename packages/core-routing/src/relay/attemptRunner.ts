@@ -69,8 +69,10 @@ export class AttemptRunner {
         startedAt,
       });
     } catch (error) {
+      // A request that cannot be translated is the client's to fix (400); an answer that cannot be
+      // (`invalid_response`) is the provider's, like any bad upstream answer: a server failure, tried elsewhere.
       result =
-        error instanceof TranslationError
+        error instanceof TranslationError && error.code !== 'invalid_response'
           ? { kind: 'failure', failure: clientFailure(request.ingress, error, request.requestId) }
           : { kind: 'failure', failure: { kind: 'server', status: null, message: `provider ${provider}: ${(error as Error).message}` } };
     } finally {

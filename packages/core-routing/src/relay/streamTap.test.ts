@@ -93,7 +93,7 @@ describe('translating tap', () => {
     const text = String(
       failing.push(Buffer.from('event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n')),
     );
-    assert.match(text, /"error":\{"code":500,"message":"Overloaded"/);
+    assert.match(text, /"error":\{"code":529,"message":"Overloaded".*"status":"UNAVAILABLE"/);
     assert.ok(failing.complete);
     assert.equal(failing.finish(), '', 'nothing follows an error event');
   });

@@ -16,7 +16,7 @@ import { isObject } from '../translate/fields.js';
 import { usageFromGemini } from '../translate/gemini/response.js';
 import type { TokenUsage } from '../translate/ir.js';
 import { usageFromResponses } from '../translate/responses/response.js';
-import type { StreamTranslator } from '../translate/streamTranslator.js';
+import type { StreamTranslator, UpstreamStreamError } from '../translate/streamTranslator.js';
 import { lastEventEnd, OpenAiStreamTap } from './sse.js';
 import type { ApiFamily, Usage } from './types.js';
 
@@ -39,6 +39,8 @@ export interface StreamTap {
   fail(error: ErrorInfo): string;
   /** A keep-alive the client's SDK ignores. */
   keepAlive(): string;
+  /** The first error event the upstream sent, when the tap reads them (translating taps do). */
+  readonly upstreamError?: UpstreamStreamError | undefined;
 }
 
 const EMPTY = Buffer.alloc(0);
@@ -250,5 +252,9 @@ export class TranslatingTap implements StreamTap {
 
   keepAlive(): string {
     return keepAliveFor(this.family);
+  }
+
+  get upstreamError(): UpstreamStreamError | undefined {
+    return this.translator.upstreamError;
   }
 }

@@ -22,7 +22,20 @@ export interface EncodeRequestOptions {
   defaultMaxTokens?: number;
   /** OpenAI chat: the field that carries the output limit (default `max_tokens`; OpenAI's reasoning models want `max_completion_tokens`). */
   maxTokensField?: 'max_tokens' | 'max_completion_tokens';
+  /**
+   * Anthropic: how each model (a glob over the upstream model name) is asked
+   * to think, checked in order before `DEFAULT_THINKING_MODES`
+   * (`anthropic/thinkingModes`).
+   */
+  thinkingModes?: Readonly<Record<string, AnthropicThinkingMode>>;
 }
+
+/**
+ * How Anthropic is asked to think: `budget` is `thinking: {type: "enabled",
+ * budget_tokens}`, `adaptive` is `thinking: {type: "adaptive"}` with the
+ * level in `output_config.effort`.
+ */
+export type AnthropicThinkingMode = 'budget' | 'adaptive';
 
 /** Turns one family's upstream events into neutral stream events. */
 export interface StreamDecoder {

@@ -63,6 +63,34 @@ export function anthropicTypeOf(status: number): string {
 }
 
 /**
+ * The HTTP status an error type stands for, for an error that arrives
+ * inside a 200 stream and so carries no status of its own. Anthropic's
+ * documented table (its `error` event uses the same types as its error
+ * bodies: `overloaded_error` is the 529 a request would have got), plus the
+ * few types OpenAI's streams use. Unknown types are `undefined`: the caller
+ * keeps its default (500).
+ */
+export function statusOfErrorType(type: string | undefined): number | undefined {
+  return type === undefined ? undefined : ERROR_TYPE_STATUS[type];
+}
+
+const ERROR_TYPE_STATUS: Readonly<Record<string, number>> = {
+  // Anthropic (docs.claude.com/en/api/errors); OpenAI shares the first five names.
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  rate_limit_error: 429,
+  request_too_large: 413,
+  api_error: 500,
+  overloaded_error: 529,
+  // OpenAI's chat and Responses streams.
+  server_error: 500,
+  rate_limit_exceeded: 429,
+  insufficient_quota: 429,
+};
+
+/**
  * Anthropic's error body. `code` and `param` are Switchyard additions inside
  * `error`; Anthropic's SDKs keep unknown fields, so callers can read them.
  */
@@ -90,6 +118,8 @@ const GOOGLE_STATUS: Record<number, string> = {
   502: 'UNAVAILABLE',
   503: 'UNAVAILABLE',
   504: 'DEADLINE_EXCEEDED',
+  // Anthropic's "overloaded": Google's name for a service that cannot take the call now.
+  529: 'UNAVAILABLE',
 };
 
 /** Google's canonical status name for an HTTP status. */

@@ -11,8 +11,18 @@ import type { ApiFamily } from '../relay/types.js';
 import type { StreamDecoder, StreamEncodeContext, StreamEncoder } from './codec.js';
 import type { ErrorInfo } from './errorShapes.js';
 import { codecFor } from './families.js';
+import { compact } from './fields.js';
 import { mergeUsage, type StreamEvent, type TokenUsage } from './ir.js';
 import { SseParser } from './sseParser.js';
+
+/** An error event inside an upstream's stream. */
+export interface UpstreamStreamError {
+  message: string;
+  /** The family's error type (`overloaded_error`, `rate_limit_error`, `RESOURCE_EXHAUSTED`, …). */
+  type?: string;
+  /** The HTTP status the error stands for, when known. */
+  status?: number;
+}
 
 /** Turns upstream bytes into neutral events (SSE for the four families; a provider's own framing otherwise). */
 export interface ByteStreamDecoder {
@@ -55,6 +65,7 @@ export class StreamTranslator {
   private sawFinish = false;
   private sawEnd = false;
   private sawError = false;
+  private firstError: UpstreamStreamError | undefined;
 
   constructor(
     private readonly decoder: ByteStreamDecoder,
@@ -102,6 +113,11 @@ export class StreamTranslator {
     return this.sawError;
   }
 
+  /** The first error event the upstream sent, if any (what it said, and the status its type stands for). */
+  get upstreamError(): UpstreamStreamError | undefined {
+    return this.firstError;
+  }
+
   /** Whether the client's stream has been ended. */
   get ended(): boolean {
     return this.encoder.ended;
@@ -114,7 +130,10 @@ export class StreamTranslator {
       else if (event.type === 'start' && event.usage) this.usageSoFar = mergeUsage(this.usageSoFar, event.usage);
       else if (event.type === 'finish') this.sawFinish = true;
       else if (event.type === 'end') this.sawEnd = true;
-      else if (event.type === 'error') this.sawError = true;
+      else if (event.type === 'error') {
+        this.sawError = true;
+        this.firstError ??= compact({ message: event.message, type: event.errorType, status: event.status });
+      }
       out += this.encoder.push(event);
     }
     return out;

@@ -11,9 +11,14 @@
  * - `anthropic_version`: the API version header
  * - `default_max_tokens`: `max_tokens` for translated requests that set
  *   none (Anthropic requires it; default 4096)
+ * - `thinking_modes`: how translated requests ask each model to think, as
+ *   `{"<model glob>": "adaptive" | "budget"}`, checked before the built-in
+ *   table (`DEFAULT_THINKING_MODES`: Claude 4.6 and later adaptive, earlier
+ *   models a `budget_tokens` budget)
  */
 
 import { usageFromAnthropic } from '../../translate/anthropic/response.js';
+import type { AnthropicThinkingMode, EncodeRequestOptions } from '../../translate/codec.js';
 import { isObject } from '../../translate/fields.js';
 import type { ProviderConfig, RelayCredential, UpstreamRequest, Usage } from '../types.js';
 import type { BuildInput, ProviderAdapter } from './adapter.js';
@@ -41,6 +46,16 @@ function usageOf(usage: unknown): Usage | undefined {
   return parsed && (parsed.input !== undefined || parsed.output !== undefined)
     ? { input: parsed.input ?? 0, output: parsed.output ?? 0 }
     : undefined;
+}
+
+/** `options.thinking_modes`: model glob → `adaptive` or `budget`; entries with another value are left out. */
+function thinkingModesOf(provider: ProviderConfig): Record<string, AnthropicThinkingMode> | undefined {
+  const raw = provider.options?.thinking_modes;
+  if (!isObject(raw)) return undefined;
+  const modes = Object.fromEntries(
+    Object.entries(raw).filter((entry): entry is [string, AnthropicThinkingMode] => entry[1] === 'adaptive' || entry[1] === 'budget'),
+  );
+  return Object.keys(modes).length > 0 ? modes : undefined;
 }
 
 const COUNT_FIELDS = new Set(['model', 'messages', 'system', 'tools', 'tool_choice', 'thinking', 'mcp_servers']);
@@ -87,7 +102,11 @@ export const anthropicAdapter: ProviderAdapter = {
     return usageOf(json.usage);
   },
   encodeOptions(provider) {
+    const options: EncodeRequestOptions = {};
     const max = provider.options?.default_max_tokens;
-    return typeof max === 'number' && Number.isInteger(max) && max > 0 ? { defaultMaxTokens: max } : {};
+    if (typeof max === 'number' && Number.isInteger(max) && max > 0) options.defaultMaxTokens = max;
+    const modes = thinkingModesOf(provider);
+    if (modes) options.thinkingModes = modes;
+    return options;
   },
 };

@@ -7,11 +7,12 @@
  * `tool_choice` (with `disable_parallel_tool_use`), `stop_sequences`,
  * `thinking` (a `budget_tokens` budget, or `adaptive` with
  * `output_config.effort`, as Claude Code sends for Claude 4.6 and later)
- * and `metadata.user_id`.
+ * and `metadata.user_id`. Written out, thinking takes the form the model
+ * wants (see `thinkingModes`).
  */
 
 import type { DecodeContext, EncodeRequestOptions } from '../codec.js';
-import { budgetOf, isBlank, readNumericSettings, sendableTurns } from '../common.js';
+import { budgetOf, effortOf, isBlank, readNumericSettings, sendableTurns } from '../common.js';
 import {
   array,
   compact,
@@ -28,6 +29,7 @@ import {
   unsupported,
 } from '../fields.js';
 import type { ChatRequest, ImagePart, Message, Part, ReasoningEffort, ReasoningSettings, TextPart, ToolChoice } from '../ir.js';
+import { anthropicThinkingMode } from './thinkingModes.js';
 
 const KNOWN = new Set([
   'model',
@@ -261,9 +263,12 @@ export function encodeMessagesRequest(request: ChatRequest, options: EncodeReque
     content: message.parts.map((p, j) => encodePart(p, `messages[${i}].content[${j}]`)),
   }));
   const budget = budgetOf(request.reasoning);
-  const thinking = budget !== undefined && budget > 0 ? Math.max(1024, budget) : undefined;
+  // Thinking is on for a positive budget or level, or when only its text was asked for (no budget given).
+  const wantsThinking = budget !== undefined ? budget > 0 : request.reasoning?.includeThoughts === true;
+  const adaptive = wantsThinking && anthropicThinkingMode(request.model, options.thinkingModes) === 'adaptive';
+  const thinking = wantsThinking && !adaptive && budget !== undefined ? Math.max(1024, budget) : undefined;
   let maxTokens = request.maxTokens ?? options.defaultMaxTokens ?? 4096;
-  // Anthropic requires max_tokens above the thinking budget.
+  // Anthropic requires max_tokens above a thinking budget (an adaptive model spends within max_tokens).
   if (thinking !== undefined && maxTokens <= thinking) maxTokens = thinking + (request.maxTokens ?? options.defaultMaxTokens ?? 4096);
   const body: Json = { model: request.model, max_tokens: maxTokens, messages };
   const system = request.system.filter((text) => !isBlank(text));
@@ -284,6 +289,12 @@ export function encodeMessagesRequest(request: ChatRequest, options: EncodeReque
     Object.assign(body, { temperature: request.temperature, top_p: request.topP, top_k: request.topK, stop_sequences: request.stop }),
   );
   if (thinking !== undefined) body.thinking = { type: 'enabled', budget_tokens: thinking };
+  if (adaptive) {
+    body.thinking = { type: 'adaptive' };
+    // Anthropic's levels are low, medium, high (its default), xhigh and max; it has no `minimal`.
+    const effort = effortOf(request.reasoning);
+    if (effort) body.output_config = { effort: effort === 'minimal' ? 'low' : effort };
+  }
   if (request.user !== undefined) body.metadata = { user_id: request.user };
   for (const [key, field] of [
     ['seed', 'seed'],

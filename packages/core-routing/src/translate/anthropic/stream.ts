@@ -12,7 +12,7 @@
 import type { StreamDecoder, StreamEncodeContext } from '../codec.js';
 import { derivedId } from '../common.js';
 import { type ContentEvent, EncoderBase } from '../encoderBase.js';
-import { anthropicErrorBody, type ErrorInfo } from '../errorShapes.js';
+import { anthropicErrorBody, type ErrorInfo, statusOfErrorType } from '../errorShapes.js';
 import { isObject, type Json } from '../fields.js';
 import type { StreamEvent } from '../ir.js';
 import { type SseEvent, sseEvent } from '../sseParser.js';
@@ -99,7 +99,9 @@ export class MessagesStreamDecoder implements StreamDecoder {
         return [{ type: 'end' }];
       case 'error': {
         const error = isObject(event.error) ? event.error : {};
-        return [{ type: 'error', message: String(error.message ?? 'upstream error'), errorType: String(error.type ?? 'api_error') }];
+        const errorType = String(error.type ?? 'api_error');
+        const status = statusOfErrorType(errorType);
+        return [{ type: 'error', message: String(error.message ?? 'upstream error'), errorType, ...(status ? { status } : {}) }];
       }
       default:
         return [];

@@ -283,7 +283,8 @@ function encodeImage(part: ImagePart): Json {
 }
 
 function resultResponse(part: Extract<Part, { type: 'tool_result' }>): Json {
-  const text = part.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('');
+  // A functionResponse holds one value: several text blocks join with a newline, which keeps their words apart.
+  const text = part.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
   if (!part.isError) {
     try {
       const parsed: unknown = JSON.parse(text);

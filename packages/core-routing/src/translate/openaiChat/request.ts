@@ -53,16 +53,24 @@ const KNOWN = new Set([
 
 const EFFORTS = new Set(['minimal', 'low', 'medium', 'high']);
 
+/** The text parts of a message that holds only text, one string per part. */
+function textParts(content: unknown, path: string): string[] {
+  if (typeof content === 'string') return [content];
+  if (content === null || content === undefined) return [];
+  return array(content, path).map((part, i) => {
+    const p = object(part, `${path}[${i}]`);
+    if (p.type === 'text' || p.type === 'refusal') return string(p.text ?? p.refusal, `${path}[${i}].text`);
+    return invalid(`${path}[${i}].type`, 'must be "text" in this message');
+  });
+}
+
+/**
+ * An assistant's (or a legacy function result's) text as one string. Its
+ * parts join with nothing: they are one answer cut up (Anthropic, for one,
+ * splits an answer's text into blocks around each citation).
+ */
 function textOf(content: unknown, path: string): string {
-  if (typeof content === 'string') return content;
-  if (content === null || content === undefined) return '';
-  return array(content, path)
-    .map((part, i) => {
-      const p = object(part, `${path}[${i}]`);
-      if (p.type === 'text' || p.type === 'refusal') return string(p.text ?? p.refusal, `${path}[${i}].text`);
-      return invalid(`${path}[${i}].type`, 'must be "text" in this message');
-    })
-    .join('');
+  return textParts(content, path).join('');
 }
 
 /** An `image_url` part's image (`url` a data URL or a link). */
@@ -111,7 +119,8 @@ function decodeMessage(raw: unknown, path: string, request: ChatRequest): Messag
   switch (role) {
     case 'system':
     case 'developer':
-      request.system.push(textOf(message.content, `${path}.content`));
+      // Each part stays a block of its own: separate instructions are not glued into one word-run.
+      request.system.push(...textParts(message.content, `${path}.content`));
       return undefined;
     case 'user':
       return { role: 'user', parts: userParts(message.content, `${path}.content`), path: `${path}.content` };
@@ -298,7 +307,9 @@ function encodeMessages(request: ChatRequest): Json[] {
       const texts = part.content.filter((c) => c.type === 'text');
       if (texts.length < part.content.length) request.dropped.push(`messages[${i}].tool_result.image`);
       if (part.isError) request.dropped.push(`messages[${i}].tool_result.is_error`);
-      out.push({ role: 'tool', tool_call_id: part.callId, content: texts.map((t) => t.text).join('') });
+      // Several text blocks stay several parts (a tool message takes an array of text parts); one stays a string.
+      const content = texts.length > 1 ? texts.map((t) => ({ type: 'text', text: t.text })) : (texts[0]?.text ?? '');
+      out.push({ role: 'tool', tool_call_id: part.callId, content });
     }
     const rest = message.parts.filter((p) => p.type === 'text' || p.type === 'image');
     if (rest.length > 0) out.push({ role: 'user', content: contentOf(rest) });

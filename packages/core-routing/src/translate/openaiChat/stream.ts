@@ -8,7 +8,7 @@
  */
 import type { StreamDecoder, StreamEncodeContext } from '../codec.js';
 import { type ContentEvent, EncoderBase } from '../encoderBase.js';
-import { type ErrorInfo, openAiErrorBody } from '../errorShapes.js';
+import { type ErrorInfo, openAiErrorBody, statusOfErrorType } from '../errorShapes.js';
 import { isObject, type Json } from '../fields.js';
 import type { StopReason, StreamEvent } from '../ir.js';
 import { type SseEvent, sseEvent } from '../sseParser.js';
@@ -30,9 +30,9 @@ export class ChatStreamDecoder implements StreamDecoder {
     if (!isObject(chunk)) return [];
     const out: StreamEvent[] = [];
     if (isObject(chunk.error)) {
-      return [
-        { type: 'error', message: String(chunk.error.message ?? 'upstream error'), errorType: String(chunk.error.type ?? 'api_error') },
-      ];
+      const errorType = String(chunk.error.type ?? chunk.error.code ?? 'api_error');
+      const status = statusOfErrorType(errorType);
+      return [{ type: 'error', message: String(chunk.error.message ?? 'upstream error'), errorType, ...(status ? { status } : {}) }];
     }
     if (!this.started) {
       this.started = true;
@@ -72,6 +72,8 @@ export class ChatStreamDecoder implements StreamDecoder {
 
 /** Writes an OpenAI chat completion stream. */
 export class ChatStreamEncoder extends EncoderBase {
+  // Each tool_calls delta names its call's index: parallel calls' arguments may arrive interleaved.
+  protected override readonly interleavesCalls = true;
   private id: string;
   private readonly created: number;
   private sentRole = false;

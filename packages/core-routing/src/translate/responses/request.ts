@@ -92,11 +92,11 @@ function decodeItem(raw: unknown, path: string, request: ChatRequest): void {
     case 'message': {
       const role = string(item.role, `${path}.role`);
       if (role === 'system' || role === 'developer') {
-        request.system.push(
-          contentParts(item.content, `${path}.content`)
-            .map((p) => (p.type === 'text' ? p.text : ''))
-            .join(''),
-        );
+        // Each text part stays a block of its own (instructions hold no images: any is named as dropped).
+        contentParts(item.content, `${path}.content`).forEach((p, j) => {
+          if (p.type === 'text') request.system.push(p.text);
+          else request.dropped.push(`${path}.content[${j}]`);
+        });
       } else if (role === 'user')
         request.messages.push({ role: 'user', parts: contentParts(item.content, `${path}.content`), path: `${path}.content` });
       else if (role === 'assistant') assistantTurn(request, `${path}.content`).parts.push(...contentParts(item.content, `${path}.content`));
@@ -246,7 +246,9 @@ export function encodeResponsesRequest(request: ChatRequest): Json {
       const texts = part.content.filter((c) => c.type === 'text');
       if (texts.length < part.content.length) request.dropped.push(`messages[${i}].tool_result.image`);
       if (part.isError) request.dropped.push(`messages[${i}].tool_result.is_error`);
-      input.push({ type: 'function_call_output', call_id: part.callId, output: texts.map((t) => t.text).join('') });
+      // Several text blocks stay several `input_text` items (the output takes a list); one stays a string.
+      const output = texts.length > 1 ? texts.map((t) => ({ type: 'input_text', text: t.text })) : (texts[0]?.text ?? '');
+      input.push({ type: 'function_call_output', call_id: part.callId, output });
     }
     const rest = message.parts.filter((p) => p.type === 'text' || p.type === 'image');
     if (rest.length > 0) input.push({ type: 'message', role: 'user', content: encodeContent(rest, 'user') });

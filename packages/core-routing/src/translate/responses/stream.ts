@@ -13,11 +13,18 @@
 import type { StreamDecoder, StreamEncodeContext } from '../codec.js';
 import { derivedId } from '../common.js';
 import { type ContentEvent, EncoderBase } from '../encoderBase.js';
-import type { ErrorInfo } from '../errorShapes.js';
+import { type ErrorInfo, statusOfErrorType } from '../errorShapes.js';
 import { isObject, type Json } from '../fields.js';
 import type { StreamEvent } from '../ir.js';
 import { type SseEvent, sseEvent } from '../sseParser.js';
 import { responseEnvelope, responsesStatus, responsesUsage, stopReasonFromResponses, usageFromResponses } from './response.js';
+
+/** A Responses error (its `code` names the kind: `rate_limit_exceeded`, `server_error`, …) as a neutral event. */
+function streamError(message: unknown, code: unknown): StreamEvent {
+  const errorType = String(code ?? 'server_error');
+  const status = statusOfErrorType(errorType);
+  return { type: 'error', message: String(message), errorType, ...(status ? { status } : {}) };
+}
 
 /** Reads a Responses event stream. */
 export class ResponsesStreamDecoder implements StreamDecoder {
@@ -91,12 +98,10 @@ export class ResponsesStreamDecoder implements StreamDecoder {
       case 'response.failed': {
         const response = isObject(event.response) ? event.response : {};
         const error = isObject(response.error) ? response.error : {};
-        return [
-          { type: 'error', message: String(error.message ?? 'the response failed'), errorType: String(error.code ?? 'server_error') },
-        ];
+        return [streamError(error.message ?? 'the response failed', error.code)];
       }
       case 'error':
-        return [{ type: 'error', message: String(event.message ?? 'upstream error'), errorType: String(event.code ?? 'server_error') }];
+        return [streamError(event.message ?? 'upstream error', event.code)];
       default:
         return [];
     }
