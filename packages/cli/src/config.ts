@@ -6,9 +6,10 @@
  * Every part is optional. A secret may be written as `env:NAME` so the
  * file itself holds none; secrets never appear in output or errors.
  */
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { readArgumentFile } from './argumentFile.js';
 import { CliError } from './errors.js';
 
 const secret = z.string().min(1);
@@ -93,13 +94,9 @@ export async function loadConfig(
   cwd = process.cwd(),
 ): Promise<YardConfig> {
   const path = explicit !== undefined ? resolve(cwd, explicit) : join(repoRoot, DEFAULT_CONFIG_PATH);
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if (explicit === undefined && (error as NodeJS.ErrnoException).code === 'ENOENT') return yardConfigSchema.parse({});
-    throw new CliError('not_found', `--config: cannot read ${path}: ${(error as Error).message}`, { field: 'config' }, { cause: error });
-  }
+  // The default file is optional; one given with --config must be there.
+  if (explicit === undefined && !existsSync(path)) return yardConfigSchema.parse({});
+  const text = await readArgumentFile(path, explicit !== undefined ? '--config' : 'config');
   const { parse } = await import('yaml');
   let raw: unknown;
   try {

@@ -112,6 +112,9 @@ export function reportError(io: CliIO, globals: Pick<GlobalOptions, 'output' | '
       io.stderr(`  - ${v.rule_id}: ${v.message}\n    fix: ${v.remediation}\n`);
     }
   }
+  // git's own words behind a refusal the message already explains: for -v, not for everyone.
+  const gitOutput = body.error.details?.git_output;
+  if (globals.verbose >= 1 && typeof gitOutput === 'string') io.stderr(`${gitOutput.replace(/^/gm, '  git: ')}\n`);
   if (globals.verbose >= 2 && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
 }
 

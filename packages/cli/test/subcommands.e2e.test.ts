@@ -84,7 +84,13 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
       await writeFile(join(repo.root, 'u.txt'), 'unmerged');
       await sub('commit:create', ['--message', 'unmerged work']);
       await sub('branch:checkout', ['--name', 'main']);
-      await sub('branch:delete', ['--name', 'feat/u'], 1);
+      // Unmerged work is a state that refuses the delete (a conflict, exit 5), not a git failure (exit 1).
+      const refused = await sub('branch:delete', ['--name', 'feat/u'], 5);
+      const { error } = JSON.parse(refused.stderr) as { error: { code: string; message: string; details: Record<string, unknown> } };
+      assert.equal(error.code, 'conflict');
+      assert.match(error.message, /^branch "feat\/u" is not fully merged: pass --force to delete it anyway$/);
+      assert.equal(error.details.reason, 'branch_not_merged');
+      assert.match(String(error.details.git_output), /not fully merged/, "git's own text is kept in details");
       await sub('branch:delete', ['--name', 'feat/u', '--force']);
       await sub('branch:delete', ['--name', 'feat/b']);
       assert.doesNotMatch(git('branch'), /feat\/(u|b)/);
@@ -98,7 +104,7 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
       const created = (await sub('commit:create', ['--message', 'add new.txt'])).json<{ id: string; subject: string }>();
       assert.equal(created.subject, 'add new.txt');
       assert.match(git('show', '--name-only', '--format=', 'HEAD'), /new\.txt/, 'all defaults to true: untracked files are staged');
-      await sub('commit:create', ['--message', 'nothing'], 1);
+      await sub('commit:create', ['--message', 'nothing'], 5);
       await sub('commit:create', ['--message', 'empty on purpose', '--allow-empty']);
       await writeFile(join(repo.root, 'other.txt'), 'amended in');
       await sub('commit:amend');

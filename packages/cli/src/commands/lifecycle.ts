@@ -6,9 +6,9 @@
  * `retrospective`. Each moves the feature one step through the domain,
  * which checks the gates and writes the audit entry.
  */
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Feature, FeatureTransitionResult } from '@switchyard/workflow';
+import { readArgumentFile } from '../argumentFile.js';
 import { CliError } from '../errors.js';
 import { emit } from '../output.js';
 import type { CommandContext } from '../program.js';
@@ -52,7 +52,7 @@ export function specifyCommand(
   return withRuntime(ctx, async (rt) => {
     if (opts.description !== undefined && opts.fromFile !== undefined)
       throw new CliError('invalid_argument', 'give --description or --from-file, not both', { field: 'description' });
-    const spec = opts.fromFile !== undefined ? await readSpec(resolve(ctx.io.cwd, opts.fromFile)) : opts.description;
+    const spec = opts.fromFile !== undefined ? await readArgumentFile(resolve(ctx.io.cwd, opts.fromFile), '--from-file') : opts.description;
     const existing = await rt.workflow.store.reader.getFeature(slug);
     let feature: Feature;
     let created = false;
@@ -96,19 +96,6 @@ export function specifyCommand(
     ];
     emit(ctx.io, ctx.globals.output, result, { text: lines.join('\n') });
   });
-}
-
-async function readSpec(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8');
-  } catch (error) {
-    throw new CliError(
-      'not_found',
-      `--from-file: cannot read ${path}: ${(error as Error).message}`,
-      { field: 'from_file' },
-      { cause: error },
-    );
-  }
 }
 
 /** `yard plan <slug> [--wp <title>]…`: move to PLANNED (unless adding packages to a planned feature), then add the packages. */

@@ -55,6 +55,15 @@ export function subcommandHelp(registry: SubcommandRegistry, name: string): stri
   return `${lines.join('\n')}\n`;
 }
 
+/**
+ * `yard <name> --help --output json`, for agents: the description and arguments (command-line
+ * spelling, required, default) and the arguments' JSON Schema, the one the dispatch tool
+ * advertises for this subcommand (snake_case keys; the CLI takes them in kebab-case).
+ */
+export function subcommandHelpJson(registry: SubcommandRegistry, name: string) {
+  return { ...registry.describe(name), input_schema: registry.jsonSchema(name) };
+}
+
 /** How a subcommand's result shows outside JSON mode. */
 function presentation(command: string, result: unknown, globals: GlobalOptions): Presentation {
   const r = result as Record<string, unknown>;
@@ -102,7 +111,9 @@ export async function runHiddenSubcommand(argv: readonly string[], io: CliIO): P
     if (!name) throw new CliError('invalid_argument', 'no subcommand given', { field: 'command' });
     if (split.help) {
       const { BUILTIN_SUBCOMMANDS, SubcommandRegistry } = await import('@switchyard/workflow');
-      io.stdout(subcommandHelp(new SubcommandRegistry(BUILTIN_SUBCOMMANDS), name));
+      const registry = new SubcommandRegistry(BUILTIN_SUBCOMMANDS);
+      if (globals.output === 'json') emit(io, 'json', subcommandHelpJson(registry, name));
+      else io.stdout(subcommandHelp(registry, name));
       return 0;
     }
     const rt = await openRuntime(globals, io);

@@ -4,6 +4,7 @@
  * `yard queue add|list|show|pop`.
  */
 import type { ItemType } from '@switchyard/workflow';
+import { CliError } from '../errors.js';
 import { emit } from '../output.js';
 import type { CommandContext } from '../program.js';
 import { intOption, withRuntime } from './shared.js';
@@ -59,13 +60,15 @@ export function queueShow(ctx: CommandContext, id: string) {
   });
 }
 
-/** `yard queue pop`: the next open item, now in progress; `null` (exit 3) when the queue is empty. */
+/**
+ * `yard queue pop`: the next open item, now in progress. An empty queue is a not-found like any
+ * other (exit 3, the error on stderr, `{"error":…}` in JSON mode, nothing on stdout), so scripts
+ * and agents need no second check for a `null` result.
+ */
 export function queuePop(ctx: CommandContext) {
   return withRuntime(ctx, async (rt) => {
     const item = await rt.backlog.pop();
-    emit(ctx.io, ctx.globals.output, item, {
-      text: item ? `#${item.id} ${item.type} p${item.priority}: ${item.title} (now in progress)` : 'the queue has no open item',
-    });
-    return item ? 0 : 3;
+    if (!item) throw new CliError('not_found', 'the queue has no open item', { what: 'open backlog item' });
+    emit(ctx.io, ctx.globals.output, item, { text: `#${item.id} ${item.type} p${item.priority}: ${item.title} (now in progress)` });
   });
 }

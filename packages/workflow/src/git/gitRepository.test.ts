@@ -123,7 +123,14 @@ describe('GitRepository in a temporary repository', () => {
     await git.checkoutBranch('conflict-b', { create: true });
     await writeFile(join(repo.root, 'README.md'), 'theirs\n');
     await git.commit('theirs');
-    await assert.rejects(git.rebase({ onto: 'conflict-a' }), code('conflict'));
+    await assert.rejects(git.rebase({ onto: 'conflict-a' }), (e: unknown) => {
+      assert.ok(code('conflict')(e));
+      assert.match(
+        (e as Error).message,
+        /^rebase onto conflict-a was aborted, the branch is unchanged: git rebase stopped on a merge conflict: README.md/,
+      );
+      return true;
+    });
     assert.equal(repo.git('status', '--porcelain'), '', 'the aborted rebase leaves a clean tree');
     await git.checkoutBranch('main');
   });

@@ -11,6 +11,7 @@ import { existsSync } from 'node:fs';
 import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { NotFoundError, WorkflowError } from '../errors.js';
+import { gitFailure } from './gitFailure.js';
 import { assertBranchName, assertRevision, assertSafeArgument, confinedPath } from './safety.js';
 
 /** Documented defaults of the git operations. */
@@ -99,27 +100,25 @@ export class GitRepository {
     this.gitBinary = options.gitBinary ?? 'git';
   }
 
-  /** Runs git with `args` in `cwd` (default the root); rejects with `git_failed` carrying git's message. */
+  /**
+   * Runs git with `args` in `cwd` (default the root). A failure rejects with the state git
+   * refused on (see {@link gitFailure}: not_found, conflict, already_exists) or `git_failed`,
+   * with git's own text in `details.git_output`.
+   */
   run(args: readonly string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): Promise<string> {
+    const cwd = options.cwd ?? this.root;
     return new Promise((resolvePromise, reject) => {
       const child = execFile(
         this.gitBinary,
         args,
         {
-          cwd: options.cwd ?? this.root,
+          cwd,
           maxBuffer: 64 * 1024 * 1024,
           env: { ...process.env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C', GIT_OPTIONAL_LOCKS: '0', ...options.env },
         },
         (error, stdout, stderr) => {
-          if (error) {
-            const message = (stderr || error.message).trim().split('\n').slice(-5).join('\n');
-            reject(
-              new WorkflowError('git_failed', `git ${args[0]}: ${message}`, {
-                cause: error,
-                details: { exit_code: (error as { code?: unknown }).code ?? null },
-              }),
-            );
-          } else resolvePromise(stdout);
+          if (error) reject(gitFailure({ args, cwd, stdout, stderr, exitCode: (error as { code?: unknown }).code }, error));
+          else resolvePromise(stdout);
         },
       );
       if (options.input !== undefined) child.stdin?.end(options.input);
@@ -231,7 +230,12 @@ export class GitRepository {
     return (await this.log({ limit: 1 }))[0]!;
   }
 
-  /** Rebases the current branch onto `onto` (default `main`), squashing fixups. A conflicting rebase is aborted and reported as `conflict`. */
+  /**
+   * Rebases the current branch onto `onto` (default `main`), squashing fixups. A rebase that
+   * stops on a conflict is aborted and reported as `conflict`; one git refuses to start (local
+   * changes, a merge or rebase already in progress) is reported as such and aborts nothing, so
+   * a rebase the user had in progress is left alone.
+   */
   async rebase(options: { onto?: string; autosquash?: boolean } = {}): Promise<{ onto: string; head: string }> {
     const onto = assertRevision(options.onto ?? GIT_DEFAULTS.base, 'onto');
     await this.requireCommit('revision', onto);
@@ -240,9 +244,11 @@ export class GitRepository {
       // GIT_SEQUENCE_EDITOR=true accepts the generated todo list: an interactive rebase without a terminal.
       await this.run(args, { env: { GIT_SEQUENCE_EDITOR: 'true', GIT_EDITOR: 'true' } });
     } catch (error) {
+      if (!(error instanceof WorkflowError) || error.details?.reason !== 'merge_conflict') throw error;
       await this.run(['rebase', '--abort']).catch(() => undefined);
-      throw new WorkflowError('conflict', `rebase onto ${onto} stopped on a conflict and was aborted: ${(error as Error).message}`, {
+      throw new WorkflowError('conflict', `rebase onto ${onto} was aborted, the branch is unchanged: ${error.message}`, {
         cause: error,
+        details: error.details,
       });
     }
     return { onto, head: (await this.run(['rev-parse', 'HEAD'])).trim() };

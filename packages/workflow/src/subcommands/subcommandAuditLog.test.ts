@@ -54,5 +54,6 @@ test('repair of a repository without a log changes nothing; one whose log leads 
   await mkdir(join(root, '.agileplus'));
   await symlink(victim, join(root, SUBCOMMAND_LOG_PATH));
   await assert.rejects(SubcommandAuditLog.repair(root), { code: 'path_escape' });
+  await assert.rejects(SubcommandAuditLog.open(root), { code: 'path_escape' }, 'writers refuse it too');
   assert.equal(await readFile(victim, 'utf8'), 'line one\nnot an entry, no newline', 'the file outside is untouched');
 });

@@ -95,9 +95,13 @@ export class SubcommandAuditLog {
     this.log = new AuditLog(store, { origin, now: () => new Date(this.clock.now()) });
   }
 
-  /** Opens (creating) `<repoRoot>/.agileplus/audit.jsonl` for appending from this and other processes. */
+  /**
+   * Opens (creating) `<repoRoot>/.agileplus/audit.jsonl` for appending from this and other
+   * processes. A log that leads outside the repository through a symlink is refused
+   * (`path_escape`), as {@link SubcommandAuditLog.repair} refuses it: no line is written there.
+   */
   static async open(repoRoot: string, options: SubcommandAuditLogOptions = {}): Promise<SubcommandAuditLog> {
-    const path = join(resolve(repoRoot), SUBCOMMAND_LOG_PATH);
+    const path = await confinedPath(resolve(repoRoot), SUBCOMMAND_LOG_PATH, 'audit_log');
     const origin = auditOrigin(options.repoName ?? basename(resolve(repoRoot)), SUBCOMMAND_CHAIN);
     const store = await JsonlAuditStore.open(path, { multiProcess: true, lockTimeoutMs: options.lockTimeoutMs ?? 10_000 });
     return new SubcommandAuditLog(path, origin, store, options);
