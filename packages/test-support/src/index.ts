@@ -3,11 +3,12 @@
  * Helpers for tests that need something outside Node: PostgreSQL, headless
  * Chromium, promtool (missing ones skip with a how-to, or fail under CI),
  * fake OpenAI, Anthropic, Gemini and cloud coding-assistant upstreams on
- * loopback, a fake OAuth device-flow server, a staged DNS lookup, and
- * temporary git repositories.
+ * loopback, a fake OAuth device-flow server, a staged DNS lookup,
+ * temporary git repositories, and raw `Expect: 100-continue` requests.
  */
 
 export { type ChromiumForTests, type PromtoolForTests, requireChromium, requirePromtool } from './binaries.js';
+export { type ContinueOutcome, type ContinueRequest, sendExpectingContinue } from './expectContinue.js';
 export { anthropicDialect, startFakeAnthropic } from './fakeAnthropic.js';
 export { FakeAuthServer, type PollStep, type RecordedRequest } from './fakeAuthServer.js';
 export { cloudAssistantDialect, eventStreamFrame, startFakeCloudAssistant } from './fakeCloudAssistant.js';
