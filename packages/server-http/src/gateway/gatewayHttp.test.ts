@@ -179,9 +179,15 @@ describe('Expect: 100-continue: what is refused without the body is refused befo
     }
   });
 
-  test('the control plane: no management key is 401 before the 100', async () => {
+  test('the control plane: no management key is 401 before the 100, with a declared length or chunked', async () => {
     const outcome = await expectContinue('/v0/management/config.yaml', { 'content-type': 'application/yaml' }, 10, 'port: 8317\n');
     assert.deepEqual([outcome.status, outcome.continued], [401, false]);
+    const chunked = await sendExpectingContinue(`${gateway.url}/v0/management/config.yaml`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/yaml' },
+      body: 'port: 8317\n',
+    });
+    assert.deepEqual([chunked.status, chunked.continued], [401, false]);
   });
 
   test('PUT /config.yaml: a config declared over 1 MiB is 413 before the 100', async () => {
