@@ -4,7 +4,8 @@
  * Chromium, promtool (missing ones skip with a how-to, or fail under CI),
  * fake OpenAI, Anthropic, Gemini and cloud coding-assistant upstreams on
  * loopback, a fake OAuth device-flow server, a staged DNS lookup,
- * temporary git repositories, and raw `Expect: 100-continue` requests.
+ * temporary git repositories, raw `Expect: 100-continue` requests, and the
+ * check of a `405 method_not_allowed` answer.
  */
 
 export { type ChromiumForTests, type PromtoolForTests, requireChromium, requirePromtool } from './binaries.js';
@@ -27,6 +28,7 @@ export {
   startFakeUpstream,
 } from './fakeUpstream.js';
 export { type TempGitRepo, tempGitRepo } from './gitRepo.js';
+export { assertMethodNotAllowed } from './methodNotAllowed.js';
 export { DEFAULT_PG_URL, type PostgresForTests, postgresForTests, sqlOnce } from './postgres.js';
 export { inCI, missing, type Requirement } from './requirement.js';
 export { type StagedLookup, stagedLookup } from './stagedLookup.js';

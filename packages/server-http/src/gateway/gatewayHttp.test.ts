@@ -4,7 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { sendExpectingContinue } from '@switchyard/test-support';
+import { assertMethodNotAllowed, sendExpectingContinue } from '@switchyard/test-support';
 import { parseConfig } from './config/load.js';
 import { CONTROL_PLANE_BODY_LIMIT } from './controlPlane.js';
 import { Gateway } from './gateway.js';
@@ -32,33 +32,27 @@ after(async () => {
 const call = (path: string, method: string, key: string | null = KEY) =>
   fetch(`${gateway.url}${path}`, { method, headers: key === null ? {} : { authorization: `Bearer ${key}` } });
 
-async function assertMethodNotAllowed(path: string, method: string, allow: string) {
-  const response = await call(path, method);
-  assert.equal(response.status, 405, `${method} ${path}`);
-  assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
-  const { error } = (await response.json()) as { error: { code: string; message: string } };
-  assert.equal(error.code, 'method_not_allowed');
-  assert.ok(error.message.includes(allow), error.message);
-}
+const assertWrongMethod = async (path: string, method: string, allow: string) =>
+  assertMethodNotAllowed(await call(path, method), allow, `${method} ${path}`);
 
 describe('control plane: a wrong method is 405 with Allow', () => {
   test('management routes', async () => {
-    await assertMethodNotAllowed('/v0/management/config', 'DELETE', 'GET, HEAD');
-    await assertMethodNotAllowed('/v0/management/config.yaml', 'POST', 'GET, HEAD, PUT');
-    await assertMethodNotAllowed('/v0/management/auths/alpha', 'POST', 'DELETE, GET, HEAD, PUT');
-    await assertMethodNotAllowed('/v0/management/quota-exceeded/switch-project', 'DELETE', 'GET, HEAD, PATCH, PUT');
+    await assertWrongMethod('/v0/management/config', 'DELETE', 'GET, HEAD');
+    await assertWrongMethod('/v0/management/config.yaml', 'POST', 'GET, HEAD, PUT');
+    await assertWrongMethod('/v0/management/auths/alpha', 'POST', 'DELETE, GET, HEAD, PUT');
+    await assertWrongMethod('/v0/management/quota-exceeded/switch-project', 'DELETE', 'GET, HEAD, PATCH, PUT');
   });
 
   test('operations routes', async () => {
-    await assertMethodNotAllowed('/v0/operations/providers/alpha/cooldown', 'GET', 'POST');
-    await assertMethodNotAllowed('/v0/operations/providers/status', 'POST', 'GET, HEAD');
+    await assertWrongMethod('/v0/operations/providers/alpha/cooldown', 'GET', 'POST');
+    await assertWrongMethod('/v0/operations/providers/status', 'POST', 'GET, HEAD');
   });
 
   test('pages and public routes', async () => {
-    await assertMethodNotAllowed('/dashboard', 'DELETE', 'GET, HEAD');
-    await assertMethodNotAllowed('/dashboard/login', 'GET', 'POST');
-    await assertMethodNotAllowed('/health', 'POST', 'GET, HEAD');
-    await assertMethodNotAllowed('/openapi.json', 'PUT', 'GET, HEAD');
+    await assertWrongMethod('/dashboard', 'DELETE', 'GET, HEAD');
+    await assertWrongMethod('/dashboard/login', 'GET', 'POST');
+    await assertWrongMethod('/health', 'POST', 'GET, HEAD');
+    await assertWrongMethod('/openapi.json', 'PUT', 'GET, HEAD');
   });
 
   test('a path no route has stays 404, whatever the method', async () => {

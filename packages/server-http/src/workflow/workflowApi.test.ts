@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { sendExpectingContinue, tempGitRepo } from '@switchyard/test-support';
+import { assertMethodNotAllowed, sendExpectingContinue, tempGitRepo } from '@switchyard/test-support';
 import {
   AgentDispatcher,
   ArtifactStore,
@@ -228,14 +228,7 @@ describe('a wrong method is 405 with Allow', () => {
       ['POST', '/healthz', 'GET, HEAD'],
       ['GET', '/webhooks/tracker', 'POST'],
     ];
-    for (const [method, path, allow] of wrong) {
-      const response = await req(method, path);
-      assert.equal(response.status, 405, `${method} ${path}`);
-      assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
-      const { error } = (await response.json()) as { error: { code: string; message: string } };
-      assert.equal(error.code, 'method_not_allowed');
-      assert.ok(error.message.includes(allow), error.message);
-    }
+    for (const [method, path, allow] of wrong) await assertMethodNotAllowed(await req(method, path), allow, `${method} ${path}`);
     const missing = await req('DELETE', '/nope');
     assert.deepEqual([missing.status, missing.headers.get('allow')], [404, null]);
   });

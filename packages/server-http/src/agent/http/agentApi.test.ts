@@ -4,7 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { dirname } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { sendExpectingContinue } from '@switchyard/test-support';
+import { assertMethodNotAllowed, sendExpectingContinue } from '@switchyard/test-support';
 import { Client } from 'undici';
 import { type AgentSessionServer, startAgentSessionServer } from '../agentSessionServer.js';
 
@@ -285,14 +285,8 @@ describe('a wrong method is 405 with Allow', () => {
       ['POST', '/chat', 'GET, HEAD, OPTIONS'],
       ['POST', '/openapi.json', 'GET, HEAD, OPTIONS'],
     ];
-    for (const [method, path, allow] of wrong) {
-      const response = await fetch(`${server.url}${path}`, { method });
-      assert.equal(response.status, 405, `${method} ${path}`);
-      assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
-      const error = await errorOf(response);
-      assert.equal(error.code, 'method_not_allowed');
-      assert.ok(error.message.includes(allow), error.message);
-    }
+    for (const [method, path, allow] of wrong)
+      await assertMethodNotAllowed(await fetch(`${server.url}${path}`, { method }), allow, `${method} ${path}`);
   });
 
   test('Allow agrees with /openapi.json for every documented path', async () => {
