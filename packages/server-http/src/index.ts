@@ -37,6 +37,7 @@ export {
   fieldIssues,
   respondError,
 } from './controlPlane/apiError.js';
+export { continueWhenBodyIsRead, sendContinueOnFirstRead } from './controlPlane/expectContinue.js';
 export {
   clientAddress,
   isLoopback,

@@ -3,11 +3,13 @@
  * Helpers for tests that need something outside Node: PostgreSQL, headless
  * Chromium, promtool (missing ones skip with a how-to, or fail under CI),
  * fake OpenAI, Anthropic, Gemini and cloud coding-assistant upstreams on
- * loopback, a fake OAuth device-flow server, a staged DNS lookup, and
- * temporary git repositories.
+ * loopback, a fake OAuth device-flow server, a staged DNS lookup,
+ * temporary git repositories, raw `Expect: 100-continue` requests, and the
+ * check of a `405 method_not_allowed` answer.
  */
 
 export { type ChromiumForTests, type PromtoolForTests, requireChromium, requirePromtool } from './binaries.js';
+export { type ContinueOutcome, type ContinueRequest, sendExpectingContinue } from './expectContinue.js';
 export { anthropicDialect, startFakeAnthropic } from './fakeAnthropic.js';
 export { FakeAuthServer, type PollStep, type RecordedRequest } from './fakeAuthServer.js';
 export { cloudAssistantDialect, eventStreamFrame, startFakeCloudAssistant } from './fakeCloudAssistant.js';
@@ -26,6 +28,7 @@ export {
   startFakeUpstream,
 } from './fakeUpstream.js';
 export { type TempGitRepo, tempGitRepo } from './gitRepo.js';
+export { assertMethodNotAllowed } from './methodNotAllowed.js';
 export { DEFAULT_PG_URL, type PostgresForTests, postgresForTests, sqlOnce } from './postgres.js';
 export { inCI, missing, type Requirement } from './requirement.js';
 export { type StagedLookup, stagedLookup } from './stagedLookup.js';

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import type { Scheduler } from '@switchyard/core-routing';
+import { continueWhenBodyIsRead } from '../controlPlane/expectContinue.js';
 import type { AcpPermissionPolicy } from './engine/acp/acpSession.js';
 import type { AgentSession } from './engine/agentSession.js';
 import type { MessageRules } from './engine/rules/messageRules.js';
@@ -140,6 +141,9 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });
     const listening = createServer(getRequestListener(api.app.fetch));
+    // `Expect: 100-continue` gets its 100 only once a route reads the body: an upload over the cap, a
+    // wrong key, host or media type is refused before the client sends it.
+    continueWhenBodyIsRead(listening);
     server = listening;
     await new Promise<void>((resolve, reject) => {
       listening.once('error', reject);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Hono } from 'hono';
-import { allowedMethods } from './allowedMethods.js';
+import { allowedMethods, methodNotAllowedOrNotFound } from './allowedMethods.js';
 
 describe('allowedMethods', () => {
   const app = new Hono();
@@ -36,5 +36,28 @@ describe('allowedMethods', () => {
     assert.deepEqual(lookup('/b'), []);
     late.post('/b', (c) => c.text('b'));
     assert.deepEqual(lookup('/b'), ['POST']);
+  });
+});
+
+describe('methodNotAllowedOrNotFound', () => {
+  const app = new Hono();
+  app.get('/items', (c) => c.text('list'));
+  app.post('/items', (c) => c.text('created'));
+  app.notFound(methodNotAllowedOrNotFound(app, ['OPTIONS']));
+
+  test('a wrong method is 405 with Allow, including what middleware serves everywhere', async () => {
+    const response = await app.request('/items', { method: 'DELETE' });
+    assert.equal(response.status, 405);
+    assert.equal(response.headers.get('allow'), 'GET, HEAD, OPTIONS, POST');
+    const { error } = (await response.json()) as { error: { code: string; message: string } };
+    assert.equal(error.code, 'method_not_allowed');
+    assert.equal(error.message, 'DELETE is not allowed on /items; use GET, HEAD, OPTIONS, POST');
+  });
+
+  test('a path no route has is 404 without Allow', async () => {
+    const response = await app.request('/nowhere', { method: 'DELETE' });
+    assert.equal(response.status, 404);
+    assert.equal(response.headers.get('allow'), null);
+    assert.deepEqual(await response.json(), { error: { code: 'not_found', message: 'no route for DELETE /nowhere' } });
   });
 });

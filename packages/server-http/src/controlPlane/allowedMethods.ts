@@ -6,8 +6,9 @@
  * pattern rules, so no route is listed twice and a new route is covered the
  * moment it is registered.
  */
-import type { Hono } from 'hono';
+import type { Hono, NotFoundHandler } from 'hono';
 import { TrieRouter } from 'hono/router/trie-router';
+import { respondError } from './apiError.js';
 
 /** Middleware (`app.use`) is registered under this method: it serves nothing by itself. */
 const MIDDLEWARE_METHOD = 'ALL';
@@ -42,5 +43,28 @@ export function allowedMethods(app: Pick<Hono, 'routes'>): (path: string) => str
     const methods = new Set(router.match(MIDDLEWARE_METHOD, path)[0].map(([method]) => method));
     if (methods.has('GET')) methods.add('HEAD');
     return [...methods].sort();
+  };
+}
+
+/**
+ * The `notFound` handler of a control-plane app: a path some route serves
+ * under other methods is `405 method_not_allowed` with `Allow`, and only a
+ * path no route has is `404 not_found`, both in the control plane's error
+ * shape. `alsoServed` names methods middleware answers on every path (CORS
+ * answers `OPTIONS`), which no route lists. Guards registered with `use`
+ * run before it, so a caller they refuse learns nothing of which routes exist.
+ *
+ * @example
+ * ```ts
+ * app.notFound(methodNotAllowedOrNotFound(app));
+ * ```
+ */
+export function methodNotAllowedOrNotFound(app: Pick<Hono, 'routes'>, alsoServed: readonly string[] = []): NotFoundHandler {
+  const allowedAt = allowedMethods(app);
+  return (c) => {
+    const served = allowedAt(c.req.path);
+    if (served.length === 0) return respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`);
+    const allow = [...new Set([...served, ...alsoServed])].sort().join(', ');
+    return respondError(c, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; use ${allow}`, undefined, { allow });
   };
 }

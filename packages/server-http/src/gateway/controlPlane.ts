@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { OpenAPIHono } from '@hono/zod-openapi';
 import { type Clock, RoutingError } from '@switchyard/core-routing';
 import { HTTPException } from 'hono/http-exception';
-import { allowedMethods } from '../controlPlane/allowedMethods.js';
+import { methodNotAllowedOrNotFound } from '../controlPlane/allowedMethods.js';
 import { ApiError, type ApiErrorCode, fieldIssues, respondError } from '../controlPlane/apiError.js';
 import { bodyCap } from '../controlPlane/bodyCap.js';
 import { type ManagementGuard, managementAuth, SessionStore } from '../controlPlane/managementAuth.js';
@@ -111,9 +111,6 @@ export function createControlPlane(gateway: Gateway, management: GatewayManageme
     await next();
   });
 
-  // A body of declared length is judged by its header alone, so a route that leaves it unread keeps the connection.
-  app.use('*', bodyCap(CONTROL_PLANE_BODY_LIMIT, `the request body must be at most ${CONTROL_PLANE_BODY_LIMIT} bytes`));
-
   app.onError((error, c) => {
     if (error instanceof ApiError) return respondError(c, error.code, error.message, error.details, error.headers);
     const credentialsError = credentialsApiError(error);
@@ -136,19 +133,15 @@ export function createControlPlane(gateway: Gateway, management: GatewayManageme
 
   // A path served under other methods is 405 with `Allow`; only a path no route has is 404.
   // The management guard runs first, so a caller without the key learns nothing of which routes exist.
-  const allowedAt = allowedMethods(app);
-  app.notFound((c) => {
-    const allow = allowedAt(c.req.path);
-    if (allow.length === 0) return respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`);
-    const methods = allow.join(', ');
-    return respondError(c, 'method_not_allowed', `${c.req.method} is not allowed on ${c.req.path}; use ${methods}`, undefined, {
-      allow: methods,
-    });
-  });
+  app.notFound(methodNotAllowedOrNotFound(app));
 
   const { guard, sessions } = management;
   app.use('/v0/management/*', guard.middleware);
   app.use('/v0/operations/*', guard.middleware);
+  // A body of declared length is judged by its header alone, so a route that leaves it unread keeps the connection.
+  // The cap comes after the guard: a chunked body is read to be measured, and a caller without the key gets its
+  // 401 first, before any of it is read (and, with `Expect: 100-continue`, before it is sent).
+  app.use('*', bodyCap(CONTROL_PLANE_BODY_LIMIT, `the request body must be at most ${CONTROL_PLANE_BODY_LIMIT} bytes`));
   // Credential events published by management calls say who and which request caused them.
   app.use('/v0/management/*', async (c, next) => {
     const cluster = gateway.cluster;

@@ -27,8 +27,9 @@ import type { AuthFlow } from '@switchyard/credentials';
 import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import type { Tracing } from '@switchyard/observability/tracing';
+import { continueWhenBodyIsRead } from '../controlPlane/expectContinue.js';
 import type { LookupFunction } from '../controlPlane/ssrf.js';
-import { createDataPlane, type DataPlane, isDataPlanePath } from '../dataPlane/dataPlane.js';
+import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
 import { serveWithoutUpgrade } from '../dataPlane/serveWithoutUpgrade.js';
 import { isWebsocketUpgrade } from '../dataPlane/websocket/upgradeGate.js';
 import { createWebsocketGateway, type WebsocketGateway } from '../dataPlane/websocket/websocketGateway.js';
@@ -36,7 +37,7 @@ import { GatewayCluster } from './cluster.js';
 import { changedOutboundUrls } from './config/outboundUrls.js';
 import type { GatewayConfig } from './config/schema.js';
 import { ConfigFile } from './configFile.js';
-import { CONTROL_PLANE_BODY_LIMIT, createControlPlane, createGatewayManagement, type GatewayManagement } from './controlPlane.js';
+import { createControlPlane, createGatewayManagement, type GatewayManagement } from './controlPlane.js';
 import { GatewayCredentials, resolveAuthDir } from './credentials.js';
 import { FileGuardedHostStore, type GuardedHostStore } from './guardedHostStore.js';
 import { GuardedHosts } from './guardedHosts.js';
@@ -296,15 +297,10 @@ export class Gateway {
       }
     };
     this.server = createServer(dispatch);
-    // A client sending `Expect: 100-continue` waits for the 100 before it uploads. A body declared
-    // larger than its plane accepts gets no 100: the plane answers 413 from the declared length
-    // alone, before reading, and node closes the connection rather than wait for a body never sent.
-    this.server.on('checkContinue', (req, res) => {
-      const cap = isDataPlanePath(pathOf(req)) ? this.dataPlane.maxBodyBytes : CONTROL_PLANE_BODY_LIMIT;
-      // Without a length (a chunked body) the size is unknown until read; the plane caps it as it reads.
-      if (Number(req.headers['content-length'] ?? 0) <= cap) res.writeContinue();
-      void dispatch(req, res);
-    });
+    // A client sending `Expect: 100-continue` uploads only after the 100, which goes out when a
+    // plane starts reading the body: a wrong key, path, method or media type, or a declared length
+    // over a cap, is answered first, so the client never uploads a body that would be refused.
+    continueWhenBodyIsRead(this.server);
     // Keep idle client connections longer than clients keep them (undici 4 s,
     // most SDKs and load balancers up to 60 s), so a client never sends a
     // request on a socket the gateway is closing at that moment (ECONNRESET).

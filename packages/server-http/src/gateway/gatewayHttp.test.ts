@@ -4,6 +4,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { assertMethodNotAllowed, sendExpectingContinue } from '@switchyard/test-support';
 import { parseConfig } from './config/load.js';
 import { CONTROL_PLANE_BODY_LIMIT } from './controlPlane.js';
 import { Gateway } from './gateway.js';
@@ -31,33 +32,27 @@ after(async () => {
 const call = (path: string, method: string, key: string | null = KEY) =>
   fetch(`${gateway.url}${path}`, { method, headers: key === null ? {} : { authorization: `Bearer ${key}` } });
 
-async function assertMethodNotAllowed(path: string, method: string, allow: string) {
-  const response = await call(path, method);
-  assert.equal(response.status, 405, `${method} ${path}`);
-  assert.equal(response.headers.get('allow'), allow, `${method} ${path}`);
-  const { error } = (await response.json()) as { error: { code: string; message: string } };
-  assert.equal(error.code, 'method_not_allowed');
-  assert.ok(error.message.includes(allow), error.message);
-}
+const assertWrongMethod = async (path: string, method: string, allow: string) =>
+  assertMethodNotAllowed(await call(path, method), allow, `${method} ${path}`);
 
 describe('control plane: a wrong method is 405 with Allow', () => {
   test('management routes', async () => {
-    await assertMethodNotAllowed('/v0/management/config', 'DELETE', 'GET, HEAD');
-    await assertMethodNotAllowed('/v0/management/config.yaml', 'POST', 'GET, HEAD, PUT');
-    await assertMethodNotAllowed('/v0/management/auths/alpha', 'POST', 'DELETE, GET, HEAD, PUT');
-    await assertMethodNotAllowed('/v0/management/quota-exceeded/switch-project', 'DELETE', 'GET, HEAD, PATCH, PUT');
+    await assertWrongMethod('/v0/management/config', 'DELETE', 'GET, HEAD');
+    await assertWrongMethod('/v0/management/config.yaml', 'POST', 'GET, HEAD, PUT');
+    await assertWrongMethod('/v0/management/auths/alpha', 'POST', 'DELETE, GET, HEAD, PUT');
+    await assertWrongMethod('/v0/management/quota-exceeded/switch-project', 'DELETE', 'GET, HEAD, PATCH, PUT');
   });
 
   test('operations routes', async () => {
-    await assertMethodNotAllowed('/v0/operations/providers/alpha/cooldown', 'GET', 'POST');
-    await assertMethodNotAllowed('/v0/operations/providers/status', 'POST', 'GET, HEAD');
+    await assertWrongMethod('/v0/operations/providers/alpha/cooldown', 'GET', 'POST');
+    await assertWrongMethod('/v0/operations/providers/status', 'POST', 'GET, HEAD');
   });
 
   test('pages and public routes', async () => {
-    await assertMethodNotAllowed('/dashboard', 'DELETE', 'GET, HEAD');
-    await assertMethodNotAllowed('/dashboard/login', 'GET', 'POST');
-    await assertMethodNotAllowed('/health', 'POST', 'GET, HEAD');
-    await assertMethodNotAllowed('/openapi.json', 'PUT', 'GET, HEAD');
+    await assertWrongMethod('/dashboard', 'DELETE', 'GET, HEAD');
+    await assertWrongMethod('/dashboard/login', 'GET', 'POST');
+    await assertWrongMethod('/health', 'POST', 'GET, HEAD');
+    await assertWrongMethod('/openapi.json', 'PUT', 'GET, HEAD');
   });
 
   test('a path no route has stays 404, whatever the method', async () => {
@@ -91,45 +86,14 @@ describe('control plane: a wrong method is 405 with Allow', () => {
   });
 });
 
-interface Outcome {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-  /** Whether the gateway sent `100 Continue`. */
-  continued: boolean;
-}
-
-/**
- * A raw request announcing `Expect: 100-continue` and `contentLength` bytes. `body`, when given, is
- * sent only once the gateway answers 100; without it nothing is ever uploaded.
- */
-function expectContinue(path: string, headers: Record<string, string>, contentLength: number, body?: string): Promise<Outcome> {
-  const { port } = new URL(gateway.url);
-  return new Promise((resolve, reject) => {
-    let continued = false;
-    const req = request({
-      host: '127.0.0.1',
-      port,
-      path,
-      method: path.startsWith('/v1/') ? 'POST' : 'PUT',
-      headers: { ...headers, expect: '100-continue', 'content-length': String(contentLength) },
-    });
-    req.on('continue', () => {
-      continued = true;
-      if (body !== undefined) req.end(body);
-    });
-    req.on('response', (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8'), continued });
-        req.destroy();
-      });
-    });
-    req.on('error', reject);
-    req.flushHeaders();
+/** A raw request announcing `Expect: 100-continue`; `body`, when given, is uploaded only after a 100. */
+const expectContinue = (path: string, headers: Record<string, string>, contentLength: number, body?: string, method?: string) =>
+  sendExpectingContinue(`${gateway.url}${path}`, {
+    method: method ?? (path.startsWith('/v1/') ? 'POST' : 'PUT'),
+    headers,
+    contentLength,
+    ...(body === undefined ? {} : { body }),
   });
-}
 
 describe('Expect: 100-continue', () => {
   test('a data-plane body over its cap gets 413 in the OpenAI shape and never a 100', async () => {
@@ -186,4 +150,88 @@ describe('Expect: 100-continue', () => {
     assert.equal(outcome.status, 200, outcome.body);
     assert.deepEqual(JSON.parse(outcome.body), { 'switch-project': false });
   });
+});
+
+describe('Expect: 100-continue: what is refused without the body is refused before the 100', () => {
+  const json = { 'content-type': 'application/json' };
+  const body = JSON.stringify({ model: 'demo-model', messages: [{ role: 'user', content: 'hi' }] });
+
+  test('the data plane: a wrong or missing key is 401, an unknown path 404, a wrong method 405, a wrong type 415', async () => {
+    const refusals: [what: string, path: string, method: string, headers: Record<string, string>, status: number][] = [
+      ['a wrong key', '/v1/chat/completions', 'POST', { ...json, authorization: 'Bearer sk-wrong' }, 401],
+      ['no key', '/v1/chat/completions', 'POST', json, 401],
+      ['a wrong Gemini query key', '/v1beta/models/demo-model:generateContent?key=sk-wrong', 'POST', json, 401],
+      ['an unknown path', '/v1/nothing-here', 'POST', { ...json, authorization: 'Bearer sk-client' }, 404],
+      ['a wrong method', '/v1/chat/completions', 'PUT', { ...json, authorization: 'Bearer sk-client' }, 405],
+      ['a wrong media type', '/v1/chat/completions', 'POST', { 'content-type': 'text/plain', authorization: 'Bearer sk-client' }, 415],
+    ];
+    for (const [what, path, method, headers, status] of refusals) {
+      const outcome = await expectContinue(path, headers, Buffer.byteLength(body), body, method);
+      assert.deepEqual([outcome.status, outcome.continued], [status, false], `${what}: ${outcome.body}`);
+      assert.equal(typeof JSON.parse(outcome.body).error.message, 'string', `${what}: the client family's error shape`);
+      assert.doesNotMatch(outcome.body, /sk-wrong|sk-client/, 'no key is echoed');
+    }
+  });
+
+  test('the control plane: no management key is 401 before the 100, with a declared length or chunked', async () => {
+    const outcome = await expectContinue('/v0/management/config.yaml', { 'content-type': 'application/yaml' }, 10, 'port: 8317\n');
+    assert.deepEqual([outcome.status, outcome.continued], [401, false]);
+    const chunked = await sendExpectingContinue(`${gateway.url}/v0/management/config.yaml`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/yaml' },
+      body: 'port: 8317\n',
+    });
+    assert.deepEqual([chunked.status, chunked.continued], [401, false]);
+  });
+
+  test('PUT /config.yaml: a config declared over 1 MiB is 413 before the 100', async () => {
+    const outcome = await expectContinue(
+      '/v0/management/config.yaml',
+      { authorization: `Bearer ${KEY}`, 'content-type': 'application/yaml' },
+      1024 * 1024 + 1,
+    );
+    assert.deepEqual([outcome.status, outcome.continued], [413, false], outcome.body);
+    assert.equal(JSON.parse(outcome.body).error.code, 'payload_too_large');
+  });
+});
+
+describe('PUT /config.yaml refuses a config over 1 MiB by its declared length', () => {
+  test('without Expect, the 413 comes before the body is sent', async () => {
+    const { port } = new URL(gateway.url);
+    const declared = 2 * 1024 * 1024;
+    assert.ok(declared < CONTROL_PLANE_BODY_LIMIT, 'within the control plane cap: only the route cap refuses it');
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request({
+        host: '127.0.0.1',
+        port,
+        path: '/v0/management/config.yaml',
+        method: 'PUT',
+        headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/yaml', 'content-length': String(declared) },
+      });
+      // Only the first line is ever sent: an answer that waits for the whole body never comes.
+      const timer = setTimeout(() => reject(new Error('no answer before the body was sent')), 5000);
+      req.on('response', (res) => {
+        clearTimeout(timer);
+        res.resume();
+        resolve(res.statusCode ?? 0);
+        req.destroy();
+      });
+      req.on('error', reject);
+      req.write('port: 8317\n');
+    });
+    assert.equal(status, 413);
+  });
+});
+
+test('PUT /config.yaml: a chunked config is refused once it grows past 1 MiB', async () => {
+  const oversized = `# ${'x'.repeat(1024 * 1024)}\nport: 8317\n`;
+  const response = await fetch(`${gateway.url}/v0/management/config.yaml`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/yaml' },
+    // A stream has no declared length, so it goes chunked.
+    body: new Blob([oversized]).stream(),
+    duplex: 'half',
+  } as RequestInit);
+  assert.equal(response.status, 413);
+  assert.equal(((await response.json()) as { error: { code: string } }).error.code, 'payload_too_large');
 });

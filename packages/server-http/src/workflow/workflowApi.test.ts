@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { tempGitRepo } from '@switchyard/test-support';
+import { assertMethodNotAllowed, sendExpectingContinue, tempGitRepo } from '@switchyard/test-support';
 import {
   AgentDispatcher,
   ArtifactStore,
@@ -219,6 +219,39 @@ describe('workflow HTTP API', { concurrency: 1 }, () => {
   });
 });
 
+describe('a wrong method is 405 with Allow', () => {
+  test('each path names the methods it serves; a path no route has stays 404', async () => {
+    const wrong: [method: string, path: string, allow: string][] = [
+      ['DELETE', '/features', 'GET, HEAD, POST'],
+      ['GET', `/features/${SLUG}/transition`, 'POST'],
+      ['PUT', '/jobs/some-job/cancel', 'POST'],
+      ['POST', '/healthz', 'GET, HEAD'],
+      ['GET', '/webhooks/tracker', 'POST'],
+    ];
+    for (const [method, path, allow] of wrong) await assertMethodNotAllowed(await req(method, path), allow, `${method} ${path}`);
+    const missing = await req('DELETE', '/nope');
+    assert.deepEqual([missing.status, missing.headers.get('allow')], [404, null]);
+  });
+
+  test('without the API key a wrong method is 401: which routes exist is not told', async () => {
+    const response = await app.request('/features', { method: 'DELETE' });
+    assert.deepEqual([response.status, response.headers.get('allow')], [401, null]);
+  });
+
+  test('Allow agrees with /openapi.json for every documented path', async () => {
+    const doc = (await (await app.request('/openapi.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+    for (const [template, operations] of Object.entries(doc.paths)) {
+      const documented = new Set(Object.keys(operations).map((method) => method.toUpperCase()));
+      if (documented.has('GET')) documented.add('HEAD');
+      // No route serves PATCH, so it probes every path; `{param}` becomes a value the route accepts.
+      const path = template.replace(/\{[^}]+\}/g, SLUG);
+      const response = await req('PATCH', path);
+      assert.equal(response.status, 405, `PATCH ${path}`);
+      assert.equal(response.headers.get('allow'), [...documented].sort().join(', '), template);
+    }
+  });
+});
+
 describe('POST /dispatch: the dispatch tool parses the envelope, as on every other surface', () => {
   test('an envelope that is not JSON or not an object is a result (ok: false, exit 2) with its audit line; a body not sent as JSON is 415', async () => {
     const repo = await tempGitRepo({ prefix: 'workflow-dispatch-' });
@@ -290,5 +323,42 @@ describe('on a real socket', () => {
     });
     assert.equal(big.status, 413);
     assert.equal((await fetch(`${server.url}/metrics`)).status, 404, 'no metrics source configured');
+  });
+});
+
+describe('Expect: 100-continue on a real socket', () => {
+  let server: WorkflowHttpServer;
+  before(async () => {
+    const store = new MemoryWorkflowStore();
+    server = await startWorkflowHttpServer({ workflow: new Workflow({ store, repoName: 'x' }), apiKeys: [KEY], port: 0 });
+  });
+  after(() => server.close());
+  const feature = JSON.stringify({ slug: '002-continue', title: 'Continue', actor: 'a' });
+  const send = (headers: Record<string, string>, contentLength?: number, body?: string) =>
+    sendExpectingContinue(`${server.url}/features`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      ...(contentLength === undefined ? {} : { contentLength }),
+      ...(body === undefined ? {} : { body }),
+    });
+
+  test('a body over the cap, or without the key (declared or chunked), is refused before the 100', async () => {
+    const refusals: [what: string, outcome: Promise<Awaited<ReturnType<typeof send>>>, status: number][] = [
+      ['over the 1 MiB cap', send({ authorization: `Bearer ${KEY}` }, 1024 * 1024 + 1), 413],
+      ['no key', send({}, Buffer.byteLength(feature), feature), 401],
+      ['a wrong key, chunked', send({ authorization: 'Bearer wrong' }, undefined, feature), 401],
+    ];
+    for (const [what, pending, status] of refusals) {
+      const outcome = await pending;
+      assert.deepEqual([outcome.status, outcome.continued], [status, false], `${what}: ${outcome.body}`);
+      assert.equal(typeof JSON.parse(outcome.body).error.code, 'string', what);
+      assert.equal(outcome.headers.connection, 'close', `${what}: the body never came, so the connection ends`);
+    }
+  });
+
+  test('a body within the cap, with the key, gets its 100 and is served', async () => {
+    const outcome = await send({ authorization: `Bearer ${KEY}` }, Buffer.byteLength(feature), feature);
+    assert.deepEqual([outcome.status, outcome.continued], [201, true], outcome.body);
+    assert.equal(JSON.parse(outcome.body).slug, '002-continue');
   });
 });

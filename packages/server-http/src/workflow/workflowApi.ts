@@ -20,8 +20,9 @@ import {
   WorkflowError,
   type WorkPackageTransitionResult,
 } from '@switchyard/workflow';
-import { bodyLimit } from 'hono/body-limit';
+import { methodNotAllowedOrNotFound } from '../controlPlane/allowedMethods.js';
 import { ApiError, fieldIssues, respondError } from '../controlPlane/apiError.js';
+import { bodyCap } from '../controlPlane/bodyCap.js';
 import { JSON_ONLY, respondWorkflowError } from './workflowErrors.js';
 import { apiKeyGuard, isJsonMediaType } from './workflowGuards.js';
 import * as s from './workflowSchemas.js';
@@ -90,15 +91,13 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
     },
   });
   app.onError((error, c) => respondWorkflowError(c, error));
-  app.notFound((c) => respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`));
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: options.maxBodyBytes ?? 1024 * 1024,
-      onError: (c) => respondError(c, 'payload_too_large', 'request body too large'),
-    }),
-  );
+  // A path served under other methods is 405 with `Allow`; the key guard runs first, so without a key it is 401.
+  app.notFound(methodNotAllowedOrNotFound(app));
   app.use('*', apiKeyGuard(options.apiKeys ?? []));
+  // After the key: a chunked body is read to be measured, and a caller without the key gets its 401 before that.
+  // A declared length is judged unread, so an `Expect: 100-continue` upload over the cap is never sent.
+  const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  app.use('*', bodyCap(maxBodyBytes, `the request body must be at most ${maxBodyBytes} bytes`));
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });
 
   app.openapi(
@@ -400,7 +399,8 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
     info: {
       title: 'Switchyard workflow API',
       version: '1.0.0',
-      description: 'Features, work packages, governance gates, the audit trail, agent jobs and tracker sync.',
+      description:
+        'Features, work packages, governance gates, the audit trail, agent jobs and tracker sync. Errors are `{"error": {"code", "message", "details"?}}`. A method a path does not serve is `405 method_not_allowed`, with `Allow` listing the methods it does; only a path no route has is 404.',
     },
     security: (options.apiKeys ?? []).length ? [{ apiKey: [] }] : [],
   });

@@ -1,9 +1,12 @@
 /**
  * @module workflowServer
- * Serves the workflow API on node:http through `@hono/node-server`.
+ * Serves the workflow API on node:http through `@hono/node-server`, with
+ * `Expect: 100-continue` answered by the API's own checks.
  */
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
+import { continueWhenBodyIsRead } from '../controlPlane/expectContinue.js';
 import { createWorkflowApi, type WorkflowApiOptions } from './workflowApi.js';
 
 /** Options of {@link startWorkflowHttpServer}. */
@@ -34,7 +37,10 @@ export interface WorkflowHttpServer {
 export async function startWorkflowHttpServer(options: WorkflowHttpServerOptions): Promise<WorkflowHttpServer> {
   const app = createWorkflowApi(options);
   const host = options.host ?? '127.0.0.1';
-  const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 });
+  const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }) as Server;
+  // `Expect: 100-continue` gets its 100 only once a route reads the body: a wrong key or a declared
+  // length over the cap is refused before the client uploads.
+  continueWhenBodyIsRead(server);
   await new Promise<void>((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);
@@ -46,7 +52,7 @@ export async function startWorkflowHttpServer(options: WorkflowHttpServerOptions
     port,
     close: () =>
       new Promise<void>((resolve, reject) => {
-        (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        server.closeAllConnections();
         server.close((error) => (error ? reject(error) : resolve()));
       }),
   };

@@ -4,6 +4,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { dirname } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { assertMethodNotAllowed, sendExpectingContinue } from '@switchyard/test-support';
 import { Client } from 'undici';
 import { type AgentSessionServer, startAgentSessionServer } from '../agentSessionServer.js';
 
@@ -193,6 +194,18 @@ describe('access', () => {
       const wrong = await fetch(`${guarded.url}/status`, { headers: { authorization: 'Bearer sk-test-kez' } });
       assert.equal(wrong.status, 401);
       assert.doesNotMatch(await wrong.text(), /sk-test/, 'the key never appears in an answer');
+      const wrongMethod = await fetch(`${guarded.url}/status`, { method: 'DELETE' });
+      assert.deepEqual(
+        [wrongMethod.status, wrongMethod.headers.get('allow')],
+        [401, null],
+        'which routes exist is not told without the key',
+      );
+      const unkeyedUpload = await sendExpectingContinue(`${guarded.url}/upload`, {
+        method: 'POST',
+        headers: { 'content-type': 'multipart/form-data; boundary=b' },
+        contentLength: 1024,
+      });
+      assert.deepEqual([unkeyedUpload.status, unkeyedUpload.continued], [401, false], 'refused before the client uploads');
       const right = await fetch(`${guarded.url}/status`, { headers: { authorization: 'Bearer sk-test-key' } });
       assert.equal(right.status, 200);
       assert.equal((await fetch(`${guarded.url}/chat`)).status, 200, 'pages stay public');
@@ -260,6 +273,63 @@ describe('refused request bodies', () => {
     } finally {
       await client.close();
     }
+  });
+});
+
+describe('a wrong method is 405 with Allow', () => {
+  test('API routes and pages name the methods they serve; CORS serves OPTIONS everywhere', async () => {
+    const wrong: [method: string, path: string, allow: string][] = [
+      ['DELETE', '/status', 'GET, HEAD, OPTIONS'],
+      ['GET', '/message', 'OPTIONS, POST'],
+      ['PUT', '/upload', 'OPTIONS, POST'],
+      ['POST', '/chat', 'GET, HEAD, OPTIONS'],
+      ['POST', '/openapi.json', 'GET, HEAD, OPTIONS'],
+    ];
+    for (const [method, path, allow] of wrong)
+      await assertMethodNotAllowed(await fetch(`${server.url}${path}`, { method }), allow, `${method} ${path}`);
+  });
+
+  test('Allow agrees with /openapi.json for every documented path', async () => {
+    const doc = (await (await fetch(`${server.url}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    for (const [path, operations] of Object.entries(doc.paths)) {
+      const documented = new Set([...Object.keys(operations).map((method) => method.toUpperCase()), 'OPTIONS']);
+      if (documented.has('GET')) documented.add('HEAD');
+      // No route serves PATCH, so it probes every path.
+      const response = await fetch(`${server.url}${path}`, { method: 'PATCH' });
+      assert.equal(response.status, 405, `PATCH ${path}`);
+      assert.equal(response.headers.get('allow'), [...documented].sort().join(', '), path);
+    }
+  });
+});
+
+describe('Expect: 100-continue', () => {
+  const expectContinue = (path: string, contentType: string, contentLength: number, body?: string) =>
+    sendExpectingContinue(`${server.url}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      contentLength,
+      ...(body === undefined ? {} : { body }),
+    });
+
+  test('a body over its cap, or of the wrong type, is refused before the 100: the client never uploads it', async () => {
+    const refusals: [path: string, contentType: string, contentLength: number, status: number][] = [
+      ['/upload', 'multipart/form-data; boundary=b', 10 * 1024 * 1024, 413],
+      ['/message', 'application/json', 2 * 1024 * 1024, 413],
+      ['/message', 'text/plain', 16, 415],
+    ];
+    for (const [path, contentType, contentLength, status] of refusals) {
+      const outcome = await expectContinue(path, contentType, contentLength);
+      assert.deepEqual([outcome.status, outcome.continued], [status, false], `${path} ${contentType}: ${outcome.body}`);
+      assert.equal(typeof JSON.parse(outcome.body).error.code, 'string', 'the control plane error shape');
+      assert.equal(outcome.headers.connection, 'close', 'the body never came, so the connection ends');
+    }
+  });
+
+  test('a body within the cap gets its 100 and is read', async () => {
+    const body = JSON.stringify({ content: '' });
+    const outcome = await expectContinue('/message', 'application/json', Buffer.byteLength(body), body);
+    assert.equal(outcome.continued, true);
+    assert.equal(outcome.status, 422, 'validated, so it was read');
   });
 });
 

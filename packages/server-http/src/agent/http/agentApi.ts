@@ -11,6 +11,7 @@ import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
+import { methodNotAllowedOrNotFound } from '../../controlPlane/allowedMethods.js';
 import { ApiError, type ApiErrorCode, fieldIssues, respondError } from '../../controlPlane/apiError.js';
 import { bodyCap } from '../../controlPlane/bodyCap.js';
 import { type AgentSession, INPUT_LIMITS } from '../engine/agentSession.js';
@@ -115,7 +116,8 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
     },
   });
   app.onError(handleError);
-  app.notFound((c) => respondError(c, 'not_found', `no route ${c.req.method} ${c.req.path}`));
+  // The CORS middleware answers OPTIONS on every path, so `Allow` names it beside the routes' methods.
+  app.notFound(methodNotAllowedOrNotFound(app, ['OPTIONS']));
   app.use('*', hostAllowlist(options.allowedHosts?.length ? options.allowedHosts : DEFAULT_ALLOWED_HOSTS));
   for (const middleware of originPolicy(options.cors?.origins ?? [])) app.use('*', middleware);
   if (options.apiKey)
@@ -291,7 +293,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       info: {
         title: 'Switchyard agent session API',
         version: '1',
-        description: `One interactive agent (${session.transport}, kind \`${session.agentType}\`) over HTTP.`,
+        description: `One interactive agent (${session.transport}, kind \`${session.agentType}\`) over HTTP. Errors are \`{"error": {"code", "message", "details"?}}\`. A method a path does not serve is \`405 method_not_allowed\`, with \`Allow\` listing the methods it does; only a path no route has is 404.`,
       },
       ...(options.apiKey ? { security: [{ bearer: [] }] } : {}),
     }) as unknown as Record<string, unknown>;

@@ -10,6 +10,7 @@ import { readFile } from 'node:fs/promises';
 import { createRoute, z } from '@hono/zod-openapi';
 import { streamSSE } from 'hono/streaming';
 import { ApiError } from '../../controlPlane/apiError.js';
+import { bodyCap } from '../../controlPlane/bodyCap.js';
 import { ConfigError, parseConfig } from '../config/load.js';
 import { changedOutboundUrls, refusedOutboundUrls } from '../config/outboundUrls.js';
 import { redactConfig, setInYaml, writeFileAtomically } from '../config/persist.js';
@@ -142,6 +143,9 @@ export function registerManagementRoutes(app: ControlPlaneApp, gateway: Gateway)
     },
   );
 
+  // Judged by the declared length before a byte is read (and before the 100 of `Expect: 100-continue`);
+  // a chunked config is cut off as soon as it grows past the cap.
+  app.use('/v0/management/config.yaml', bodyCap(MAX_CONFIG_BYTES, 'the config is larger than 1 MiB'));
   app.openapi(
     createRoute({
       method: 'put',
@@ -168,7 +172,6 @@ export function registerManagementRoutes(app: ControlPlaneApp, gateway: Gateway)
     }),
     async (c) => {
       const text = await c.req.text();
-      if (Buffer.byteLength(text) > MAX_CONFIG_BYTES) throw new ApiError('payload_too_large', 'the config is larger than 1 MiB');
       const { restartNeeded, persisted } = await replaceConfig(gateway, text, { fromCaller: true });
       return c.json({ ok: true as const, persisted, restart_needed: restartNeeded }, 200);
     },
