@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Runs every test with node:test through tsx, straight from the TypeScript
-// sources (the "@switchyard/source" export condition), no build step.
+// sources (the "@switchyard/source" export condition), no build step. The
+// programs tests start as processes run from dist/ when the build is fresh.
 //
 //   pnpm test                  all tests
 //   pnpm test audit-chain      only test files whose path contains "audit-chain"
@@ -42,13 +43,25 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-// Children (CLIs spawned by tests) inherit these, so they also run from source.
-// tsx by absolute URL: children that run in another directory (a temp repo, say) still find it.
+// Test files run from source. tsx by absolute URL: children that run in another directory
+// (a temp repo, say) still find it.
 const tsx = import.meta.resolve('tsx');
 const nodeOptions = [process.env.NODE_OPTIONS ?? '', '--conditions=@switchyard/source', `--import=${tsx}`].join(' ').trim();
+
+// The programs tests start as processes (yard, switchyard) run from the build when it is newer
+// than every source it is built from (as in CI, which builds first), else from source: decided
+// once here, by test-support's workspaceProgram, and passed down.
+const { tsImport } = await import('tsx/esm/api');
+const { childrenRunBuilt } = await tsImport('../packages/test-support/src/workspaceProgram.ts', import.meta.url);
+const childrenForm = childrenRunBuilt() ? 'built' : 'source';
+console.log(
+  childrenForm === 'built'
+    ? 'programs started by tests run from dist/ (the build is newer than the sources)'
+    : 'programs started by tests run from source (`pnpm build` first to start them faster)',
+);
 const child = spawn(
   process.execPath,
   ['--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...passThrough, ...files],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: nodeOptions } },
+  { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: nodeOptions, SWITCHYARD_TEST_CHILDREN: childrenForm } },
 );
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

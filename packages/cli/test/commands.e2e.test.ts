@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { startFakeTracker } from './fakeTracker.js';
-import { auditLines, SOURCE_NODE_OPTIONS, type TempRepo, tempRepo, yard, yardJson, yardProcess } from './helpers.js';
+import { auditLines, CHILD_NODE_OPTIONS, type TempRepo, tempRepo, yard, yardJson, yardProcess } from './helpers.js';
 
-// Agent processes start in worktrees, where a relative `--import=tsx` would not resolve.
-process.env.NODE_OPTIONS = SOURCE_NODE_OPTIONS;
+// Agents are plain JavaScript: they start without tsx when yard runs built.
+process.env.NODE_OPTIONS = CHILD_NODE_OPTIONS;
 
 const AGENT = fileURLToPath(new URL('./agent.mjs', import.meta.url));
 const SLUG = '001-login';

@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { eventually } from '@switchyard/test-support';
-import { SOURCE_NODE_OPTIONS, type TempRepo, tempRepo, YARD_BIN, yardJson, yardProcess } from './helpers.js';
+import { CHILD_NODE_OPTIONS, type TempRepo, tempRepo, YARD, yardJson, yardProcess } from './helpers.js';
 
-// Agent processes start in worktrees, where a relative `--import=tsx` would not resolve.
-process.env.NODE_OPTIONS = SOURCE_NODE_OPTIONS;
+// Agents are plain JavaScript: they start without tsx when yard runs built.
+process.env.NODE_OPTIONS = CHILD_NODE_OPTIONS;
 
 const AGENT = fileURLToPath(new URL('./agent.mjs', import.meta.url));
 const SLUG = '001-crash';
@@ -33,7 +33,7 @@ after(() => repo.cleanup());
 
 test('implement killed mid-job: the chain verifies, and the next implement recovers the job and finishes the package', async () => {
   // Its own process group, so the kill takes the agent with it, as a closed terminal would.
-  const killed = spawn(process.execPath, [YARD_BIN, 'implement', SLUG, '--agent-command', process.execPath, '--agent-arg', AGENT], {
+  const killed = spawn(process.execPath, [...YARD.args, 'implement', SLUG, '--agent-command', process.execPath, '--agent-arg', AGENT], {
     cwd: repo.root,
     env: { ...process.env, AGENT_SLEEP_MS: '60000' },
     detached: true,

@@ -7,14 +7,21 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type TempGitRepo, tempGitRepo } from '@switchyard/test-support';
+import { type TempGitRepo, tempGitRepo, workspaceProgram } from '@switchyard/test-support';
 import type { CliIO } from '../src/io.js';
 import { main } from '../src/main.js';
 
 export const YARD_BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
-const TSX = import.meta.resolve('tsx');
-/** Children run from source; the loader is given by absolute URL because their cwd is a temporary repository. */
-export const SOURCE_NODE_OPTIONS = `--conditions=@switchyard/source --import=${TSX}`;
+/**
+ * How a test starts `yard` as a process: the build when it is fresh, else the source through tsx
+ * (by absolute URL, since children run in temporary repositories). See test-support's workspaceProgram.
+ */
+export const YARD = workspaceProgram(YARD_BIN);
+/**
+ * NODE_OPTIONS for the processes a test's in-process `yard` starts (agents): without tsx when `yard`
+ * runs built, since agents are plain JavaScript and tsx costs about 0.4 s a process.
+ */
+export const CHILD_NODE_OPTIONS = YARD.env.NODE_OPTIONS;
 
 export type TempRepo = TempGitRepo;
 
@@ -78,13 +85,13 @@ export function yardJson(cwd: () => string) {
   };
 }
 
-/** Runs the real `yard` bin (from source) as a process. */
+/** Runs the real `yard` bin as a process (built or from source, see {@link YARD}). */
 export function yardProcess(args: string[], options: { cwd: string; stdin?: string; env?: Record<string, string> }): Promise<YardResult> {
   return new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      [YARD_BIN, ...args],
-      { cwd: options.cwd, env: { ...process.env, NODE_OPTIONS: SOURCE_NODE_OPTIONS, ...options.env }, timeout: 120_000 },
+      [...YARD.args, ...args],
+      { cwd: options.cwd, env: { ...process.env, ...YARD.env, ...options.env }, timeout: 120_000 },
       (error, stdout, stderr) => resolve(result(error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr)),
     );
     child.stdin?.end(options.stdin ?? '');

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { auditLines, SOURCE_NODE_OPTIONS, type TempRepo, tempRepo, YARD_BIN, yard } from './helpers.js';
+import { auditLines, type TempRepo, tempRepo, YARD, yard } from './helpers.js';
 
 let repo: TempRepo;
 let client: Client;
@@ -19,9 +19,9 @@ before(async () => {
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [YARD_BIN, 'mcp'],
+      args: [...YARD.args, 'mcp'],
       cwd: repo.root,
-      env: { ...(process.env as Record<string, string>), NODE_OPTIONS: SOURCE_NODE_OPTIONS },
+      env: { ...(process.env as Record<string, string>), ...YARD.env },
       stderr: 'pipe',
     }),
   );

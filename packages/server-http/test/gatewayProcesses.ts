@@ -1,6 +1,6 @@
 /**
  * @module gatewayProcesses
- * Runs N real gateway processes (`switchyard serve`, from source) for
+ * Runs N real gateway processes (`switchyard serve`, built or from source) for
  * multi-node tests: each node gets a config file in a temp directory and a
  * free loopback port known before any node starts (peers need each other's
  * URLs), start-up waits until `GET /health` answers, and every process is
@@ -13,11 +13,11 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after } from 'node:test';
-import { fileURLToPath } from 'node:url';
+import { workspaceProgram } from '@switchyard/test-support';
 import { parse, stringify } from 'yaml';
 
-const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
-const SOURCE_FLAGS = ['--conditions=@switchyard/source', `--import=${import.meta.resolve('tsx')}`];
+/** `switchyard`: the build when it is fresh, else the source through tsx (test-support's workspaceProgram). */
+const SWITCHYARD = workspaceProgram(new URL('../src/bin.ts', import.meta.url));
 /** Output kept per node for failure messages. */
 const LOG_LIMIT = 64 * 1024;
 
@@ -178,9 +178,9 @@ class ProcessNode implements GatewayNode {
   }
 
   async start(): Promise<void> {
-    const child = spawn(process.execPath, [...SOURCE_FLAGS, BIN, 'serve', '--config', this.configPath], {
+    const child = spawn(process.execPath, [...SWITCHYARD.args, 'serve', '--config', this.configPath], {
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...this.options.env },
+      env: { ...process.env, ...SWITCHYARD.env, ...this.options.env },
     });
     this.child = child;
     running.add(child);

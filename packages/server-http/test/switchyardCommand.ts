@@ -1,14 +1,14 @@
 /**
  * @module switchyardCommand
- * Runs the real `switchyard` command (from source) to its end, with an
+ * Runs the real `switchyard` command (built, or from source) to its end, with an
  * argument array and an environment of the test's choosing (nothing is
  * inherited but PATH), for tests of the CLI's output and exit codes.
  */
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { workspaceProgram } from '@switchyard/test-support';
 
-const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
-const SOURCE_FLAGS = ['--conditions=@switchyard/source', `--import=${import.meta.resolve('tsx')}`];
+/** The build when it is fresh, else the source through tsx (test-support's workspaceProgram). */
+const SWITCHYARD = workspaceProgram(new URL('../src/bin.ts', import.meta.url));
 
 /** What a finished `switchyard` process printed, and its exit code. */
 export interface SwitchyardRun {
@@ -20,7 +20,7 @@ export interface SwitchyardRun {
 /** Runs `switchyard ...args` with `env` (and PATH) and resolves once it has exited. */
 export function switchyard(args: string[], env: Record<string, string> = {}): Promise<SwitchyardRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...SOURCE_FLAGS, BIN, ...args], {
+    const child = spawn(process.execPath, [...SWITCHYARD.args, ...args], {
       env: { PATH: process.env.PATH ?? '', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

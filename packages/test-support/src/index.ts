@@ -4,8 +4,10 @@
  * Chromium, promtool (missing ones skip with a how-to, or fail under CI),
  * fake OpenAI, Anthropic, Gemini and cloud coding-assistant upstreams on
  * loopback, a fake OAuth device-flow server, a staged DNS lookup,
- * temporary git repositories, raw `Expect: 100-continue` requests, and the
- * check of a `405 method_not_allowed` answer.
+ * temporary git repositories, raw `Expect: 100-continue` requests, the
+ * check of a `405 method_not_allowed` answer, and the way to start the
+ * workspace's programs as processes (built when the build is fresh, else
+ * from source).
  */
 
 export { type ChromiumForTests, type PromtoolForTests, requireChromium, requirePromtool } from './binaries.js';
@@ -34,3 +36,4 @@ export { inCI, missing, type Requirement } from './requirement.js';
 export { type StagedLookup, stagedLookup } from './stagedLookup.js';
 export { startTcpProxy, type TcpProxy } from './tcpProxy.js';
 export { eventually } from './waitFor.js';
+export { buildIsFresh, childrenRunBuilt, SOURCE_FLAGS, type WorkspaceProgram, workspaceProgram } from './workspaceProgram.js';
