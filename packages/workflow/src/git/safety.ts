@@ -5,8 +5,8 @@
  * git would refuse, and paths that leave their root (`..`, absolute paths,
  * symlinks pointing out).
  */
-import { lstat, realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { lstat, readlink } from 'node:fs/promises';
+import { dirname, isAbsolute, join, parse, relative, resolve, sep } from 'node:path';
 import { WorkflowError } from '../errors.js';
 
 /** Refuses empty values, option-like values and control characters. */
@@ -55,8 +55,60 @@ export function assertRevision(value: unknown, field: string): string {
 }
 
 /**
- * Resolves `path` under `root` and refuses anything outside it, following
- * symlinks of the parts that exist.
+ * How many symlinks one resolution follows before giving up, as the kernel does
+ * (Linux's `MAXSYMLINKS` is 40): a loop, or a chain too long to trust, is refused.
+ */
+const MAX_SYMLINK_HOPS = 40;
+
+/** Thrown inside {@link physicalPath} when a chain of links does not end within the bound. */
+class SymlinkLoop extends Error {}
+
+/**
+ * Where `path` (absolute) really leads: each component that exists is looked at
+ * with `lstat`, and a symlink is replaced by its target, relative to the link's
+ * directory, whether or not that target exists. `realpath` stops at a dangling
+ * link, yet writing through one creates its target, so the target has to count.
+ * The components from the first missing one on are joined as written.
+ */
+async function physicalPath(path: string): Promise<string> {
+  let current = parse(path).root;
+  const pending = path.slice(current.length).split(sep);
+  let hops = 0;
+  let exists = true;
+  while (pending.length > 0) {
+    const part = pending.shift() as string;
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      current = dirname(current);
+      continue;
+    }
+    const next = join(current, part);
+    if (!exists) {
+      current = next;
+      continue;
+    }
+    const info = await lstat(next).catch(() => undefined);
+    if (info === undefined) {
+      // Missing (or not searchable): nothing below it exists yet.
+      exists = false;
+      current = next;
+    } else if (info.isSymbolicLink()) {
+      hops += 1;
+      if (hops > MAX_SYMLINK_HOPS) throw new SymlinkLoop();
+      const link = await readlink(next);
+      if (isAbsolute(link)) current = parse(link).root;
+      pending.unshift(...link.slice(isAbsolute(link) ? parse(link).root.length : 0).split(sep));
+    } else {
+      current = next;
+    }
+  }
+  return current;
+}
+
+/**
+ * Resolves `path` under `root` and refuses anything outside it, following every
+ * symlink on the way, dangling ones included (their target is where a write
+ * would land).
  *
  * @example
  * ```ts
@@ -76,22 +128,24 @@ export async function confinedPath(root: string, path: unknown, field = 'path'):
   };
   if (!inside(rootResolved, target))
     throw new WorkflowError('path_escape', `${field}: ${JSON.stringify(path)} is outside ${rootResolved}`, { details: { field } });
-  // Follow symlinks of the deepest existing ancestor inside the root: a link there may point out of it.
-  const realRoot = await realpath(rootResolved).catch(() => undefined);
-  if (realRoot === undefined) return target; // nothing under a missing root exists, so nothing can be a link
-  let probe = target;
-  while (inside(rootResolved, probe)) {
-    try {
-      const real = await realpath(probe);
-      if (!inside(realRoot, real))
-        throw new WorkflowError('path_escape', `${field}: ${JSON.stringify(path)} leads outside ${rootResolved} through a symlink`, {
+  const throughSymlink = () =>
+    new WorkflowError('path_escape', `${field}: ${JSON.stringify(path)} leads outside ${rootResolved} through a symlink`, {
+      details: { field },
+    });
+  try {
+    // Both sides resolved the same way, so links above the root (macOS's /tmp) cancel out.
+    const [realRoot, realTarget] = await Promise.all([physicalPath(rootResolved), physicalPath(target)]);
+    if (!inside(realRoot, realTarget)) throw throughSymlink();
+  } catch (error) {
+    if (error instanceof SymlinkLoop)
+      throw new WorkflowError(
+        'path_escape',
+        `${field}: ${JSON.stringify(path)} goes through more than ${MAX_SYMLINK_HOPS} symlinks (a loop?)`,
+        {
           details: { field },
-        });
-      break;
-    } catch (error) {
-      if (error instanceof WorkflowError) throw error;
-      probe = dirname(probe);
-    }
+        },
+      );
+    throw error;
   }
   return target;
 }

@@ -57,3 +57,14 @@ test('repair of a repository without a log changes nothing; one whose log leads 
   await assert.rejects(SubcommandAuditLog.open(root), { code: 'path_escape' }, 'writers refuse it too');
   assert.equal(await readFile(victim, 'utf8'), 'line one\nnot an entry, no newline', 'the file outside is untouched');
 });
+
+test('a log that is a dangling symlink out of the repository is refused, and nothing is created where it points', async () => {
+  const root = await tempDir();
+  const outside = await tempDir();
+  const victim = join(outside, 'planted.jsonl');
+  await mkdir(join(root, '.agileplus'));
+  await symlink(victim, join(root, SUBCOMMAND_LOG_PATH));
+  await assert.rejects(SubcommandAuditLog.open(root), { code: 'path_escape' });
+  await assert.rejects(SubcommandAuditLog.repair(root), { code: 'path_escape' });
+  await assert.rejects(readFile(victim), { code: 'ENOENT' }, 'no file appears outside the repository');
+});
