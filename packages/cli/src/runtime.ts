@@ -105,8 +105,8 @@ function git(args: string[], cwd: string): Promise<string | undefined> {
 
 /**
  * The repository: `--repo`, `YARD_REPO`, or the git top level of the working directory.
- * Outside a git repository without `--repo` it refuses (not_found) rather than planting
- * `.agileplus/` in whatever directory the user happens to be in.
+ * A directory that is not in a git work tree is refused (not_found) before anything is
+ * opened, rather than planting `.agileplus/` (database, audit log) wherever the user points.
  */
 export async function resolveRepo(globals: GlobalOptions, io: CliIO): Promise<string> {
   const given = globals.repo ?? io.env.YARD_REPO;
@@ -114,6 +114,9 @@ export async function resolveRepo(globals: GlobalOptions, io: CliIO): Promise<st
     const root = resolve(io.cwd, given);
     const info = await stat(root).catch(() => undefined);
     if (!info?.isDirectory()) throw new CliError('not_found', `--repo: ${root} is not a directory`, { field: 'repo' });
+    if (!(await git(['rev-parse', '--show-toplevel'], root)))
+      // The same message and reason git's own refusal gets (workflow's gitFailure), so scripts see one shape.
+      throw new CliError('not_found', `${root} is not a git repository`, { field: 'repo', reason: 'not_a_repository' });
     return root;
   }
   const topLevel = await git(['rev-parse', '--show-toplevel'], io.cwd);

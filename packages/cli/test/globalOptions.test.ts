@@ -52,3 +52,22 @@ test('outside a git repository without --repo: not_found (exit 3) saying what to
     await rm(plain, { recursive: true, force: true });
   }
 });
+
+test('--repo (or YARD_REPO) naming a directory that is no git repository: not_found (exit 3), and no .agileplus/ is created there', async () => {
+  const plain = await mkdtemp(join(tmpdir(), 'yard-repo-not-git-'));
+  try {
+    const viaOption = await yard(['feature', 'list', '--repo', plain, '--output', 'json'], { cwd: repo.root });
+    assert.equal(viaOption.code, 3, viaOption.stderr);
+    assert.deepEqual(JSON.parse(viaOption.stderr).error, {
+      code: 'not_found',
+      message: `${plain} is not a git repository`,
+      details: { field: 'repo', reason: 'not_a_repository' },
+    });
+    const viaEnv = await yard(['feature', 'list'], { cwd: repo.root, env: { YARD_REPO: plain } });
+    assert.equal(viaEnv.code, 3);
+    assert.equal(viaEnv.stderr, `yard: ${plain} is not a git repository (not_found)\n`);
+    assert.ok(!existsSync(join(plain, '.agileplus')), 'no database or audit log planted in the directory');
+  } finally {
+    await rm(plain, { recursive: true, force: true });
+  }
+});
