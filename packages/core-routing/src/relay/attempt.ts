@@ -32,7 +32,7 @@ export type AttemptResult =
     }
   /** Nothing reached the client: the relay may try again. */
   | { kind: 'failure'; failure: UpstreamFailure }
-  /** The stream broke after bytes reached the client; it was ended with an error event. */
+  /** The stream broke after bytes reached the client; it was ended with an error event (the upstream's, or the relay's). */
   | { kind: 'broken'; failure: UpstreamFailure; ttfbMs: number; usage: Usage | undefined };
 
 /** What an attempt needs. */
@@ -273,6 +273,18 @@ function retryableStreamError(error: UpstreamStreamError): UpstreamFailure | und
   return undefined;
 }
 
+/**
+ * An upstream error event after the first byte, as the failure its status stands for: a rate
+ * limit or server trouble as {@link retryableStreamError} reads them, another 4xx the request's
+ * own fault, and an error of unknown type the provider's (statusless, like a 5xx would count).
+ */
+function midStreamFailure(error: UpstreamStreamError): UpstreamFailure {
+  const retryable = retryableStreamError(error);
+  if (retryable) return retryable;
+  const status = error.status ?? null;
+  return { kind: status !== null && status < 500 ? 'client' : 'server', status, message: error.message };
+}
+
 async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Transport['send']>>): Promise<AttemptResult> {
   const { sink } = input;
   const tap = input.exchange.createTap();
@@ -326,6 +338,12 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
   // Some streams only show they are complete once they close (no end marker): settle the tap first.
   // A stream that finished its answer but lacked its closing events still ends the way clients expect.
   const closing = tap.finish();
+  if (tap.upstreamError && sink.headersSent) {
+    // The error event went to the client in its shape and ends the stream as the upstream meant (too late
+    // to retry); the attempt still failed as the error's status would have, for cooldowns, health and metrics.
+    sink.end(closing.length > 0 ? closing : undefined);
+    return { kind: 'broken', failure: midStreamFailure(tap.upstreamError), ttfbMs, usage: tap.usage };
+  }
   if (!tap.complete) {
     return broken({ kind: 'connection', status: null, message: 'upstream ended the stream before it was complete' });
   }

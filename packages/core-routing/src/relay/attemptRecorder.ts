@@ -37,7 +37,11 @@ export class AttemptRecorder {
     this.ctx.table.recordLatency(provider, latencyMs);
   }
 
-  /** A stream broke after its first byte: the tokens it used are still the credential's, and the break counts against the provider. */
+  /**
+   * A stream broke after its first byte: the tokens it used are still the credential's; a break or
+   * a server error event counts against the provider, a rate-limit or quota error event against
+   * the credential (or the provider, with no pool), as the same status before the first byte would.
+   */
   broken(
     provider: string,
     credential: RelayCredential | undefined,
@@ -47,6 +51,9 @@ export class AttemptRecorder {
   ): void {
     if (usage && credential) this.ctx.options.credentials?.pool(provider)?.reportSuccess(credential.id, tokensOf(usage), reservation);
     else this.quota.release(provider, credential, reservation);
+    // An upstream error event mid-stream (a rate limit, an exhausted quota): the credential's, as the same status would be.
+    if (failure.kind === 'rate_limit' || failure.kind === 'quota_exceeded' || failure.kind === 'unauthorized')
+      this.credentialFailure(provider, credential, failure);
     this.providerFailure(provider, failure);
   }
 
@@ -68,27 +75,27 @@ export class AttemptRecorder {
         // Refresh failed: fall through and rotate.
       }
     }
-    if (credential) {
-      tried.add(credential.id);
-      if (pool) {
-        const kind =
-          failure.kind === 'rate_limit' || failure.kind === 'unauthorized' || failure.kind === 'quota_exceeded' ? failure.kind : 'error';
-        pool.reportFailure(credential.id, {
-          kind,
-          ...(failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {}),
-          message: failure.message,
-        });
-      }
-    }
+    if (credential) tried.add(credential.id);
+    this.credentialFailure(provider, credential, failure);
     if (failure.kind === 'quota_exceeded') this.quota.refused(provider, credential, state);
-    if (failure.kind === 'rate_limit' && !pool)
-      this.ctx.options.cooldowns?.recordFailure(provider, { kind: 'rate_limit', ...retry(failure) });
     if (failure.kind === 'server' || failure.kind === 'timeout' || failure.kind === 'connection') {
       this.providerFailure(provider, failure);
       state.exhausted.add(provider);
       state.serverFailed.add(provider);
     }
     return undefined;
+  }
+
+  /** Tells the pool the credential failed; a rate limit with no pool to take it cools the provider down instead. */
+  private credentialFailure(provider: string, credential: RelayCredential | undefined, failure: UpstreamFailure): void {
+    const pool = this.ctx.options.credentials?.pool(provider);
+    if (credential && pool) {
+      const kind =
+        failure.kind === 'rate_limit' || failure.kind === 'unauthorized' || failure.kind === 'quota_exceeded' ? failure.kind : 'error';
+      pool.reportFailure(credential.id, { kind, ...retry(failure), message: failure.message });
+    }
+    if (failure.kind === 'rate_limit' && !pool)
+      this.ctx.options.cooldowns?.recordFailure(provider, { kind: 'rate_limit', ...retry(failure) });
   }
 
   /** A server error, timeout or refused connection counts against the provider; other failures are the credential's or the client's. */

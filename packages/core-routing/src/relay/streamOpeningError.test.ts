@@ -69,6 +69,23 @@ describe('an upstream stream that opens with an error event, before any byte rea
     assert.equal(end.errorType, 'rate_limit');
   });
 
+  test('same family (OpenAI → OpenAI, passed through): an overload is tried on the next provider too', async () => {
+    const transport = new StreamsByProvider({
+      busy: [data({ error: { message: 'The server is overloaded', type: 'server_error' } })],
+      fine: answer,
+    });
+    const relay = relayOver(transport, ['busy', 'fine']);
+    const body = { model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] };
+    const sink = new MemorySink();
+    await relay.handle(
+      { requestId: 'req-1', ingress: 'openai-chat', model: 'm', stream: true, body, rawBody: Buffer.from(JSON.stringify(body)) },
+      sink,
+    );
+    assert.deepEqual(transport.sent, ['busy', 'fine'], 'nothing went out: tried on the next provider');
+    assert.equal(sink.status, 200);
+    assert.equal(sink.text(), answer.join(''));
+  });
+
   test('an overload (a 5xx type) is tried on the next provider, whose answer the client gets', async () => {
     const transport = new StreamsByProvider({
       busy: [data({ error: { message: 'The server is overloaded', type: 'server_error' } })],

@@ -62,6 +62,26 @@ describe('pass-through taps', () => {
     assert.equal(tap.finish(), 'data: [DONE]\n\n');
   });
 
+  const rateLimitEvents: Record<ApiFamily, string> = {
+    'anthropic-messages': 'event: error\ndata: {"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}\n\n',
+    gemini: 'data: {"error":{"code":429,"message":"slow down","status":"RESOURCE_EXHAUSTED"}}\n\n',
+    'openai-responses': 'event: error\ndata: {"type":"error","code":"rate_limit_exceeded","message":"slow down"}\n\n',
+    'openai-chat': 'data: {"error":{"type":"rate_limit_error","message":"slow down"}}\n\n',
+  };
+  for (const [family, errorEvent] of Object.entries(rateLimitEvents) as [ApiFamily, string][]) {
+    test(`${family}: reads an upstream error event mid-stream (forwarded untouched), and only a real one`, () => {
+      const text = fixture(family, 'stream.sse');
+      const opening = text.slice(0, text.indexOf('\n\n') + 2);
+      const clean = passThroughTap(family, noOpenAi);
+      feed(clean, text.replaceAll('The weather', 'The \\"error\\" weather'), 64);
+      assert.equal(clean.upstreamError, undefined, 'answer text that mentions "error" is no error event');
+      const tap = passThroughTap(family, noOpenAi);
+      assert.equal(feed(tap, opening + errorEvent, 64), opening + errorEvent);
+      assert.equal(tap.upstreamError?.status, 429);
+      assert.equal(tap.upstreamError?.message, 'slow down');
+    });
+  }
+
   test('error events and keep-alives are in each family’s own form', () => {
     const error = { status: 502, code: 'upstream_error', message: 'gone' };
     assert.match(

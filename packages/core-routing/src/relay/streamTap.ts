@@ -16,7 +16,7 @@ import { isObject } from '../translate/fields.js';
 import { usageFromGemini } from '../translate/gemini/response.js';
 import type { TokenUsage } from '../translate/ir.js';
 import { usageFromResponses } from '../translate/responses/response.js';
-import type { StreamTranslator, UpstreamStreamError } from '../translate/streamTranslator.js';
+import { SseStreamDecoder, type StreamTranslator, type UpstreamStreamError } from '../translate/streamTranslator.js';
 import { lastEventEnd, OpenAiStreamTap } from './sse.js';
 import type { ApiFamily, Usage } from './types.js';
 
@@ -39,7 +39,10 @@ export interface StreamTap {
   fail(error: ErrorInfo): string;
   /** A keep-alive the client's SDK ignores. */
   keepAlive(): string;
-  /** The first error event the upstream sent, when the tap reads them (translating taps do). */
+  /**
+   * The first error event the upstream sent (forwarded to the client in its shape, like any other
+   * event); the built-in taps all read it, and the attempt counts a stream that had one as failed.
+   */
   readonly upstreamError?: UpstreamStreamError | undefined;
 }
 
@@ -63,6 +66,33 @@ function eventsWith(text: string, marker: string): unknown[] {
   }
   return out;
 }
+
+/**
+ * Every family's error event mentions this (an `error` field or `"type":"error"`); JSON inside
+ * content is escaped (`\"error\"`), so answer text that talks about errors does not match.
+ */
+const ERROR_TEXT = '"error"';
+const ERROR_MARKER = Buffer.from(ERROR_TEXT);
+
+/**
+ * The first error event among the whole events in `complete`, read by the family's own decoder.
+ * Only the events that mention an error are decoded, so the pass-through stays a byte copy.
+ */
+function errorIn(complete: Buffer, family: ApiFamily): UpstreamStreamError | undefined {
+  if (!complete.includes(ERROR_MARKER)) return undefined;
+  const candidates = eventsMentioning(complete.toString('utf8'), ERROR_TEXT);
+  if (candidates.length === 0) return undefined;
+  const decoder = new SseStreamDecoder(codecFor(family).streamDecoder());
+  const event = decoder.push(Buffer.from(`${candidates.join('\n\n')}\n\n`)).find((e) => e.type === 'error');
+  if (event?.type !== 'error') return undefined;
+  return {
+    message: event.message,
+    ...(event.errorType !== undefined ? { type: event.errorType } : {}),
+    ...(event.status !== undefined ? { status: event.status } : {}),
+  };
+}
+
+const eventsMentioning = (text: string, marker: string): string[] => text.split(/\r?\n\r?\n/).filter((e) => e.includes(marker));
 
 const toUsage = (usage: TokenUsage | Partial<TokenUsage> | undefined): Usage | undefined =>
   usage && (usage.input !== undefined || usage.output !== undefined) ? { input: usage.input ?? 0, output: usage.output ?? 0 } : undefined;
@@ -116,6 +146,7 @@ class PassThroughTap implements StreamTap {
   private lastUsageEvent: string | undefined;
   /** Anthropic: a `message_delta` with a stop reason also means the answer is complete. */
   private sawStopReason = false;
+  upstreamError: UpstreamStreamError | undefined;
 
   constructor(
     private readonly markers: FamilyMarkers,
@@ -136,11 +167,11 @@ class PassThroughTap implements StreamTap {
     if (!this.sawTerminal && this.markers.terminal.some((m) => complete.includes(m))) this.sawTerminal = true;
     if (this.codec.family === 'anthropic-messages' && !this.sawStopReason && complete.includes('"stop_reason":"'))
       this.sawStopReason = true;
+    this.upstreamError ??= errorIn(complete, this.codec.family);
     if (complete.includes(this.markers.usage)) {
       const text = complete.toString('utf8');
       if (this.markers.lastOnly) {
-        const events = text.split(/\r?\n\r?\n/).filter((e) => e.includes(this.markers.usage));
-        this.lastUsageEvent = events.at(-1);
+        this.lastUsageEvent = eventsMentioning(text, this.markers.usage).at(-1);
       } else {
         for (const json of eventsWith(text, this.markers.usage)) {
           const usage = this.markers.usageOf(json);
@@ -187,9 +218,12 @@ export function keepAliveFor(family: ApiFamily): string {
 
 /** The OpenAI chat tap, behind the common interface. */
 class OpenAiChatTap implements StreamTap {
+  upstreamError: UpstreamStreamError | undefined;
   constructor(private readonly tap: OpenAiStreamTap) {}
   push(chunk: Uint8Array): Buffer {
-    return this.tap.push(chunk);
+    const out = this.tap.push(chunk);
+    this.upstreamError ??= errorIn(out, 'openai-chat');
+    return out;
   }
   get usage(): Usage | undefined {
     return this.tap.usage;
@@ -238,7 +272,8 @@ export class TranslatingTap implements StreamTap {
   }
 
   get complete(): boolean {
-    // An upstream error event was forwarded in the client's shape: the stream ended as the upstream meant.
+    // An upstream error event was forwarded in the client's shape: the stream ended as the upstream meant
+    // (the attempt still reads `upstreamError` to count it as failed).
     return this.translator.complete || this.translator.errored;
   }
 
