@@ -365,9 +365,13 @@ describe('three gateway nodes on one PostgreSQL', { skip: postgres.skip, timeout
     assert.ok(upstream.requests.some((r) => r.headers.authorization === 'Bearer access-r1'));
   });
 
-  test('a PostgreSQL restart (as B and C see it) mid-run loses no update: after reconnecting, every node holds the same revisions', async () => {
+  test('a PostgreSQL restart (as B and C see it) mid-run loses no update: after reconnecting, every node holds the same revisions', async (t) => {
     // Steady traffic on B and C throughout: the data plane runs on what each node holds.
     let running = true;
+    // A failed assertion must not leave the loop running into the next tests.
+    t.after(() => {
+      running = false;
+    });
     const statuses: number[] = [];
     const traffic = Promise.all(
       [b, c].map(async (node) => {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { after, describe, test } from 'node:test';
+import { after, describe, type TestContext, test } from 'node:test';
 import { freePort, type GatewayNode, startGatewayNodes } from './gatewayProcesses.js';
 
 const CLIENT_KEY = 'sk-nodes';
@@ -61,8 +61,13 @@ async function eventually(what: string, condition: () => Promise<boolean>, timeo
   assert.fail(`timed out waiting for ${what}`);
 }
 
-/** Runs `workers` client loops until stopped, collecting every answer. */
-function clientLoop(pick: (n: number) => { node: Pick<GatewayNode, 'url'>; affinity?: string | undefined }, workers = 4) {
+/**
+ * Runs `workers` client loops until stopped, collecting every answer. They
+ * stop when the test ends, however it ends: a loop left running after a
+ * failed assertion would spin against closed nodes and keep the file's
+ * process alive forever.
+ */
+function clientLoop(t: TestContext, pick: (n: number) => { node: Pick<GatewayNode, 'url'>; affinity?: string | undefined }, workers = 4) {
   const answers: Answer[] = [];
   let running = true;
   let n = 0;
@@ -72,13 +77,12 @@ function clientLoop(pick: (n: number) => { node: Pick<GatewayNode, 'url'>; affin
       answers.push(await ask(node, affinity));
     }
   });
-  return {
-    answers,
-    async stop() {
-      running = false;
-      await Promise.all(loops);
-    },
+  const stop = async () => {
+    running = false;
+    await Promise.all(loops);
   };
+  t.after(stop);
+  return { answers, stop };
 }
 
 /**
@@ -132,7 +136,7 @@ async function switchableUpstream() {
 }
 
 describe('node failover between gateway processes', { timeout: 120_000 }, () => {
-  test('active_passive: the backup takes traffic once the primary fails its checks, and gives it back on recovery', async () => {
+  test('active_passive: the backup takes traffic once the primary fails its checks, and gives it back on recovery', async (t) => {
     const upstream = await switchableUpstream();
     const { nodes } = await startGatewayNodes({
       count: 2,
@@ -159,7 +163,7 @@ describe('node failover between gateway processes', { timeout: 120_000 }, () => 
     const [primary, backup] = nodes as [GatewayNode, GatewayNode];
     assert.equal((await ask(primary)).provider, 'primary');
 
-    const loop = clientLoop(() => ({ node: primary }), 2);
+    const loop = clientLoop(t, () => ({ node: primary }), 2);
     await eventually('traffic on the primary', async () => loop.answers.length > 10);
     const downAt = Date.now();
     upstream.setUp(false);
@@ -168,7 +172,8 @@ describe('node failover between gateway processes', { timeout: 120_000 }, () => 
     await eventually('steady traffic on the backup', async () => loop.answers.filter((a) => a.at > failedOverAt).length > 20);
     upstream.setUp(true);
     const upAt = Date.now();
-    await eventually('traffic back on the primary', async () => loop.answers.some((a) => a.at > upAt && a.provider === 'primary'));
+    // Health checks, then the 1 s cooldown: seconds on a loaded machine, so a generous deadline.
+    await eventually('traffic back on the primary', async () => loop.answers.some((a) => a.at > upAt && a.provider === 'primary'), 30_000);
     await loop.stop();
 
     // Before the checks notice, a request whose attempts all fail goes to the backup too: none fails at all.
@@ -185,7 +190,7 @@ describe('node failover between gateway processes', { timeout: 120_000 }, () => 
     );
   });
 
-  test('active_active: a SIGKILLed peer costs no request after failover_timeout, and rejoins the ring when restarted', async () => {
+  test('active_active: a SIGKILLed peer costs no request after failover_timeout, and rejoins the ring when restarted', async (t) => {
     const { nodes } = await startGatewayNodes({
       count: 3,
       config: ({ index, urls }) => ({
@@ -212,7 +217,7 @@ describe('node failover between gateway processes', { timeout: 120_000 }, () => 
     for (const key of keys) assert.equal((await ask(b, key)).provider, owners.get(key), `${key} has one owner whichever node it reaches`);
 
     // Clients talk to the survivors; a third of the keys belong to c.
-    const loop = clientLoop((n) => ({ node: n % 2 === 0 ? a : b, affinity: keys[n % keys.length] }), 4);
+    const loop = clientLoop(t, (n) => ({ node: n % 2 === 0 ? a : b, affinity: keys[n % keys.length] }), 4);
     await eventually('traffic on all three nodes', async () => loop.answers.filter((x) => x.provider === 'node2').length > 10);
     await c.kill('SIGKILL');
     const killedAt = Date.now();
