@@ -427,7 +427,7 @@ export class Gateway {
    * through later reloads, and a change undone needs none. `viaApi` says
    * the config passed the management API's SSRF check: the hosts of the
    * destinations it adds or changes stay held to the guard at every
-   * connection (see {@link GuardedHosts}). Their record in the store is
+   * connection (see `GuardedHosts` in gateway/guardedHosts.ts). Their record in the store is
    * written in the background here; the management route records them,
    * and waits for it, before it writes the config file.
    */

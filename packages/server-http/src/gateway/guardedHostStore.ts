@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { writeFileAtomically } from './config/persist.js';
 
 /**
- * The port behind {@link GuardedHosts}. Hosts are compared lower-case, without a trailing dot.
+ * The port behind `GuardedHosts` (gateway/guardedHosts.ts). Hosts are compared lower-case, without a trailing dot.
  *
  * @example
  * ```ts

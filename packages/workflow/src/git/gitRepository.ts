@@ -102,7 +102,7 @@ export class GitRepository {
 
   /**
    * Runs git with `args` in `cwd` (default the root). A failure rejects with the state git
-   * refused on (see {@link gitFailure}: not_found, conflict, already_exists) or `git_failed`,
+   * refused on (see `gitFailure` in git/gitFailure.ts: not_found, conflict, already_exists) or `git_failed`,
    * with git's own text in `details.git_output`.
    */
   run(args: readonly string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): Promise<string> {
