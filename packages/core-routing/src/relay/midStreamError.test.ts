@@ -5,7 +5,8 @@ import type { Transport } from './providers/adapter.js';
 import { Relay } from './relay.js';
 import type { RelayCooldowns, RelayCredentialPool, RelayHealth } from './relayOptions.js';
 import { MemorySink } from './sink.js';
-import type { ApiFamily, ProviderConfig, RelayRequest, UpstreamResponse } from './types.js';
+import { ScriptedStreams } from './testTransports.js';
+import type { ApiFamily, ProviderConfig, RelayRequest } from './types.js';
 
 // An upstream that answers 200 and streams some of its answer, then an error event: the client
 // already has bytes, so its stream ends with the error, but the attempt must count as failed.
@@ -21,24 +22,6 @@ const anthropicOpening = [
 ];
 const anthropicError = (type: string, message: string) =>
   `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
-
-/** Streams the same chunks, with status 200, to every request. */
-class ScriptedStream implements Transport {
-  sent = 0;
-  constructor(private readonly chunks: string[]) {}
-  async send(): Promise<UpstreamResponse> {
-    this.sent++;
-    const chunks = this.chunks;
-    return {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream' },
-      body: (async function* () {
-        for (const c of chunks) yield Buffer.from(c);
-      })(),
-      cancel() {},
-    };
-  }
-}
 
 interface Recorded {
   /** What the credential pool was told (Anthropic providers need a credential; OpenAI-compatible ones run without). */
@@ -66,8 +49,8 @@ function relayOver(kind: ProviderConfig['kind'], transport: Transport): { relay:
   const health: RelayHealth = { recordRequest: (provider, sample) => recorded.health.push({ provider, ok: sample.ok }) };
   const relay = new Relay({
     providers: [
-      { name: 'up', kind, baseUrl: 'http://127.0.0.1:1', models: ['m'] },
-      { name: 'spare', kind, baseUrl: 'http://127.0.0.1:1', models: ['m'], priority: 1 },
+      { name: 'up', kind, baseUrl: 'http://127.0.0.1:1/up', models: ['m'] },
+      { name: 'spare', kind, baseUrl: 'http://127.0.0.1:1/spare', models: ['m'], priority: 1 },
     ],
     strategy: 'priority',
     transport,
@@ -92,12 +75,14 @@ const errorEvents = (text: string) => text.split('\n\n').filter((e) => e.include
 
 describe('an upstream error event after the first byte reached the client', () => {
   test('OpenAI → OpenAI (pass-through), a rate limit: the client gets the chunks and the error once; the provider cools down as for a 429', async () => {
-    const transport = new ScriptedStream([openAiChunk('Hel'), openAiChunk('lo'), openAiError('rate_limit_error', 'Rate limit reached')]);
+    const transport = new ScriptedStreams({
+      up: [openAiChunk('Hel'), openAiChunk('lo'), openAiError('rate_limit_error', 'Rate limit reached')],
+    });
     const { relay, recorded } = relayOver('openai-compatible', transport);
     const sink = new MemorySink();
     await relay.handle(streamed('openai-chat'), sink);
     assert.equal(sink.status, 200);
-    assert.equal(transport.sent, 1, 'bytes went out: no retry');
+    assert.equal(transport.sent.length, 1, 'bytes went out: no retry');
     const text = sink.text();
     assert.ok(text.startsWith(openAiChunk('Hel') + openAiChunk('lo')), text);
     assert.deepEqual(
@@ -115,11 +100,13 @@ describe('an upstream error event after the first byte reached the client', () =
   });
 
   test('OpenAI → OpenAI (pass-through), a server error: health sees a failure and the provider an error with its status', async () => {
-    const transport = new ScriptedStream([openAiChunk('Hel'), openAiChunk('lo'), openAiError('server_error', 'The server had an error')]);
+    const transport = new ScriptedStreams({
+      up: [openAiChunk('Hel'), openAiChunk('lo'), openAiError('server_error', 'The server had an error')],
+    });
     const { relay, recorded } = relayOver('openai-compatible', transport);
     const sink = new MemorySink();
     await relay.handle(streamed('openai-chat'), sink);
-    assert.equal(transport.sent, 1);
+    assert.equal(transport.sent.length, 1);
     assert.match(sink.text(), /"content":"lo"/);
     assert.equal(errorEvents(sink.text()).length, 1);
     assert.deepEqual(recorded.health, [{ provider: 'up', ok: false }]);
@@ -130,11 +117,11 @@ describe('an upstream error event after the first byte reached the client', () =
 
   test('Anthropic → Anthropic (pass-through), an overload: a 529 for health and cooldowns, the event forwarded as it came', async () => {
     const overloaded = anthropicError('overloaded_error', 'Overloaded');
-    const transport = new ScriptedStream([...anthropicOpening, overloaded]);
+    const transport = new ScriptedStreams({ up: [...anthropicOpening, overloaded] });
     const { relay, recorded } = relayOver('anthropic', transport);
     const sink = new MemorySink();
     await relay.handle(streamed('anthropic-messages'), sink);
-    assert.equal(transport.sent, 1);
+    assert.equal(transport.sent.length, 1);
     assert.equal(sink.text(), [...anthropicOpening, overloaded].join(''));
     assert.deepEqual(recorded.health, [{ provider: 'up', ok: false }]);
     assert.deepEqual(recorded.cooldowns, [{ key: 'up', kind: 'error', status: 529 }]);
@@ -147,11 +134,11 @@ describe('an upstream error event after the first byte reached the client', () =
   });
 
   test('Anthropic → OpenAI (translated), an overload: the client gets the text and one error event; health sees a 529', async () => {
-    const transport = new ScriptedStream([...anthropicOpening, anthropicError('overloaded_error', 'Overloaded')]);
+    const transport = new ScriptedStreams({ up: [...anthropicOpening, anthropicError('overloaded_error', 'Overloaded')] });
     const { relay, recorded } = relayOver('anthropic', transport);
     const sink = new MemorySink();
     await relay.handle(streamed('openai-chat'), sink);
-    assert.equal(transport.sent, 1);
+    assert.equal(transport.sent.length, 1);
     assert.match(sink.text(), /"content":"Hel"/);
     assert.match(sink.text(), /"content":"lo"/);
     assert.equal(errorEvents(sink.text()).length, 1, sink.text());
@@ -163,11 +150,11 @@ describe('an upstream error event after the first byte reached the client', () =
   });
 
   test('Anthropic → OpenAI (translated), a rate limit: the credential is reported rate-limited, once, after its tokens', async () => {
-    const transport = new ScriptedStream([...anthropicOpening, anthropicError('rate_limit_error', 'Slow down')]);
+    const transport = new ScriptedStreams({ up: [...anthropicOpening, anthropicError('rate_limit_error', 'Slow down')] });
     const { relay, recorded } = relayOver('anthropic', transport);
     const sink = new MemorySink();
     await relay.handle(streamed('openai-chat'), sink);
-    assert.equal(transport.sent, 1);
+    assert.equal(transport.sent.length, 1);
     assert.match(sink.text(), /"content":"lo"/);
     assert.equal(errorEvents(sink.text()).length, 1);
     assert.match(errorEvents(sink.text())[0]!, /Slow down/);
