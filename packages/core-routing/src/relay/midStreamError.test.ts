@@ -5,7 +5,7 @@ import type { Transport } from './providers/adapter.js';
 import { Relay } from './relay.js';
 import type { RelayCooldowns, RelayCredentialPool, RelayHealth } from './relayOptions.js';
 import { MemorySink } from './sink.js';
-import { ScriptedStreams } from './testTransports.js';
+import { ANTHROPIC_OPENING_TOKENS, anthropicError, anthropicOpening, ScriptedStreams } from './testTransports.js';
 import type { ApiFamily, ProviderConfig, RelayRequest } from './types.js';
 
 // An upstream that answers 200 and streams some of its answer, then an error event: the client
@@ -14,14 +14,6 @@ import type { ApiFamily, ProviderConfig, RelayRequest } from './types.js';
 const openAiChunk = (content: string) =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 const openAiError = (type: string, message: string) => `data: ${JSON.stringify({ error: { message, type } })}\n\n`;
-
-const anthropicOpening = [
-  'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":9,"output_tokens":1}}}\n\n',
-  'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}\n\n',
-  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lo"}}\n\n',
-];
-const anthropicError = (type: string, message: string) =>
-  `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
 
 interface Recorded {
   /** What the credential pool was told (Anthropic providers need a credential; OpenAI-compatible ones run without). */
@@ -32,12 +24,17 @@ interface Recorded {
   ends: RequestEndEvent[];
 }
 
-function relayOver(kind: ProviderConfig['kind'], transport: Transport): { relay: Relay; recorded: Recorded } {
+const tokens = (usage?: { inputTokens: number; outputTokens: number }) => (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);
+
+/** `maxAttempts` 1 keeps a failure before the first byte from being tried on the spare provider. */
+function relayOver(kind: ProviderConfig['kind'], transport: Transport, maxAttempts?: number): { relay: Relay; recorded: Recorded } {
   const recorded: Recorded = { pool: [], cooldowns: [], health: [], attempts: [], ends: [] };
   const pool = {
     acquire: () => ({ id: 'key-1', type: 'api_key' as const, token: 'sk-test' }),
     reportSuccess: (id: string, usage?: { inputTokens: number; outputTokens: number }) =>
-      recorded.pool.push({ id, kind: 'success', tokens: (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0) }),
+      recorded.pool.push({ id, kind: 'success', tokens: tokens(usage) }),
+    reportUsage: (id: string, usage?: { inputTokens: number; outputTokens: number }) =>
+      recorded.pool.push({ id, kind: 'usage', tokens: tokens(usage) }),
     reportFailure: (id: string, failure: { kind: string }) => recorded.pool.push({ id, kind: failure.kind }),
     refresh: () => Promise.reject(new Error('not refreshable')),
   } satisfies RelayCredentialPool;
@@ -56,6 +53,7 @@ function relayOver(kind: ProviderConfig['kind'], transport: Transport): { relay:
     transport,
     cooldowns,
     health,
+    ...(maxAttempts !== undefined ? { maxAttempts } : {}),
     ...(kind === 'anthropic' ? { credentials: { pool: () => pool } } : {}),
   });
   relay.events.on('attempt:end', (e) => recorded.attempts.push(e));
@@ -63,12 +61,20 @@ function relayOver(kind: ProviderConfig['kind'], transport: Transport): { relay:
   return { relay, recorded };
 }
 
-function streamed(ingress: ApiFamily): RelayRequest {
+function streamed(ingress: ApiFamily, signal?: AbortSignal): RelayRequest {
   const body =
     ingress === 'anthropic-messages'
       ? { model: 'm', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] }
       : { model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] };
-  return { requestId: 'req-1', ingress, model: 'm', stream: true, body, rawBody: Buffer.from(JSON.stringify(body)) };
+  return {
+    requestId: 'req-1',
+    ingress,
+    model: 'm',
+    stream: true,
+    body,
+    rawBody: Buffer.from(JSON.stringify(body)),
+    ...(signal ? { signal } : {}),
+  };
 }
 
 const errorEvents = (text: string) => text.split('\n\n').filter((e) => e.includes('"error"'));
@@ -127,8 +133,11 @@ describe('an upstream error event after the first byte reached the client', () =
     assert.deepEqual(recorded.cooldowns, [{ key: 'up', kind: 'error', status: 529 }]);
     assert.deepEqual(
       recorded.pool,
-      [{ id: 'key-1', kind: 'success', tokens: 10 }],
-      "the tokens used are counted; an overload is not the key's fault",
+      [
+        { id: 'key-1', kind: 'usage', tokens: ANTHROPIC_OPENING_TOKENS },
+        { id: 'key-1', kind: 'error' },
+      ],
+      'the tokens used are counted, not as a success; the overload reaches the pool as it does before the first byte',
     );
     assert.equal(recorded.ends[0]?.outcome, 'error');
   });
@@ -158,14 +167,75 @@ describe('an upstream error event after the first byte reached the client', () =
     assert.match(sink.text(), /"content":"lo"/);
     assert.equal(errorEvents(sink.text()).length, 1);
     assert.match(errorEvents(sink.text())[0]!, /Slow down/);
-    // The tokens the broken stream used are the credential's; then the rate limit cools it down.
+    // The tokens the broken stream used are the credential's (not a success, which would clear its failure streak);
+    // then the rate limit cools it down.
     assert.deepEqual(recorded.pool, [
-      { id: 'key-1', kind: 'success', tokens: 10 },
+      { id: 'key-1', kind: 'usage', tokens: ANTHROPIC_OPENING_TOKENS },
       { id: 'key-1', kind: 'rate_limit' },
     ]);
     assert.deepEqual(recorded.cooldowns, [], 'the pool takes the rate limit, not the provider');
     assert.deepEqual(recorded.health, []);
     assert.equal(recorded.attempts[0]?.httpStatus, 429);
     assert.equal(recorded.ends[0]?.errorType, 'rate_limit');
+  });
+});
+
+/** A reset connection and a body timeout, as undici reports them. */
+const reset = () => Object.assign(new Error('other side closed'), { code: 'ECONNRESET' });
+const bodyTimeout = () => Object.assign(new Error('Body Timeout Error'), { code: 'UND_ERR_BODY_TIMEOUT' });
+
+/** A sink whose client goes away (its request's signal aborts) once the first chunk reached it. */
+class LeavingSink extends MemorySink {
+  constructor(private readonly leave: AbortController) {
+    super();
+  }
+  override write(chunk: Uint8Array | string): boolean {
+    const written = super.write(chunk);
+    this.closed = true;
+    this.leave.abort();
+    return written;
+  }
+}
+
+describe('what the credential pool hears of a stream broken after its first byte', () => {
+  const failures: { name: string; breaking: () => string | Error; pool: { id: string; kind: string }[] }[] = [
+    {
+      name: 'a rate-limit event (429)',
+      breaking: () => anthropicError('rate_limit_error', 'Slow down'),
+      pool: [{ id: 'key-1', kind: 'rate_limit' }],
+    },
+    {
+      name: 'an overload event (529)',
+      breaking: () => anthropicError('overloaded_error', 'Overloaded'),
+      pool: [{ id: 'key-1', kind: 'error' }],
+    },
+    {
+      name: 'a server-error event (500)',
+      breaking: () => anthropicError('api_error', 'Internal error'),
+      pool: [{ id: 'key-1', kind: 'error' }],
+    },
+    { name: 'a reset connection', breaking: reset, pool: [{ id: 'key-1', kind: 'error' }] },
+    { name: 'a body timeout', breaking: bodyTimeout, pool: [{ id: 'key-1', kind: 'error' }] },
+    { name: "an error of the request's own (a 4xx event)", breaking: () => anthropicError('invalid_request_error', 'bad field'), pool: [] },
+  ];
+  for (const failure of failures) {
+    test(`${failure.name}: the failure it hears before the first byte, after the tokens, and no success`, async () => {
+      const before = relayOver('anthropic', new ScriptedStreams({ up: [failure.breaking()] }), 1);
+      await before.relay.handle(streamed('anthropic-messages'), new MemorySink());
+      assert.deepEqual(before.recorded.pool, failure.pool, 'before the first byte');
+      const after = relayOver('anthropic', new ScriptedStreams({ up: [...anthropicOpening, failure.breaking()] }), 1);
+      const sink = new MemorySink();
+      await after.relay.handle(streamed('anthropic-messages'), sink);
+      assert.equal(sink.status, 200, 'the stream had started');
+      assert.deepEqual(after.recorded.pool, [{ id: 'key-1', kind: 'usage', tokens: ANTHROPIC_OPENING_TOKENS }, ...failure.pool]);
+    });
+  }
+
+  test('the client going away mid-stream is no failure of the credential: the pool hears only its tokens', async () => {
+    const { relay, recorded } = relayOver('anthropic', new ScriptedStreams({ up: [...anthropicOpening] }), 1);
+    const leave = new AbortController();
+    const end = await relay.handle(streamed('anthropic-messages', leave.signal), new LeavingSink(leave));
+    assert.equal(end.outcome, 'error', 'the stream was cut short');
+    assert.deepEqual(recorded.pool, [{ id: 'key-1', kind: 'usage', tokens: ANTHROPIC_OPENING_TOKENS }]);
   });
 });
