@@ -29,6 +29,7 @@ function pools(): { pool(provider: string): RelayCredentialPool } {
     pool: (provider) => ({
       acquire: () => ({ id: `key-${provider}`, token: `upstream-key-${provider}` }),
       reportSuccess() {},
+      reportUsage() {},
       reportFailure() {},
       refresh: async () => ({ id: `key-${provider}`, token: `upstream-key-${provider}` }),
     }),

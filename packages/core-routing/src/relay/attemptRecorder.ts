@@ -1,10 +1,11 @@
 /**
  * @module attemptRecorder
  * Tells the parts that remember how providers behave how an attempt went:
- * the credential pool (usage, or the failure that may cool a credential),
- * the provider cooldowns and health monitor (server errors, timeouts and
- * refused connections count against a provider; a 429 only when there is no
- * pool to take it per credential), and the routing table (latency).
+ * the credential pool (usage, the failure that may cool a credential, or
+ * both for a stream broken after its first byte), the provider cooldowns
+ * and health monitor (server errors, timeouts and refused connections count
+ * against a provider; a 429 only when there is no pool to take it per
+ * credential), and the routing table (latency).
  *
  * From a failure it also decides what is left for this request: a 401 on an
  * OAuth credential gets one refresh and the same provider again; otherwise
@@ -14,6 +15,16 @@ import type { QuotaHooks } from './quotaHooks.js';
 import type { RelayContext } from './relayOptions.js';
 import type { RequestState } from './requestState.js';
 import type { RelayCredential, UpstreamFailure, Usage } from './types.js';
+
+/** What the relay knows of a stream broken after its first byte, besides its failure. */
+export interface BrokenAttempt {
+  /** The tokens the stream reported before it broke. */
+  usage: Usage | undefined;
+  /** The attempt's quota reservation (cluster mode), settled here. */
+  reservation: string | undefined;
+  /** The client went away (its request's signal aborted): a connection failure is then the client's doing. */
+  clientLeft: boolean;
+}
 
 /** Records attempts' outcomes for a relay; one per relay. */
 export class AttemptRecorder {
@@ -38,26 +49,29 @@ export class AttemptRecorder {
   }
 
   /**
-   * A stream broke after its first byte: the tokens it used are still the credential's; a break or
-   * a server error event counts against the provider, a rate-limit or quota error event against
-   * the credential (or the provider, with no pool), as the same status before the first byte would.
+   * A stream broke after its first byte. Its tokens are the credential's: they are counted, and its
+   * reservation settled, without calling the attempt a success (a success would clear the failure
+   * streak that the failure below adds to, so broken streams in a row would never cool the
+   * credential down). The failure then counts as the same failure before the first byte does in
+   * {@link failure}: the credential pool hears every kind but the request's own (a 4xx) — a rate
+   * limit, an exhausted quota, a rejected credential, and a server error, timeout or broken
+   * connection alike — and the provider's cooldowns and health hear a server error, timeout or
+   * broken connection. The client going away is no fault of the credential's: its pool hears only
+   * the tokens.
    */
-  broken(
-    provider: string,
-    credential: RelayCredential | undefined,
-    usage: Usage | undefined,
-    failure: UpstreamFailure,
-    reservation?: string,
-  ): void {
-    if (usage && credential) this.ctx.options.credentials?.pool(provider)?.reportSuccess(credential.id, tokensOf(usage), reservation);
-    else this.quota.release(provider, credential, reservation);
-    // An upstream error event mid-stream (a rate limit, an exhausted quota): the credential's, as the same status would be.
-    if (failure.kind === 'rate_limit' || failure.kind === 'quota_exceeded' || failure.kind === 'unauthorized')
-      this.credentialFailure(provider, credential, failure);
+  broken(provider: string, credential: RelayCredential | undefined, failure: UpstreamFailure, attempt: BrokenAttempt): void {
+    const pool = credential ? this.ctx.options.credentials?.pool(provider) : undefined;
+    if (attempt.usage && credential && pool) pool.reportUsage(credential.id, tokensOf(attempt.usage), attempt.reservation);
+    else this.quota.release(provider, credential, attempt.reservation);
+    const clientLeft = attempt.clientLeft && failure.kind === 'connection';
+    if (failure.kind !== 'client' && !clientLeft) this.credentialFailure(provider, credential, failure);
     this.providerFailure(provider, failure);
   }
 
-  /** Records a failed attempt; returns a refreshed credential when the same provider should be tried again with it. */
+  /**
+   * Records an attempt that failed before its first byte; returns a refreshed credential when the
+   * same provider should be tried again with it.
+   */
   async failure(
     provider: string,
     credential: RelayCredential | undefined,

@@ -100,6 +100,7 @@ describe('attempt runner: a TranslationError', () => {
         pool: () => ({
           acquire: () => ({ id: 'k1', token: 't' }),
           reportSuccess() {},
+          reportUsage() {},
           reportFailure() {},
           refresh: async () => ({ id: 'k1', token: 't' }),
         }),

@@ -5,7 +5,8 @@ import type { Transport } from './providers/adapter.js';
 import { Relay } from './relay.js';
 import type { RelayCooldowns, RelayCredentialPool, RelayHealth } from './relayOptions.js';
 import { MemorySink } from './sink.js';
-import type { ApiFamily, ProviderConfig, RelayRequest, UpstreamResponse } from './types.js';
+import { ANTHROPIC_OPENING_TOKENS, anthropicError, anthropicOpening, ScriptedStreams } from './testTransports.js';
+import type { ApiFamily, ProviderConfig, RelayRequest } from './types.js';
 
 // An upstream that answers 200 and streams some of its answer, then an error event: the client
 // already has bytes, so its stream ends with the error, but the attempt must count as failed.
@@ -13,32 +14,6 @@ import type { ApiFamily, ProviderConfig, RelayRequest, UpstreamResponse } from '
 const openAiChunk = (content: string) =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'm', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
 const openAiError = (type: string, message: string) => `data: ${JSON.stringify({ error: { message, type } })}\n\n`;
-
-const anthropicOpening = [
-  'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":9,"output_tokens":1}}}\n\n',
-  'event: content_block_start\ndata: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}\n\nevent: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}\n\n',
-  'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"lo"}}\n\n',
-];
-const anthropicError = (type: string, message: string) =>
-  `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type, message } })}\n\n`;
-
-/** Streams the same chunks, with status 200, to every request. */
-class ScriptedStream implements Transport {
-  sent = 0;
-  constructor(private readonly chunks: string[]) {}
-  async send(): Promise<UpstreamResponse> {
-    this.sent++;
-    const chunks = this.chunks;
-    return {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream' },
-      body: (async function* () {
-        for (const c of chunks) yield Buffer.from(c);
-      })(),
-      cancel() {},
-    };
-  }
-}
 
 interface Recorded {
   /** What the credential pool was told (Anthropic providers need a credential; OpenAI-compatible ones run without). */
@@ -49,12 +24,17 @@ interface Recorded {
   ends: RequestEndEvent[];
 }
 
-function relayOver(kind: ProviderConfig['kind'], transport: Transport): { relay: Relay; recorded: Recorded } {
+const tokens = (usage?: { inputTokens: number; outputTokens: number }) => (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0);
+
+/** `maxAttempts` 1 keeps a failure before the first byte from being tried on the spare provider. */
+function relayOver(kind: ProviderConfig['kind'], transport: Transport, maxAttempts?: number): { relay: Relay; recorded: Recorded } {
   const recorded: Recorded = { pool: [], cooldowns: [], health: [], attempts: [], ends: [] };
   const pool = {
     acquire: () => ({ id: 'key-1', type: 'api_key' as const, token: 'sk-test' }),
     reportSuccess: (id: string, usage?: { inputTokens: number; outputTokens: number }) =>
-      recorded.pool.push({ id, kind: 'success', tokens: (usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0) }),
+      recorded.pool.push({ id, kind: 'success', tokens: tokens(usage) }),
+    reportUsage: (id: string, usage?: { inputTokens: number; outputTokens: number }) =>
+      recorded.pool.push({ id, kind: 'usage', tokens: tokens(usage) }),
     reportFailure: (id: string, failure: { kind: string }) => recorded.pool.push({ id, kind: failure.kind }),
     refresh: () => Promise.reject(new Error('not refreshable')),
   } satisfies RelayCredentialPool;
@@ -66,13 +46,14 @@ function relayOver(kind: ProviderConfig['kind'], transport: Transport): { relay:
   const health: RelayHealth = { recordRequest: (provider, sample) => recorded.health.push({ provider, ok: sample.ok }) };
   const relay = new Relay({
     providers: [
-      { name: 'up', kind, baseUrl: 'http://127.0.0.1:1', models: ['m'] },
-      { name: 'spare', kind, baseUrl: 'http://127.0.0.1:1', models: ['m'], priority: 1 },
+      { name: 'up', kind, baseUrl: 'http://127.0.0.1:1/up', models: ['m'] },
+      { name: 'spare', kind, baseUrl: 'http://127.0.0.1:1/spare', models: ['m'], priority: 1 },
     ],
     strategy: 'priority',
     transport,
     cooldowns,
     health,
+    ...(maxAttempts !== undefined ? { maxAttempts } : {}),
     ...(kind === 'anthropic' ? { credentials: { pool: () => pool } } : {}),
   });
   relay.events.on('attempt:end', (e) => recorded.attempts.push(e));
@@ -80,24 +61,34 @@ function relayOver(kind: ProviderConfig['kind'], transport: Transport): { relay:
   return { relay, recorded };
 }
 
-function streamed(ingress: ApiFamily): RelayRequest {
+function streamed(ingress: ApiFamily, signal?: AbortSignal): RelayRequest {
   const body =
     ingress === 'anthropic-messages'
       ? { model: 'm', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] }
       : { model: 'm', stream: true, messages: [{ role: 'user', content: 'hi' }] };
-  return { requestId: 'req-1', ingress, model: 'm', stream: true, body, rawBody: Buffer.from(JSON.stringify(body)) };
+  return {
+    requestId: 'req-1',
+    ingress,
+    model: 'm',
+    stream: true,
+    body,
+    rawBody: Buffer.from(JSON.stringify(body)),
+    ...(signal ? { signal } : {}),
+  };
 }
 
 const errorEvents = (text: string) => text.split('\n\n').filter((e) => e.includes('"error"'));
 
 describe('an upstream error event after the first byte reached the client', () => {
   test('OpenAI → OpenAI (pass-through), a rate limit: the client gets the chunks and the error once; the provider cools down as for a 429', async () => {
-    const transport = new ScriptedStream([openAiChunk('Hel'), openAiChunk('lo'), openAiError('rate_limit_error', 'Rate limit reached')]);
+    const transport = new ScriptedStreams({
+      up: [openAiChunk('Hel'), openAiChunk('lo'), openAiError('rate_limit_error', 'Rate limit reached')],
+    });
     const { relay, recorded } = relayOver('openai-compatible', transport);
     const sink = new MemorySink();
     await relay.handle(streamed('openai-chat'), sink);
     assert.equal(sink.status, 200);
-    assert.equal(transport.sent, 1, 'bytes went out: no retry');
+    assert.equal(transport.sent.length, 1, 'bytes went out: no retry');
     const text = sink.text();
     assert.ok(text.startsWith(openAiChunk('Hel') + openAiChunk('lo')), text);
     assert.deepEqual(
@@ -115,11 +106,13 @@ describe('an upstream error event after the first byte reached the client', () =
   });
 
   test('OpenAI → OpenAI (pass-through), a server error: health sees a failure and the provider an error with its status', async () => {
-    const transport = new ScriptedStream([openAiChunk('Hel'), openAiChunk('lo'), openAiError('server_error', 'The server had an error')]);
+    const transport = new ScriptedStreams({
+      up: [openAiChunk('Hel'), openAiChunk('lo'), openAiError('server_error', 'The server had an error')],
+    });
     const { relay, recorded } = relayOver('openai-compatible', transport);
     const sink = new MemorySink();
     await relay.handle(streamed('openai-chat'), sink);
-    assert.equal(transport.sent, 1);
+    assert.equal(transport.sent.length, 1);
     assert.match(sink.text(), /"content":"lo"/);
     assert.equal(errorEvents(sink.text()).length, 1);
     assert.deepEqual(recorded.health, [{ provider: 'up', ok: false }]);
@@ -130,28 +123,31 @@ describe('an upstream error event after the first byte reached the client', () =
 
   test('Anthropic → Anthropic (pass-through), an overload: a 529 for health and cooldowns, the event forwarded as it came', async () => {
     const overloaded = anthropicError('overloaded_error', 'Overloaded');
-    const transport = new ScriptedStream([...anthropicOpening, overloaded]);
+    const transport = new ScriptedStreams({ up: [...anthropicOpening, overloaded] });
     const { relay, recorded } = relayOver('anthropic', transport);
     const sink = new MemorySink();
     await relay.handle(streamed('anthropic-messages'), sink);
-    assert.equal(transport.sent, 1);
+    assert.equal(transport.sent.length, 1);
     assert.equal(sink.text(), [...anthropicOpening, overloaded].join(''));
     assert.deepEqual(recorded.health, [{ provider: 'up', ok: false }]);
     assert.deepEqual(recorded.cooldowns, [{ key: 'up', kind: 'error', status: 529 }]);
     assert.deepEqual(
       recorded.pool,
-      [{ id: 'key-1', kind: 'success', tokens: 10 }],
-      "the tokens used are counted; an overload is not the key's fault",
+      [
+        { id: 'key-1', kind: 'usage', tokens: ANTHROPIC_OPENING_TOKENS },
+        { id: 'key-1', kind: 'error' },
+      ],
+      'the tokens used are counted, not as a success; the overload reaches the pool as it does before the first byte',
     );
     assert.equal(recorded.ends[0]?.outcome, 'error');
   });
 
   test('Anthropic → OpenAI (translated), an overload: the client gets the text and one error event; health sees a 529', async () => {
-    const transport = new ScriptedStream([...anthropicOpening, anthropicError('overloaded_error', 'Overloaded')]);
+    const transport = new ScriptedStreams({ up: [...anthropicOpening, anthropicError('overloaded_error', 'Overloaded')] });
     const { relay, recorded } = relayOver('anthropic', transport);
     const sink = new MemorySink();
     await relay.handle(streamed('openai-chat'), sink);
-    assert.equal(transport.sent, 1);
+    assert.equal(transport.sent.length, 1);
     assert.match(sink.text(), /"content":"Hel"/);
     assert.match(sink.text(), /"content":"lo"/);
     assert.equal(errorEvents(sink.text()).length, 1, sink.text());
@@ -163,22 +159,83 @@ describe('an upstream error event after the first byte reached the client', () =
   });
 
   test('Anthropic → OpenAI (translated), a rate limit: the credential is reported rate-limited, once, after its tokens', async () => {
-    const transport = new ScriptedStream([...anthropicOpening, anthropicError('rate_limit_error', 'Slow down')]);
+    const transport = new ScriptedStreams({ up: [...anthropicOpening, anthropicError('rate_limit_error', 'Slow down')] });
     const { relay, recorded } = relayOver('anthropic', transport);
     const sink = new MemorySink();
     await relay.handle(streamed('openai-chat'), sink);
-    assert.equal(transport.sent, 1);
+    assert.equal(transport.sent.length, 1);
     assert.match(sink.text(), /"content":"lo"/);
     assert.equal(errorEvents(sink.text()).length, 1);
     assert.match(errorEvents(sink.text())[0]!, /Slow down/);
-    // The tokens the broken stream used are the credential's; then the rate limit cools it down.
+    // The tokens the broken stream used are the credential's (not a success, which would clear its failure streak);
+    // then the rate limit cools it down.
     assert.deepEqual(recorded.pool, [
-      { id: 'key-1', kind: 'success', tokens: 10 },
+      { id: 'key-1', kind: 'usage', tokens: ANTHROPIC_OPENING_TOKENS },
       { id: 'key-1', kind: 'rate_limit' },
     ]);
     assert.deepEqual(recorded.cooldowns, [], 'the pool takes the rate limit, not the provider');
     assert.deepEqual(recorded.health, []);
     assert.equal(recorded.attempts[0]?.httpStatus, 429);
     assert.equal(recorded.ends[0]?.errorType, 'rate_limit');
+  });
+});
+
+/** A reset connection and a body timeout, as undici reports them. */
+const reset = () => Object.assign(new Error('other side closed'), { code: 'ECONNRESET' });
+const bodyTimeout = () => Object.assign(new Error('Body Timeout Error'), { code: 'UND_ERR_BODY_TIMEOUT' });
+
+/** A sink whose client goes away (its request's signal aborts) once the first chunk reached it. */
+class LeavingSink extends MemorySink {
+  constructor(private readonly leave: AbortController) {
+    super();
+  }
+  override write(chunk: Uint8Array | string): boolean {
+    const written = super.write(chunk);
+    this.closed = true;
+    this.leave.abort();
+    return written;
+  }
+}
+
+describe('what the credential pool hears of a stream broken after its first byte', () => {
+  const failures: { name: string; breaking: () => string | Error; pool: { id: string; kind: string }[] }[] = [
+    {
+      name: 'a rate-limit event (429)',
+      breaking: () => anthropicError('rate_limit_error', 'Slow down'),
+      pool: [{ id: 'key-1', kind: 'rate_limit' }],
+    },
+    {
+      name: 'an overload event (529)',
+      breaking: () => anthropicError('overloaded_error', 'Overloaded'),
+      pool: [{ id: 'key-1', kind: 'error' }],
+    },
+    {
+      name: 'a server-error event (500)',
+      breaking: () => anthropicError('api_error', 'Internal error'),
+      pool: [{ id: 'key-1', kind: 'error' }],
+    },
+    { name: 'a reset connection', breaking: reset, pool: [{ id: 'key-1', kind: 'error' }] },
+    { name: 'a body timeout', breaking: bodyTimeout, pool: [{ id: 'key-1', kind: 'error' }] },
+    { name: "an error of the request's own (a 4xx event)", breaking: () => anthropicError('invalid_request_error', 'bad field'), pool: [] },
+  ];
+  for (const failure of failures) {
+    test(`${failure.name}: the failure it hears before the first byte, after the tokens, and no success`, async () => {
+      const before = relayOver('anthropic', new ScriptedStreams({ up: [failure.breaking()] }), 1);
+      await before.relay.handle(streamed('anthropic-messages'), new MemorySink());
+      assert.deepEqual(before.recorded.pool, failure.pool, 'before the first byte');
+      const after = relayOver('anthropic', new ScriptedStreams({ up: [...anthropicOpening, failure.breaking()] }), 1);
+      const sink = new MemorySink();
+      await after.relay.handle(streamed('anthropic-messages'), sink);
+      assert.equal(sink.status, 200, 'the stream had started');
+      assert.deepEqual(after.recorded.pool, [{ id: 'key-1', kind: 'usage', tokens: ANTHROPIC_OPENING_TOKENS }, ...failure.pool]);
+    });
+  }
+
+  test('the client going away mid-stream is no failure of the credential: the pool hears only its tokens', async () => {
+    const { relay, recorded } = relayOver('anthropic', new ScriptedStreams({ up: [...anthropicOpening] }), 1);
+    const leave = new AbortController();
+    const end = await relay.handle(streamed('anthropic-messages', leave.signal), new LeavingSink(leave));
+    assert.equal(end.outcome, 'error', 'the stream was cut short');
+    assert.deepEqual(recorded.pool, [{ id: 'key-1', kind: 'usage', tokens: ANTHROPIC_OPENING_TOKENS }]);
   });
 });

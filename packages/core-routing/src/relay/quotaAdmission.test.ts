@@ -4,6 +4,7 @@ import { FAKE_USAGE, type FakeBehaviour, type FakeOpenAi, type ReceivedRequest, 
 import { Relay, type RelayCredentialPool } from './relay.js';
 import type { RelayAdmission } from './relayOptions.js';
 import { MemorySink } from './sink.js';
+import { ANTHROPIC_OPENING_TOKENS, anthropicError, anthropicOpening, ScriptedStreams } from './testTransports.js';
 import type { RelayCredential, RelayRequest } from './types.js';
 import { UndiciTransport } from './upstream.js';
 
@@ -22,8 +23,12 @@ const tokenOf = (r: ReceivedRequest) => String(r.headers.authorization ?? '').re
  */
 class AdmittingPool implements RelayCredentialPool {
   room = new Set<string>();
-  /** reservation → how it ended: `success:<tokens>` or `released`. */
+  /** reservation → how it ended: `success:<tokens>`, `usage:<tokens>` or `released`. */
   settled = new Map<string, string>();
+  /** Every settlement asked for, in order, as `<reservation> <how>`: those after the first included. */
+  settlements: string[] = [];
+  /** The failures reported, as `<credential> <kind>`. */
+  failures: string[] = [];
   admitted: string[] = [];
   estimates: number[] = [];
   private next = 0;
@@ -41,13 +46,21 @@ class AdmittingPool implements RelayCredentialPool {
     return Promise.resolve({ admitted: true, reservation });
   }
   reportSuccess(_id: string, usage?: { inputTokens: number; outputTokens: number }, reservation?: string) {
-    if (reservation && !this.settled.has(reservation))
-      this.settled.set(reservation, `success:${(usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)}`);
+    if (reservation) this.settle(reservation, `success:${(usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)}`);
+  }
+  reportUsage(_id: string, usage?: { inputTokens: number; outputTokens: number }, reservation?: string) {
+    if (reservation) this.settle(reservation, `usage:${(usage?.inputTokens ?? 0) + (usage?.outputTokens ?? 0)}`);
   }
   release(_id: string, reservation: string) {
-    if (!this.settled.has(reservation)) this.settled.set(reservation, 'released');
+    this.settle(reservation, 'released');
   }
-  reportFailure() {}
+  private settle(reservation: string, how: string) {
+    this.settlements.push(`${reservation} ${how}`);
+    if (!this.settled.has(reservation)) this.settled.set(reservation, how);
+  }
+  reportFailure(id: string, failure: { kind: string }) {
+    this.failures.push(`${id} ${failure.kind}`);
+  }
   async refresh(id: string): Promise<RelayCredential> {
     return this.credentials.find((c) => c.id === id)!;
   }
@@ -150,6 +163,32 @@ describe('relay admission against a shared quota (cluster mode)', () => {
     assert.equal(refused.status, 400);
     assert.equal(pool.admitted.length, 2);
     for (const reservation of pool.admitted) assert.equal(pool.settled.get(reservation), 'released', reservation);
+  });
+
+  test('a stream broken by a rate limit after its first byte settles its reservation once, with its tokens, and is no success', async () => {
+    const pool = keys();
+    pool.room.add('a');
+    const relay = new Relay({
+      providers: [{ name: 'up', kind: 'anthropic', baseUrl: 'http://127.0.0.1:1/up', models: ['m'] }],
+      transport: new ScriptedStreams({ up: [...anthropicOpening, anthropicError('rate_limit_error', 'Slow down')] }),
+      credentials: { pool: () => pool },
+    });
+    const body = { model: 'm', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] };
+    const sink = new MemorySink();
+    await relay.handle(
+      {
+        requestId: 'adm-broken',
+        ingress: 'anthropic-messages',
+        model: 'm',
+        stream: true,
+        body,
+        rawBody: Buffer.from(JSON.stringify(body)),
+      },
+      sink,
+    );
+    assert.equal(sink.status, 200);
+    assert.deepEqual(pool.settlements, [`a-1 usage:${ANTHROPIC_OPENING_TOKENS}`]);
+    assert.deepEqual(pool.failures, ['a rate_limit']);
   });
 
   test('a streamed answer settles with the usage of its last event', async () => {

@@ -53,6 +53,7 @@ class QuotaPool implements RelayCredentialPool {
     return usable[this.next++ % usable.length]!;
   }
   reportSuccess() {}
+  reportUsage() {}
   reportFailure(id: string, failure: { kind: string }) {
     this.failures.push({ id, kind: failure.kind });
     if (failure.kind === 'quota_exceeded') this.heldOut.add(id);

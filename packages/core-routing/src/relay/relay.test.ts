@@ -85,6 +85,9 @@ class TestPool implements RelayCredentialPool {
     return credential;
   }
   reportSuccess(id: string, usage?: { inputTokens: number; outputTokens: number }) {
+    this.reportUsage(id, usage);
+  }
+  reportUsage(id: string, usage?: { inputTokens: number; outputTokens: number }) {
     if (usage) this.usage.push({ id, ...usage });
   }
   reportFailure(id: string, failure: { kind: string }) {

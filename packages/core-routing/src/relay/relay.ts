@@ -277,7 +277,8 @@ export class Relay {
       const failure = result.failure;
       state.lastFailure = failure;
       if (result.kind === 'broken') {
-        this.recorder.broken(provider, credential, result.usage, failure, reservation);
+        const clientLeft = request.signal?.aborted === true;
+        this.recorder.broken(provider, credential, failure, { usage: result.usage, reservation, clientLeft });
         return end({
           provider,
           credentialId: credential?.id ?? null,

@@ -28,13 +28,19 @@ export interface RelayCredentialPool {
   /** `reservation`: what {@link admit} handed this attempt, settled by its usage. */
   reportSuccess(credentialId: string, usage?: { inputTokens: number; outputTokens: number }, reservation?: string): void;
   /**
+   * The tokens of an attempt that was no success (a stream broken after its first byte), settling its
+   * `reservation` as {@link reportSuccess} would, but without clearing the credential's failure streak:
+   * the failure is reported next, and must count towards a cooldown as it would on its own.
+   */
+  reportUsage(credentialId: string, usage?: { inputTokens: number; outputTokens: number }, reservation?: string): void;
+  /**
    * Admission against a quota shared by several nodes, after `acquire` and
    * before the attempt goes upstream: undefined when nothing needs holding
    * (so the relay awaits only in cluster mode). A refused credential is
    * left for this request, as if out of quota.
    */
   admit?(credentialId: string, estimatedTokens?: number): Promise<RelayAdmission> | undefined;
-  /** Lets go of an admitted attempt's reservation (idempotent: a no-op once `reportSuccess` settled it). */
+  /** Lets go of an admitted attempt's reservation (idempotent: a no-op once `reportSuccess` or `reportUsage` settled it). */
   release?(credentialId: string, reservation: string): void;
   reportFailure(
     credentialId: string,

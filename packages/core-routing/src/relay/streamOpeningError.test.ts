@@ -5,31 +5,13 @@ import type { Transport } from './providers/adapter.js';
 import { Relay } from './relay.js';
 import type { RelayCooldowns } from './relayOptions.js';
 import { MemorySink } from './sink.js';
-import type { RelayRequest, UpstreamRequest, UpstreamResponse } from './types.js';
+import { ScriptedStreams } from './testTransports.js';
+import type { RelayRequest } from './types.js';
 
 const data = (json: unknown) => `data: ${JSON.stringify(json)}\n\n`;
 const chunk = (delta: unknown, finish: string | null = null) =>
   data({ id: 'chatcmpl-1', object: 'chat.completion.chunk', model: 'gpt', choices: [{ index: 0, delta, finish_reason: finish }] });
 const answer = [chunk({ role: 'assistant', content: '' }), chunk({ content: 'Hello' }), chunk({}, 'stop'), 'data: [DONE]\n\n'];
-
-/** A 200 stream per provider (the first path segment of the URL names it), each a list of upstream chunks. */
-class StreamsByProvider implements Transport {
-  readonly sent: string[] = [];
-  constructor(private readonly streams: Record<string, string[]>) {}
-  async send(request: UpstreamRequest): Promise<UpstreamResponse> {
-    const provider = new URL(request.url).pathname.split('/')[1]!;
-    this.sent.push(provider);
-    const chunks = this.streams[provider] ?? [];
-    return {
-      status: 200,
-      headers: { 'content-type': 'text/event-stream' },
-      body: (async function* () {
-        for (const c of chunks) yield Buffer.from(c);
-      })(),
-      cancel() {},
-    };
-  }
-}
 
 /** An Anthropic client's streamed request (translated to the OpenAI-compatible providers). */
 function anthropicRequest(): RelayRequest {
@@ -54,7 +36,7 @@ function relayOver(transport: Transport, names: string[], cooldowns?: RelayCoold
 
 describe('an upstream stream that opens with an error event, before any byte reached the client', () => {
   test('a rate limit counts as a 429 would: the provider cools down and the client gets a 429, not a 200 stream', async () => {
-    const transport = new StreamsByProvider({ limited: [data({ error: { message: 'Rate limit reached', type: 'rate_limit_error' } })] });
+    const transport = new ScriptedStreams({ limited: [data({ error: { message: 'Rate limit reached', type: 'rate_limit_error' } })] });
     const recorded: { key: string; kind: string }[] = [];
     const cooldowns: RelayCooldowns = { recordFailure: (key, failure) => recorded.push({ key, kind: failure.kind }), recordSuccess() {} };
     const relay = relayOver(transport, ['limited'], cooldowns);
@@ -70,7 +52,7 @@ describe('an upstream stream that opens with an error event, before any byte rea
   });
 
   test('same family (OpenAI → OpenAI, passed through): an overload is tried on the next provider too', async () => {
-    const transport = new StreamsByProvider({
+    const transport = new ScriptedStreams({
       busy: [data({ error: { message: 'The server is overloaded', type: 'server_error' } })],
       fine: answer,
     });
@@ -87,7 +69,7 @@ describe('an upstream stream that opens with an error event, before any byte rea
   });
 
   test('an overload (a 5xx type) is tried on the next provider, whose answer the client gets', async () => {
-    const transport = new StreamsByProvider({
+    const transport = new ScriptedStreams({
       busy: [data({ error: { message: 'The server is overloaded', type: 'server_error' } })],
       fine: answer,
     });
@@ -104,7 +86,7 @@ describe('an upstream stream that opens with an error event, before any byte rea
   });
 
   test("an error that is the request's own fault (invalid_request_error) is forwarded in the stream, not retried", async () => {
-    const transport = new StreamsByProvider({
+    const transport = new ScriptedStreams({
       strict: [data({ error: { message: 'bad field', type: 'invalid_request_error' } })],
       fine: answer,
     });
@@ -117,7 +99,7 @@ describe('an upstream stream that opens with an error event, before any byte rea
   });
 
   test('an error after the first byte still ends the stream with an error event (no retry once bytes went out)', async () => {
-    const transport = new StreamsByProvider({
+    const transport = new ScriptedStreams({
       flaky: [chunk({ role: 'assistant', content: 'Hel' }), data({ error: { message: 'Rate limit reached', type: 'rate_limit_error' } })],
       fine: answer,
     });

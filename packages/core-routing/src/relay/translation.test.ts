@@ -10,6 +10,7 @@ import type { ApiFamily, RelayRequest, UpstreamRequest, UpstreamResponse } from 
 const pool: RelayCredentialPool = {
   acquire: () => ({ id: 'k1', token: 'upstream-secret' }),
   reportSuccess() {},
+  reportUsage() {},
   reportFailure() {},
   refresh: async () => ({ id: 'k1', token: 'upstream-secret' }),
 };

@@ -207,6 +207,26 @@ describe('CredentialPool failures', () => {
     assert.deepEqual(cooldowns, ['a 5000ms', 'a 10000ms', 'a 42000ms', 'a 5000ms']);
   });
 
+  test('reportUsage deducts tokens without clearing failure streaks: errors still add up to a cooldown, 429 backoff still doubles', async () => {
+    const { clock, pool } = setup('round_robin', [credential('a', { quota: { limit: 10_000 } }), credential('b')]);
+    const cooldowns: string[] = [];
+    pool.events.on('cooldown:start', (e) => cooldowns.push(`${e.credentialId} ${e.until - clock.now()}ms`));
+    // Streams that spent tokens and then broke: each reports its usage, then its failure.
+    for (let i = 0; i < 3; i++) {
+      pool.reportUsage('a', { inputTokens: 30, outputTokens: 10 });
+      pool.reportFailure('a', { kind: 'error' });
+    }
+    assert.equal(pool.statusOf('a')!.unavailable_reason, 'cooldown', 'three errors in a row, with tokens spent between them');
+    await clock.advance(5000);
+    pool.reportUsage('a', { inputTokens: 30, outputTokens: 10 });
+    pool.reportFailure('a', { kind: 'rate_limit' });
+    await clock.advance(10_000);
+    pool.reportUsage('a', { inputTokens: 30, outputTokens: 10 });
+    pool.reportFailure('a', { kind: 'rate_limit' });
+    assert.deepEqual(cooldowns, ['a 5000ms', 'a 10000ms', 'a 20000ms']);
+    assert.equal(pool.statusOf('a')!.quota.used, 5 * 40, "every stream's tokens, once");
+  });
+
   test('when every credential is cooling down, NoCredentials carries the first return time', () => {
     const { clock, pool } = setup('round_robin', [credential('a'), credential('b')]);
     pool.reportFailure('a', { kind: 'rate_limit', retryAfterMs: 30_000 });

@@ -164,6 +164,17 @@ export class CredentialPool {
   reportSuccess(credentialId: string, usage?: CredentialUsage, reservation?: string): void {
     if (!this.slots.has(credentialId)) return;
     this.cooldowns.recordSuccess(credentialId);
+    this.reportUsage(credentialId, usage, reservation);
+  }
+
+  /**
+   * Deducts a request's tokens and settles its `reservation` as
+   * {@link reportSuccess} does, but leaves failure streaks and backoffs
+   * alone: for a stream that broke after its first byte, whose tokens are
+   * spent though it was no success (its failure is reported next).
+   */
+  reportUsage(credentialId: string, usage?: CredentialUsage, reservation?: string): void {
+    if (!this.slots.has(credentialId)) return;
     const tokens = usage ? (finiteCount(usage.inputTokens) ?? 0) + (finiteCount(usage.outputTokens) ?? 0) : 0;
     if (tokens > 0 || reservation !== undefined) this.quotas.record(credentialId, tokens, reservation);
   }
@@ -172,13 +183,16 @@ export class CredentialPool {
    * Cluster mode: holds room in the credential's shared quota for one
    * request, after `acquire` and before the request goes upstream (see
    * `QuotaTracker.admit`). Undefined when nothing needs holding. Settle
-   * what it admits with `reportSuccess` or `release`.
+   * what it admits with `reportSuccess`, `reportUsage` or `release`.
    */
   admit(credentialId: string, estimatedTokens?: number): Promise<QuotaAdmission> | undefined {
     return this.slots.has(credentialId) ? this.quotas.admit(credentialId, estimatedTokens) : undefined;
   }
 
-  /** Lets go of an admitted request's reservation when it used no tokens (idempotent; a no-op after `reportSuccess` settled it). */
+  /**
+   * Lets go of an admitted request's reservation when it used no tokens
+   * (idempotent; a no-op after `reportSuccess` or `reportUsage` settled it).
+   */
   release(credentialId: string, reservation: string): void {
     this.quotas.release(credentialId, reservation);
   }

@@ -322,7 +322,7 @@ describe('QuotaTracker admission (a store that can reserve)', () => {
     assert.equal(store.held.size, 0);
   });
 
-  test('the pool passes admission through and settles with reportSuccess or release', async () => {
+  test('the pool passes admission through and settles with reportSuccess, reportUsage or release', async () => {
     const store = new ReservingStore();
     const clock = new FakeScheduler(T0);
     const quotas = new QuotaTracker({ store, scheduler: clock, flushIntervalMs: 0 });
@@ -343,12 +343,16 @@ describe('QuotaTracker admission (a store that can reserve)', () => {
     assert.equal(pool.admit('missing'), undefined);
     const one = await pool.admit('k')!;
     const two = await pool.admit('k')!;
-    assert.ok(one.admitted && two.admitted);
+    const three = await pool.admit('k')!;
+    assert.ok(one.admitted && two.admitted && three.admitted);
     pool.reportSuccess('k', { inputTokens: 3, outputTokens: 4 }, one.reservation);
     pool.release('k', two.reservation!);
+    // A stream broken after its first byte: its tokens settle the reservation, though it was no success.
+    pool.reportUsage('k', { inputTokens: 5, outputTokens: 6 }, three.reservation);
+    pool.release('k', three.reservation!);
     await quotas.flush();
     assert.equal(store.held.size, 0);
-    assert.equal(quotas.snapshot('k').used, 7);
+    assert.equal(quotas.snapshot('k').used, 18, 'the released-after-settled reservation gives nothing back twice');
   });
 
   test('stop() waits for a request that holds a reservation, then writes its usage and release in one write', async () => {
