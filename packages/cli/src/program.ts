@@ -52,7 +52,7 @@ export function buildProgram(
     .description('The feature workflow: lifecycle, work packages, governance gates, audit trail, agents and sync.')
     .option('-v, --verbose', 'more detail; -vv adds debug output')
     .option('--db <path>', 'database: a SQLite file or a postgres:// URL (default <repo>/.agileplus/agileplus.db)')
-    .option('--repo <path>', 'the git repository (default: the one around the working directory)')
+    .option('--repo <path>', 'the git repository; a subdirectory means its top level (default: the one around the working directory)')
     .option('--actor <name>', 'who is acting (default: git user.name, then the OS user)')
     .option('--config <file>', 'config file (default <repo>/.agileplus/config.yaml)')
     .addOption(new Option('--output <format>', 'output format').choices(['table', 'json', 'markdown']).default('table'))

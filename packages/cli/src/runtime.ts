@@ -8,7 +8,7 @@
  * The CLI translates into these; it decides nothing itself.
  */
 import { execFile } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
@@ -107,6 +107,9 @@ function git(args: string[], cwd: string): Promise<string | undefined> {
  * The repository: `--repo`, `YARD_REPO`, or the git top level of the working directory.
  * A directory that is not in a git work tree is refused (not_found) before anything is
  * opened, rather than planting `.agileplus/` (database, audit log) wherever the user points.
+ * A subdirectory of a repository stands for the repository, as it does for git itself
+ * (`git -C <dir>`) and for a working directory without `--repo`: the result is the top
+ * level, so `.agileplus/` is never created inside the subdirectory.
  */
 export async function resolveRepo(globals: GlobalOptions, io: CliIO): Promise<string> {
   const given = globals.repo ?? io.env.YARD_REPO;
@@ -114,10 +117,14 @@ export async function resolveRepo(globals: GlobalOptions, io: CliIO): Promise<st
     const root = resolve(io.cwd, given);
     const info = await stat(root).catch(() => undefined);
     if (!info?.isDirectory()) throw new CliError('not_found', `--repo: ${root} is not a directory`, { field: 'repo' });
-    if (!(await git(['rev-parse', '--show-toplevel'], root)))
+    const topLevel = await git(['rev-parse', '--show-toplevel'], root);
+    if (!topLevel)
       // The same message and reason git's own refusal gets (workflow's gitFailure), so scripts see one shape.
       throw new CliError('not_found', `${root} is not a git repository`, { field: 'repo', reason: 'not_a_repository' });
-    return root;
+    // git prints the top level with symlinks resolved: compare real paths, and keep the spelling given for the top level itself.
+    if ((await realpath(root)) === (await realpath(topLevel))) return root;
+    if (globals.verbose >= 1) io.stderr(`yard: --repo ${root} is inside the repository ${topLevel}; using its top level\n`);
+    return topLevel;
   }
   const topLevel = await git(['rev-parse', '--show-toplevel'], io.cwd);
   if (topLevel === undefined || topLevel === '')

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -69,5 +69,25 @@ test('--repo (or YARD_REPO) naming a directory that is no git repository: not_fo
     assert.ok(!existsSync(join(plain, '.agileplus')), 'no database or audit log planted in the directory');
   } finally {
     await rm(plain, { recursive: true, force: true });
+  }
+});
+
+test('--repo (or YARD_REPO) naming a subdirectory of a repository works on the repository: .agileplus/ goes to its top level, never the subdirectory', async () => {
+  const fresh = await tempRepo('yard-subdir-');
+  try {
+    const sub = join(fresh.root, 'src', 'deep');
+    await mkdir(sub, { recursive: true });
+    const viaOption = await yard(['branch:list', '--repo', sub, '--output', 'json', '-v'], { cwd: tmpdir() });
+    assert.equal(viaOption.code, 0, viaOption.stderr);
+    assert.ok(viaOption.json<{ name: string }[]>().some((b) => b.name === 'main'));
+    assert.equal(viaOption.stderr, `yard: --repo ${sub} is inside the repository ${fresh.root}; using its top level\n`);
+    const viaEnv = await yard(['feature', 'list', '--output', 'json'], { cwd: tmpdir(), env: { YARD_REPO: sub } });
+    assert.equal(viaEnv.code, 0, viaEnv.stderr);
+    assert.equal(viaEnv.stderr, '', 'the note is for -v only');
+    assert.ok(existsSync(join(fresh.root, '.agileplus', 'audit.jsonl')), 'the audit log at the top level');
+    assert.ok(existsSync(join(fresh.root, '.agileplus', 'agileplus.db')), 'the database at the top level');
+    assert.ok(!existsSync(join(fresh.root, 'src', '.agileplus')) && !existsSync(join(sub, '.agileplus')), 'nothing in the subdirectory');
+  } finally {
+    await fresh.cleanup();
   }
 });

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, open, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { runAuditStoreContract } from '../contract.js';
 import { AuditLog, verifyFile } from '../index.js';
 import { JsonlAuditStore } from './jsonlAuditStore.js';
+import { repairJsonlFile } from './repair.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'audit-jsonl-'));
 after(() => rm(dir, { recursive: true, force: true }));
@@ -97,4 +98,25 @@ describe('JsonlAuditStore', () => {
     assert.deepEqual((await reopened.head()).size, 1);
     await reopened.close();
   });
+});
+
+test('openFile: the store and repair open the log through it, and a refusing opener leaves no lock behind', async () => {
+  const path = join(dir, 'opener.jsonl');
+  const opened: string[] = [];
+  const store = await JsonlAuditStore.open(path, {
+    multiProcess: true,
+    openFile: (file) => {
+      opened.push(file);
+      return open(file, 'a+', 0o600);
+    },
+  });
+  await new AuditLog(store, { origin: 'o' }).append({ a: 1 });
+  await store.close();
+  assert.deepEqual(opened, [path]);
+  assert.equal((await stat(path)).mode & 0o777, 0o600, 'the file the opener made is the log');
+
+  const refused = new Error('refused by the opener');
+  await assert.rejects(repairJsonlFile(path, { openFile: () => Promise.reject(refused) }), refused);
+  await assert.rejects(stat(`${path}.lock`), { code: 'ENOENT' }, 'the lock is released');
+  assert.equal((await repairJsonlFile(path, { openFile: (file) => open(file, 'r+') })).action, 'none');
 });

@@ -31,6 +31,11 @@ export interface JsonlAuditStoreOptions {
   multiProcess?: boolean;
   /** How long to wait for another process's lock (default 10 s). */
   lockTimeoutMs?: number;
+  /**
+   * Opens the log for reading and appending, creating it (default `open(path, 'a+', 0o644)`).
+   * Pass one that confines the file, for example one that refuses a symlink in its place.
+   */
+  openFile?: (path: string) => Promise<FileHandle>;
 }
 
 interface PendingAppend {
@@ -93,7 +98,7 @@ export class JsonlAuditStore implements AuditStore {
    */
   static async open(path: string, options: JsonlAuditStoreOptions = {}): Promise<JsonlAuditStore> {
     await mkdir(dirname(path), { recursive: true });
-    const handle = await open(path, 'a+', 0o644);
+    const handle = await (options.openFile ?? ((file: string) => open(file, 'a+', 0o644)))(path);
     try {
       const release = options.multiProcess
         ? await acquireFileLock(`${path}.lock`, { timeoutMs: options.lockTimeoutMs ?? 10_000 })

@@ -5,7 +5,7 @@
  * kept (the newline is added); anything else after the last newline is cut.
  * A complete entry is never dropped.
  */
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { canonicalizeWithout } from '../core/canonicalize.js';
 import { genesisHashWith } from '../core/entry.js';
 import { acquireFileLock } from './fileLock.js';
@@ -52,9 +52,22 @@ function isValidNextEntry(text: string, previousLine: string | undefined, origin
  * const { action } = await repairJsonlFile('audit.jsonl');
  * ```
  */
-export async function repairJsonlFile(path: string, options: { origin?: string } = {}): Promise<RepairResult> {
+export async function repairJsonlFile(
+  path: string,
+  options: {
+    origin?: string;
+    /** Opens the log for reading and writing, not creating it (default `open(path, 'r+')`); for example one that refuses a symlink. */
+    openFile?: (path: string) => Promise<FileHandle>;
+  } = {},
+): Promise<RepairResult> {
   const release = await acquireFileLock(`${path}.lock`);
-  const handle = await open(path, 'r+');
+  let handle: FileHandle;
+  try {
+    handle = await (options.openFile ?? ((file: string) => open(file, 'r+')))(path);
+  } catch (error) {
+    await release();
+    throw error;
+  }
   try {
     const tail = await readTail(handle);
     if (tail.torn.length === 0) return { action: 'none', removed_bytes: 0, message: 'the file ends with a complete line' };

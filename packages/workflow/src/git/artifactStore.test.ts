@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, realpath, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -74,4 +74,41 @@ test('escapes are refused: .., absolute paths, bad slugs, symlinked files and di
     [],
     'symlinks are never listed',
   );
+});
+
+test('a feature directory swapped for a symlink out of the root after the check: write, read and remove refuse, nothing outside changes', async () => {
+  const root = join(base, 'c');
+  const outside = join(base, 'outside-c');
+  await mkdir(outside, { recursive: true });
+  await writeFile(join(outside, 'spec.md'), 'outside');
+  let swap = false;
+  // Runs between the path check and the open: the moment a path-based write would follow the new link.
+  const beforeOpen = async () => {
+    if (!swap) return;
+    swap = false;
+    await rename(join(root, '001-login'), join(root, '001-login-moved'));
+    await symlink(outside, join(root, '001-login'));
+  };
+  const store = new ArtifactStore(root, { beforeOpen });
+  const restore = async () => {
+    await rm(join(root, '001-login'));
+    await rename(join(root, '001-login-moved'), join(root, '001-login'));
+  };
+  await store.write('001-login', 'spec.md', 'inside');
+
+  swap = true;
+  await assert.rejects(store.write('001-login', 'spec.md', 'planted'), code('path_escape'));
+  assert.deepEqual(await readdir(outside), ['spec.md'], 'no file, not even a temporary one, lands outside');
+  assert.equal(await readFile(join(outside, 'spec.md'), 'utf8'), 'outside');
+  await restore();
+
+  swap = true;
+  await assert.rejects(store.read('001-login', 'spec.md'), code('path_escape'), 'the file outside is not read');
+  await restore();
+
+  swap = true;
+  await assert.rejects(store.remove('001-login', 'spec.md'), code('path_escape'));
+  assert.equal(await readFile(join(outside, 'spec.md'), 'utf8'), 'outside', 'the file outside is not removed');
+  await restore();
+  assert.equal((await store.read('001-login', 'spec.md')).content.toString(), 'inside');
 });

@@ -4,12 +4,13 @@
  * `<root>/<feature_slug>/<relative_path>`, confined to the root, written
  * atomically, and addressed by `sha256:<hex>` hashes.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { lstat, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
 import { relativePathSchema } from '../domain/inputs.js';
 import { slugSchema } from '../domain/model.js';
 import { InvalidArgumentError, NotFoundError, WorkflowError } from '../errors.js';
+import { type ConfinedFileOptions, readConfinedFile, removeConfinedFile, writeConfinedFile } from './confinedFile.js';
 import { confinedPath, isSymlink } from './safety.js';
 
 /** Default artifact root, relative to the repository. */
@@ -39,9 +40,20 @@ export function artifactHash(content: Uint8Array | string): string {
  */
 export class ArtifactStore {
   readonly root: string;
+  private readonly beforeOpen: ConfinedFileOptions['beforeOpen'];
 
-  constructor(root: string) {
+  /**
+   * @param options.beforeOpen runs between the path check and opening the file (see
+   * `ConfinedFileOptions`): a seam for tests that swap a directory for a symlink there.
+   */
+  constructor(root: string, options: Pick<ConfinedFileOptions, 'beforeOpen'> = {}) {
     this.root = resolve(root);
+    this.beforeOpen = options.beforeOpen;
+  }
+
+  /** How the confined file functions see an artifact: relative to the root, named `relative_path`. */
+  private confined(featureSlug: string, relativePath: string): [string, string, ConfinedFileOptions] {
+    return [this.root, join(featureSlug, relativePath), { field: 'relative_path', beforeOpen: this.beforeOpen }];
   }
 
   /** Checks slug and path and resolves the file, refusing escapes and symlinks. */
@@ -62,36 +74,24 @@ export class ArtifactStore {
     return { file, path: relative(this.root, file).split(sep).join('/') };
   }
 
-  /** Writes an artifact atomically (temp file, fsync, rename). */
+  /**
+   * Writes an artifact atomically (temp file, fsync, rename) in its directory as opened and
+   * checked, so a directory swapped for a symlink after the check cannot redirect it.
+   */
   async write(featureSlug: string, relativePath: string, content: Uint8Array | string): Promise<Artifact> {
-    const { file, path } = await this.locate(featureSlug, relativePath);
+    const { path } = await this.locate(featureSlug, relativePath);
     const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content);
-    await mkdir(dirname(file), { recursive: true });
-    // Re-check after creating directories: a racing symlink swap must not redirect the write.
-    await this.locate(featureSlug, relativePath);
-    const temp = join(dirname(file), `.${randomBytes(6).toString('hex')}.tmp`);
-    const handle = await open(temp, 'wx', 0o644);
-    try {
-      await handle.writeFile(bytes);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    try {
-      await rename(temp, file);
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
+    const [root, file, options] = this.confined(featureSlug, relativePath);
+    await writeConfinedFile(root, file, bytes, options);
     return { path, hash: artifactHash(bytes), size_bytes: bytes.length };
   }
 
   /** Reads an artifact's bytes and identity. */
   async read(featureSlug: string, relativePath: string): Promise<{ content: Buffer; artifact: Artifact }> {
-    const { file, path } = await this.locate(featureSlug, relativePath);
+    const { path } = await this.locate(featureSlug, relativePath);
     let content: Buffer;
     try {
-      content = await readFile(file);
+      content = await readConfinedFile(...this.confined(featureSlug, relativePath));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new NotFoundError('artifact', path);
       throw error;
@@ -123,7 +123,7 @@ export class ArtifactStore {
     } catch {
       throw new NotFoundError('artifact', path);
     }
-    await rm(file);
+    await removeConfinedFile(...this.confined(featureSlug, relativePath));
     return { path, removed: true };
   }
 

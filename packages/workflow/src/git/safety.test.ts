@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, realpath, rm, symlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -52,4 +52,22 @@ test('chains of links are followed to their end: inside passes, outside or endle
 test('a parent directory that is a link out of the root is refused even when the file below does not exist', async () => {
   await symlink(outside, join(root, 'dir', 'out'));
   await assert.rejects(confinedPath(root, 'dir/out/new/file.txt'), pathEscape);
+});
+
+test('a component that cannot be looked at for another reason than not existing is refused, naming the reason', async () => {
+  await writeFile(join(root, 'plain.txt'), 'a file, not a directory');
+  await assert.rejects(confinedPath(root, 'plain.txt/below.txt', 'relative_path'), {
+    code: 'path_escape',
+    message: /relative_path: "plain.txt\/below.txt" cannot be checked \(ENOTDIR: a file on the way is used as a directory\)/,
+    details: { field: 'relative_path', reason: 'ENOTDIR' },
+  });
+  await assert.rejects(confinedPath(root, 'plain.txt/deeper/below.txt'), {
+    code: 'path_escape',
+    details: { field: 'path', reason: 'ENOTDIR' },
+  });
+  await assert.rejects(confinedPath(root, `${'n'.repeat(300)}/file.txt`), {
+    code: 'path_escape',
+    details: { field: 'path', reason: 'ENAMETOOLONG' },
+  });
+  assert.equal(await confinedPath(root, 'plain.txt'), join(root, 'plain.txt'), 'the file itself is fine');
 });

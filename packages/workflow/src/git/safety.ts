@@ -64,6 +64,37 @@ const MAX_SYMLINK_HOPS = 40;
 class SymlinkLoop extends Error {}
 
 /**
+ * Thrown inside {@link physicalPath} when a component cannot be looked at for a reason other
+ * than not existing (`ENOTDIR`, `EACCES`, `ELOOP`, ...): where the path leads is then unknown,
+ * and an unknown destination is not one to write to.
+ */
+class Unverifiable extends Error {
+  constructor(readonly errno: string) {
+    super(errno);
+  }
+}
+
+/** Why a component could not be looked at, in words, for {@link Unverifiable}'s message. */
+const UNVERIFIABLE_REASONS: Record<string, string> = {
+  ENOTDIR: 'a file on the way is used as a directory',
+  EACCES: 'a directory on the way cannot be searched',
+  EPERM: 'a directory on the way cannot be searched',
+  ELOOP: 'too many levels of symlinks',
+  ENAMETOOLONG: 'a name on the way is too long',
+};
+
+/** `lstat` or `readlink` of one component; only ENOENT means "missing", anything else is {@link Unverifiable}. */
+async function inspect<T>(step: Promise<T>): Promise<T | undefined> {
+  try {
+    return await step;
+  } catch (error) {
+    const errno = (error as NodeJS.ErrnoException).code;
+    if (errno === 'ENOENT') return undefined;
+    throw new Unverifiable(errno ?? 'unknown error');
+  }
+}
+
+/**
  * Where `path` (absolute) really leads: each component that exists is looked at
  * with `lstat`, and a symlink is replaced by its target, relative to the link's
  * directory, whether or not that target exists. `realpath` stops at a dangling
@@ -87,15 +118,17 @@ async function physicalPath(path: string): Promise<string> {
       current = next;
       continue;
     }
-    const info = await lstat(next).catch(() => undefined);
+    const info = await inspect(lstat(next));
     if (info === undefined) {
-      // Missing (or not searchable): nothing below it exists yet.
+      // Missing: nothing below it exists yet.
       exists = false;
       current = next;
     } else if (info.isSymbolicLink()) {
       hops += 1;
       if (hops > MAX_SYMLINK_HOPS) throw new SymlinkLoop();
-      const link = await readlink(next);
+      const link = await inspect(readlink(next));
+      // Removed between lstat and readlink: that is a race, not a missing file to accept.
+      if (link === undefined) throw new Unverifiable('ENOENT');
       if (isAbsolute(link)) current = parse(link).root;
       pending.unshift(...link.slice(isAbsolute(link) ? parse(link).root.length : 0).split(sep));
     } else {
@@ -105,10 +138,21 @@ async function physicalPath(path: string): Promise<string> {
   return current;
 }
 
+/** True when `path` is `base` or below it (both absolute and normalized). */
+export function isInside(base: string, path: string): boolean {
+  const rel = relative(base, path);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+}
+
 /**
  * Resolves `path` under `root` and refuses anything outside it, following every
  * symlink on the way, dangling ones included (their target is where a write
- * would land).
+ * would land). A component that cannot be looked at for any reason but not
+ * existing (`ENOTDIR`, `EACCES`, `ELOOP`) is refused too (`path_escape`,
+ * `details.reason` the errno): where it leads is unknown.
+ *
+ * This is a check at one moment: a symlink swapped in afterwards is not seen.
+ * Write and read through `confinedFile.ts`, which checks again on what it opened.
  *
  * @example
  * ```ts
@@ -122,11 +166,7 @@ export async function confinedPath(root: string, path: unknown, field = 'path'):
   if (path.includes('\0')) throw new WorkflowError('path_escape', `${field}: NUL bytes are not allowed`, { details: { field } });
   const rootResolved = resolve(root);
   const target = isAbsolute(path) ? resolve(path) : resolve(rootResolved, path);
-  const inside = (base: string, p: string) => {
-    const rel = relative(base, p);
-    return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
-  };
-  if (!inside(rootResolved, target))
+  if (!isInside(rootResolved, target))
     throw new WorkflowError('path_escape', `${field}: ${JSON.stringify(path)} is outside ${rootResolved}`, { details: { field } });
   const throughSymlink = () =>
     new WorkflowError('path_escape', `${field}: ${JSON.stringify(path)} leads outside ${rootResolved} through a symlink`, {
@@ -135,7 +175,7 @@ export async function confinedPath(root: string, path: unknown, field = 'path'):
   try {
     // Both sides resolved the same way, so links above the root (macOS's /tmp) cancel out.
     const [realRoot, realTarget] = await Promise.all([physicalPath(rootResolved), physicalPath(target)]);
-    if (!inside(realRoot, realTarget)) throw throughSymlink();
+    if (!isInside(realRoot, realTarget)) throw throughSymlink();
   } catch (error) {
     if (error instanceof SymlinkLoop)
       throw new WorkflowError(
@@ -144,6 +184,12 @@ export async function confinedPath(root: string, path: unknown, field = 'path'):
         {
           details: { field },
         },
+      );
+    if (error instanceof Unverifiable)
+      throw new WorkflowError(
+        'path_escape',
+        `${field}: ${JSON.stringify(path)} cannot be checked (${error.errno}: ${UNVERIFIABLE_REASONS[error.errno] ?? 'lstat failed'}), so it is refused`,
+        { details: { field, reason: error.errno } },
       );
     throw error;
   }

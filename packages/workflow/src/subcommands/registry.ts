@@ -7,14 +7,13 @@
  * `relative_path`). Versioning: arguments are never removed, new ones are
  * optional with defaults, deprecated subcommands move to `legacy:*`.
  */
-import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { parseInput } from '../domain/inputs.js';
 import { slugSchema } from '../domain/model.js';
 import { InvalidArgumentError, NotFoundError, WorkflowError } from '../errors.js';
 import type { ArtifactStore } from '../git/artifactStore.js';
+import { readConfinedFile } from '../git/confinedFile.js';
 import type { GitRepository } from '../git/gitRepository.js';
-import { confinedPath } from '../git/safety.js';
 import type { Workflow } from '../workflow.js';
 
 /** The eight categories. */
@@ -209,12 +208,12 @@ export async function artifactContent(
 /**
  * Reads a file the caller names (`from_file`, `key_file`), confined to the repository. A file
  * that is not there is the caller's typo: not_found (exit 3) naming the argument, not an
- * internal ENOENT.
+ * internal ENOENT. The file opened is checked to be inside the repository before it is read,
+ * so a symlink swapped in after the path check cannot pull a file from outside into an artifact.
  */
 export async function readRepositoryFile(ctx: SubcommandContext, path: string, field: string): Promise<Buffer> {
-  const file = await confinedPath(ctx.git.root, path, field);
   try {
-    return await readFile(file);
+    return await readConfinedFile(ctx.git.root, path, { field });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'EISDIR') throw new NotFoundError(field, path);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -67,4 +67,36 @@ test('a log that is a dangling symlink out of the repository is refused, and not
   await assert.rejects(SubcommandAuditLog.open(root), { code: 'path_escape' });
   await assert.rejects(SubcommandAuditLog.repair(root), { code: 'path_escape' });
   await assert.rejects(readFile(victim), { code: 'ENOENT' }, 'no file appears outside the repository');
+});
+
+test('a log directory or log swapped for a symlink out of the repository after the check: open and repair refuse, nothing outside changes', async () => {
+  const root = await tempDir();
+  const outside = await tempDir();
+  const victim = join(outside, 'audit.jsonl');
+  await writeFile(victim, 'line one\nnot an entry, no newline');
+  const log = await SubcommandAuditLog.open(root, { repoName: 'demo' });
+  await log.record(record('branch:list'));
+  await log.close();
+
+  // Between the path check and the open, `.agileplus/` becomes a link to a directory outside.
+  const swapDirectory = async () => {
+    await rename(join(root, '.agileplus'), join(root, '.agileplus-moved'));
+    await symlink(outside, join(root, '.agileplus'));
+  };
+  await assert.rejects(SubcommandAuditLog.open(root, { repoName: 'demo', beforeOpen: swapDirectory }), { code: 'path_escape' });
+  await assert.rejects(SubcommandAuditLog.repair(root, { repoName: 'demo' }), { code: 'path_escape' });
+  await rm(join(root, '.agileplus'));
+  await rename(join(root, '.agileplus-moved'), join(root, '.agileplus'));
+
+  // Between the check and the open, the log itself becomes a link to a torn file outside: repair would truncate it.
+  const swapLog = async () => {
+    await rename(join(root, SUBCOMMAND_LOG_PATH), join(root, '.agileplus', 'kept.jsonl'));
+    await symlink(victim, join(root, SUBCOMMAND_LOG_PATH));
+  };
+  await assert.rejects(SubcommandAuditLog.repair(root, { repoName: 'demo', beforeOpen: swapLog }), {
+    code: 'path_escape',
+    message: /is a symlink/,
+  });
+  assert.equal(await readFile(victim, 'utf8'), 'line one\nnot an entry, no newline', 'the file outside is untouched');
+  assert.deepEqual(await readdir(outside), ['audit.jsonl'], 'no line, lock or file lands outside');
 });

@@ -8,11 +8,13 @@
  * still tear the last line; {@link SubcommandAuditLog.repair} fixes that.
  */
 import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { type AuditEntry, AuditLog, JsonlAuditStore, type RepairResult, repairJsonlFile, verifyFile } from '@switchyard/audit-chain';
 import { auditOrigin } from '../audit/auditTrail.js';
 import type { WorkflowEventEmitter } from '../events.js';
+import { type ConfinedFileOptions, openConfinedFile } from '../git/confinedFile.js';
 import { confinedPath } from '../git/safety.js';
 import { type Clock, systemClock } from '../util/clock.js';
 
@@ -66,6 +68,17 @@ export interface SubcommandAuditLogOptions {
   events?: WorkflowEventEmitter;
   /** How long to wait for another process's lock (default 10 s). */
   lockTimeoutMs?: number;
+  /** Runs between the path check and opening the file: a seam for tests that swap a directory for a symlink there. */
+  beforeOpen?: ConfinedFileOptions['beforeOpen'];
+}
+
+/**
+ * Opens the log through its checked parent directory and never through a symlink in
+ * its place (see `confinedFile.ts`), so a link swapped in after `confinedPath` looked
+ * cannot send lines, or a repair's truncation, outside the repository.
+ */
+function logOpener(repoRoot: string, flags: number, beforeOpen: ConfinedFileOptions['beforeOpen']) {
+  return () => openConfinedFile(repoRoot, SUBCOMMAND_LOG_PATH, flags, { field: 'audit_log', beforeOpen });
 }
 
 /**
@@ -103,7 +116,11 @@ export class SubcommandAuditLog {
   static async open(repoRoot: string, options: SubcommandAuditLogOptions = {}): Promise<SubcommandAuditLog> {
     const path = await confinedPath(resolve(repoRoot), SUBCOMMAND_LOG_PATH, 'audit_log');
     const origin = auditOrigin(options.repoName ?? basename(resolve(repoRoot)), SUBCOMMAND_CHAIN);
-    const store = await JsonlAuditStore.open(path, { multiProcess: true, lockTimeoutMs: options.lockTimeoutMs ?? 10_000 });
+    const store = await JsonlAuditStore.open(path, {
+      multiProcess: true,
+      lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
+      openFile: logOpener(resolve(repoRoot), constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, options.beforeOpen),
+    });
     return new SubcommandAuditLog(path, origin, store, options);
   }
 
@@ -118,7 +135,7 @@ export class SubcommandAuditLog {
    * const { action, removed_bytes } = await SubcommandAuditLog.repair('/path/to/repo');
    * ```
    */
-  static async repair(repoRoot: string, options: Pick<SubcommandAuditLogOptions, 'repoName'> = {}): Promise<RepairResult> {
+  static async repair(repoRoot: string, options: Pick<SubcommandAuditLogOptions, 'repoName' | 'beforeOpen'> = {}): Promise<RepairResult> {
     const path = await confinedPath(resolve(repoRoot), SUBCOMMAND_LOG_PATH, 'audit_log');
     const exists = await access(path).then(
       () => true,
@@ -126,7 +143,7 @@ export class SubcommandAuditLog {
     );
     if (!exists) return { action: 'none', removed_bytes: 0, message: 'there is no audit log yet' };
     const origin = auditOrigin(options.repoName ?? basename(resolve(repoRoot)), SUBCOMMAND_CHAIN);
-    return repairJsonlFile(path, { origin });
+    return repairJsonlFile(path, { origin, openFile: logOpener(resolve(repoRoot), constants.O_RDWR, options.beforeOpen) });
   }
 
   /** Appends one line; resolves once it is on disk. */
