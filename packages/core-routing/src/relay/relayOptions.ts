@@ -51,9 +51,9 @@ export interface RelayCredentialPool {
   statusOf?(credentialId: string): CredentialQuotaView | undefined;
   /** Every credential's state; tells a pool out of quota from one out of credentials. */
   status?(): readonly CredentialQuotaView[];
-  /** A credential as `acquire` hands it out, whatever its state (for the preview-model retry on a credential the upstream refused). */
   /** A usable credential without counting a request (so checking whether any is left does not move the rotation). */
   peek?(): RelayCredential | undefined;
+  /** A credential as `acquire` hands it out, whatever its state (for the preview-model retry on a credential the upstream refused). */
   peekById?(credentialId: string): RelayCredential | undefined;
 }
 
