@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { hiddenSubcommand, parseSubcommandArgs, splitGlobals } from './argv.js';
+import { hiddenSubcommand, parseSubcommandArgs, scanGlobals, splitGlobals } from './argv.js';
 import { CliError } from './errors.js';
 
 test('global options are taken from anywhere; -v counts; the rest keeps its order', () => {
@@ -33,6 +33,14 @@ test('global options are taken from anywhere; -v counts; the rest keeps its orde
     (e: unknown) => e instanceof CliError && e.code === 'invalid_argument',
   );
   assert.throws(() => splitGlobals(['--db']), /--db: a value is required/);
+});
+
+test('scanGlobals reads every global option around one given wrong and returns the first such as its error', () => {
+  const scanned = scanGlobals(['branch:list', '--output', 'xml', '--repo', '/r', '--db']);
+  assert.deepEqual([scanned.globals, scanned.rest], [{ verbose: 0, output: 'table', repo: '/r' }, ['branch:list']]);
+  assert.ok(scanned.error instanceof CliError);
+  assert.deepEqual([scanned.error.code, scanned.error.details], ['invalid_argument', { field: 'output' }]);
+  assert.equal(scanGlobals(['branch:list', '--output=json']).error, undefined);
 });
 
 test('hidden subcommands are recognised after global options, and only as the first word', () => {

@@ -21,10 +21,17 @@ export interface SplitArgv {
   help: boolean;
 }
 
+/** The result of {@link scanGlobals}. */
+export interface ScannedArgv extends SplitArgv {
+  /** The first global option given wrong (the others are read all the same). */
+  error?: CliError;
+}
+
 /**
  * Takes the global options out of `argv` (anywhere before `--`):
  * `-v`/`-vv`/`--verbose` (counted), `--db`, `--repo`, `--actor`, `--config`,
  * `--output` (as `--opt value` or `--opt=value`), and `-h`/`--help`.
+ * Throws the first one given wrong.
  *
  * @example
  * ```ts
@@ -32,9 +39,26 @@ export interface SplitArgv {
  * ```
  */
 export function splitGlobals(argv: readonly string[]): SplitArgv {
+  const { error, ...split } = scanGlobals(argv);
+  if (error) throw error;
+  return split;
+}
+
+/**
+ * {@link splitGlobals} that does not throw: a global option given wrong is left out and the
+ * first such is returned as `error`, with everything else read. A hidden subcommand refused
+ * for a bad `--output` still knows its `--repo` and `--actor`, to log the refusal there.
+ *
+ * @example
+ * ```ts
+ * scanGlobals(['branch:list', '--output', 'xml', '--repo', 'r']); // repo 'r', error: --output: expected …
+ * ```
+ */
+export function scanGlobals(argv: readonly string[]): ScannedArgv {
   const globals: GlobalOptions = { verbose: 0, output: 'table' };
   const rest: string[] = [];
   let help = false;
+  let error: CliError | undefined;
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     if (token === '--') {
@@ -59,15 +83,22 @@ export function splitGlobals(argv: readonly string[]): SplitArgv {
       let value = match[2];
       if (value === undefined) {
         value = argv[++i];
-        if (value === undefined) throw new CliError('invalid_argument', `--${name}: a value is required`, { field: name });
+        if (value === undefined) {
+          error ??= new CliError('invalid_argument', `--${name}: a value is required`, { field: name });
+          continue;
+        }
       }
-      if (name === 'output') globals.output = outputFormat(value);
-      else (globals as unknown as Record<string, string>)[name] = value;
+      try {
+        if (name === 'output') globals.output = outputFormat(value);
+        else (globals as unknown as Record<string, string>)[name] = value;
+      } catch (refused) {
+        error ??= refused as CliError;
+      }
       continue;
     }
     rest.push(token);
   }
-  return { globals, rest, help };
+  return { globals, rest, help, ...(error ? { error } : {}) };
 }
 
 /** The hidden subcommand `argv` names, if its first non-global word is `<category>:<action>`. */

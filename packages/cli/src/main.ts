@@ -3,7 +3,8 @@
  * The `yard` entry: routes hidden `<category>:<action>` subcommands to their
  * runner, everything else through the commander tree, and turns every
  * failure into one documented exit code (and, with `--output json`, one
- * `{"error":{"code","message"}}` document on stderr).
+ * `{"error":{"code","message"}}` document on stderr). With `--output json`,
+ * help is one JSON document too (`commandHelp`).
  */
 import type { Command } from 'commander';
 import { hiddenSubcommand, splitGlobals } from './argv.js';
@@ -36,11 +37,18 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       exitCode = await (mod[exportName] as (ctx: unknown, ...rest: unknown[]) => Promise<number>)(ctx, ...args);
     });
     const json = globals.output === 'json';
+    // With --output json, help is one JSON document: commander still decides which command the
+    // help is for, as for text help; its text is dropped and that command's definition printed.
+    let helpFor: Command | undefined;
     program.exitOverride();
     for (const command of [program, ...allCommands(program)]) {
       command.exitOverride();
+      if (json)
+        command.on('beforeHelp', (context: { command: Command }) => {
+          helpFor = context.command;
+        });
       command.configureOutput({
-        writeOut: (text: string) => io.stdout(text),
+        writeOut: (text: string) => (json ? undefined : io.stdout(text)),
         writeErr: (text: string) => io.stderr(text),
         // In JSON mode the error is reported once, as JSON, below. Otherwise it reads like every
         // other yard error, and says where the command's options are listed.
@@ -56,7 +64,13 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       await program.parseAsync([...split.rest, ...(split.help ? ['--help'] : [])], { from: 'user' });
     } catch (error) {
       if (!(error instanceof CommanderError)) throw error;
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) return CLI_EXIT_CODES.ok;
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.exitCode === 0) {
+        if (helpFor) {
+          const [{ commandHelp }, { emit }] = await Promise.all([import('./commandHelp.js'), import('./output.js')]);
+          emit(io, 'json', commandHelp(helpFor));
+        }
+        return CLI_EXIT_CODES.ok;
+      }
       if (error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync') return CLI_EXIT_CODES.usage;
       if (json) {
         const { reportError } = await import('./output.js');

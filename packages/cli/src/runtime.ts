@@ -95,6 +95,11 @@ const LOCAL_STATE = [
   '/.agileplus/*.lock',
 ];
 
+/** Adds {@link LOCAL_STATE} to `.git/info/exclude` (best effort: where `.git` cannot be written, they only show in `git status`). */
+export async function excludeLocalState(gitRepo: GitRepository): Promise<void> {
+  for (const line of LOCAL_STATE) await gitRepo.excludeFromStatus(line).catch(() => undefined);
+}
+
 function git(args: string[], cwd: string): Promise<string | undefined> {
   return new Promise((done) => {
     execFile('git', args, { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (error, stdout) =>
@@ -190,7 +195,7 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
   if (given !== undefined) await assertDatabaseDirectory(given, io.cwd);
   const location = given ?? join(repoRoot, '.agileplus', 'agileplus.db');
   const store = await openStore(location, repoRoot, io.cwd);
-  for (const line of LOCAL_STATE) await gitRepo.excludeFromStatus(line).catch(() => undefined);
+  await excludeLocalState(gitRepo);
   const events = new WorkflowEventEmitter();
   const workflow = new Workflow({ store, repoName, admins: config.admins, events });
   const artifacts = new ArtifactStore(join(repoRoot, DEFAULT_ARTIFACT_ROOT));

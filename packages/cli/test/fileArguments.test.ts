@@ -28,17 +28,22 @@ test('a missing or unreadable --from-file or --config: exit 3, the option and th
   ];
   for (const [args, option, words, file] of cases) {
     const path = join(repo.root, file);
+    // A hidden subcommand's refusal would start the audit log, which its config names: it says it could not.
+    const unlogged = args[0]!.includes(':');
+    const suffix = unlogged
+      ? '; not audit-logged: .agileplus/audit.jsonl would be started without the config that names it (repo_name)'
+      : '';
     const json = await yard([...args, '--output', 'json'], { cwd: repo.root });
     assert.equal(json.code, 3, `${args.join(' ')}: ${json.stderr}`);
     assert.equal(json.stdout, '');
     const { error } = JSON.parse(json.stderr) as { error: { code: string; message: string; details: Record<string, unknown> } };
     assert.deepEqual(error, {
       code: 'not_found',
-      message: `${option}: ${words}: ${path}`,
-      details: { field: option.slice(2).replace(/-/g, '_'), path },
+      message: `${option}: ${words}: ${path}${suffix}`,
+      details: { field: option.slice(2).replace(/-/g, '_'), path, ...(unlogged ? { audit_logged: false } : {}) },
     });
     const text = await yard(args, { cwd: repo.root });
-    assert.equal(text.stderr, `yard: ${option}: ${words}: ${path} (not_found)\n`);
+    assert.equal(text.stderr, `yard: ${option}: ${words}: ${path}${suffix} (not_found)\n`);
     assert.equal(occurrences(text.stderr, path), 1, 'the path once');
     assert.doesNotMatch(text.stderr, /ENOENT|EISDIR|open '/);
   }

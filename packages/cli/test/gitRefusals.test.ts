@@ -29,7 +29,12 @@ test('--repo naming a directory that is no git repository: exit 3 saying so', as
     const { error } = JSON.parse(r.stderr) as ErrorBody;
     assert.deepEqual(
       [error.code, error.message, error.details.reason],
-      ['not_found', `${plain} is not a git repository`, 'not_a_repository'],
+      // A hidden subcommand's refusal says that no log could take it (subcommandRefusals.test.ts).
+      [
+        'not_found',
+        `${plain} is not a git repository; not audit-logged: no git repository to hold .agileplus/audit.jsonl`,
+        'not_a_repository',
+      ],
     );
   } finally {
     await rm(plain, { recursive: true, force: true });

@@ -1,12 +1,15 @@
 /**
  * The `--output json` contract (exactly one JSON document on stdout, or, on
  * failure, nothing there and `{"error":…}` on stderr), in-process through
- * `main`, for the commands that once bent it: `queue pop` on an empty queue
- * and a hidden subcommand's `--help`.
+ * `main`, for the commands that once bent it: `queue pop` on an empty queue,
+ * a hidden subcommand's `--help`, and every other command's `--help`.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { BUILTIN_SUBCOMMANDS, SubcommandRegistry } from '@switchyard/workflow';
+import type { Command } from 'commander';
+import type { CommandHelp, OptionHelp } from '../src/commandHelp.js';
+import { buildProgram } from '../src/program.js';
 import { auditLines, type TempRepo, tempRepo, yard } from './helpers.js';
 
 let repo: TempRepo;
@@ -45,12 +48,140 @@ test('<name>:<action> --help --output json prints the description and the argume
     ].map(({ default: d, ...rest }) => (d === undefined ? rest : { ...rest, default: d })),
     input_schema: registry.jsonSchema('branch:delete'),
   });
-  const schema = help.input_schema as { required: string[]; properties: Record<string, { type?: string }> };
+  const schema = help.input_schema as { required: string[]; properties: Record<string, { type?: string; default?: unknown }> };
   assert.deepEqual(schema.required, ['name']);
-  assert.equal(schema.properties.force?.type, 'boolean');
+  assert.deepEqual([schema.properties.force?.type, schema.properties.force?.default], ['boolean', false]);
   // Text help is unchanged, and neither form is an invocation: nothing is audit-logged.
   assert.match((await run('branch:delete', '--help')).stdout, /^Usage: yard branch:delete --name <value> \[options\]/);
   const unknown = await run('branch:nope', '--help', '--output', 'json');
   assert.deepEqual([unknown.code, unknown.stdout, JSON.parse(unknown.stderr).error.code], [2, '', 'invalid_argument']);
   assert.deepEqual(await auditLines(repo.root), []);
+});
+
+/** Every command of the tree with the words that run it. */
+function commandsOf(command: Command, words: string[] = []): [string[], Command][] {
+  return command.commands.flatMap((c) => [[[...words, c.name()], c] as [string[], Command], ...commandsOf(c, [...words, c.name()])]);
+}
+
+test('every command answers --help --output json with one JSON document read off its commander definition', async () => {
+  const program = buildProgram(async () => undefined);
+  for (const [words, command] of [[[], program] as [string[], Command], ...commandsOf(program)]) {
+    const r = await run(...words, '--help', '--output', 'json');
+    const label = ['yard', ...words].join(' ');
+    assert.deepEqual([r.code, r.stderr], [0, ''], label);
+    const help = r.json<CommandHelp>();
+    assert.equal(help.name, label);
+    assert.match(help.usage, new RegExp(`^${label} `));
+    assert.equal(help.description, command.description(), label);
+    assert.deepEqual(
+      help.arguments.map((a) => [a.name, a.required, a.variadic]),
+      command.registeredArguments.map((a) => [a.name(), a.required, a.variadic]),
+      label,
+    );
+    assert.deepEqual(
+      help.options.map((o) => o.flags),
+      [...command.options.map((o) => o.flags), '-h, --help'],
+      label,
+    );
+    assert.deepEqual(
+      help.subcommands.map((c) => c.name).filter((name) => name !== 'help'),
+      command.commands.map((c) => c.name()),
+      label,
+    );
+    if (words.length)
+      assert.deepEqual(
+        help.global_options?.map((o) => o.flags),
+        program.options.map((o) => o.flags),
+        label,
+      );
+    else assert.equal(help.global_options, undefined);
+  }
+});
+
+test('--help --output json states types, defaults, choices, mandatory options and conflicts; text help is unchanged', async () => {
+  const help = async (...words: string[]) => {
+    const r = await run(...words, '--help', '--output', 'json');
+    assert.deepEqual([r.code, r.stderr], [0, ''], words.join(' '));
+    return r.json<CommandHelp>();
+  };
+  const option = (h: CommandHelp, long: string): OptionHelp => h.options.find((o) => o.long === long)!;
+  const wpAdd = await help('wp', 'add');
+  assert.deepEqual(
+    { ...wpAdd, global_options: undefined },
+    {
+      name: 'yard wp add',
+      usage: 'yard wp add [options] <slug>',
+      description: 'Add a work package',
+      arguments: [{ name: 'slug', description: '', required: true, variadic: false }],
+      options: [
+        { flags: '--title <title>', long: '--title', description: 'what the package delivers', type: 'string', required: true },
+        {
+          flags: '--depends-on <sequences>',
+          long: '--depends-on',
+          description: 'packages it waits for, comma separated',
+          type: 'string',
+          required: false,
+        },
+        {
+          flags: '--file-scope <paths>',
+          long: '--file-scope',
+          description: 'repository paths it touches, comma separated',
+          type: 'string',
+          required: false,
+        },
+        { flags: '-h, --help', long: '--help', short: '-h', description: 'display help for command', type: 'boolean', required: false },
+      ],
+      global_options: undefined,
+      subcommands: [],
+    },
+  );
+  assert.deepEqual(
+    wpAdd.global_options?.find((o) => o.long === '--output'),
+    {
+      flags: '--output <format>',
+      long: '--output',
+      description: 'output format',
+      type: 'string',
+      required: false,
+      default: 'table',
+      choices: ['table', 'json', 'markdown'],
+    },
+  );
+  const implement = await help('implement');
+  assert.deepEqual(
+    ['--wp', '--parallel', '--no-wait'].map((long) => [option(implement, long).type, option(implement, long).default]),
+    [
+      ['string[]', []],
+      ['string', '1'],
+      ['boolean', true],
+    ],
+  );
+  assert.deepEqual(option(await help('evidence'), '--failed').conflicts_with, ['passed']);
+  assert.deepEqual((await help('queue', 'add')).options[0], {
+    flags: '--type <type>',
+    long: '--type',
+    description: 'item type',
+    type: 'string',
+    required: true,
+    choices: ['bug', 'feature', 'idea', 'task'],
+  });
+  assert.deepEqual((await help('agent', 'serve')).arguments, [
+    { name: 'command', description: 'the agent command and its arguments, after --', required: true, variadic: true },
+  ]);
+  const root = await help();
+  assert.deepEqual(root.subcommands.slice(0, 2), [
+    { name: 'specify', usage: 'specify [options] <slug>', description: 'Create a feature (or update its spec) and move it to SPECIFIED' },
+    { name: 'research', usage: 'research [options] <slug>', description: 'Move a feature to RESEARCHED' },
+  ]);
+  // `yard help <command>` is a help request like `--help`.
+  const viaHelp = await run('help', 'wp', '--output', 'json');
+  assert.deepEqual([viaHelp.code, viaHelp.json<CommandHelp>().name], [0, 'yard wp']);
+
+  // Text help is commander's, as before, with the exit codes after the top level's.
+  const program = buildProgram(async () => undefined);
+  const text = await run('wp', 'add', '--help');
+  assert.deepEqual([text.code, text.stdout], [0, program.commands.find((c) => c.name() === 'wp')!.commands[0]!.helpInformation()]);
+  const top = await run('--help');
+  assert.ok(top.stdout.startsWith(program.helpInformation()), 'yard --help is the same text');
+  assert.match(top.stdout, /\nExit codes:\n/);
 });

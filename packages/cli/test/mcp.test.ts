@@ -1,12 +1,15 @@
 /**
  * `yard mcp` with the official MCP SDK client over stdio: the tool is
- * listed with its JSON schema, `dispatch_command` runs a subcommand (and is
- * audit-logged), and a failing subcommand is an `isError` result.
+ * listed with its JSON schema (valid JSON Schema, with every argument's
+ * default), `dispatch_command` runs a subcommand (and is audit-logged), and
+ * a failing subcommand is an `isError` result.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { BUILTIN_SUBCOMMANDS, SubcommandRegistry } from '@switchyard/workflow';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { auditLines, type TempRepo, tempRepo, YARD, yard } from './helpers.js';
 
 let repo: TempRepo;
@@ -46,6 +49,38 @@ test('the server lists dispatch_command with a schema generated from the subcomm
   }[];
   const write = variants.find((v) => v.properties.command.const === 'artifact:write')!;
   assert.deepEqual(write.required?.sort(), ['command', 'feature_slug', 'relative_path']);
+});
+
+test('the tool schema is valid JSON Schema 2020-12 and states every default, each one valid for its argument', async () => {
+  const { tools } = await client.listTools();
+  const schema = tools[0]!.inputSchema as Record<string, unknown>;
+  // Strict: an unknown keyword or a malformed schema throws here.
+  const ajv = new Ajv2020({ strict: true, strictTypes: false, strictRequired: true, allErrors: true });
+  const validate = ajv.compile(schema);
+  assert.equal(validate({ args: { command: 'branch:delete', name: 'x', force: true } }), true, ajv.errorsText(validate.errors));
+  assert.equal(validate({ args: { command: 'branch:delete', force: true } }), false, 'name is required');
+
+  const variants = (schema.properties as { args: { oneOf?: unknown[]; anyOf?: unknown[] } }).args;
+  const byCommand = new Map(
+    ((variants.oneOf ?? variants.anyOf) as { properties: Record<string, Record<string, unknown>> }[]).map((v) => [
+      v.properties.command!.const as string,
+      v.properties,
+    ]),
+  );
+  assert.deepEqual(byCommand.get('branch:delete')!.force, { type: 'boolean', description: 'delete even when not merged', default: false });
+  assert.deepEqual(byCommand.get('diff:stat')!.paths!.default, []);
+  const registry = new SubcommandRegistry(BUILTIN_SUBCOMMANDS);
+  let defaults = 0;
+  for (const def of registry.list()) {
+    for (const arg of registry.describe(def.name).args.filter((a) => a.default !== undefined)) {
+      const property = byCommand.get(def.name)![arg.name]!;
+      assert.deepEqual(property.default, arg.default, `${def.name} ${arg.name}`);
+      const { default: value, ...rest } = property;
+      assert.ok(ajv.validate(rest, value), `${def.name} ${arg.name}: the default is a valid value: ${ajv.errorsText()}`);
+      defaults++;
+    }
+  }
+  assert.ok(defaults > 30, `${defaults} defaults checked`);
 });
 
 test('dispatch_command runs a subcommand, fills feature_slug, and writes one audit line', async () => {

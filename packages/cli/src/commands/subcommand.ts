@@ -4,15 +4,24 @@
  * never appear in `yard --help`; `yard <name> --help` describes one. Every
  * invocation, including unknown names and bad arguments, writes exactly one
  * hash-chained line to `.agileplus/audit.jsonl` through the workflow's
- * `runSubcommand`.
+ * `runSubcommand`, and so does one refused before it could run, wherever a
+ * log can be opened (`subcommandRefusal`).
  */
-import { runSubcommand, type SubcommandDefinition, type SubcommandRegistry, toResult } from '@switchyard/workflow';
+import {
+  BUILTIN_SUBCOMMANDS,
+  runSubcommand,
+  type SubcommandAuditLog,
+  type SubcommandDefinition,
+  SubcommandRegistry,
+  toResult,
+} from '@switchyard/workflow';
 import type { z } from 'zod';
-import { type ArgKind, parseSubcommandArgs, splitGlobals } from '../argv.js';
+import { type ArgKind, parseSubcommandArgs, scanGlobals } from '../argv.js';
 import { CliError } from '../errors.js';
 import type { CliIO, GlobalOptions } from '../io.js';
 import { emit, exitCodeOf, type Presentation, render, reportError } from '../output.js';
-import { openRuntime } from '../runtime.js';
+import { openRuntime, type Runtime } from '../runtime.js';
+import { type RefusedInvocation, recordRefusal } from './subcommandRefusal.js';
 
 /** How each argument reads on a command line, from its zod schema. */
 export function argKind(schema: z.ZodType): ArgKind {
@@ -95,7 +104,22 @@ function presentation(command: string, result: unknown, globals: GlobalOptions):
 }
 
 /**
- * Runs `yard <category>:<action> …`; returns the exit code.
+ * Everything a subcommand needs before it runs: the runtime, the audit log and the arguments.
+ * Records in `refused` how far it got, for the refusal's audit line.
+ */
+async function setUp(refused: RefusedInvocation): Promise<{ rt: Runtime; log: SubcommandAuditLog; args: Record<string, unknown> }> {
+  const rt = await openRuntime(refused.globals, refused.io);
+  refused.runtime = rt;
+  refused.log = await rt.auditLog().catch((error: unknown) => {
+    refused.logFailed = true;
+    throw error;
+  });
+  return { rt, log: refused.log, args: parseSubcommandArgs(refused.tokens, refused.kindOf) };
+}
+
+/**
+ * Runs `yard <category>:<action> …`; returns the exit code. A refusal before the subcommand runs
+ * is audit-logged too (see {@link recordRefusal}); `--help` is no invocation and is not.
  *
  * @example
  * ```ts
@@ -103,50 +127,51 @@ function presentation(command: string, result: unknown, globals: GlobalOptions):
  * ```
  */
 export async function runHiddenSubcommand(argv: readonly string[], io: CliIO): Promise<number> {
-  let globals: GlobalOptions = { verbose: 0, output: 'table' };
+  const { globals, rest, help, error: globalsError } = scanGlobals(argv);
+  const [name, ...tokens] = rest;
+  const registry = new SubcommandRegistry(BUILTIN_SUBCOMMANDS);
   try {
-    const split = splitGlobals(argv);
-    globals = split.globals;
-    const [name, ...tokens] = split.rest;
     if (!name) throw new CliError('invalid_argument', 'no subcommand given', { field: 'command' });
-    if (split.help) {
-      const { BUILTIN_SUBCOMMANDS, SubcommandRegistry } = await import('@switchyard/workflow');
-      const registry = new SubcommandRegistry(BUILTIN_SUBCOMMANDS);
+    if (help) {
+      if (globalsError) throw globalsError;
       if (globals.output === 'json') emit(io, 'json', subcommandHelpJson(registry, name));
       else io.stdout(subcommandHelp(registry, name));
       return 0;
     }
-    const rt = await openRuntime(globals, io);
-    try {
-      const log = await rt.auditLog();
-      const def = rt.registry.list().find((d) => d.name === name);
-      let args: Record<string, unknown>;
-      try {
-        args = parseSubcommandArgs(tokens, kindsOf(def));
-      } catch (error) {
-        // A command line that does not parse is still an invocation: it gets its line.
-        await log.record({ command: name, args: { argv: tokens }, actor: rt.actor, exit_code: 2, duration_ms: 0 });
-        throw error;
-      }
-      if (name === 'artifact:write' && args.content === undefined && args['from-file'] === undefined && args.from_file === undefined) {
-        if (io.stdinIsTTY && globals.output !== 'json') io.stderr('yard: reading the artifact from standard input (end with Ctrl-D)\n');
-      }
-      const outcome = toResult(await runSubcommand(rt.registry, log, name, args, rt.context()));
-      if (!outcome.ok) {
-        reportError(io, globals, Object.assign(new Error(outcome.error!.message), outcome.error));
-        return outcome.exit_code;
-      }
-      // branch:create's documented output is its audit record.
-      const value = name === 'branch:create' ? outcome.audit : outcome.result;
-      emit(io, globals.output, value, presentation(name, value, globals));
-      if (globals.verbose && globals.output !== 'json')
-        io.stderr(`yard: ${name} took ${outcome.duration_ms} ms (audit #${outcome.audit.id})\n`);
-      return 0;
-    } finally {
-      await rt.close();
-    }
   } catch (error) {
     reportError(io, globals, error);
     return exitCodeOf(error);
+  }
+  const refused: RefusedInvocation = { command: name, tokens, globals, io, kindOf: kindsOf(registry.list().find((d) => d.name === name)) };
+  try {
+    let ready: Awaited<ReturnType<typeof setUp>>;
+    try {
+      if (globalsError) throw globalsError;
+      ready = await setUp(refused);
+    } catch (error) {
+      const refusal = await recordRefusal(refused, error);
+      reportError(io, globals, refusal.error);
+      return refusal.exitCode;
+    }
+    const { rt, log, args } = ready;
+    if (name === 'artifact:write' && args.content === undefined && args['from-file'] === undefined && args.from_file === undefined) {
+      if (io.stdinIsTTY && globals.output !== 'json') io.stderr('yard: reading the artifact from standard input (end with Ctrl-D)\n');
+    }
+    const outcome = toResult(await runSubcommand(rt.registry, log, name, args, rt.context()));
+    if (!outcome.ok) {
+      reportError(io, globals, Object.assign(new Error(outcome.error!.message), outcome.error));
+      return outcome.exit_code;
+    }
+    // branch:create's documented output is its audit record.
+    const value = name === 'branch:create' ? outcome.audit : outcome.result;
+    emit(io, globals.output, value, presentation(name, value, globals));
+    if (globals.verbose && globals.output !== 'json')
+      io.stderr(`yard: ${name} took ${outcome.duration_ms} ms (audit #${outcome.audit.id})\n`);
+    return 0;
+  } catch (error) {
+    reportError(io, globals, error);
+    return exitCodeOf(error);
+  } finally {
+    await refused.runtime?.close();
   }
 }

@@ -5,19 +5,18 @@
  * `dispatch_command` tool served over MCP on stdio). Both go through the
  * workflow's `DispatchTool`, so each call writes one audit line.
  */
-import { z } from 'zod';
 import { CliError } from '../errors.js';
 import { emit, reportError } from '../output.js';
 import type { CommandContext } from '../program.js';
 import { withRuntime } from './shared.js';
 
-/** The dispatch tool's input schema as JSON Schema (generated from the registry's zod schemas). */
+/**
+ * The dispatch tool's input schema as JSON Schema (generated from the registry's zod schemas, with
+ * every argument's default, as `<name> --help --output json` shows them).
+ */
 export async function toolJsonSchema(): Promise<Record<string, unknown>> {
-  const { BUILTIN_SUBCOMMANDS, SubcommandRegistry, dispatchToolInputSchema } = await import('@switchyard/workflow');
-  const schema = z.toJSONSchema(dispatchToolInputSchema(new SubcommandRegistry(BUILTIN_SUBCOMMANDS)), {
-    io: 'input',
-    unrepresentable: 'any',
-  }) as Record<string, unknown>;
+  const { argumentsJsonSchema, BUILTIN_SUBCOMMANDS, SubcommandRegistry, dispatchToolInputSchema } = await import('@switchyard/workflow');
+  const schema = argumentsJsonSchema(dispatchToolInputSchema(new SubcommandRegistry(BUILTIN_SUBCOMMANDS)));
   delete schema.$schema;
   return schema;
 }

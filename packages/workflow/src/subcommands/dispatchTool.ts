@@ -52,7 +52,7 @@ export interface DispatchResult extends SubcommandOutcome {
  *
  * @example
  * ```ts
- * const schema = z.toJSONSchema(dispatchToolInputSchema(registry), { io: 'input', unrepresentable: 'any' });
+ * const schema = argumentsJsonSchema(dispatchToolInputSchema(registry)); // JSON Schema, defaults included
  * ```
  */
 export function dispatchToolInputSchema(registry: SubcommandRegistry): z.ZodObject {

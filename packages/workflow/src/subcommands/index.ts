@@ -77,6 +77,7 @@ export { EXIT_CODES, exitCodeFor } from './exitCodes.js';
 export {
   type ArgumentDescription,
   arg,
+  argumentsJsonSchema,
   defineSubcommand,
   SUBCOMMAND_CATEGORIES,
   type SubcommandCategory,

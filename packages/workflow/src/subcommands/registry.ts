@@ -7,6 +7,7 @@
  * `relative_path`). Versioning: arguments are never removed, new ones are
  * optional with defaults, deprecated subcommands move to `legacy:*`.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { parseInput } from '../domain/inputs.js';
 import { slugSchema } from '../domain/model.js';
@@ -178,9 +179,50 @@ export class SubcommandRegistry {
     return { name: def.name, summary: def.summary, documented: def.documented, args };
   }
 
-  /** JSON Schema of a subcommand's arguments (for MCP tool schemas). */
+  /** JSON Schema of a subcommand's arguments, defaults included (see {@link argumentsJsonSchema}). */
   jsonSchema(name: string): Record<string, unknown> {
-    return z.toJSONSchema(this.get(name).args, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+    return argumentsJsonSchema(this.get(name).args);
+  }
+}
+
+/**
+ * JSON Schema (draft 2020-12) of what a caller may send for `schema`: the input side, every
+ * documented default included.
+ *
+ * zod's own input schema leaves out the default of any argument whose schema transforms its
+ * input, because in general a default is an output value that need not be a valid input. That
+ * drops every boolean and list default here: {@link arg}'s `bool` and `list` preprocess
+ * command-line strings (`"true"`, `"a,b"`). Their defaults (`false`, `[]`) are valid inputs that
+ * parse to themselves, so a default that does is put back; one that does not stays out.
+ *
+ * @example
+ * ```ts
+ * const schema = argumentsJsonSchema(z.object({ force: arg.bool('delete anyway').default(false) }));
+ * schema.properties.force; // { type: 'boolean', description: 'delete anyway', default: false }
+ * ```
+ */
+export function argumentsJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  return z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    override: ({ zodSchema, jsonSchema }) => {
+      const def = (zodSchema as unknown as { _zod: { def: { type: string; innerType?: z.ZodType; defaultValue?: unknown } } })._zod.def;
+      if (def.type !== 'default' || !def.innerType || 'default' in jsonSchema) return;
+      const value = def.defaultValue;
+      const parsed = def.innerType.safeParse(value);
+      const json = jsonCopy(value);
+      if (parsed.success && isDeepStrictEqual(parsed.data, value) && json) jsonSchema.default = json.value;
+    },
+  }) as Record<string, unknown>;
+}
+
+/** A copy of `value` when JSON holds it unchanged (not a BigInt, a Date, `NaN`, …). */
+function jsonCopy(value: unknown): { value: unknown } | undefined {
+  try {
+    const copy: unknown = JSON.parse(JSON.stringify(value));
+    return isDeepStrictEqual(copy, value) ? { value: copy } : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -7,11 +7,14 @@ import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { z } from 'zod';
 import { tempRepo } from '../../test/gitFixture.js';
 import { makeWorkflow } from '../../test/helpers.js';
 import { ArtifactStore } from '../git/artifactStore.js';
 import { GitRepository } from '../git/gitRepository.js';
 import {
+  arg,
+  argumentsJsonSchema,
   BUILTIN_SUBCOMMANDS,
   EXIT_CODES,
   runSubcommand,
@@ -86,6 +89,42 @@ test('more than 40 subcommands in 8 categories; the 24 documented ones take exac
   assert.ok(!registry.takesFeatureSlug('branch:list'));
   const schema = registry.jsonSchema('diff:show') as { properties: Record<string, { default?: unknown }> };
   assert.equal(schema.properties.context!.default, 3);
+});
+
+test('jsonSchema states every default, booleans and lists included, as the defaults the arguments parse to', () => {
+  const schema = (name: string) => registry.jsonSchema(name) as { properties: Record<string, { type?: string; default?: unknown }> };
+  assert.deepEqual(schema('branch:delete').properties.force, {
+    type: 'boolean',
+    description: 'delete even when not merged',
+    default: false,
+  });
+  const commit = schema('commit:create').properties;
+  assert.deepEqual([commit.all?.default, commit.paths?.default, commit.allow_empty?.default], [true, [], false]);
+  assert.equal(commit.paths?.type, 'array');
+  for (const def of registry.list()) {
+    const properties = schema(def.name).properties;
+    for (const arg of registry.describe(def.name).args) {
+      if (arg.default === undefined) assert.ok(!('default' in properties[arg.name]!), `${def.name} ${arg.name} has no default`);
+      else assert.deepEqual(properties[arg.name]!.default, arg.default, `${def.name} ${arg.name}`);
+    }
+  }
+});
+
+test('argumentsJsonSchema puts the default of a transformed argument back only where it is an input that parses to itself', () => {
+  const schema = argumentsJsonSchema(
+    z.object({
+      flag: arg.bool('a flag').default(true),
+      // The default is an output (a length): no caller may send 3 for a string.
+      length: z
+        .string()
+        .transform((s) => s.length)
+        .default(3),
+      big: z.bigint().default(1n),
+    }),
+  ) as { properties: Record<string, { default?: unknown }> };
+  assert.equal(schema.properties.flag!.default, true);
+  assert.ok(!('default' in schema.properties.length!));
+  assert.ok(!('default' in schema.properties.big!), 'no JSON for a BigInt, and no crash');
 });
 
 test('arguments: kebab-case or snake_case, strings coerced, unknown ones refused by name', () => {
