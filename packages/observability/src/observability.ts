@@ -6,6 +6,7 @@
  * emitters. Tracing lives in `@switchyard/observability/tracing` (so
  * OpenTelemetry loads only when wanted) and plugs in as an observer.
  */
+import type { lookup as dnsLookup } from 'node:dns';
 import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
 import type { DestinationStream, Logger } from 'pino';
 import { Registry } from 'prom-client';
@@ -41,6 +42,8 @@ export interface CreateObservabilityOptions {
   serviceName?: string;
   /** undici dispatcher for webhook and pager calls. */
   httpDispatcher?: Dispatcher;
+  /** The lookup e-mail notifications resolve the SMTP server's host with, at each connection (default: nodemailer's own). */
+  smtpLookup?: typeof dnsLookup;
 }
 
 /** What `GET /v0/operations/alerts` serves. */
@@ -133,6 +136,7 @@ export function createObservability(
     source: serviceName,
     ...(registry ? { registry } : {}),
     ...(options.httpDispatcher ? { httpDispatcher: options.httpDispatcher } : {}),
+    ...(options.smtpLookup ? { smtpLookup: options.smtpLookup } : {}),
   });
   const alerts = config.alerts.enabled
     ? new AlertManager({

@@ -1,9 +1,29 @@
 /**
  * @module rebindingFixture
- * What the DNS-rebinding tests share: a provider on a staged host name, a chat
- * request to it, and the relay's answer when the guard refuses the connection.
+ * What the DNS-rebinding tests share: a gateway config with a management key,
+ * a provider on a staged host name, a chat request to it, and the relay's
+ * answer when the guard refuses the connection.
  */
 import assert from 'node:assert/strict';
+
+/**
+ * A gateway config (YAML) managed with `key`, `allow` as `api-call-allow`, a local mock provider on
+ * 127.0.0.1 and then `providers` (indented under `providers:`); more top-level keys may be appended.
+ */
+export const managedConfig = (key: string, allow: string, providers = ''): string => `
+port: 0
+api-keys: [sk-client]
+remote-management:
+  secret-key: ${key}
+  api-call-allow: ${allow}
+providers:
+  local:
+    kind: mock
+    base_url: http://127.0.0.1:11434
+    models: [local-model]
+${providers}metrics:
+  port: 0
+`;
 
 /** An `acme` provider (config YAML, indented under `providers:`) on `host`, reached at `port`, without health checks. */
 export const acmeOn = (host: string, port: number): string =>

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { FakeScheduler } from '@switchyard/core-routing';
+import { stagedLookup, startTcpProxy } from '@switchyard/test-support';
 import { EventEmitter } from 'eventemitter3';
 import { createObservability } from '../observability.js';
 import { startReceiver, until } from '../testing/fixtures.js';
@@ -124,6 +125,37 @@ describe('each notifier against a local receiver', () => {
       (e: { retryable: boolean; message: string }) => e.retryable && !e.message.includes('never-shown'),
     );
     await assert.rejects(email.send(firing, AbortSignal.timeout(10_000)), (e: { retryable: boolean }) => e.retryable === false);
+  });
+
+  test('email: with `lookup`, each connection resolves the server with it, and a refusal sends nothing', async () => {
+    const sink = await startMailSink();
+    // Counts the connections that reach the sink.
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: sink.port });
+    after(async () => {
+      await proxy.close();
+      await sink.close();
+    });
+    // A name no real resolver knows: only the given lookup can make it 127.0.0.1 (nodemailer's own resolver fails).
+    let answer: string | Error = '127.0.0.1';
+    const dns = stagedLookup((hostname) => (hostname === 'mail.staged.test' ? answer : new Error(`getaddrinfo ENOTFOUND ${hostname}`)));
+    const email = new EmailNotifier({
+      smtpServer: `mail.staged.test:${proxy.port}`,
+      from: 'a@example.test',
+      to: ['b@example.test'],
+      lookup: dns.lookup,
+    });
+    after(() => email.close());
+    await email.send(firing, AbortSignal.timeout(10_000));
+    assert.equal(sink.mails.length, 1);
+    assert.deepEqual(dns.asked, ['mail.staged.test']);
+
+    answer = Object.assign(new Error('refusing to connect to mail.staged.test'), { code: 'SSRF_BLOCKED' });
+    await assert.rejects(
+      email.send(firing, AbortSignal.timeout(10_000)),
+      (e: { retryable: boolean; message: string }) => e.retryable === false && e.message === 'email: SSRF_BLOCKED',
+    );
+    assert.equal(proxy.accepted, 1, 'the refused send opened no connection');
+    assert.equal(sink.mails.length, 1);
   });
 });
 

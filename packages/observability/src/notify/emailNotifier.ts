@@ -2,7 +2,14 @@
  * @module emailNotifier
  * E-mail over SMTP with nodemailer. nodemailer is an optional peer loaded
  * on the first send, so a process that never mails never loads it.
+ * nodemailer resolves the server's name itself (`dns.resolve4`/`resolve6`,
+ * cached process-wide) and connects by IP, out of reach of any `lookup`
+ * option; a caller that must vet the addresses at connect time (the gateway's
+ * DNS-rebinding guard) passes `lookup`, and the connection is then opened
+ * here with it and handed to nodemailer as an already open socket.
  */
+import type { lookup as dnsLookup } from 'node:dns';
+import { connect, type Socket } from 'node:net';
 import { NotificationFailed, ObservabilityError } from '../errors.js';
 import { type Notification, type Notifier, renderNotification } from './notification.js';
 import { parseSmtpServer, type SmtpServerAddress } from './smtpServer.js';
@@ -21,9 +28,42 @@ export interface EmailOptions {
   allowInvalidCertificates?: boolean;
   /** Time limits of the SMTP conversation (ms, default 10 s each). */
   timeoutMs?: number;
+  /**
+   * The lookup each connection to the SMTP server resolves its host with (`dns.lookup`'s shape), run at
+   * connect time: an error it gives fails the send before a byte is sent. Default: nodemailer's own resolver.
+   */
+  lookup?: typeof dnsLookup;
 }
 
 type Transport = { sendMail(message: Record<string, unknown>): Promise<unknown>; close(): void };
+
+/** nodemailer's `getSocket` hook: how a transport obtains each connection instead of opening it itself. */
+type GetSocket = (
+  options: { host?: string; port?: number },
+  callback: (error: Error | null, socket?: { connection: Socket }) => void,
+) => void;
+
+/**
+ * A `getSocket` that opens each connection with `lookup`. nodemailer takes the socket as a proxy's: it
+ * speaks SMTP on it, upgrades it to TLS (`secure`, STARTTLS) with the host name as SNI, and closes it.
+ */
+function connectingWith(lookup: typeof dnsLookup, timeoutMs: number): GetSocket {
+  return ({ host, port }, callback) => {
+    const socket = connect({ host: host ?? 'localhost', port: port ?? 587, lookup });
+    // nodemailer's connectionTimeout starts once it holds the socket, so the connect itself is timed here.
+    const timer = setTimeout(() => socket.destroy(Object.assign(new Error('Connection timeout'), { code: 'ETIMEDOUT' })), timeoutMs);
+    const failed = (error: Error) => {
+      clearTimeout(timer);
+      callback(error);
+    };
+    socket.once('error', failed);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.off('error', failed);
+      callback(null, { connection: socket });
+    });
+  };
+}
 
 /**
  * The plain-text e-mail of a notification.
@@ -114,6 +154,7 @@ export class EmailNotifier implements Notifier {
       connectionTimeout: timeout,
       greetingTimeout: timeout,
       socketTimeout: timeout,
+      ...(this.options.lookup ? { getSocket: connectingWith(this.options.lookup, timeout) } : {}),
       // Never write SMTP conversations (which carry AUTH) to the log.
       logger: false,
       debug: false,

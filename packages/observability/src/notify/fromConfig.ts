@@ -2,6 +2,7 @@
  * @module fromConfig
  * Builds the notifiers and the dispatcher from `notifications.*`.
  */
+import type { lookup as dnsLookup } from 'node:dns';
 import type { Scheduler } from '@switchyard/core-routing';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -17,6 +18,8 @@ import { PagerNotifier } from './pagerNotifier.js';
 export interface NotifiersFromConfigOptions {
   /** undici dispatcher for the webhook and pager (proxy, custom pool). */
   httpDispatcher?: Dispatcher;
+  /** The lookup the e-mail notifier's SMTP connections resolve their host with, at connect time (see `EmailOptions.lookup`). */
+  smtpLookup?: typeof dnsLookup;
   /** `payload.source` of pager events (default `switchyard`). */
   source?: string;
 }
@@ -57,6 +60,7 @@ export function notifiersFromConfig(config: NotificationsConfig, options: Notifi
         timeoutMs: config.retry.timeout,
         ...(email.username ? { username: email.username } : {}),
         ...(email.password ? { password: email.password } : {}),
+        ...(options.smtpLookup ? { lookup: options.smtpLookup } : {}),
       }),
     );
   }

@@ -7,5 +7,5 @@
  * processes that trace load OpenTelemetry.
  */
 export { GatewayTracer, type GatewayTracerOptions } from './gatewayTracer.js';
-export { type CreateTracingOptions, createTracing, exporterFor, type Tracing } from './tracing.js';
+export { type CreateTracingOptions, createTracing, type ExporterOptions, exporterFor, type Tracing } from './tracing.js';
 export { WorkflowTracer } from './workflowTracer.js';

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { FakeScheduler } from '@switchyard/core-routing';
+import { stagedLookup, startTcpProxy } from '@switchyard/test-support';
 import { EventEmitter } from 'eventemitter3';
 import { tracingConfigSchema } from '../config/schemas.js';
 import { observeGateway, observeWorkflow } from '../observe.js';
@@ -225,6 +226,57 @@ test('the zipkin exporter posts Zipkin v2 JSON to its endpoint', async () => {
   const root = spans.find((s) => s.name === 'gateway.request')!;
   assert.equal(root.localEndpoint.serviceName, 'gw-zipkin');
   assert.equal(spans.filter((s) => s.parentId === root.id).length, 2);
+});
+
+describe('with `lookup`, the exporter resolves the collector with it at each connection', () => {
+  const HOST = 'collector.staged.test';
+  const paths = { otlp: '/v1/traces', zipkin: '/api/v2/spans' } as const;
+
+  /** A collector behind a connection-counting proxy, and a tracer exporting to it at HOST through `answer`. */
+  async function exportOneRequest(exporter: 'otlp' | 'zipkin', answer: string | Error) {
+    const collector = await startReceiver(() => ({ status: 202 }));
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: Number(new URL(collector.url).port) });
+    after(async () => {
+      await proxy.close();
+      await collector.close();
+    });
+    // No real resolver knows HOST: only the lookup given makes it 127.0.0.1.
+    const dns = stagedLookup((hostname) => (hostname === HOST ? answer : new Error(`getaddrinfo ENOTFOUND ${hostname}`)));
+    const config = tracingConfigSchema.parse({
+      enabled: true,
+      exporter,
+      endpoint: `http://${HOST}:${proxy.port}${paths[exporter]}`,
+      sample_rate: 1,
+    });
+    const tracing = createTracing(config, { clock: new FakeScheduler(T), lookup: dns.lookup });
+    tracing.gateway.onRequestStart(requestStart({ requestId: 'looked-up', at: T }));
+    tracing.gateway.onRequestEnd(requestEnd({ requestId: 'looked-up', at: T + 20 }));
+    // The last export's failure, if it failed, rejects the shutdown that flushed it.
+    const failure = await tracing.shutdown().then(
+      () => undefined,
+      (error: NodeJS.ErrnoException) => error,
+    );
+    return { collector, proxy, dns, failure };
+  }
+
+  for (const exporter of ['otlp', 'zipkin'] as const) {
+    test(`${exporter}: the spans reach the address the lookup gives`, async () => {
+      const { collector, dns, failure } = await exportOneRequest(exporter, '127.0.0.1');
+      assert.equal(failure, undefined);
+      await collector.waitFor(1);
+      assert.equal(collector.received[0]!.url, paths[exporter]);
+      assert.ok(dns.asked.includes(HOST));
+    });
+
+    test(`${exporter}: a lookup that refuses sends nothing`, async () => {
+      const refused = Object.assign(new Error(`refusing to connect to ${HOST}`), { code: 'SSRF_BLOCKED' });
+      const { collector, proxy, dns, failure } = await exportOneRequest(exporter, refused);
+      assert.ok(dns.asked.includes(HOST), 'the export was attempted');
+      assert.equal(failure?.code, 'SSRF_BLOCKED');
+      assert.equal(proxy.accepted, 0);
+      assert.equal(collector.received.length, 0);
+    });
+  }
 });
 
 test('jaeger uses the OTLP exporter at its endpoint', () => {

@@ -6,6 +6,7 @@
  * service name. The provider is not registered globally: a library should
  * not take over the process's tracing.
  */
+import type { lookup as dnsLookup } from 'node:dns';
 import type { Tracer } from '@opentelemetry/api';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { ZipkinExporter } from '@opentelemetry/exporter-zipkin';
@@ -21,6 +22,7 @@ import {
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
 import { type Clock, systemClock } from '@switchyard/core-routing';
 import type { TracingConfig } from '../config/schemas.js';
+import { ConnectingZipkinExporter } from './connectingZipkinExporter.js';
 import { GatewayTracer } from './gatewayTracer.js';
 import { WorkflowTracer } from './workflowTracer.js';
 
@@ -33,6 +35,17 @@ export interface CreateTracingOptions {
   clock?: Clock;
   /** `service.version` on the resource. */
   serviceVersion?: string;
+  /** The lookup the exporter resolves the collector's host with at each new connection (see {@link ExporterOptions}). */
+  lookup?: typeof dnsLookup;
+}
+
+/** Options of {@link exporterFor}. */
+export interface ExporterOptions {
+  /**
+   * Resolves the collector's host at each new connection (`dns.lookup`'s shape); an error it gives fails
+   * that export before a byte is sent. Default: the system resolver.
+   */
+  lookup?: typeof dnsLookup;
 }
 
 /** A tracer provider and the observers built on it. */
@@ -57,11 +70,19 @@ export interface Tracing {
  * exporterFor(tracingConfigSchema.parse({ exporter: 'zipkin' })); // ZipkinExporter to http://127.0.0.1:9411/api/v2/spans
  * ```
  */
-export function exporterFor(config: TracingConfig): SpanExporter {
-  if (config.exporter === 'zipkin')
-    return new ZipkinExporter({ url: config.endpoint, serviceName: config.service_name, headers: config.headers });
-  // Jaeger ingests OTLP natively (since 1.35), so `jaeger` is OTLP to Jaeger's endpoint.
-  return new OTLPTraceExporter({ url: config.endpoint, headers: config.headers });
+export function exporterFor(config: TracingConfig, options: ExporterOptions = {}): SpanExporter {
+  const { lookup } = options;
+  if (config.exporter === 'zipkin') {
+    const zipkin = { url: config.endpoint, serviceName: config.service_name, headers: config.headers };
+    return lookup ? new ConnectingZipkinExporter({ ...zipkin, lookup }) : new ZipkinExporter(zipkin);
+  }
+  // Jaeger ingests OTLP natively (since 1.35), so `jaeger` is OTLP to Jaeger's endpoint. Agent options
+  // reach each connection (keepAlive is the exporter's own default, which options given replace).
+  return new OTLPTraceExporter({
+    url: config.endpoint,
+    headers: config.headers,
+    ...(lookup ? { httpAgentOptions: { keepAlive: true, lookup } } : {}),
+  });
 }
 
 /**
@@ -75,7 +96,7 @@ export function exporterFor(config: TracingConfig): SpanExporter {
  * ```
  */
 export function createTracing(config: TracingConfig, options: CreateTracingOptions = {}): Tracing {
-  const exporter = options.exporter ?? exporterFor(config);
+  const exporter = options.exporter ?? exporterFor(config, options.lookup ? { lookup: options.lookup } : {});
   const processor = options.processor === 'simple' ? new SimpleSpanProcessor({ exporter }) : new BatchSpanProcessor({ exporter });
   const provider = new TracerProvider({
     resource: resourceFromAttributes({

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { eventually, stagedLookup, startFakeOpenAi, startTcpProxy } from '@switchyard/test-support';
-import { acmeOn, assertRefusedUpstream, chatAcme } from '../../test/rebindingFixture.js';
+import { acmeOn, assertRefusedUpstream, chatAcme, managedConfig } from '../../test/rebindingFixture.js';
 import type { LookupFunction } from '../controlPlane/ssrf.js';
 import { parseConfig } from './config/load.js';
 import { Gateway, GUARDED_HOSTS_FILE } from './gateway.js';
@@ -22,20 +22,7 @@ after(async () => {
 });
 
 const KEY = 'mgmt-secret';
-const config = (allow: string, extra = '') => `
-port: 0
-api-keys: [sk-client]
-remote-management:
-  secret-key: ${KEY}
-  api-call-allow: ${allow}
-providers:
-  local:
-    kind: mock
-    base_url: http://127.0.0.1:11434
-    models: [local-model]
-${extra}metrics:
-  port: 0
-`;
+const config = (allow: string, extra = '') => managedConfig(KEY, allow, extra);
 
 /** A gateway on `text`, written to `name` in a directory of its own (so each has its own `auth-dir`). */
 async function start(text: string, name: string, resolve?: LookupFunction) {

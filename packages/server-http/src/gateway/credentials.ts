@@ -65,6 +65,8 @@ export class GatewayCredentials {
       /** `cluster.node_id`: the owner of this node's sign-ins in the cluster's directory. */
       nodeId?: string | undefined;
       flows?: OpenCredentialsOptions['flows'];
+      /** The client of the sign-in and refresh flows (the gateway's: through the DNS-rebinding guard). */
+      http?: OpenCredentialsOptions['http'];
     },
   ): Promise<GatewayCredentials> {
     const batching = config.server.operations.batch_processing;
@@ -89,6 +91,7 @@ export class GatewayCredentials {
       // Flows are registered once: a provider's `oauth` block changes with a restart. An embedder's own come after.
       flows: [...configuredFlows(config), ...(options.flows ?? [])],
       scheduler: options.scheduler,
+      ...(options.http ? { http: options.http } : {}),
     });
     return new GatewayCredentials(opened, options.scheduler, flowKinds(config));
   }

@@ -23,10 +23,11 @@ import {
   systemScheduler,
   UndiciTransport,
 } from '@switchyard/core-routing';
-import type { AuthFlow } from '@switchyard/credentials';
+import { type AuthFlow, createHttpClient } from '@switchyard/credentials';
 import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import type { Tracing } from '@switchyard/observability/tracing';
+import { Agent } from 'undici';
 import { continueWhenBodyIsRead } from '../controlPlane/expectContinue.js';
 import type { LookupFunction } from '../controlPlane/ssrf.js';
 import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
@@ -39,7 +40,7 @@ import type { GatewayConfig } from './config/schema.js';
 import { ConfigFile } from './configFile.js';
 import { createControlPlane, createGatewayManagement, type GatewayManagement } from './controlPlane.js';
 import { GatewayCredentials, resolveAuthDir } from './credentials.js';
-import { FileGuardedHostStore, type GuardedHostStore } from './guardedHostStore.js';
+import { FileGuardedHostStore } from './guardedHostStore.js';
 import { GuardedHosts } from './guardedHosts.js';
 import { LogTail } from './logTail.js';
 import { ProviderStatsCollector } from './providerStats.js';
@@ -59,8 +60,9 @@ export interface GatewayOptions {
   /** Sign-in and refresh flows besides the two presets (embedders with their own OAuth providers). */
   flows?: readonly AuthFlow[];
   /**
-   * The DNS resolver behind the relay's, health checks' and failover's connections and the
-   * management API's SSRF checks (default `dns.lookup`); tests inject one to stage DNS rebinding.
+   * The DNS resolver behind every outbound connection the gateway opens (relay, health checks,
+   * failover, sign-ins and refreshes, notifications, traces, quota snapshots) and the management
+   * API's SSRF checks (default `dns.lookup`); tests inject one to stage DNS rebinding.
    */
   resolve?: LookupFunction;
 }
@@ -87,7 +89,7 @@ export class TracingUnavailableError extends Error {
  * The tracer `tracing.*` asks for, or undefined when tracing is off. OpenTelemetry is an optional
  * peer of the observability package, so it is loaded only here, and only when wanted.
  */
-async function openTracing(config: GatewayConfig, scheduler: Scheduler): Promise<Tracing | undefined> {
+async function openTracing(config: GatewayConfig, scheduler: Scheduler, lookup: LookupFunction): Promise<Tracing | undefined> {
   if (!config.tracing.enabled) return undefined;
   let tracingModule: typeof import('@switchyard/observability/tracing');
   try {
@@ -100,7 +102,7 @@ async function openTracing(config: GatewayConfig, scheduler: Scheduler): Promise
       { cause: error },
     );
   }
-  return tracingModule.createTracing(config.tracing, { clock: scheduler });
+  return tracingModule.createTracing(config.tracing, { clock: scheduler, lookup });
 }
 
 /** A request's path without its query. */
@@ -158,13 +160,15 @@ export class Gateway {
   private stopConfigSignal: (() => void) | undefined;
   /** The OpenTelemetry tracer (`tracing.enabled`), flushed and stopped on close. */
   private readonly tracing: Tracing | undefined;
+  /** The pool of the gateway's own HTTP calls (sign-ins and refreshes, chat and pager notifications), guarded like the relay's. */
+  private readonly outbound: Agent;
 
   private constructor(
     options: GatewayOptions,
     credentials: GatewayCredentials,
     cluster: GatewayCluster | undefined,
     tracer: Tracing | undefined,
-    guarded: { store: GuardedHostStore; hosts: readonly string[] },
+    guarded: { hosts: GuardedHosts; outbound: Agent },
   ) {
     const config = options.config;
     this.current = config;
@@ -186,6 +190,8 @@ export class Gateway {
     this.scheduler = options.scheduler ?? systemScheduler;
     this.startedAt = this.scheduler.now();
     this.tracing = tracer;
+    this.guardedHosts = guarded.hosts;
+    this.outbound = guarded.outbound;
     const ops = config.server.operations;
     this.logTail = new LogTail(options.logDestination ?? openLogDestination(config.logging, { clock: this.scheduler }));
     const { metrics, logging, tracing, alerts, notifications } = config;
@@ -197,15 +203,10 @@ export class Gateway {
         knownModels: Object.values(config.providers).flatMap((p) => p.models.filter((m) => !/[*?]/.test(m))),
         logDestination: this.logTail,
         ...(tracer ? { tracing: tracer.gateway } : {}),
+        httpDispatcher: this.outbound,
+        smtpLookup: this.guardedHosts.lookup,
       },
     );
-    this.guardedHosts = new GuardedHosts({
-      policy: () => ({ allow: this.current['remote-management']['api-call-allow'] }),
-      ...(options.resolve ? { resolve: options.resolve } : {}),
-      store: guarded.store,
-      hosts: guarded.hosts,
-      onStoreError: (error) => this.observability.logger.warn({ err: error.message }, 'guarded_hosts_store_failed'),
-    });
     // What the store held and this config no longer names was let go while the process was down.
     this.guardedHosts.retain(config);
     const { lookup } = this.guardedHosts;
@@ -323,31 +324,49 @@ export class Gateway {
     }
     const scheduler = options.scheduler ?? systemScheduler;
     const cluster = config.cluster.enabled ? await GatewayCluster.open(config, { clock: scheduler }) : undefined;
-    let credentials: GatewayCredentials;
+    let gateway: Gateway | undefined;
+    let guardedHosts: GuardedHosts;
     try {
-      credentials = await GatewayCredentials.open(config, {
-        scheduler,
-        configPath: options.configPath,
-        ...(options.flows ? { flows: options.flows } : {}),
-        ...(cluster ? { stores: cluster.credentialStores(), nodeId: cluster.nodeId } : {}),
+      // Before anything connects (the credentials' first refresh pass included): the hosts the API set before this
+      // start stay guarded (an unreadable file refuses the start).
+      const store =
+        cluster?.guardedHostStore ??
+        new FileGuardedHostStore(join(resolveAuthDir(config['auth-dir'], options.configPath), GUARDED_HOSTS_FILE));
+      guardedHosts = new GuardedHosts({
+        // The allow-list in force: the start config's until the gateway runs, then the running config's.
+        policy: () => ({ allow: (gateway?.current ?? config)['remote-management']['api-call-allow'] }),
+        ...(options.resolve ? { resolve: options.resolve } : {}),
+        store,
+        hosts: await store.load(),
+        onStoreError: (error) => gateway?.observability.logger.warn({ err: error.message }, 'guarded_hosts_store_failed'),
       });
     } catch (error) {
       await cluster?.close();
       throw error;
     }
-    let gateway: Gateway;
+    const outbound = new Agent({ connect: { lookup: guardedHosts.lookup } });
+    let credentials: GatewayCredentials;
+    try {
+      credentials = await GatewayCredentials.open(config, {
+        scheduler,
+        configPath: options.configPath,
+        http: createHttpClient({ dispatcher: outbound }),
+        ...(options.flows ? { flows: options.flows } : {}),
+        ...(cluster ? { stores: cluster.credentialStores(), nodeId: cluster.nodeId } : {}),
+      });
+    } catch (error) {
+      await outbound.close();
+      await cluster?.close();
+      throw error;
+    }
     let tracing: Tracing | undefined;
     try {
-      // Before anything connects: the hosts the API set before this start stay guarded (an unreadable file refuses the start).
-      const store =
-        cluster?.guardedHostStore ??
-        new FileGuardedHostStore(join(resolveAuthDir(config['auth-dir'], options.configPath), GUARDED_HOSTS_FILE));
-      const hosts = await store.load();
-      tracing = await openTracing(config, scheduler);
-      gateway = new Gateway({ ...options, scheduler }, credentials, cluster, tracing, { store, hosts });
+      tracing = await openTracing(config, scheduler, guardedHosts.lookup);
+      gateway = new Gateway({ ...options, scheduler }, credentials, cluster, tracing, { hosts: guardedHosts, outbound });
     } catch (error) {
       await tracing?.shutdown();
       await credentials.close();
+      await outbound.close();
       await cluster?.close();
       throw error;
     }
@@ -516,6 +535,8 @@ export class Gateway {
     await this.tracing?.shutdown().catch((error: Error) => {
       this.observability.logger.warn({ err: error.message }, 'tracing_shutdown_failed');
     });
+    // Last: the credentials and the notifiers, which call through it, have stopped.
+    await this.outbound.close();
   }
 
   /** A cooling provider may return once its health endpoint answers (or at once when it is not checked). */

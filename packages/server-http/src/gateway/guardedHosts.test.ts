@@ -72,4 +72,28 @@ server:
     guarded.retain(config);
     assert.deepEqual(guarded.list(), ['kept.test', 'moved.test']);
   });
+
+  test('an oidc_url template guards the host of every region a sign-in may name, not only the one checked', async () => {
+    const guarded = new GuardedHosts({ policy: () => ({ allow: [] }), resolve: dns.lookup });
+    const template = 'https://OIDC.{region}.rebound.test';
+    guarded.admit([
+      { path: 'providers.acme.oauth.oidc_url', value: template, url: template.replace('{region}', 'us-east-1'), protocols: ['https:'] },
+    ]);
+    assert.deepEqual(guarded.list(), ['oidc.{region}.rebound.test']);
+    assert.ok(guarded.has('oidc.us-east-1.rebound.test'));
+    const otherRegion = await resolveThrough(guarded, 'oidc.eu-central-1.rebound.test');
+    assert.ok(otherRegion instanceof SsrfBlocked, String(otherRegion));
+    assert.ok(!guarded.has('oidc.rebound.test'), 'the slot stands for a region name, not for anything');
+    assert.ok(!guarded.has('oidc.x.example.rebound.test'));
+    guarded.retain(
+      parseConfig(`
+providers:
+  acme:
+    kind: mock
+    models: [m]
+    oauth: { preset: cloud-coding-assistant, oidc_url: '${template}' }
+`),
+    );
+    assert.deepEqual(guarded.list(), ['oidc.{region}.rebound.test'], 'kept while the config names the template');
+  });
 });

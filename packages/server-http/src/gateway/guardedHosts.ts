@@ -4,12 +4,18 @@
  * SSRF guard when it is submitted, but the gateway looks its host up again
  * each time it opens a connection, minutes or days later, when the name may
  * resolve to 127.0.0.1 or 169.254.169.254. This module remembers the hosts
- * admitted that way and gives the outbound clients (relay transport, health
- * checks, failover) a connect-time `lookup` that applies the guard to those
- * hosts on every new connection. Hosts the operator's file names are looked
- * up as before: a local model server on 127.0.0.1 is a normal setup. The set
- * outlives the process in a {@link GuardedHostStore} (a file in `auth-dir`,
- * or the cluster's PostgreSQL, shared by every node).
+ * admitted that way and gives every outbound client of the gateway a
+ * connect-time `lookup` that applies the guard to those hosts on every new
+ * connection: the relay transport (so websocket routes too), health checks
+ * and failover, and the calls the gateway makes on its own: sign-ins and
+ * OAuth refreshes, chat and pager notifications (an undici Agent on this
+ * lookup), e-mail (the SMTP connection is opened with it and handed to
+ * nodemailer, which would otherwise resolve the name itself) and trace
+ * exports (the exporter's agent). Quota snapshots are stricter: they vet
+ * every host at every call, over the same resolver. Hosts the operator's file
+ * names are looked up as before: a local model server on 127.0.0.1 is a
+ * normal setup. The set outlives the process in a {@link GuardedHostStore}
+ * (a file in `auth-dir`, or the cluster's PostgreSQL, shared by every node).
  */
 import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
@@ -37,15 +43,36 @@ function hostKey(hostname: string): string {
   return hostname.toLowerCase().replace(/\.$/, '');
 }
 
-/** The host of a destination that can rebind (a name, not an IP literal), or undefined. */
-function rebindableHost({ url }: OutboundUrl): string | undefined {
-  let host: string;
+/** Where an `oidc_url` template takes the region a sign-in names. */
+const REGION_SLOT = '{region}';
+/** The region names the sign-in flow accepts in that slot (it refuses any other before building the URL). */
+const REGION_NAME = '[a-z]{2}(?:-[a-z]+)+-\\d{1,2}';
+
+/** The host of a URL, without IPv6 brackets; undefined when it does not parse. */
+function hostnameOf(url: string): string | undefined {
   try {
-    host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    return new URL(url).hostname.replace(/^\[|\]$/g, '');
   } catch {
     return undefined;
   }
-  return host === '' || isIP(host) !== 0 ? undefined : hostKey(host);
+}
+
+/**
+ * The host of a destination that can rebind (a name, not an IP literal), or undefined. An `oidc_url`
+ * template with the region in its host reaches one host per region a sign-in names, of which the
+ * submission checked one: its key is the template's host (`oidc.{region}.example.com`), standing for all.
+ */
+function rebindableHost({ url, value }: OutboundUrl): string | undefined {
+  const template = value.includes(REGION_SLOT) ? hostnameOf(value) : undefined;
+  if (template?.includes(REGION_SLOT)) return hostKey(template);
+  const host = hostnameOf(url);
+  return host === undefined || host === '' || isIP(host) !== 0 ? undefined : hostKey(host);
+}
+
+/** The hosts a template key stands for: its slot filled with any region name. */
+function templatePattern(key: string): RegExp {
+  const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  return new RegExp(`^${key.split(REGION_SLOT).map(literal).join(REGION_NAME)}$`);
 }
 
 /**
@@ -76,6 +103,8 @@ export class GuardedHosts {
    */
   readonly lookup: LookupFunction;
   private readonly hosts = new Set<string>();
+  /** The template keys among `hosts`, as patterns; rebuilt whenever `hosts` changes. */
+  private templates: RegExp[] = [];
   private readonly policy: () => SsrfPolicy;
   private readonly store: GuardedHostStore | undefined;
   private readonly onStoreError: (error: Error) => void;
@@ -87,10 +116,11 @@ export class GuardedHosts {
     this.store = options.store;
     this.onStoreError = options.onStoreError ?? (() => undefined);
     for (const host of options.hosts ?? []) this.hosts.add(hostKey(host));
+    this.hostsChanged();
     const resolve = options.resolve ?? dnsLookup;
     this.resolve = resolve;
     const lookup = (hostname: string, ...rest: unknown[]) => {
-      const target = this.hosts.has(hostKey(hostname)) ? this.guardedLookup() : resolve;
+      const target = this.has(hostname) ? this.guardedLookup() : resolve;
       (target as (...args: unknown[]) => void)(hostname, ...rest);
     };
     this.lookup = lookup as unknown as LookupFunction;
@@ -109,6 +139,7 @@ export class GuardedHosts {
       this.hosts.add(host);
       added.push(host);
     }
+    this.hostsChanged();
     return added.length > 0 && this.store ? this.store.add(added) : Promise.resolve();
   }
 
@@ -121,6 +152,7 @@ export class GuardedHosts {
     const named = new Set(outboundUrls(config).map(rebindableHost));
     const forgotten = [...this.hosts].filter((host) => !named.has(host));
     for (const host of forgotten) this.hosts.delete(host);
+    this.hostsChanged();
     if (forgotten.length > 0 && this.store?.forget) this.store.forget(forgotten).catch(this.onStoreError);
   }
 
@@ -133,16 +165,22 @@ export class GuardedHosts {
     const stored = await this.store.load();
     const named = new Set(outboundUrls(config).map(rebindableHost));
     for (const host of stored.map(hostKey)) if (named.has(host)) this.hosts.add(host);
+    this.hostsChanged();
   }
 
-  /** Whether connections to `hostname` are guarded. */
+  /** Whether connections to `hostname` are guarded: it was admitted, or an admitted `oidc_url` template makes it. */
   has(hostname: string): boolean {
-    return this.hosts.has(hostKey(hostname));
+    const key = hostKey(hostname);
+    return this.hosts.has(key) || this.templates.some((template) => template.test(key));
   }
 
-  /** The guarded hosts, sorted. */
+  /** The guarded hosts, sorted (a template's as written: `oidc.{region}.example.com`). */
   list(): string[] {
     return [...this.hosts].sort();
+  }
+
+  private hostsChanged(): void {
+    this.templates = [...this.hosts].filter((host) => host.includes(REGION_SLOT)).map(templatePattern);
   }
 
   private guardedLookup(): LookupFunction {

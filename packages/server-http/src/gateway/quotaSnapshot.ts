@@ -9,7 +9,7 @@
  * fails, the snapshot falls back to the local figures and says why in `error`.
  */
 import { request } from 'undici';
-import { assertCallableUrl, guardedAgent, SsrfBlocked, type SsrfPolicy } from '../controlPlane/ssrf.js';
+import { assertCallableUrl, guardedAgent, type LookupFunction, SsrfBlocked, type SsrfPolicy } from '../controlPlane/ssrf.js';
 
 const TIMEOUT_MS = 15_000;
 const MAX_BODY_BYTES = 256 * 1024;
@@ -66,15 +66,18 @@ export function parseQuotaAnswer(body: unknown): QuotaFigures | undefined {
   return { limit, used: limit !== null && remaining !== null ? limit - remaining : null, remaining, resets_at: resets };
 }
 
-/** Calls a quota endpoint with `token`; throws an Error whose message is safe to show (never the token). */
-export async function fetchProviderQuota(url: string, token: string, policy: SsrfPolicy): Promise<QuotaFigures> {
+/**
+ * Calls a quota endpoint with `token`; throws an Error whose message is safe to show (never the token).
+ * Every connection is vetted, whoever set `url`: `resolve` is the gateway's resolver, which the guard wraps.
+ */
+export async function fetchProviderQuota(url: string, token: string, policy: SsrfPolicy, resolve?: LookupFunction): Promise<QuotaFigures> {
   let target: URL;
   try {
     target = assertCallableUrl(url, policy);
   } catch (error) {
     throw new Error(refusal(error));
   }
-  const dispatcher = guardedAgent(policy);
+  const dispatcher = guardedAgent(policy, resolve);
   try {
     const answer = await request(target, {
       method: 'GET',
@@ -104,8 +107,10 @@ export async function fetchProviderQuota(url: string, token: string, policy: Ssr
     if (!figures) throw new Error('the quota endpoint answered JSON without quota figures');
     return figures;
   } catch (error) {
+    // undici passes the lookup's refusal on as is, or as the cause of its own error.
     const cause = (error as { cause?: unknown }).cause;
-    if (cause instanceof SsrfBlocked) throw new Error(refusal(cause));
+    if (error instanceof SsrfBlocked || cause instanceof SsrfBlocked)
+      throw new Error(refusal(error instanceof SsrfBlocked ? error : cause));
     const name = (error as Error).name;
     if (name === 'TimeoutError' || name === 'HeadersTimeoutError' || name === 'BodyTimeoutError') {
       throw new Error(`no answer from the quota endpoint within ${TIMEOUT_MS / 1000} s`);

@@ -54,7 +54,8 @@ async function snapshotOf(gateway: Gateway, file: AuthFile, token: string): Prom
   let error: string | undefined;
   if (typeof url === 'string') {
     try {
-      const figures = await fetchProviderQuota(url, token, { allow: gateway.config()['remote-management']['api-call-allow'] });
+      const policy = { allow: gateway.config()['remote-management']['api-call-allow'] };
+      const figures = await fetchProviderQuota(url, token, policy, gateway.guardedHosts.resolve);
       return { ...base, source: 'provider', ...figures, fetched_at: fetchedAt() };
     } catch (failure) {
       error = (failure as Error).message;
