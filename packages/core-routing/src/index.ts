@@ -136,7 +136,7 @@ export {
 } from './selection/selector.js';
 export { withTimeout } from './timeout.js';
 export { aggregateStream } from './translate/aggregate.js';
-export { anthropicThinkingMode, DEFAULT_THINKING_MODES } from './translate/anthropic/thinkingModes.js';
+export { anthropicThinkingMode, DEFAULT_THINKING_MODES, isAnthropicThinkingMode } from './translate/anthropic/thinkingModes.js';
 export type {
   AnthropicThinkingMode,
   DecodeContext,

@@ -107,6 +107,47 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
       if (family === 'openai-responses') assert.ok(text.includes('"type":"function_call_output","call_id":"toolu_1"'));
     });
 
+    test('an image inside a tool result reaches the upstream where it can hold one, and is named as dropped where not', async () => {
+      const { response } = await client.messages
+        .create({
+          model: model(),
+          max_tokens: 64,
+          tools: [tool],
+          messages: [
+            { role: 'user', content: 'what does the camera see?' },
+            { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_2', name: 'get_weather', input: { location: 'Paris' } }] },
+            {
+              role: 'user',
+              content: [
+                {
+                  type: 'tool_result',
+                  tool_use_id: 'toolu_2',
+                  content: [
+                    { type: 'text', text: 'one frame' },
+                    { type: 'image', source: { type: 'url', url: 'https://example.com/frame.jpg' } },
+                  ],
+                },
+              ],
+            },
+          ],
+        })
+        .withResponse();
+      const text = JSON.stringify(lastRequest(gateway.upstream(family)).body);
+      const dropped = response.headers.get('x-switchyard-dropped-fields') ?? '';
+      if (family === 'openai-chat') {
+        assert.ok(text.includes('"role":"tool","tool_call_id":"toolu_2","content":"one frame"'), text);
+        assert.match(dropped, /tool_result\.image/);
+        return;
+      }
+      assert.doesNotMatch(dropped, /image/);
+      const expected = {
+        'openai-responses': '{"type":"input_image","image_url":"https://example.com/frame.jpg","detail":"auto"}',
+        'anthropic-messages': '{"type":"image","source":{"type":"url","url":"https://example.com/frame.jpg"}}',
+        gemini: '"fileData":{"mimeType":"image/jpeg","fileUri":"https://example.com/frame.jpg"}',
+      }[family];
+      assert.ok(text.includes(expected), `${expected} in ${text}`);
+    });
+
     test('an image (base64 and URL) reaches the upstream in its own shape', async () => {
       await client.messages.create({
         model: model(),

@@ -103,6 +103,51 @@ for (const family of ['openai-chat', 'openai-responses', 'anthropic-messages', '
       for (const fragment of expected) assert.ok(sent.includes(fragment), `${fragment} in ${sent}`);
     });
 
+    test('an image inside a function_call_output reaches the upstream where it can hold one, and is named as dropped where not', async () => {
+      const { response } = await client.responses
+        .create({
+          model: model(),
+          tools,
+          input: [
+            { role: 'user', content: 'what does the camera see?' },
+            { type: 'function_call', call_id: 'call_8', name: 'get_weather', arguments: '{"location":"Paris"}' },
+            {
+              type: 'function_call_output',
+              call_id: 'call_8',
+              output: [
+                { type: 'input_text', text: 'one frame' },
+                { type: 'input_image', image_url: 'data:image/png;base64,iVBORw0KGgo=', detail: 'auto' },
+              ],
+            },
+          ],
+        })
+        .withResponse();
+      const sent = lastRequest(gateway.upstream(family)).body!;
+      const dropped = response.headers.get('x-switchyard-dropped-fields') ?? '';
+      if (family === 'openai-chat') {
+        assert.deepEqual(
+          (sent.messages as { role: string }[]).find((m) => m.role === 'tool'),
+          {
+            role: 'tool',
+            tool_call_id: 'call_8',
+            content: 'one frame',
+          },
+        );
+        assert.match(dropped, /tool_result\.image/);
+        return;
+      }
+      assert.doesNotMatch(dropped, /image/);
+      const text = JSON.stringify(sent);
+      const expected = {
+        'openai-responses':
+          '"output":[{"type":"input_text","text":"one frame"},{"type":"input_image","image_url":"data:image/png;base64,iVBORw0KGgo=","detail":"auto"}]',
+        'anthropic-messages':
+          '"content":[{"type":"text","text":"one frame"},{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw0KGgo="}}]',
+        gemini: '{"inlineData":{"mimeType":"image/png","data":"iVBORw0KGgo="}}',
+      }[family];
+      assert.ok(text.includes(expected), `${expected} in ${text}`);
+    });
+
     test('an upstream client error is a BadRequestError', async () => {
       const fake = gateway.upstream(family).fake;
       fake.setBehaviour(() => ({ type: 'status', status: 400 }));

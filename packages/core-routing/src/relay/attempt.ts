@@ -13,6 +13,7 @@ import type { UpstreamStreamError } from '../translate/streamTranslator.js';
 import { type Exchange, UnreadableUpstreamBody } from './exchange.js';
 import type { ProviderAdapter, Transport } from './providers/adapter.js';
 import type { ResponseSink } from './sink.js';
+import { isStreamOpening } from './streamOpening.js';
 import type { UpstreamFailure, Usage } from './types.js';
 import { classifyTransportError } from './upstream.js';
 
@@ -285,6 +286,12 @@ function midStreamFailure(error: UpstreamStreamError): UpstreamFailure {
   return { kind: status !== null && status < 500 ? 'client' : 'server', status, message: error.message };
 }
 
+/** Two stretches of a stream, as one (a tap returns all strings or all bytes; a string tail may follow bytes). */
+function joined(head: Uint8Array | string, tail: Uint8Array | string): Uint8Array | string {
+  if (typeof head === 'string' && typeof tail === 'string') return head + tail;
+  return Buffer.concat([typeof head === 'string' ? Buffer.from(head) : head, typeof tail === 'string' ? Buffer.from(tail) : tail]);
+}
+
 async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Transport['send']>>): Promise<AttemptResult> {
   const { sink } = input;
   const tap = input.exchange.createTap();
@@ -293,6 +300,11 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
   const alive = keepAlives(input, () => tap.keepAlive());
   // Set when the upstream's first word is an error worth another try: nothing went out, so the relay may retry.
   let refusedBeforeFirstByte: UpstreamFailure | undefined;
+  // The stream's opening events (a start event, pings, comments), held back until the answer begins so that
+  // an error right after them, in a later chunk, still leaves nothing sent and the attempt retryable.
+  let opening: Uint8Array | string | undefined;
+  // A translated stream's OpenAI chat role chunk is its upstream's start event; a passed-through one is forwarded at once.
+  const openingOptions = { roleChunks: input.exchange.translated };
   const broken = (failure: UpstreamFailure): AttemptResult => {
     alive.stop();
     if (!sink.headersSent) return { kind: 'failure', failure };
@@ -301,16 +313,22 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
   };
   try {
     await eachChunk(response.body, (chunk) => {
-      const out = tap.push(chunk);
-      if (!sink.headersSent && tap.upstreamError) {
-        refusedBeforeFirstByte = retryableStreamError(tap.upstreamError);
-        if (refusedBeforeFirstByte) return STOP;
-      }
-      if (out.length === 0) return undefined;
+      let out = tap.push(chunk);
       if (!sink.headersSent) {
+        if (tap.upstreamError) {
+          refusedBeforeFirstByte = retryableStreamError(tap.upstreamError);
+          if (refusedBeforeFirstByte) return STOP;
+        }
+        if (out.length === 0) return undefined;
+        if (isStreamOpening(out, openingOptions)) {
+          opening = opening === undefined ? out : joined(opening, out);
+          return undefined;
+        }
+        if (opening !== undefined) out = joined(opening, out);
+        opening = undefined;
         sink.writeHead(200, headers);
         ttfbMs = input.now() - input.startedAt;
-      }
+      } else if (out.length === 0) return undefined;
       if (sink.closed) return STOP;
       alive.wrote();
       if (!sink.write(out)) return sink.drain().then(() => (sink.closed ? STOP : undefined));
@@ -351,6 +369,7 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
     sink.writeHead(200, headers);
     ttfbMs = input.now() - input.startedAt;
   }
-  sink.end(closing.length > 0 ? closing : undefined);
+  const tail = opening === undefined ? closing : joined(opening, closing);
+  sink.end(tail.length > 0 ? tail : undefined);
   return { kind: 'success', status: 200, headers, body: undefined, usage: tap.usage, ttfbMs };
 }

@@ -121,8 +121,11 @@ export class OpenAiStreamTap {
   }
 }
 
-/** The data of one event: its `data:` lines joined. The usual event is a single `data:` line, read without splitting. */
-function eventData(event: string): string {
+/**
+ * The data of one event: its `data:` lines joined (empty for an event without any, a comment say). The
+ * usual event is a single `data:` line, read without splitting.
+ */
+export function eventData(event: string): string {
   if (event.startsWith('data:')) {
     const end = event.search(/\r?\n/);
     const rest = end < 0 ? '' : event.slice(end).trimStart();

@@ -22,7 +22,17 @@ const CAN: Record<ApiFamily, ReadonlySet<string>> = {
     'responseFormat',
     'effort',
   ]),
-  'openai-responses': new Set(['maxTokens', 'temperature', 'topP', 'user', 'parallelToolCalls', 'toolChoice', 'responseFormat', 'effort']),
+  'openai-responses': new Set([
+    'maxTokens',
+    'temperature',
+    'topP',
+    'user',
+    'parallelToolCalls',
+    'toolChoice',
+    'responseFormat',
+    'effort',
+    'toolResultImages',
+  ]),
   'anthropic-messages': new Set([
     'maxTokens',
     'temperature',
@@ -229,7 +239,7 @@ for (const a of API_FAMILIES)
         fc.property(request, (generated) => {
           // Anthropic refuses JSON output modes (they would change the answer), so they are not generated for it.
           if (a === 'anthropic-messages' || b === 'anthropic-messages') delete generated.responseFormat;
-          // Images inside tool results exist only for Anthropic (others drop them, or, Gemini, move them beside the result).
+          // Images inside tool results exist only for Anthropic and Responses (chat drops them; Gemini moves them beside the result).
           if (!both(a, b, 'toolResultImages'))
             for (const message of generated.messages)
               for (const part of message.parts)

@@ -18,6 +18,7 @@
  */
 
 import { usageFromAnthropic } from '../../translate/anthropic/response.js';
+import { isAnthropicThinkingMode } from '../../translate/anthropic/thinkingModes.js';
 import type { AnthropicThinkingMode, EncodeRequestOptions } from '../../translate/codec.js';
 import { isObject } from '../../translate/fields.js';
 import type { ProviderConfig, RelayCredential, UpstreamRequest, Usage } from '../types.js';
@@ -48,12 +49,15 @@ function usageOf(usage: unknown): Usage | undefined {
     : undefined;
 }
 
-/** `options.thinking_modes`: model glob → `adaptive` or `budget`; entries with another value are left out. */
+/**
+ * `options.thinking_modes`: model glob → `adaptive` or `budget`. The gateway's config loader refuses
+ * any other value; a library caller's stray entry is left out rather than failing every request.
+ */
 function thinkingModesOf(provider: ProviderConfig): Record<string, AnthropicThinkingMode> | undefined {
   const raw = provider.options?.thinking_modes;
   if (!isObject(raw)) return undefined;
   const modes = Object.fromEntries(
-    Object.entries(raw).filter((entry): entry is [string, AnthropicThinkingMode] => entry[1] === 'adaptive' || entry[1] === 'budget'),
+    Object.entries(raw).filter((entry): entry is [string, AnthropicThinkingMode] => isAnthropicThinkingMode(entry[1])),
   );
   return Object.keys(modes).length > 0 ? modes : undefined;
 }

@@ -29,6 +29,20 @@ export const DEFAULT_THINKING_MODES: Readonly<Record<string, AnthropicThinkingMo
   '*claude-haiku-5*': 'adaptive',
 };
 
+/**
+ * Whether `value` is a thinking mode: what a `thinking_modes` entry must be
+ * (the gateway's config refuses any other value, naming the entry).
+ *
+ * @example
+ * ```ts
+ * isAnthropicThinkingMode('adaptive'); // true
+ * isAnthropicThinkingMode('adaptiv'); // false
+ * ```
+ */
+export function isAnthropicThinkingMode(value: unknown): value is AnthropicThinkingMode {
+  return value === 'adaptive' || value === 'budget';
+}
+
 const compiled = new Map<string, RegExp>();
 
 function matches(glob: string, model: string): boolean {

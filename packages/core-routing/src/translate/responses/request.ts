@@ -3,8 +3,9 @@
  * OpenAI Responses requests (`POST /v1/responses`) in and out of the
  * neutral model: `instructions` and system/developer input messages,
  * `input` as text or items (`message`, `function_call`,
- * `function_call_output`, `reasoning`), `input_text`/`input_image` parts,
- * function tools (whose `strict` defaults to true here, unlike chat
+ * `function_call_output`, `reasoning`), `input_text`/`input_image` parts
+ * (in messages and in a `function_call_output`'s list `output`, so a tool
+ * result's images cross both ways), function tools (whose `strict` defaults to true here, unlike chat
  * completions), `text.format` and `reasoning`.
  *
  * The gateway is stateless: `previous_response_id`, `conversation` and item
@@ -214,7 +215,7 @@ export function decodeResponsesRequest(body: Json, context: DecodeContext): Chat
   return request;
 }
 
-function encodeContent(parts: Part[], role: 'user' | 'assistant'): Json[] {
+function encodeContent(parts: readonly Part[], role: 'user' | 'assistant'): Json[] {
   return parts.flatMap((part): Json[] => {
     if (part.type === 'text') return [{ type: role === 'user' ? 'input_text' : 'output_text', text: part.text }];
     if (part.type === 'image' && role === 'user')
@@ -227,6 +228,17 @@ function encodeContent(parts: Part[], role: 'user' | 'assistant'): Json[] {
       ];
     return [];
   });
+}
+
+/**
+ * A tool result's `output`: one text block stays a plain string; several blocks, or any image,
+ * become the list of `input_text` and `input_image` items the Responses API also takes, in order.
+ */
+function functionOutput(content: readonly (TextPart | ImagePart)[]): string | Json[] {
+  if (content.length === 0) return '';
+  const only = content[0]!;
+  if (content.length === 1 && only.type === 'text') return only.text;
+  return encodeContent(content, 'user');
 }
 
 /** Writes an OpenAI Responses request body. */
@@ -243,12 +255,8 @@ export function encodeResponsesRequest(request: ChatRequest): Json {
     }
     for (const part of message.parts) {
       if (part.type !== 'tool_result') continue;
-      const texts = part.content.filter((c) => c.type === 'text');
-      if (texts.length < part.content.length) request.dropped.push(`messages[${i}].tool_result.image`);
       if (part.isError) request.dropped.push(`messages[${i}].tool_result.is_error`);
-      // Several text blocks stay several `input_text` items (the output takes a list); one stays a string.
-      const output = texts.length > 1 ? texts.map((t) => ({ type: 'input_text', text: t.text })) : (texts[0]?.text ?? '');
-      input.push({ type: 'function_call_output', call_id: part.callId, output });
+      input.push({ type: 'function_call_output', call_id: part.callId, output: functionOutput(part.content) });
     }
     const rest = message.parts.filter((p) => p.type === 'text' || p.type === 'image');
     if (rest.length > 0) input.push({ type: 'message', role: 'user', content: encodeContent(rest, 'user') });

@@ -475,7 +475,11 @@ describe('websocket fuzzing', async () => {
 });
 
 describe('websocket lifecycle', async () => {
-  /** An upstream that starts a stream and then waits, reporting when the gateway hangs up on it. */
+  /**
+   * An upstream that starts a stream, its answer begun (the gateway holds a bare `response.created` back until
+   * then, so that an error right after it could still be retried), and then waits, reporting when the gateway
+   * hangs up on it.
+   */
   async function stallingUpstream() {
     const hangups: string[] = [];
     const started: string[] = [];
@@ -484,7 +488,8 @@ describe('websocket lifecycle', async () => {
       req.on('end', () => {
         res.writeHead(200, { 'content-type': 'text/event-stream' });
         res.write(
-          `event: response.created\ndata: ${JSON.stringify({ type: 'response.created', sequence_number: 0, response: { id: 'resp_s', object: 'response', status: 'in_progress', output: [] } })}\n\n`,
+          `event: response.created\ndata: ${JSON.stringify({ type: 'response.created', sequence_number: 0, response: { id: 'resp_s', object: 'response', status: 'in_progress', output: [] } })}\n\n` +
+            `event: response.output_item.added\ndata: ${JSON.stringify({ type: 'response.output_item.added', sequence_number: 1, output_index: 0, item: { id: 'msg_s', type: 'message', status: 'in_progress', role: 'assistant', content: [] } })}\n\n`,
         );
         started.push(req.url ?? '');
         res.on('close', () => hangups.push(req.url ?? ''));

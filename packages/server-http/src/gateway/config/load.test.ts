@@ -126,6 +126,41 @@ server:
     );
   });
 
+  test('providers.<p>.options.thinking_modes: a value other than adaptive or budget is refused, naming its glob', () => {
+    const config = parseConfig(`
+providers:
+  claude:
+    kind: anthropic
+    options:
+      thinking_modes: { house-claude: adaptive, "claude-3-*": budget }
+`);
+    assert.deepEqual(config.providers.claude!.options.thinking_modes, { 'house-claude': 'adaptive', 'claude-3-*': 'budget' });
+    assert.throws(
+      () =>
+        parseConfig(`
+providers:
+  claude:
+    kind: anthropic
+    options:
+      thinking_modes: { house-claude: adaptiv, "odd-*": { mode: budget }, "claude-3-*": budget }
+  other:
+    kind: anthropic
+    options: { thinking_modes: adaptive }
+`),
+      (error: ConfigError) => {
+        assert.deepEqual(
+          error.issues.map((i) => `${i.field}: ${i.message}`),
+          [
+            'providers.claude.options.thinking_modes.house-claude: must be "adaptive" or "budget", not "adaptiv"',
+            'providers.claude.options.thinking_modes.odd-*: must be "adaptive" or "budget", not {"mode":"budget"}',
+            'providers.other.options.thinking_modes: thinking_modes must map model globs to "adaptive" or "budget"',
+          ],
+        );
+        return true;
+      },
+    );
+  });
+
   test('${VAR} and ${VAR:-default} expand from the environment; a missing one is an error', () => {
     const config = parseConfig("api-keys: ['${GW_KEY}', '${GW_OTHER:-fallback}']\n", { env: { GW_KEY: 'sk-from-env' } });
     assert.deepEqual(config['api-keys'], ['sk-from-env', 'fallback']);

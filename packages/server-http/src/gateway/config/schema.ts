@@ -6,7 +6,7 @@
  * silently ignored), and every bad path is reported at once.
  * `docs/configuration.md` documents the same keys.
  */
-import { STRATEGIES } from '@switchyard/core-routing';
+import { isAnthropicThinkingMode, STRATEGIES } from '@switchyard/core-routing';
 import { AuthConfigSchema } from '@switchyard/credentials';
 import { durationSchema, observabilityConfigSchema, sizeSchema } from '@switchyard/observability';
 import { z } from 'zod';
@@ -124,7 +124,26 @@ export const providerSchema = z
         input: quotaUrl,
       });
     }
+    checkThinkingModes(provider.options.thinking_modes, ctx);
   });
+
+/**
+ * `options.thinking_modes` (model glob → `adaptive` or `budget`): an entry with another value
+ * would be ignored and the model asked to think the other way, so a typo is refused, naming it.
+ */
+function checkThinkingModes(modes: unknown, ctx: z.RefinementCtx): void {
+  if (modes === undefined) return;
+  if (modes === null || typeof modes !== 'object' || Array.isArray(modes)) {
+    const message = 'thinking_modes must map model globs to "adaptive" or "budget"';
+    ctx.issues.push({ code: 'custom', message, path: ['options', 'thinking_modes'], input: modes });
+    return;
+  }
+  for (const [glob, mode] of Object.entries(modes)) {
+    if (isAnthropicThinkingMode(mode)) continue;
+    const message = `must be "adaptive" or "budget", not ${JSON.stringify(mode)}`;
+    ctx.issues.push({ code: 'custom', message, path: ['options', 'thinking_modes', glob], input: mode });
+  }
+}
 
 /** `remote-management.*`. */
 const remoteManagementSchema = z.strictObject({
