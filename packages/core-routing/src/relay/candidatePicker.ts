@@ -59,7 +59,12 @@ export class CandidatePicker {
         candidates: route.targets.map((t) => t.provider),
         at: ctx.clock.now(),
       });
-    const config = ctx.table.provider(provider)!;
+    const config = ctx.table.servingProvider(provider);
+    if (!config) {
+      // Removed or disabled by a reload since this request's route was taken: no longer a candidate.
+      state.exhausted.add(provider);
+      return { retry: true };
+    }
     const adapter = ctx.adapters.get(config.kind);
     const pool = ctx.options.credentials?.pool(provider);
     if (pool && this.quota.stuckOnExhausted(provider, pool, state)) return { retry: true };

@@ -247,6 +247,12 @@ export class Relay {
         if (!admitted) continue;
         reservation = admitted.reservation;
       }
+      if (!this.table.servingProvider(provider)) {
+        // A reload removed or disabled it while this attempt waited (a token refresh, a quota admission).
+        this.quota.release(provider, credential, reservation);
+        state.exhausted.add(provider);
+        continue;
+      }
       state.attempts++;
       lastProvider = provider;
       lastCredential = credential?.id ?? null;
