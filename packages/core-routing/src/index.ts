@@ -103,7 +103,7 @@ export { type CachedResponse, type CacheStats, ResponseCache, type ResponseCache
 export { parseGoDuration, retryAfterMs } from './relay/retryAfter.js';
 export { type Route, type RoutingStatus, RoutingTable } from './relay/routingTable.js';
 export { MemorySink, nodeResponseSink, type ResponseSink } from './relay/sink.js';
-export { OpenAiStreamTap } from './relay/sse.js';
+export { OpenAiStreamTap, SseEventSplitter } from './relay/sse.js';
 export { keepAliveFor, passThroughTap, type StreamTap, TranslatingTap } from './relay/streamTap.js';
 export type {
   ApiFamily,
@@ -189,5 +189,12 @@ export type {
   ToolDefinition,
   ToolResultPart,
 } from './translate/ir.js';
-export { type SseEvent, SseParser, sseEvent } from './translate/sseParser.js';
+export {
+  MAX_SSE_EVENT_BYTES,
+  type SseEvent,
+  SseParser,
+  type SseParserOptions,
+  sseEvent,
+  sseEventTooLarge,
+} from './translate/sseParser.js';
 export { type ByteStreamDecoder, SseStreamDecoder, StreamTranslator } from './translate/streamTranslator.js';

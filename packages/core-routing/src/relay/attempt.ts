@@ -169,6 +169,18 @@ async function eachChunkIterable(body: AsyncIterable<Uint8Array>, handle: (chunk
   }
 }
 
+/** The client went away mid-attempt: its own doing, not the provider's or the credential's. */
+const clientClosed = (): UpstreamFailure => ({ kind: 'client_closed', status: null, message: 'the client closed the connection' });
+
+/**
+ * A transport error as the failure it stands for. When the client has gone, the error is the
+ * upstream call being aborted on its behalf (undici's abort, or the reset that follows it), so it
+ * is the client's leaving, never a connection failure that would cool the provider or its credential.
+ */
+function transportFailure(input: AttemptInput, error: unknown): UpstreamFailure {
+  return input.signal?.aborted === true || input.sink.closed ? clientClosed() : classifyTransportError(error);
+}
+
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
 /** Runs one attempt. Never throws: every outcome is a result. */
@@ -179,7 +191,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   try {
     response = await input.transport.send(exchange.request, input.signal ? { signal: input.signal } : {});
   } catch (error) {
-    return { kind: 'failure', failure: classifyTransportError(error) };
+    return { kind: 'failure', failure: transportFailure(input, error) };
   }
   if (response.status >= 400) {
     let body: Buffer;
@@ -201,7 +213,7 @@ async function finishBuffered(input: AttemptInput, response: Awaited<ReturnType<
     body = await readAll(response.body, MAX_BUFFERED_BYTES);
   } catch (error) {
     response.cancel();
-    return { kind: 'failure', failure: classifyTransportError(error) };
+    return { kind: 'failure', failure: transportFailure(input, error) };
   }
   let answer: ReturnType<Exchange['completeBody']>;
   try {
@@ -336,7 +348,7 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
     });
   } catch (error) {
     response.cancel();
-    return broken(classifyTransportError(error));
+    return broken(transportFailure(input, error));
   }
   alive.stop();
   if (refusedBeforeFirstByte) {
@@ -346,12 +358,7 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
   if (sink.closed) {
     // The client left: stop reading upstream. Usage seen so far is still counted.
     response.cancel();
-    return {
-      kind: 'broken',
-      failure: { kind: 'connection', status: null, message: 'client closed the connection' },
-      ttfbMs,
-      usage: tap.usage,
-    };
+    return { kind: 'broken', failure: clientClosed(), ttfbMs, usage: tap.usage };
   }
   // Some streams only show they are complete once they close (no end marker): settle the tap first.
   // A stream that finished its answer but lacked its closing events still ends the way clients expect.

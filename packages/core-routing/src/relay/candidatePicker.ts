@@ -59,7 +59,12 @@ export class CandidatePicker {
         candidates: route.targets.map((t) => t.provider),
         at: ctx.clock.now(),
       });
-    const config = ctx.table.provider(provider)!;
+    const config = ctx.table.servingProvider(provider);
+    if (!config) {
+      // Removed or disabled by a reload since this request's route was taken: no longer a candidate.
+      state.exhausted.add(provider);
+      return { retry: true };
+    }
     const adapter = ctx.adapters.get(config.kind);
     const pool = ctx.options.credentials?.pool(provider);
     if (pool && this.quota.stuckOnExhausted(provider, pool, state)) return { retry: true };
@@ -94,12 +99,9 @@ export class CandidatePicker {
    * misconfigured gateway and tells a client nothing about when to come back.
    */
   private noteCredentialCooldowns(provider: string, pool: RelayCredentialPool, state: RequestState): void {
-    if (state.lastFailure || !pool.status) return;
-    const records = pool.status();
-    if (records.length === 0 || records.some((r) => r.available)) return;
-    const returns = records.map((r) => (r.cooldown_until ? Date.parse(r.cooldown_until) : Number.NaN)).filter(Number.isFinite);
-    if (returns.length === 0) return;
-    const first = Math.min(...returns);
+    if (state.lastFailure) return;
+    const first = firstCredentialReturn(pool);
+    if (first === undefined) return;
     state.lastFailure = {
       kind: 'rate_limit',
       status: null,
@@ -108,16 +110,40 @@ export class CandidatePicker {
     };
   }
 
-  /** When no credential of a provider is usable at all, the provider itself is rate limited. */
+  /**
+   * When no credential of a provider is usable at all, the provider itself is rate limited. When that
+   * starts a cooldown while every credential is cooling with a known return, the cooldown ends when the
+   * first one returns: a burst of requests finding them all out (each a rate limit counted) would
+   * otherwise hold the provider out, and tell clients to come back, only after the provider's whole
+   * rate-limit duration (5 minutes by default), long after its credentials were back.
+   */
   private noteProviderWideLimit(provider: string, pool: RelayCredentialPool): void {
-    if (pool.peek) {
-      if (pool.peek() === undefined) this.ctx.options.cooldowns?.recordFailure(provider, { kind: 'rate_limit' });
-      return;
-    }
-    try {
-      pool.acquire(); // a pool without peek: the check costs it one counted pick
-    } catch {
-      this.ctx.options.cooldowns?.recordFailure(provider, { kind: 'rate_limit' });
-    }
+    const cooldowns = this.ctx.options.cooldowns;
+    if (!noCredentialLeft(pool) || !cooldowns) return;
+    const started = cooldowns.recordFailure(provider, { kind: 'rate_limit' }) as { endsAt?: unknown } | undefined;
+    const endsAt = started?.endsAt;
+    if (typeof endsAt !== 'number' || !cooldowns.cooldown) return;
+    const first = firstCredentialReturn(pool);
+    if (first !== undefined && first < endsAt) cooldowns.cooldown(provider, Math.max(1, first - this.ctx.clock.now()), 'rate_limit');
   }
+}
+
+/** Whether the pool has no credential to hand out. */
+function noCredentialLeft(pool: RelayCredentialPool): boolean {
+  if (pool.peek) return pool.peek() === undefined;
+  try {
+    pool.acquire(); // a pool without peek: the check costs it one counted pick
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** When the first credential of a pool returns, if none is available and some are cooling down with a known end. */
+function firstCredentialReturn(pool: RelayCredentialPool): number | undefined {
+  if (!pool.status) return undefined;
+  const records = pool.status();
+  if (records.length === 0 || records.some((r) => r.available)) return undefined;
+  const returns = records.map((r) => (r.cooldown_until ? Date.parse(r.cooldown_until) : Number.NaN)).filter(Number.isFinite);
+  return returns.length === 0 ? undefined : Math.min(...returns);
 }

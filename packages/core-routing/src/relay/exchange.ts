@@ -143,8 +143,10 @@ export function prepareExchange(input: ExchangeInput): Exchange {
           usageOf: adapter.usageFromEvent,
         }),
       completeBody(body, contentType) {
-        const usage = contentType.includes('json') ? adapter.usageFromResponse(parseJson(body)) : undefined;
-        return { body, contentType, usage };
+        // Parsed whatever its media type: every route relayed here answers JSON, and a 200 that is not (a
+        // proxy's HTML page, a captive portal) is a broken answer to try elsewhere, never one to pass on.
+        const usage = adapter.usageFromResponse(parseJson(body));
+        return { body, contentType: contentType.includes('json') ? contentType : JSON_TYPE, usage };
       },
       clientError: (failure) => failure,
     };
@@ -259,8 +261,9 @@ function countTokensExchange(input: ExchangeInput): Exchange {
     headers,
     createTap: tap,
     completeBody(upstream) {
+      const answer = parseJson(upstream);
       if (same) return { body: upstream, contentType: JSON_TYPE, usage: undefined };
-      const tokens = count(parseJson(upstream));
+      const tokens = count(answer);
       if (tokens === undefined) throw new UnreadableUpstreamBody('the provider did not say how many tokens the input has');
       return { body: JSON.stringify(countTokensResponse(ingress, tokens)), contentType: JSON_TYPE, usage: undefined };
     },

@@ -19,7 +19,8 @@ const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /** The client-facing failure after the last attempt failed with `failure`. */
 export function failureToClient(failure: UpstreamFailure | undefined, aborted: boolean): RelayFailure {
-  if (aborted) return { status: 499, code: 'upstream_error', type: 'server_error', message: 'the client closed the request' };
+  if (aborted || failure?.kind === 'client_closed')
+    return { status: 499, code: 'upstream_error', type: 'server_error', message: 'the client closed the request' };
   if (!failure) return { status: 503, code: 'no_provider_available', type: 'server_error', message: 'no provider is available' };
   const upstream = failure.status ?? undefined;
   const base = {

@@ -247,6 +247,12 @@ export class Relay {
         if (!admitted) continue;
         reservation = admitted.reservation;
       }
+      if (!this.table.servingProvider(provider)) {
+        // A reload removed or disabled it while this attempt waited (a token refresh, a quota admission).
+        this.quota.release(provider, credential, reservation);
+        state.exhausted.add(provider);
+        continue;
+      }
       state.attempts++;
       lastProvider = provider;
       lastCredential = credential?.id ?? null;
@@ -293,6 +299,8 @@ export class Relay {
       }
       // Failed before any usage: whatever was held for it goes back.
       this.quota.release(provider, credential, reservation);
+      // The client left: nothing was learnt about the provider or its credential, and nobody waits for another try.
+      if (failure.kind === 'client_closed') break;
       if (failure.kind === 'client') {
         passThroughClientError(request, sink, failure);
         return end({
@@ -311,14 +319,15 @@ export class Relay {
       if (retrySame) pinned = { provider, credential: retrySame, ...(preview ? { upstreamModel, preview } : {}) };
       else if (preview) break;
     }
-    const backup = request.signal?.aborted ? undefined : failover?.backupFor(request.forwarded === true);
+    const clientGone = request.signal?.aborted === true || state.lastFailure?.kind === 'client_closed';
+    const backup = clientGone ? undefined : failover?.backupFor(request.forwarded === true);
     if (backup && !sink.headersSent) {
       // active_passive: every attempt here failed before its first byte (the primary's upstream is down
       // before health checks and cooldowns have noticed); the backup gateway may still serve it.
       const forwarded = await failover!.forward(backup, request, sink);
       if (forwarded.kind === 'answered') return end(this.forwardedEnd(backup, forwarded.status));
     }
-    const failure = failureToClient(state.lastFailure, request.signal?.aborted === true);
+    const failure = failureToClient(state.lastFailure, clientGone);
     writeFailure(request, sink, failure);
     return end({
       provider: lastProvider,

@@ -123,6 +123,16 @@ export class RoutingTable {
     return this.providers.find((p) => p.name === name);
   }
 
+  /**
+   * The configuration of a provider that may take traffic now: configured and enabled. A request
+   * keeps the route it started with, so after a reload its candidates can name a provider that
+   * was removed or disabled since; this is the check before each attempt.
+   */
+  servingProvider(name: string): ProviderConfig | undefined {
+    const config = this.provider(name);
+    return config?.enabled === false ? undefined : config;
+  }
+
   /** Holds a provider out of every group for `reason`. Names that are not providers are ignored. */
   markUnavailable(provider: string, reason: UnavailableReason, until?: number): void {
     if (!this.provider(provider)) return;

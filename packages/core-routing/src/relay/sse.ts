@@ -8,6 +8,7 @@
  * did not ask for usage, drops that chunk so the stream looks as if the
  * relay had not asked either.
  */
+import { MAX_SSE_EVENT_BYTES, sseEventTooLarge } from '../translate/sseParser.js';
 import type { Usage } from './types.js';
 
 const DONE = Buffer.from('data: [DONE]');
@@ -30,6 +31,77 @@ export function lastEventEnd(data: Buffer): number {
   return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 3);
 }
 
+/**
+ * Cuts a byte stream into runs of whole events: each push returns the bytes up to the end of the
+ * last event it completed (possibly none) and holds the rest. Held bytes stay a list of pieces,
+ * joined once when their event ends, so an event split into many small chunks costs its size and
+ * not its size squared; an event that outgrows `maxEventBytes` without ending fails the stream
+ * (`SSE_EVENT_TOO_LARGE`) rather than filling memory.
+ *
+ * @example
+ * ```ts
+ * const splitter = new SseEventSplitter();
+ * for await (const chunk of upstream) client.write(splitter.push(chunk));
+ * ```
+ */
+export class SseEventSplitter {
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  /** The last two bytes held (a blank line can start in them and end in the next chunk). */
+  private last = 0;
+  private beforeLast = 0;
+
+  constructor(private readonly maxEventBytes = MAX_SSE_EVENT_BYTES) {}
+
+  /** Takes a chunk; returns the bytes of the events it completes, empty when it completes none. */
+  push(chunk: Buffer): Buffer {
+    if (chunk.length === 0) return EMPTY;
+    let end = lastEventEnd(chunk);
+    if (this.heldBytes === 0) {
+      if (end === chunk.length) return chunk;
+      // Copies of what is held: the chunk may be the upstream's buffer, which undici can reuse.
+      this.hold(Buffer.from(end < 0 ? chunk : chunk.subarray(end)));
+      return end < 0 ? EMPTY : chunk.subarray(0, end);
+    }
+    if (end < 0) end = this.endAcrossSeam(chunk);
+    if (end < 0) {
+      this.hold(Buffer.from(chunk));
+      return EMPTY;
+    }
+    this.held.push(chunk.subarray(0, end));
+    const complete = Buffer.concat(this.held);
+    this.held = [];
+    this.heldBytes = 0;
+    this.last = 0;
+    this.beforeLast = 0;
+    if (end < chunk.length) this.hold(Buffer.from(chunk.subarray(end)));
+    return complete;
+  }
+
+  /** Bytes of an unfinished event held back. */
+  get pendingBytes(): number {
+    return this.heldBytes;
+  }
+
+  private hold(bytes: Buffer): void {
+    this.heldBytes += bytes.length;
+    if (this.heldBytes > this.maxEventBytes) throw sseEventTooLarge(this.maxEventBytes);
+    this.held.push(bytes);
+    if (bytes.length >= 2) this.beforeLast = bytes[bytes.length - 2]!;
+    else this.beforeLast = this.last;
+    this.last = bytes[bytes.length - 1]!;
+  }
+
+  /** End of a blank line that starts in the held bytes and ends in `chunk`, or -1. */
+  private endAcrossSeam(chunk: Buffer): number {
+    const first = chunk[0];
+    if (this.last === LF && first === LF) return 1;
+    if (this.last === LF && first === CR && chunk[1] === LF) return 2;
+    if (this.beforeLast === LF && this.last === CR && first === LF) return 1;
+    return -1;
+  }
+}
+
 /** Options of {@link OpenAiStreamTap}. */
 export interface StreamTapOptions {
   /** Remove usage-only chunks (`choices: []`) before forwarding. */
@@ -43,7 +115,7 @@ export interface StreamTapOptions {
  * completion (`finish_reason`) and the `[DONE]` terminator.
  */
 export class OpenAiStreamTap {
-  private carry: Buffer = EMPTY;
+  private readonly events = new SseEventSplitter();
   private readonly options: StreamTapOptions;
   /** Usage reported by the stream, if any. */
   usage: Usage | undefined;
@@ -59,15 +131,8 @@ export class OpenAiStreamTap {
   /** Takes an upstream chunk; returns the bytes of the complete events to forward (possibly empty). */
   push(chunk: Uint8Array): Buffer {
     const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const data = this.carry.length === 0 ? bytes : Buffer.concat([this.carry, bytes]);
-    const end = lastEventEnd(data);
-    if (end < 0) {
-      this.carry = Buffer.from(data);
-      return EMPTY;
-    }
-    const complete = end === data.length ? data : data.subarray(0, end);
-    // Copy the remainder: `data` may be the upstream's buffer, which undici can reuse.
-    this.carry = end < data.length ? Buffer.from(data.subarray(end)) : EMPTY;
+    const complete = this.events.push(bytes);
+    if (complete.length === 0) return EMPTY;
     if (!this.sawFinish && complete.includes(FINISH)) this.sawFinish = true;
     if (!this.sawDone && complete.includes(DONE)) this.sawDone = true;
     const usageAt = complete.indexOf(USAGE);
@@ -76,7 +141,7 @@ export class OpenAiStreamTap {
 
   /** Bytes of an incomplete event left when the stream ended (dropped, never forwarded). */
   get pendingBytes(): number {
-    return this.carry.length;
+    return this.events.pendingBytes;
   }
 
   /** Whether the stream reached a proper end: the terminator, or every choice finished. */

@@ -17,7 +17,7 @@ import { usageFromGemini } from '../translate/gemini/response.js';
 import type { TokenUsage } from '../translate/ir.js';
 import { usageFromResponses } from '../translate/responses/response.js';
 import { SseStreamDecoder, type StreamTranslator, type UpstreamStreamError } from '../translate/streamTranslator.js';
-import { lastEventEnd, OpenAiStreamTap } from './sse.js';
+import { OpenAiStreamTap, SseEventSplitter } from './sse.js';
 import type { ApiFamily, Usage } from './types.js';
 
 /** A stream as the attempt sees it. */
@@ -140,7 +140,7 @@ const MARKERS: Partial<Record<ApiFamily, FamilyMarkers>> = {
 
 /** Passes a non-OpenAI-chat stream through untouched, event by event. */
 class PassThroughTap implements StreamTap {
-  private carry: Buffer = EMPTY;
+  private readonly events = new SseEventSplitter();
   private sawTerminal = false;
   private merged: Partial<TokenUsage> | undefined;
   private lastUsageEvent: string | undefined;
@@ -155,15 +155,8 @@ class PassThroughTap implements StreamTap {
 
   push(chunk: Uint8Array): Buffer {
     const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const data = this.carry.length === 0 ? bytes : Buffer.concat([this.carry, bytes]);
-    const end = lastEventEnd(data);
-    if (end < 0) {
-      this.carry = Buffer.from(data);
-      return EMPTY;
-    }
-    const complete = data.subarray(0, end);
-    // Copy the remainder: `data` may be the upstream's buffer, which undici can reuse.
-    this.carry = end < data.length ? Buffer.from(data.subarray(end)) : EMPTY;
+    const complete = this.events.push(bytes);
+    if (complete.length === 0) return EMPTY;
     if (!this.sawTerminal && this.markers.terminal.some((m) => complete.includes(m))) this.sawTerminal = true;
     if (this.codec.family === 'anthropic-messages' && !this.sawStopReason && complete.includes('"stop_reason":"'))
       this.sawStopReason = true;

@@ -102,8 +102,20 @@ export interface Usage {
   output: number;
 }
 
-/** What kind of failure an upstream answer or error is, and whether another try may help. */
-export type FailureKind = 'rate_limit' | 'unauthorized' | 'quota_exceeded' | 'server' | 'timeout' | 'connection' | 'client';
+/**
+ * What kind of failure an upstream answer or error is, and whether another try may help.
+ * `client_closed` is the client leaving mid-attempt: it ends the request and says nothing about
+ * the provider or its credential.
+ */
+export type FailureKind =
+  | 'rate_limit'
+  | 'unauthorized'
+  | 'quota_exceeded'
+  | 'server'
+  | 'timeout'
+  | 'connection'
+  | 'client'
+  | 'client_closed';
 
 /** A classified upstream failure. */
 export interface UpstreamFailure {

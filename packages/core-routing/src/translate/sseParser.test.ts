@@ -58,3 +58,28 @@ test('property: however the bytes are split (even inside a UTF-8 character), the
     }),
   );
 });
+
+test('one event in many small chunks is parsed in time linear in its size', () => {
+  const parser = new SseParser();
+  const piece = 'a'.repeat(1024);
+  const started = performance.now();
+  assert.deepEqual(parser.push('data: '), []);
+  // 8 Mi characters in 1 Ki pieces: searching everything held for a line end on every piece (as before) scanned 32 Gi.
+  for (let i = 0; i < 8 * 1024; i++) parser.push(piece);
+  const [event] = parser.push('\n\n');
+  assert.equal(event?.data.length, 8 * 1024 * 1024);
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed < 3_000, `took ${Math.round(elapsed)} ms`);
+});
+
+test('an event that outgrows the limit without ending throws SSE_EVENT_TOO_LARGE, in one line or in many', () => {
+  const endless = new SseParser({ maxEventLength: 100 });
+  endless.push(`data: ${'x'.repeat(90)}`);
+  assert.throws(() => endless.push('x'.repeat(20)), { code: 'SSE_EVENT_TOO_LARGE' });
+  const manyLines = new SseParser({ maxEventLength: 100 });
+  manyLines.push('data: 0123456789\n'.repeat(8));
+  assert.throws(() => manyLines.push('data: 0123456789\n'.repeat(3)), { code: 'SSE_EVENT_TOO_LARGE' });
+  const fits = new SseParser({ maxEventLength: 100 });
+  fits.push('data: 0123456789\n'.repeat(8));
+  assert.equal(fits.push('\n').length, 1);
+});

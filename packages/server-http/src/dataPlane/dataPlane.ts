@@ -165,7 +165,9 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       rawBody = await readBody(req, maxBodyBytes);
     } catch (error) {
       if (error instanceof BodyTooLarge) return bad(error.message, undefined, 413);
-      throw error;
+      // Anything else is the client gone mid-body (it left, or node:http's request timeout cut off a body
+      // that trickled in): nobody is left to answer, and it is no failure of the gateway's to log as one.
+      return;
     }
     let body: unknown;
     try {

@@ -11,7 +11,34 @@ export class BodyTooLarge extends Error {
 }
 
 /**
- * Reads the whole body, refusing more than `limit` bytes (the declared length is checked first).
+ * Reads and drops the rest of a body that went over its cap (one sent chunked, with no length to
+ * refuse it by), then calls `done` to have the 413 sent. Answering while the client is still
+ * sending would not reach it: node:http closes a connection whose request was answered before it
+ * was read, and the reset that the unread bytes cause overtakes the 413. Once the rest passes
+ * `allowance` too, the connection is cut instead (the client sees its upload fail).
+ */
+function discardRest(req: IncomingMessage, allowance: number, done: () => void): void {
+  let dropped = 0;
+  const finish = () => {
+    req.off('data', onData);
+    req.off('end', finish);
+    req.off('error', finish);
+    req.off('close', finish);
+    done();
+  };
+  const onData = (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > allowance) req.destroy();
+  };
+  req.on('data', onData);
+  req.on('end', finish);
+  req.on('error', finish);
+  req.on('close', finish);
+}
+
+/**
+ * Reads the whole body, refusing more than `limit` bytes (the declared length is checked first; a
+ * chunked body over the limit is read to its end, dropped, before the refusal, as `discardRest` says).
  * Listens for `data` events rather than iterating: an async iterator over a request costs more
  * than a small body's whole read.
  */
@@ -32,9 +59,9 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
       size += chunk.length;
       if (size > limit) {
         cleanup();
-        // Stop reading, as leaving a `for await` loop did.
-        req.destroy();
-        reject(new BodyTooLarge(`request body exceeds the ${limit}-byte limit`));
+        chunks.length = 0;
+        const tooLarge = new BodyTooLarge(`request body exceeds the ${limit}-byte limit`);
+        discardRest(req, limit, () => reject(tooLarge));
         return;
       }
       chunks.push(chunk);
