@@ -4,7 +4,7 @@ import { FAKE_USAGE, type FakeBehaviour, type FakeOpenAi, type ReceivedRequest, 
 import { Relay, type RelayCredentialPool } from './relay.js';
 import type { RelayAdmission } from './relayOptions.js';
 import { MemorySink } from './sink.js';
-import { ANTHROPIC_OPENING_TOKENS, anthropicError, anthropicOpening, ScriptedStreams } from './testTransports.js';
+import { ANTHROPIC_OPENING_TOKENS, anthropicError, anthropicOpening, ScriptedStreams } from './testing/scriptedStreams.js';
 import type { RelayCredential, RelayRequest } from './types.js';
 import { UndiciTransport } from './upstream.js';
 

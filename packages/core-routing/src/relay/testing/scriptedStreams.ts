@@ -1,13 +1,14 @@
 /**
- * @module testTransports
- * Test-only (not exported from the package): a {@link Transport} that
- * answers each request with a 200 event stream of scripted chunks, as an
+ * @module scriptedStreams
+ * Test-only (not exported, and not published: the package's `files` leave
+ * out every `testing` folder under `src`): a {@link Transport} that answers
+ * each request with a 200 event stream of scripted chunks, as an
  * upstream does that streams an answer, opens with an error event, or
  * breaks off (with an error event, a reset, a timeout) after some text;
  * and the Anthropic events such scripts are made of.
  */
-import type { Transport } from './providers/adapter.js';
-import type { UpstreamRequest, UpstreamResponse } from './types.js';
+import type { Transport } from '../providers/adapter.js';
+import type { UpstreamRequest, UpstreamResponse } from '../types.js';
 
 /**
  * A 200 stream per provider, each a list of upstream chunks. The first path
