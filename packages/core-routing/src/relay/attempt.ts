@@ -170,6 +170,18 @@ async function eachChunkIterable(body: AsyncIterable<Uint8Array>, handle: (chunk
 
 const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
 
+/** The failure of an attempt cut off because the client went away. */
+const clientClosed = (): UpstreamFailure => ({ kind: 'client_closed', status: null, message: 'the client closed the connection' });
+
+/**
+ * What a transport error stands for. Aborting the request's signal (the client left) makes undici
+ * fail the call or its body much as a broken connection does, so the signal decides, not the
+ * error: a client pressing "stop" is no fault of the upstream's.
+ */
+function transportFailure(input: AttemptInput, error: unknown): UpstreamFailure {
+  return input.signal?.aborted ? clientClosed() : classifyTransportError(error);
+}
+
 /** Runs one attempt. Never throws: every outcome is a result. */
 export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const { adapter, exchange } = input;
@@ -178,7 +190,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   try {
     response = await input.transport.send(exchange.request, input.signal ? { signal: input.signal } : {});
   } catch (error) {
-    return { kind: 'failure', failure: classifyTransportError(error) };
+    return { kind: 'failure', failure: transportFailure(input, error) };
   }
   if (response.status >= 400) {
     let body: Buffer;
@@ -200,7 +212,7 @@ async function finishBuffered(input: AttemptInput, response: Awaited<ReturnType<
     body = await readAll(response.body, MAX_BUFFERED_BYTES);
   } catch (error) {
     response.cancel();
-    return { kind: 'failure', failure: classifyTransportError(error) };
+    return { kind: 'failure', failure: transportFailure(input, error) };
   }
   let answer: ReturnType<Exchange['completeBody']>;
   try {
@@ -318,7 +330,7 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
     });
   } catch (error) {
     response.cancel();
-    return broken(classifyTransportError(error));
+    return broken(transportFailure(input, error));
   }
   alive.stop();
   if (refusedBeforeFirstByte) {
@@ -328,12 +340,7 @@ async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Tran
   if (sink.closed) {
     // The client left: stop reading upstream. Usage seen so far is still counted.
     response.cancel();
-    return {
-      kind: 'broken',
-      failure: { kind: 'connection', status: null, message: 'client closed the connection' },
-      ttfbMs,
-      usage: tap.usage,
-    };
+    return { kind: 'broken', failure: clientClosed(), ttfbMs, usage: tap.usage };
   }
   // Some streams only show they are complete once they close (no end marker): settle the tap first.
   // A stream that finished its answer but lacked its closing events still ends the way clients expect.

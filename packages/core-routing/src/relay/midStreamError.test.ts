@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { eventually } from '@switchyard/test-support';
 import type { AttemptEndEvent, RequestEndEvent } from './events.js';
 import type { Transport } from './providers/adapter.js';
 import { Relay } from './relay.js';
 import type { RelayCooldowns, RelayCredentialPool, RelayHealth } from './relayOptions.js';
 import { MemorySink } from './sink.js';
 import { ANTHROPIC_OPENING_TOKENS, anthropicError, anthropicOpening, ScriptedStreams } from './testing/scriptedStreams.js';
-import type { ApiFamily, ProviderConfig, RelayRequest } from './types.js';
+import type { ApiFamily, ProviderConfig, RelayRequest, UpstreamRequest, UpstreamResponse } from './types.js';
 
 // An upstream that answers 200 and streams some of its answer, then an error event: the client
 // already has bytes, so its stream ends with the error, but the attempt must count as failed.
@@ -235,7 +236,48 @@ describe('what the credential pool hears of a stream broken after its first byte
     const { relay, recorded } = relayOver('anthropic', new ScriptedStreams({ up: [...anthropicOpening] }), 1);
     const leave = new AbortController();
     const end = await relay.handle(streamed('anthropic-messages', leave.signal), new LeavingSink(leave));
-    assert.equal(end.outcome, 'error', 'the stream was cut short');
+    assert.equal(end.outcome, 'client_closed', 'the client left: no error of anyone here');
+    assert.equal(end.errorType, 'client_closed');
+    assert.equal(end.httpStatus, 200, 'the status the client got');
     assert.deepEqual(recorded.pool, [{ id: 'key-1', kind: 'usage', tokens: ANTHROPIC_OPENING_TOKENS }]);
+    assert.deepEqual([recorded.cooldowns, recorded.health], [[], []], 'nothing against the provider');
+    assert.deepEqual(
+      recorded.attempts.map((a) => [a.outcome, a.errorType]),
+      [['client_closed', 'client_closed']],
+    );
+  });
+});
+
+/** A transport whose upstream answers nothing until the request's signal aborts, then fails as a reset connection does. */
+class SilentUpstream implements Transport {
+  readonly sent: string[] = [];
+  async send(request: UpstreamRequest, options: { signal?: AbortSignal } = {}): Promise<UpstreamResponse> {
+    this.sent.push(new URL(request.url).pathname.split('/')[1]!);
+    const { signal } = options;
+    return new Promise((_, reject) => {
+      // The error says nothing of the client: the relay must tell from the signal.
+      signal?.addEventListener('abort', () => reject(reset()), { once: true });
+    });
+  }
+}
+
+describe('the client closing the request before the first byte', () => {
+  test('is client_closed: one attempt, no retry on the spare, nothing against the provider or the credential', async () => {
+    const transport = new SilentUpstream();
+    const { relay, recorded } = relayOver('anthropic', transport);
+    const leave = new AbortController();
+    const sink = new MemorySink();
+    const handled = relay.handle(streamed('anthropic-messages', leave.signal), sink);
+    await eventually('the attempt to go upstream', () => transport.sent.length === 1);
+    leave.abort();
+    sink.closed = true;
+    const end = await handled;
+    assert.deepEqual(transport.sent, ['up'], 'nobody is listening for another try');
+    assert.deepEqual([recorded.pool, recorded.cooldowns, recorded.health], [[], [], []]);
+    assert.deepEqual([end.outcome, end.errorType, end.httpStatus], ['client_closed', 'client_closed', 499]);
+    assert.deepEqual(
+      recorded.attempts.map((a) => [a.outcome, a.errorType]),
+      [['client_closed', 'client_closed']],
+    );
   });
 });

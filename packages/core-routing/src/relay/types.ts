@@ -102,8 +102,21 @@ export interface Usage {
   output: number;
 }
 
-/** What kind of failure an upstream answer or error is, and whether another try may help. */
-export type FailureKind = 'rate_limit' | 'unauthorized' | 'quota_exceeded' | 'server' | 'timeout' | 'connection' | 'client';
+/**
+ * What kind of failure an upstream answer or error is, and whether another try may help.
+ * `client_closed` is no upstream's failure: the client went away (its request's signal aborted,
+ * or its connection closed under the stream), so the upstream call was cut off. It counts against
+ * no provider or credential, and is never retried (nobody is listening).
+ */
+export type FailureKind =
+  | 'rate_limit'
+  | 'unauthorized'
+  | 'quota_exceeded'
+  | 'server'
+  | 'timeout'
+  | 'connection'
+  | 'client'
+  | 'client_closed';
 
 /** A classified upstream failure. */
 export interface UpstreamFailure {
