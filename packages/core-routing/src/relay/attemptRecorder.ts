@@ -54,16 +54,24 @@ export class AttemptRecorder {
    * credential down). The failure then counts as the same failure before the first byte does in
    * {@link failure}: the credential pool hears every kind but the request's own (a 4xx) — a rate
    * limit, an exhausted quota, a rejected credential, and a server error, timeout or broken
-   * connection alike — and the provider's cooldowns and health hear a server error, timeout or
-   * broken connection. The client going away (`client_closed`) is no fault of the credential's or the
+   * connection alike — the relay's quota memory hears that the upstream refused the credential for
+   * quota, and the provider's cooldowns and health hear a server error, timeout or broken
+   * connection. The client going away (`client_closed`) is no fault of the credential's or the
    * provider's: the pool hears only the tokens.
    */
-  broken(provider: string, credential: RelayCredential | undefined, failure: UpstreamFailure, attempt: BrokenAttempt): void {
+  broken(
+    provider: string,
+    credential: RelayCredential | undefined,
+    failure: UpstreamFailure,
+    attempt: BrokenAttempt,
+    state: RequestState,
+  ): void {
     const pool = credential ? this.ctx.options.credentials?.pool(provider) : undefined;
     if (attempt.usage && credential && pool) pool.reportUsage(credential.id, tokensOf(attempt.usage), attempt.reservation);
     else this.quota.release(provider, credential, attempt.reservation);
     if (failure.kind === 'client' || failure.kind === 'client_closed') return;
     this.credentialFailure(provider, credential, failure);
+    if (failure.kind === 'quota_exceeded') this.quota.refused(provider, credential, state);
     this.providerFailure(provider, failure);
   }
 

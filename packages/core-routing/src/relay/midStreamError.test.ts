@@ -281,3 +281,45 @@ describe('the client closing the request before the first byte', () => {
     );
   });
 });
+
+describe('a quota error event tells the quota memory the upstream refused the credential', () => {
+  /** One credential, held out once the upstream refused it for quota (as the credentials package's pool does). */
+  const quotaPool = () => {
+    let heldOut = false;
+    const statusOf = (id: string) => ({ id, status: 'active', available: !heldOut, quota: { remaining: null, resets_at: null } });
+    return {
+      acquire: () => {
+        if (heldOut) throw new Error('no credentials');
+        return { id: 'key-1', type: 'api_key' as const, token: 'sk-test' };
+      },
+      reportSuccess() {},
+      reportUsage() {},
+      reportFailure: (_id: string, failure: { kind: string }) => {
+        if (failure.kind === 'quota_exceeded') heldOut = true;
+      },
+      refresh: () => Promise.reject(new Error('not refreshable')),
+      statusOf,
+      status: () => [statusOf('key-1')],
+    } satisfies RelayCredentialPool;
+  };
+  const quotaError = openAiError('insufficient_quota', 'You exceeded your current quota');
+
+  for (const [when, script] of [
+    ['before the first byte', [quotaError]],
+    ['after the first byte', [openAiChunk('Hel'), quotaError]],
+  ] as const) {
+    test(`${when}: the next request hears 429 quota_exceeded, not 503 no_credentials`, async () => {
+      const pool = quotaPool();
+      const relay = new Relay({
+        providers: [{ name: 'up', kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/up', models: ['m'] }],
+        transport: new ScriptedStreams({ up: script }),
+        credentials: { pool: () => pool },
+      });
+      await relay.handle(streamed('openai-chat'), new MemorySink());
+      const next = new MemorySink();
+      await relay.handle(streamed('openai-chat'), next);
+      assert.equal(next.status, 429, next.text());
+      assert.equal(JSON.parse(next.text()).error.code, 'quota_exceeded');
+    });
+  }
+});

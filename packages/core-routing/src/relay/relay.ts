@@ -278,7 +278,7 @@ export class Relay {
       const failure = result.failure;
       state.lastFailure = failure;
       if (result.kind === 'broken') {
-        this.recorder.broken(provider, credential, failure, { usage: result.usage, reservation });
+        this.recorder.broken(provider, credential, failure, { usage: result.usage, reservation }, state);
         return end({
           provider,
           credentialId: credential?.id ?? null,
