@@ -6,8 +6,9 @@ import type { Transport } from './providers/adapter.js';
 import { Relay } from './relay.js';
 import type { RelayCooldowns, RelayCredentialPool, RelayHealth } from './relayOptions.js';
 import { MemorySink } from './sink.js';
-import { ANTHROPIC_OPENING_TOKENS, anthropicError, anthropicOpening, ScriptedStreams } from './testing/scriptedStreams.js';
-import type { ApiFamily, ProviderConfig, RelayRequest, UpstreamRequest, UpstreamResponse } from './types.js';
+import { LeavingSink } from './testing/leavingSink.js';
+import { ANTHROPIC_OPENING_TOKENS, anthropicError, anthropicOpening, ScriptedStreams, SilentUpstream } from './testing/scriptedStreams.js';
+import type { ApiFamily, ProviderConfig, RelayRequest } from './types.js';
 
 // An upstream that answers 200 and streams some of its answer, then an error event: the client
 // already has bytes, so its stream ends with the error, but the attempt must count as failed.
@@ -185,19 +186,6 @@ describe('an upstream error event after the first byte reached the client', () =
 const reset = () => Object.assign(new Error('other side closed'), { code: 'ECONNRESET' });
 const bodyTimeout = () => Object.assign(new Error('Body Timeout Error'), { code: 'UND_ERR_BODY_TIMEOUT' });
 
-/** A sink whose client goes away (its request's signal aborts) once the first chunk reached it. */
-class LeavingSink extends MemorySink {
-  constructor(private readonly leave: AbortController) {
-    super();
-  }
-  override write(chunk: Uint8Array | string): boolean {
-    const written = super.write(chunk);
-    this.closed = true;
-    this.leave.abort();
-    return written;
-  }
-}
-
 describe('what the credential pool hears of a stream broken after its first byte', () => {
   const failures: { name: string; breaking: () => string | Error; pool: { id: string; kind: string }[] }[] = [
     {
@@ -247,19 +235,6 @@ describe('what the credential pool hears of a stream broken after its first byte
     );
   });
 });
-
-/** A transport whose upstream answers nothing until the request's signal aborts, then fails as a reset connection does. */
-class SilentUpstream implements Transport {
-  readonly sent: string[] = [];
-  async send(request: UpstreamRequest, options: { signal?: AbortSignal } = {}): Promise<UpstreamResponse> {
-    this.sent.push(new URL(request.url).pathname.split('/')[1]!);
-    const { signal } = options;
-    return new Promise((_, reject) => {
-      // The error says nothing of the client: the relay must tell from the signal.
-      signal?.addEventListener('abort', () => reject(reset()), { once: true });
-    });
-  }
-}
 
 describe('the client closing the request before the first byte', () => {
   test('is client_closed: one attempt, no retry on the spare, nothing against the provider or the credential', async () => {
