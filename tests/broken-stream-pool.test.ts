@@ -11,7 +11,7 @@ import {
   anthropicError,
   anthropicOpening,
   ScriptedStreams,
-} from '../packages/core-routing/src/relay/testTransports.js';
+} from '../packages/core-routing/src/relay/testing/scriptedStreams.js';
 
 const T0 = Date.parse('2026-03-10T12:00:00.000Z');
 const KEY = 'claude-key';

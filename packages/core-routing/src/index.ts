@@ -61,7 +61,7 @@ export {
 export { BatchQueue, type BatchQueueOptions, type BatchSettings } from './relay/batchQueue.js';
 export { countTokensBody, countTokensResponse, estimateInputTokens } from './relay/countTokens.js';
 export type { RelayErrorCode, RelayFailure } from './relay/errors.js';
-export type { AttemptEndEvent, DecisionEvent, RelayEvents, RequestEndEvent, RequestStartEvent } from './relay/events.js';
+export type { AttemptEndEvent, DecisionEvent, RelayEvents, RelayOutcome, RequestEndEvent, RequestStartEvent } from './relay/events.js';
 export { type Exchange, type ExchangeInput, prepareExchange, UnreadableUpstreamBody } from './relay/exchange.js';
 export {
   AFFINITY_HEADER,

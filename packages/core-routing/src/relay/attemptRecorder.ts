@@ -5,7 +5,8 @@
  * both for a stream broken after its first byte), the provider cooldowns
  * and health monitor (server errors, timeouts and refused connections count
  * against a provider; a 429 only when there is no pool to take it per
- * credential), and the routing table (latency).
+ * credential; a client that left counts against nobody), and the routing
+ * table (latency).
  *
  * From a failure it also decides what is left for this request: a 401 on an
  * OAuth credential gets one refresh and the same provider again; otherwise
@@ -22,8 +23,6 @@ export interface BrokenAttempt {
   usage: Usage | undefined;
   /** The attempt's quota reservation (cluster mode), settled here. */
   reservation: string | undefined;
-  /** The client went away (its request's signal aborted): a connection failure is then the client's doing. */
-  clientLeft: boolean;
 }
 
 /** Records attempts' outcomes for a relay; one per relay. */
@@ -55,16 +54,24 @@ export class AttemptRecorder {
    * credential down). The failure then counts as the same failure before the first byte does in
    * {@link failure}: the credential pool hears every kind but the request's own (a 4xx) — a rate
    * limit, an exhausted quota, a rejected credential, and a server error, timeout or broken
-   * connection alike — and the provider's cooldowns and health hear a server error, timeout or
-   * broken connection. The client going away is no fault of the credential's: its pool hears only
-   * the tokens.
+   * connection alike — the relay's quota memory hears that the upstream refused the credential for
+   * quota, and the provider's cooldowns and health hear a server error, timeout or broken
+   * connection. The client going away (`client_closed`) is no fault of the credential's or the
+   * provider's: the pool hears only the tokens.
    */
-  broken(provider: string, credential: RelayCredential | undefined, failure: UpstreamFailure, attempt: BrokenAttempt): void {
+  broken(
+    provider: string,
+    credential: RelayCredential | undefined,
+    failure: UpstreamFailure,
+    attempt: BrokenAttempt,
+    state: RequestState,
+  ): void {
     const pool = credential ? this.ctx.options.credentials?.pool(provider) : undefined;
     if (attempt.usage && credential && pool) pool.reportUsage(credential.id, tokensOf(attempt.usage), attempt.reservation);
     else this.quota.release(provider, credential, attempt.reservation);
-    const clientLeft = attempt.clientLeft && failure.kind === 'connection';
-    if (failure.kind !== 'client' && !clientLeft) this.credentialFailure(provider, credential, failure);
+    if (failure.kind === 'client' || failure.kind === 'client_closed') return;
+    this.credentialFailure(provider, credential, failure);
+    if (failure.kind === 'quota_exceeded') this.quota.refused(provider, credential, state);
     this.providerFailure(provider, failure);
   }
 
@@ -78,6 +85,8 @@ export class AttemptRecorder {
     failure: UpstreamFailure,
     state: RequestState,
   ): Promise<RelayCredential | undefined> {
+    // The client left: nothing is the credential's or the provider's fault (the relay stops here too).
+    if (failure.kind === 'client_closed') return undefined;
     const pool = this.ctx.options.credentials?.pool(provider);
     const tried = state.triedCredentials.get(provider) ?? new Set<string>();
     state.triedCredentials.set(provider, tried);

@@ -86,7 +86,7 @@ export class AttemptRunner {
         provider,
         credentialId: credential?.id ?? null,
         attempt,
-        outcome: result.kind === 'success' ? 'success' : 'error',
+        outcome: result.kind === 'success' ? 'success' : failure?.kind === 'client_closed' ? 'client_closed' : 'error',
         httpStatus: result.kind === 'success' ? result.status : (failure?.status ?? null),
         errorType: failure?.kind ?? null,
         latencyMs: ctx.clock.now() - attemptStart,

@@ -16,7 +16,9 @@ export type RelayErrorCode =
   | 'invalid_request'
   | 'invalid_api_key'
   | 'not_found'
-  | 'payload_too_large';
+  | 'payload_too_large'
+  /** The client closed the request before its answer (status 499, as Nginx logs it). */
+  | 'client_closed';
 
 /** A failure to answer a client, ready to be formatted. */
 export interface RelayFailure {

@@ -4,6 +4,13 @@
  * to these; the relay never calls them directly.
  */
 
+/**
+ * How a request or an attempt ended: `success`, `error` (the upstream's or the gateway's failure,
+ * or the request's own fault), or `client_closed` (the client went away first: nobody's error,
+ * like Nginx's 499).
+ */
+export type RelayOutcome = 'success' | 'error' | 'client_closed';
+
 /** A request arrived. */
 export interface RequestStartEvent {
   requestId: string;
@@ -20,8 +27,11 @@ export interface RequestEndEvent {
   /** The provider of the last attempt, or null when none was tried. */
   provider: string | null;
   credentialId: string | null;
-  outcome: 'success' | 'error';
-  /** The status the client got (200 for a stream that broke after its first byte). */
+  outcome: RelayOutcome;
+  /**
+   * The status the client got (200 for a stream that broke after its first byte; 499 when the
+   * client closed the request before it).
+   */
   httpStatus: number;
   errorType: string | null;
   latencyMs: number;
@@ -39,7 +49,7 @@ export interface AttemptEndEvent {
   provider: string;
   credentialId: string | null;
   attempt: number;
-  outcome: 'success' | 'error';
+  outcome: RelayOutcome;
   httpStatus: number | null;
   errorType: string | null;
   latencyMs: number;

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { eventually } from '@switchyard/test-support';
 import type { AttemptEndEvent, RequestEndEvent } from './events.js';
 import type { Transport } from './providers/adapter.js';
 import { Relay } from './relay.js';
 import type { RelayCooldowns, RelayCredentialPool, RelayHealth } from './relayOptions.js';
 import { MemorySink } from './sink.js';
-import { ANTHROPIC_OPENING_TOKENS, anthropicError, anthropicOpening, ScriptedStreams } from './testTransports.js';
+import { LeavingSink } from './testing/leavingSink.js';
+import { ANTHROPIC_OPENING_TOKENS, anthropicError, anthropicOpening, ScriptedStreams, SilentUpstream } from './testing/scriptedStreams.js';
 import type { ApiFamily, ProviderConfig, RelayRequest } from './types.js';
 
 // An upstream that answers 200 and streams some of its answer, then an error event: the client
@@ -184,19 +186,6 @@ describe('an upstream error event after the first byte reached the client', () =
 const reset = () => Object.assign(new Error('other side closed'), { code: 'ECONNRESET' });
 const bodyTimeout = () => Object.assign(new Error('Body Timeout Error'), { code: 'UND_ERR_BODY_TIMEOUT' });
 
-/** A sink whose client goes away (its request's signal aborts) once the first chunk reached it. */
-class LeavingSink extends MemorySink {
-  constructor(private readonly leave: AbortController) {
-    super();
-  }
-  override write(chunk: Uint8Array | string): boolean {
-    const written = super.write(chunk);
-    this.closed = true;
-    this.leave.abort();
-    return written;
-  }
-}
-
 describe('what the credential pool hears of a stream broken after its first byte', () => {
   const failures: { name: string; breaking: () => string | Error; pool: { id: string; kind: string }[] }[] = [
     {
@@ -235,7 +224,77 @@ describe('what the credential pool hears of a stream broken after its first byte
     const { relay, recorded } = relayOver('anthropic', new ScriptedStreams({ up: [...anthropicOpening] }), 1);
     const leave = new AbortController();
     const end = await relay.handle(streamed('anthropic-messages', leave.signal), new LeavingSink(leave));
-    assert.equal(end.outcome, 'error', 'the stream was cut short');
+    assert.equal(end.outcome, 'client_closed', 'the client left: no error of anyone here');
+    assert.equal(end.errorType, 'client_closed');
+    assert.equal(end.httpStatus, 200, 'the status the client got');
     assert.deepEqual(recorded.pool, [{ id: 'key-1', kind: 'usage', tokens: ANTHROPIC_OPENING_TOKENS }]);
+    assert.deepEqual([recorded.cooldowns, recorded.health], [[], []], 'nothing against the provider');
+    assert.deepEqual(
+      recorded.attempts.map((a) => [a.outcome, a.errorType]),
+      [['client_closed', 'client_closed']],
+    );
   });
+});
+
+describe('the client closing the request before the first byte', () => {
+  test('is client_closed: one attempt, no retry on the spare, nothing against the provider or the credential', async () => {
+    const transport = new SilentUpstream();
+    const { relay, recorded } = relayOver('anthropic', transport);
+    const leave = new AbortController();
+    const sink = new MemorySink();
+    const handled = relay.handle(streamed('anthropic-messages', leave.signal), sink);
+    await eventually('the attempt to go upstream', () => transport.sent.length === 1);
+    leave.abort();
+    sink.closed = true;
+    const end = await handled;
+    assert.deepEqual(transport.sent, ['up'], 'nobody is listening for another try');
+    assert.deepEqual([recorded.pool, recorded.cooldowns, recorded.health], [[], [], []]);
+    assert.deepEqual([end.outcome, end.errorType, end.httpStatus], ['client_closed', 'client_closed', 499]);
+    assert.deepEqual(
+      recorded.attempts.map((a) => [a.outcome, a.errorType]),
+      [['client_closed', 'client_closed']],
+    );
+  });
+});
+
+describe('a quota error event tells the quota memory the upstream refused the credential', () => {
+  /** One credential, held out once the upstream refused it for quota (as the credentials package's pool does). */
+  const quotaPool = () => {
+    let heldOut = false;
+    const statusOf = (id: string) => ({ id, status: 'active', available: !heldOut, quota: { remaining: null, resets_at: null } });
+    return {
+      acquire: () => {
+        if (heldOut) throw new Error('no credentials');
+        return { id: 'key-1', type: 'api_key' as const, token: 'sk-test' };
+      },
+      reportSuccess() {},
+      reportUsage() {},
+      reportFailure: (_id: string, failure: { kind: string }) => {
+        if (failure.kind === 'quota_exceeded') heldOut = true;
+      },
+      refresh: () => Promise.reject(new Error('not refreshable')),
+      statusOf,
+      status: () => [statusOf('key-1')],
+    } satisfies RelayCredentialPool;
+  };
+  const quotaError = openAiError('insufficient_quota', 'You exceeded your current quota');
+
+  for (const [when, script] of [
+    ['before the first byte', [quotaError]],
+    ['after the first byte', [openAiChunk('Hel'), quotaError]],
+  ] as const) {
+    test(`${when}: the next request hears 429 quota_exceeded, not 503 no_credentials`, async () => {
+      const pool = quotaPool();
+      const relay = new Relay({
+        providers: [{ name: 'up', kind: 'openai-compatible', baseUrl: 'http://127.0.0.1:1/up', models: ['m'] }],
+        transport: new ScriptedStreams({ up: script }),
+        credentials: { pool: () => pool },
+      });
+      await relay.handle(streamed('openai-chat'), new MemorySink());
+      const next = new MemorySink();
+      await relay.handle(streamed('openai-chat'), next);
+      assert.equal(next.status, 429, next.text());
+      assert.equal(JSON.parse(next.text()).error.code, 'quota_exceeded');
+    });
+  }
 });

@@ -4,7 +4,8 @@
  * client's status reflects whose fault it is. An upstream's 5xx, timeout or
  * refused connection is a 502 or 504 (never a 500, which would blame the
  * gateway); a rate limit is a 429 with the upstream's `Retry-After`; every
- * provider cooling down is a 429 with the time the first one returns.
+ * provider cooling down is a 429 with the time the first one returns; a
+ * client that closed the request is a 499.
  *
  * It also writes that failure to the client, in the client's own API format,
  * unless the response has already started.
@@ -17,10 +18,14 @@ import type { RelayRequest, UpstreamFailure } from './types.js';
 
 const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
-/** The client-facing failure after the last attempt failed with `failure`. */
+/**
+ * The client-facing failure after the last attempt failed with `failure`. A client that went away
+ * (`aborted`, or the attempt cut off as `client_closed`) gets Nginx's 499: nobody reads it, but
+ * logs and metrics see whose doing it was.
+ */
 export function failureToClient(failure: UpstreamFailure | undefined, aborted: boolean): RelayFailure {
   if (aborted || failure?.kind === 'client_closed')
-    return { status: 499, code: 'upstream_error', type: 'server_error', message: 'the client closed the request' };
+    return { status: 499, code: 'client_closed', type: 'invalid_request_error', message: 'the client closed the request' };
   if (!failure) return { status: 503, code: 'no_provider_available', type: 'server_error', message: 'no provider is available' };
   const upstream = failure.status ?? undefined;
   const base = {

@@ -1,10 +1,18 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { FAKE_USAGE, type FakeBehaviour, type FakeOpenAi, type ReceivedRequest, startFakeOpenAi } from '@switchyard/test-support';
+import {
+  eventually,
+  FAKE_USAGE,
+  type FakeBehaviour,
+  type FakeOpenAi,
+  type ReceivedRequest,
+  startFakeOpenAi,
+} from '@switchyard/test-support';
 import { Relay, type RelayCredentialPool } from './relay.js';
 import type { RelayAdmission } from './relayOptions.js';
 import { MemorySink } from './sink.js';
-import { ANTHROPIC_OPENING_TOKENS, anthropicError, anthropicOpening, ScriptedStreams } from './testTransports.js';
+import { LeavingSink } from './testing/leavingSink.js';
+import { ANTHROPIC_OPENING_TOKENS, anthropicError, anthropicOpening, ScriptedStreams, SilentUpstream } from './testing/scriptedStreams.js';
 import type { RelayCredential, RelayRequest } from './types.js';
 import { UndiciTransport } from './upstream.js';
 
@@ -189,6 +197,43 @@ describe('relay admission against a shared quota (cluster mode)', () => {
     assert.equal(sink.status, 200);
     assert.deepEqual(pool.settlements, [`a-1 usage:${ANTHROPIC_OPENING_TOKENS}`]);
     assert.deepEqual(pool.failures, ['a rate_limit']);
+  });
+
+  test('a client that closes its request: released once before the first byte, settled once with its tokens after; nothing else tried, no failure', async () => {
+    const pool = keys();
+    pool.room.add('a').add('b');
+    const relayOver = (transport: ScriptedStreams | SilentUpstream) =>
+      new Relay({
+        providers: [{ name: 'up', kind: 'anthropic', baseUrl: 'http://127.0.0.1:1/up', models: ['m'] }],
+        transport,
+        credentials: { pool: () => pool },
+      });
+    const body = { model: 'm', max_tokens: 50, stream: true, messages: [{ role: 'user', content: 'hi' }] };
+    const streamed = (requestId: string, signal: AbortSignal): RelayRequest => ({
+      requestId,
+      ingress: 'anthropic-messages',
+      model: 'm',
+      stream: true,
+      body,
+      rawBody: Buffer.from(JSON.stringify(body)),
+      signal,
+    });
+
+    const silent = new SilentUpstream();
+    const early = new AbortController();
+    const handled = relayOver(silent).handle(streamed('adm-left-early', early.signal), new MemorySink());
+    await eventually('the attempt to go upstream', () => silent.sent.length === 1);
+    early.abort();
+    await handled;
+    assert.deepEqual(silent.sent, ['up'], 'no second credential is tried for a client that left');
+
+    const midStream = new AbortController();
+    await relayOver(new ScriptedStreams({ up: [...anthropicOpening] })).handle(
+      streamed('adm-left-mid-stream', midStream.signal),
+      new LeavingSink(midStream),
+    );
+    assert.deepEqual(pool.settlements, ['a-1 released', `b-2 usage:${ANTHROPIC_OPENING_TOKENS}`]);
+    assert.deepEqual(pool.failures, []);
   });
 
   test('a streamed answer settles with the usage of its last event', async () => {

@@ -447,7 +447,7 @@ test('a client that goes away aborts the upstream call', async () => {
     sink.closed = true;
   }, 100);
   const end = await handled;
-  assert.equal(end.outcome, 'error');
+  assert.equal(end.outcome, 'client_closed');
   assert.ok(!sink.text().includes('[DONE]'));
 });
 

@@ -11,7 +11,8 @@
  *    recorded (per credential and per provider) and another candidate is
  *    tried; on a 401 an OAuth credential is refreshed once, or rotated;
  * 5. retries happen only before the first byte reaches the client, within
- *    the attempt budget;
+ *    the attempt budget, and never once the client has gone (`client_closed`,
+ *    which counts against no provider or credential);
  * 6. afterwards usage is reported (the pool deducts quota), and latency,
  *    cost and outcome go out as events.
  *
@@ -283,12 +284,11 @@ export class Relay {
       const failure = result.failure;
       state.lastFailure = failure;
       if (result.kind === 'broken') {
-        const clientLeft = request.signal?.aborted === true;
-        this.recorder.broken(provider, credential, failure, { usage: result.usage, reservation, clientLeft });
+        this.recorder.broken(provider, credential, failure, { usage: result.usage, reservation }, state);
         return end({
           provider,
           credentialId: credential?.id ?? null,
-          outcome: 'error',
+          outcome: failure.kind === 'client_closed' ? 'client_closed' : 'error',
           httpStatus: 200,
           errorType: failure.kind,
           ttfbMs: result.ttfbMs,
@@ -299,7 +299,7 @@ export class Relay {
       }
       // Failed before any usage: whatever was held for it goes back.
       this.quota.release(provider, credential, reservation);
-      // The client left: nothing was learnt about the provider or its credential, and nobody waits for another try.
+      // The client left: nobody is listening for another try.
       if (failure.kind === 'client_closed') break;
       if (failure.kind === 'client') {
         passThroughClientError(request, sink, failure);
@@ -319,22 +319,22 @@ export class Relay {
       if (retrySame) pinned = { provider, credential: retrySame, ...(preview ? { upstreamModel, preview } : {}) };
       else if (preview) break;
     }
-    const clientGone = request.signal?.aborted === true || state.lastFailure?.kind === 'client_closed';
-    const backup = clientGone ? undefined : failover?.backupFor(request.forwarded === true);
+    const clientClosed = request.signal?.aborted === true || state.lastFailure?.kind === 'client_closed';
+    const backup = clientClosed ? undefined : failover?.backupFor(request.forwarded === true);
     if (backup && !sink.headersSent) {
       // active_passive: every attempt here failed before its first byte (the primary's upstream is down
       // before health checks and cooldowns have noticed); the backup gateway may still serve it.
       const forwarded = await failover!.forward(backup, request, sink);
       if (forwarded.kind === 'answered') return end(this.forwardedEnd(backup, forwarded.status));
     }
-    const failure = failureToClient(state.lastFailure, clientGone);
+    const failure = failureToClient(state.lastFailure, clientClosed);
     writeFailure(request, sink, failure);
     return end({
       provider: lastProvider,
       credentialId: lastCredential,
-      outcome: 'error',
+      outcome: clientClosed ? 'client_closed' : 'error',
       httpStatus: failure.status,
-      errorType: state.lastFailure?.kind ?? failure.code,
+      errorType: clientClosed ? 'client_closed' : (state.lastFailure?.kind ?? failure.code),
       ttfbMs: null,
       tokens: { input: 0, output: 0 },
       cached: false,

@@ -5,7 +5,7 @@ import type { Transport } from './providers/adapter.js';
 import { Relay } from './relay.js';
 import type { RelayCooldowns, RelayCredentialPool } from './relayOptions.js';
 import { MemorySink } from './sink.js';
-import { anthropicError, ScriptedStreams } from './testTransports.js';
+import { anthropicError, ScriptedStreams } from './testing/scriptedStreams.js';
 import type { ApiFamily, ProviderConfig, RelayRequest } from './types.js';
 
 const data = (json: unknown) => `data: ${JSON.stringify(json)}\n\n`;

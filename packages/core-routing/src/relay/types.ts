@@ -104,8 +104,9 @@ export interface Usage {
 
 /**
  * What kind of failure an upstream answer or error is, and whether another try may help.
- * `client_closed` is the client leaving mid-attempt: it ends the request and says nothing about
- * the provider or its credential.
+ * `client_closed` is no upstream's failure: the client went away (its request's signal aborted,
+ * or its connection closed under the stream), so the upstream call was cut off. It counts against
+ * no provider or credential, and is never retried (nobody is listening).
  */
 export type FailureKind =
   | 'rate_limit'

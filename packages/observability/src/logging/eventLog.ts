@@ -1,7 +1,8 @@
 /**
  * @module eventLog
  * Turns events into log lines. Each finished client request is one line,
- * `request_success` or `request_failed`, with `provider`, `model`,
+ * `request_success`, `request_failed` or (the client left first, at `info`)
+ * `request_client_closed`, with `provider`, `model`,
  * `request_id`, `latency_ms` and `tokens{input,output}`; cooldowns, health
  * changes, rotations and workflow events get a line each too. Attempt lines
  * are debug-level and skipped before any work when debug is off.
@@ -51,6 +52,11 @@ export class EventLog implements EventObserver {
     };
     if (event.outcome === 'success') {
       this.logger.info(line, 'request_success');
+      return;
+    }
+    if (event.outcome === 'client_closed') {
+      // The client went away (a "stop" button): worth a line, not an error of anyone's here.
+      this.logger.info(line, 'request_client_closed');
       return;
     }
     const failed = { ...line, error_type: event.errorType };

@@ -66,6 +66,17 @@ describe('request lines', () => {
     );
   });
 
+  test('a request the client closed is request_client_closed at info, not request_failed', () => {
+    const { logger, lines } = capture();
+    const relay = new EventEmitter();
+    observeGateway({ relay }, { logger });
+    relay.emit('request:end', requestEnd({ outcome: 'client_closed', httpStatus: 499, errorType: 'client_closed' }));
+    assert.deepEqual(
+      lines.map((l) => [l.level, l.msg, l.http_status]),
+      [['info', 'request_client_closed', 499]],
+    );
+  });
+
   test('workflow events are logged as the same JSON lines', () => {
     const { logger, lines } = capture();
     const workflow = new EventEmitter();

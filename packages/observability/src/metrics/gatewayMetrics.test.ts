@@ -67,6 +67,18 @@ test('requests, errors, tokens, latency, ttfb, cache hits and in-flight follow t
   assert.equal(await value(metrics, 'svc_upstream_attempts_total', 'provider="openai",outcome="success"'), 1);
 });
 
+test('a request the client closed counts as client_closed, not as an error, and no error type is counted', async () => {
+  const { metrics, relay } = wired();
+  const closed = { outcome: 'client_closed', errorType: 'client_closed' } as const;
+  relay.emit('attempt:end', attemptEnd({ ...closed, httpStatus: null }));
+  relay.emit('request:end', requestEnd({ ...closed, httpStatus: 499, ttfbMs: null, tokens: { input: 0, output: 0 } }));
+  assert.equal(await value(metrics, 'svc_requests_total', 'provider="openai",model="gpt-4o",status="client_closed"'), 1);
+  assert.equal(await value(metrics, 'svc_requests_total', 'provider="openai",model="gpt-4o",status="error"'), undefined);
+  assert.equal(await value(metrics, 'svc_upstream_attempts_total', 'provider="openai",outcome="client_closed"'), 1);
+  assert.equal(await value(metrics, 'svc_upstream_attempts_total', 'provider="openai",outcome="error"'), undefined);
+  assert.doesNotMatch(await metrics.registry.getSingleMetricAsString('svc_errors_total'), /client_closed|provider="openai"/);
+});
+
 test('svc_provider_health has a series for a provider that has been healthy since start (no change event)', async () => {
   const { metrics, clock, health } = wired();
   assert.equal(await value(metrics, 'svc_provider_health', 'provider="anthropic"'), undefined, 'nothing before any check');

@@ -52,6 +52,8 @@ type Observer = { observe(value: number): void };
 interface PairCells {
   success: CounterCell;
   error: CounterCell;
+  /** The client closed the request first: neither a success nor anyone's error (`status="client_closed"`). */
+  clientClosed: CounterCell;
   tokensIn: CounterCell;
   tokensOut: CounterCell;
   cacheHits: CounterCell;
@@ -63,6 +65,7 @@ interface ProviderCells {
   errorTypes: Map<string, CounterCell>;
   attemptsOk: CounterCell;
   attemptsFailed: CounterCell;
+  attemptsClientClosed: CounterCell;
   duration: Observer;
   ttfb: Observer;
 }
@@ -123,7 +126,7 @@ export class GatewayMetrics implements EventObserver {
 
     new Counter({
       name: 'svc_requests_total',
-      help: 'Client requests that ended, by provider, model and status (success or error).',
+      help: 'Client requests that ended, by provider, model and status (success, error, or client_closed: the client left first).',
       labelNames: ['provider', 'model', 'status'],
       registers,
       collect() {
@@ -181,7 +184,7 @@ export class GatewayMetrics implements EventObserver {
     });
     new Counter({
       name: 'svc_upstream_attempts_total',
-      help: 'Upstream calls (first tries and retries) by provider and outcome.',
+      help: 'Upstream calls (first tries and retries) by provider and outcome (success, error, or client_closed: cut off because the client left).',
       labelNames: ['provider', 'outcome'],
       registers,
       collect() {
@@ -269,6 +272,8 @@ export class GatewayMetrics implements EventObserver {
     const provider = this.provider(event.provider ?? NO_PROVIDER_LABEL);
     const pair = this.pair(provider, event.model);
     if (event.outcome === 'success') pair.success.value++;
+    // A client that left is no error of the upstream's or the gateway's: it stays out of svc_errors_total.
+    else if (event.outcome === 'client_closed') pair.clientClosed.value++;
     else {
       pair.error.value++;
       this.errorCell(provider, event.errorType ?? 'unknown').value++;
@@ -283,6 +288,7 @@ export class GatewayMetrics implements EventObserver {
   onAttemptEnd(event: AttemptEndEvent): void {
     const provider = this.provider(event.provider);
     if (event.outcome === 'success') provider.attemptsOk.value++;
+    else if (event.outcome === 'client_closed') provider.attemptsClientClosed.value++;
     else provider.attemptsFailed.value++;
   }
 
@@ -344,6 +350,7 @@ export class GatewayMetrics implements EventObserver {
         errorTypes: new Map(),
         attemptsOk: this.attemptCells.create({ provider, outcome: 'success' }),
         attemptsFailed: this.attemptCells.create({ provider, outcome: 'error' }),
+        attemptsClientClosed: this.attemptCells.create({ provider, outcome: 'client_closed' }),
         duration: this.duration.labels(provider),
         ttfb: this.ttfb.labels(provider),
       };
@@ -365,6 +372,7 @@ export class GatewayMetrics implements EventObserver {
       cells = {
         success: this.requestCells.create({ provider: name, model, status: 'success' }),
         error: this.requestCells.create({ provider: name, model, status: 'error' }),
+        clientClosed: this.requestCells.create({ provider: name, model, status: 'client_closed' }),
         tokensIn: this.tokenCells.create({ provider: name, model, type: 'input' }),
         tokensOut: this.tokenCells.create({ provider: name, model, type: 'output' }),
         cacheHits: this.cacheCells.create({ provider: name, model }),

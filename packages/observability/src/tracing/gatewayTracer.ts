@@ -142,7 +142,7 @@ export class GatewayTracer implements EventObserver {
     if (event.outcome === 'error') {
       span.setAttribute('error.type', event.errorType ?? 'error');
       span.setStatus({ code: SpanStatusCode.ERROR, message: event.errorType ?? 'upstream error' });
-    }
+    } else if (event.outcome === 'client_closed') span.setAttribute('switchyard.client_closed', true);
     span.end(event.at);
     request.boundary = event.at;
   }
@@ -167,7 +167,7 @@ export class GatewayTracer implements EventObserver {
     if (event.outcome === 'error') {
       span.setAttribute('error.type', event.errorType ?? 'error');
       span.setStatus({ code: SpanStatusCode.ERROR, message: event.errorType ?? 'request failed' });
-    }
+    } else if (event.outcome === 'client_closed') span.setAttribute('switchyard.client_closed', true);
     span.end(event.at);
   }
 

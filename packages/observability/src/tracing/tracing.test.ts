@@ -127,6 +127,41 @@ describe('traces reach a local OTLP/HTTP receiver', () => {
     ]);
   });
 
+  test('a request the client closed: its spans say so, with no error status', async () => {
+    const { collector, tracing, relay } = await setup();
+    relay.emit('request:start', requestStart({ requestId: 'r-gone', at: T }));
+    relay.emit(
+      'attempt:end',
+      attemptEnd({
+        requestId: 'r-gone',
+        provider: 'openai',
+        at: T + 300,
+        latencyMs: 250,
+        outcome: 'client_closed',
+        httpStatus: null,
+        errorType: 'client_closed',
+      }),
+    );
+    relay.emit(
+      'request:end',
+      requestEnd({
+        requestId: 'r-gone',
+        provider: 'openai',
+        at: T + 310,
+        outcome: 'client_closed',
+        httpStatus: 499,
+        errorType: 'client_closed',
+      }),
+    );
+    await tracing.flush();
+    await collector.waitFor(1);
+    const spans = decodeOtlp(collector).filter((s) => s.name !== 'gateway.select');
+    assert.deepEqual(spans.map((s) => [s.name, attr(s, 'switchyard.client_closed'), attr(s, 'error.type'), s.status?.code ?? 0]).sort(), [
+      ['gateway.attempt', true, undefined, 0],
+      ['gateway.request', true, undefined, 0],
+    ]);
+  });
+
   test('trace context: a client traceparent becomes the parent, and upstream headers name the attempt span', async () => {
     const { collector, clock, tracing, relay } = await setup();
     const clientTrace = '4bf92f3577b34da6a3ce929d0e0e4736';

@@ -1,13 +1,15 @@
 /**
- * @module testTransports
- * Test-only (not exported from the package): a {@link Transport} that
- * answers each request with a 200 event stream of scripted chunks, as an
+ * @module scriptedStreams
+ * Test-only (not exported, and not published: the package's `files` leave
+ * out every `testing` folder under `src`): a {@link Transport} that answers
+ * each request with a 200 event stream of scripted chunks, as an
  * upstream does that streams an answer, opens with an error event, or
  * breaks off (with an error event, a reset, a timeout) after some text;
- * and the Anthropic events such scripts are made of.
+ * one whose upstream stays silent until the client leaves; and the
+ * Anthropic events such scripts are made of.
  */
-import type { Transport } from './providers/adapter.js';
-import type { UpstreamRequest, UpstreamResponse } from './types.js';
+import type { Transport } from '../providers/adapter.js';
+import type { UpstreamRequest, UpstreamResponse } from '../types.js';
 
 /**
  * A 200 stream per provider, each a list of upstream chunks. The first path
@@ -42,6 +44,25 @@ export class ScriptedStreams implements Transport {
       })(),
       cancel() {},
     };
+  }
+}
+
+/**
+ * An upstream that answers nothing until the request's signal aborts (the
+ * client left), and then fails as a reset connection does: the error says
+ * nothing of the client, so the relay has to tell from the signal.
+ */
+export class SilentUpstream implements Transport {
+  /** The provider of each request sent, in order. */
+  readonly sent: string[] = [];
+
+  send(request: UpstreamRequest, options: { signal?: AbortSignal } = {}): Promise<UpstreamResponse> {
+    this.sent.push(new URL(request.url).pathname.split('/')[1]!);
+    return new Promise((_, reject) => {
+      const reset = () => reject(Object.assign(new Error('other side closed'), { code: 'ECONNRESET' }));
+      if (options.signal?.aborted) reset();
+      else options.signal?.addEventListener('abort', reset, { once: true });
+    });
   }
 }
 
