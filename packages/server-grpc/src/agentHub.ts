@@ -18,12 +18,12 @@ import {
   type AgentTask,
   type Clock,
   GitRepository,
+  InvalidArgumentError,
   NotFoundError,
   reportedPrUrl,
   WorkflowError,
 } from '@switchyard/workflow';
 import type { Prompt__Output } from './generated/switchyard/workflow/v1/Prompt.js';
-import { GrpcServerError } from './grpcErrors.js';
 
 /** A prompt as the hub delivers it: the wire `Prompt`, `task` to work or `cancel` to stop. */
 export type HubPrompt = Prompt__Output & { kind: 'task' | 'cancel' };
@@ -95,7 +95,7 @@ export class AgentHub implements AgentAdapter {
 
   registerAgent(input: { name: string; agent_type: string; capabilities: string[] }): { agent_id: string } {
     if (!input.name || input.name.length > 200 || /[\r\n\0]/.test(input.name))
-      throw new GrpcServerError('invalid_argument', 'name: one line of 1-200 characters');
+      throw new InvalidArgumentError('name', 'one line of 1-200 characters');
     const agent = { id: randomUUID(), name: input.name, agentType: input.agent_type, capabilities: input.capabilities };
     this.agents.set(agent.id, agent);
     return { agent_id: agent.id };
