@@ -18,12 +18,12 @@ import {
   type AgentTask,
   type Clock,
   GitRepository,
+  InvalidArgumentError,
   NotFoundError,
   reportedPrUrl,
   WorkflowError,
 } from '@switchyard/workflow';
 import type { Prompt__Output } from './generated/switchyard/workflow/v1/Prompt.js';
-import { GrpcServerError } from './grpcErrors.js';
 
 /** A prompt as the hub delivers it: the wire `Prompt`, `task` to work or `cancel` to stop. */
 export type HubPrompt = Prompt__Output & { kind: 'task' | 'cancel' };
@@ -54,6 +54,12 @@ interface Session {
   queued: HubPrompt | undefined;
   prompts: EventEmitter;
 }
+
+/**
+ * The task of a session reserved for a job whose prompt is not out yet (the worktree's HEAD is being
+ * read). The session is busy, but there is no task an agent could name: it has no id to report on.
+ */
+const CLAIMED: RunningTask = { id: '', output: '', hooks: undefined as never, startHead: '', worktree: '', settle: () => undefined };
 
 /** Options of {@link AgentHub}. */
 export interface AgentHubOptions {
@@ -95,7 +101,7 @@ export class AgentHub implements AgentAdapter {
 
   registerAgent(input: { name: string; agent_type: string; capabilities: string[] }): { agent_id: string } {
     if (!input.name || input.name.length > 200 || /[\r\n\0]/.test(input.name))
-      throw new GrpcServerError('invalid_argument', 'name: one line of 1-200 characters');
+      throw new InvalidArgumentError('name', 'one line of 1-200 characters');
     const agent = { id: randomUUID(), name: input.name, agentType: input.agent_type, capabilities: input.capabilities };
     this.agents.set(agent.id, agent);
     return { agent_id: agent.id };
@@ -127,7 +133,8 @@ export class AgentHub implements AgentAdapter {
   heartbeat(sessionId: string): { state: 'idle' | 'busy'; task_id?: string } {
     const session = this.session(sessionId);
     session.lastSeen = this.clock.now();
-    return session.task ? { state: 'busy', task_id: session.task.id } : { state: 'idle' };
+    if (!session.task) return { state: 'idle' };
+    return session.task === CLAIMED ? { state: 'busy' } : { state: 'busy', task_id: session.task.id };
   }
 
   /** Subscribes to a session's prompts; returns the unsubscribe function. A task already assigned is sent at once. */
@@ -177,6 +184,8 @@ export class AgentHub implements AgentAdapter {
     let startHead: string;
     try {
       startHead = (await git.run(['rev-parse', 'HEAD'], { cwd: task.worktree })).trim();
+      // An abort signal fires once: a job cancelled while HEAD was read would never hear it below.
+      if (hooks.signal.aborted) throw new WorkflowError('cancelled', 'the job was cancelled');
     } catch (error) {
       session.task = undefined;
       this.idle.emit('idle');
@@ -237,7 +246,7 @@ export class AgentHub implements AgentAdapter {
         const session = [...this.sessions.values()].find((s) => !s.task && s.prompts.listenerCount('prompt') > 0);
         if (!session) return false;
         // Reserve it before anything awaits, so two jobs never share a session.
-        session.task = { id: 'claimed', output: '', hooks: undefined as never, startHead: '', worktree: '', settle: () => undefined };
+        session.task = CLAIMED;
         cleanup();
         resolve(session);
         return true;
@@ -272,7 +281,7 @@ export class AgentHub implements AgentAdapter {
   private taskOf(sessionId: string, taskId: string): RunningTask {
     const session = this.session(sessionId);
     session.lastSeen = this.clock.now();
-    if (!session.task || session.task.id !== taskId) throw new NotFoundError('task', taskId);
+    if (!session.task || session.task === CLAIMED || session.task.id !== taskId) throw new NotFoundError('task', taskId);
     return session.task;
   }
 

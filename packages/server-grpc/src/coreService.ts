@@ -78,6 +78,32 @@ function agentEventMessage(event: AgentEvent): AgentEventMsg {
   };
 }
 
+/** Default of {@link CoreServiceOptions.maxStreamBacklogBytes}. */
+const DEFAULT_STREAM_BACKLOG_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A writer for an endless server stream that a reader may stop reading: grpc-js buffers every write
+ * the reader has not taken, without bound. Past `maxBytes` unread, the stream stops (`stop`) and ends
+ * with RESOURCE_EXHAUSTED once the reader has taken what was sent. Returns false once it has ended.
+ */
+function boundedWriter<T extends object>(call: ServerWritableStream<unknown, T>, maxBytes: number, stop: () => void) {
+  let backlog = 0;
+  let ended = false;
+  return (message: T): boolean => {
+    if (ended) return false;
+    const bytes = Buffer.byteLength(JSON.stringify(message));
+    backlog += bytes;
+    call.write(message, () => {
+      backlog -= bytes;
+    });
+    if (backlog <= maxBytes) return true;
+    ended = true;
+    stop();
+    failStream(call, new GrpcServerError('resource_exhausted', `the reader fell more than ${maxBytes} bytes behind; reconnect`));
+    return false;
+  };
+}
+
 const slug = (value: string) => parseInput(slugSchema, value, 'slug');
 
 /** Options of {@link coreServiceHandlers}. */
@@ -85,11 +111,14 @@ export interface CoreServiceOptions {
   workflow: Workflow;
   dispatchTool?: DispatchTool;
   authorize: Authorize;
+  /** Bytes a `StreamAgentEvents` reader may leave unread before its stream ends with RESOURCE_EXHAUSTED (default 4 MiB). */
+  maxStreamBacklogBytes?: number;
 }
 
 /** The `CoreService` implementation. */
 export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHandlers {
   const { workflow, authorize } = options;
+  const maxStreamBacklogBytes = options.maxStreamBacklogBytes ?? DEFAULT_STREAM_BACKLOG_BYTES;
   return {
     GetFeature: unary(authorize, async (req) => workflow.getFeature(slug(req.slug))),
     ListFeatures: unary(authorize, async (req) => ({
@@ -193,13 +222,28 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
     },
     StreamAgentEvents: (call: ServerWritableStream<{ job_id: string; feature_slug: string }, AgentEventMsg>) => {
       void (async () => {
+        let stop = () => {};
         try {
           authorize(call);
           const { job_id: jobId, feature_slug: featureSlug } = call.request;
+          if (featureSlug) await workflow.getFeature(slug(featureSlug));
+          // Subscribed before the job is read: a final status that lands while it is read is held, not missed.
+          const held: AgentEvent[] = [];
+          let forward: ((event: AgentEvent) => void) | undefined;
+          const onEvent = (event: AgentEvent) => {
+            if ((jobId && event.jobId !== jobId) || (featureSlug && event.featureSlug !== featureSlug)) return;
+            if (forward) forward(event);
+            else held.push(event);
+          };
+          stop = () => workflow.events.off('workflow:agent_event', onEvent);
+          workflow.events.on('workflow:agent_event', onEvent);
+          call.once('cancelled', stop);
+          call.once('close', stop);
           if (jobId) {
             const job = await workflow.store.reader.getJob(jobId);
             if (!job) throw new GrpcServerError('not_found', `job ${JSON.stringify(jobId)} does not exist`);
             if (FINAL_JOB_STATES.has(job.state)) {
+              stop();
               call.write(
                 agentEventMessage({
                   jobId,
@@ -214,19 +258,17 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
               return;
             }
           }
-          const onEvent = (event: AgentEvent) => {
-            if ((jobId && event.jobId !== jobId) || (featureSlug && event.featureSlug !== featureSlug)) return;
-            call.write(agentEventMessage(event));
+          const send = boundedWriter(call, maxStreamBacklogBytes, stop);
+          forward = (event) => {
+            if (!send(agentEventMessage(event))) return;
             if (jobId && event.kind === 'status' && FINAL_JOB_STATES.has(String(event.data.state))) {
               stop();
               call.end();
             }
           };
-          const stop = () => workflow.events.off('workflow:agent_event', onEvent);
-          workflow.events.on('workflow:agent_event', onEvent);
-          call.once('cancelled', stop);
-          call.once('close', stop);
+          for (const event of held.splice(0)) forward(event);
         } catch (error) {
+          stop();
           failStream(call, error);
         }
       })();

@@ -15,7 +15,7 @@ import protobuf from 'protobufjs';
 /** The base error of this package (refusals of its own, like a missing API key). */
 export class GrpcServerError extends Error {
   override name = 'GrpcServerError';
-  readonly code: 'unauthenticated' | 'invalid_argument' | 'not_found' | 'unavailable';
+  readonly code: 'unauthenticated' | 'invalid_argument' | 'not_found' | 'unavailable' | 'resource_exhausted';
 
   constructor(code: GrpcServerError['code'], message: string, options?: { cause?: unknown }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
@@ -50,6 +50,7 @@ const OWN_STATUS: Record<GrpcServerError['code'], status> = {
   invalid_argument: status.INVALID_ARGUMENT,
   not_found: status.NOT_FOUND,
   unavailable: status.UNAVAILABLE,
+  resource_exhausted: status.RESOURCE_EXHAUSTED,
 };
 
 // google.rpc.Status and the two detail messages we send, from googleapis' google/rpc/*.proto.

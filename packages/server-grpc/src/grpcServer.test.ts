@@ -5,7 +5,7 @@ import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js';
-import { tempGitRepo } from '@switchyard/test-support';
+import { eventually, tempGitRepo } from '@switchyard/test-support';
 import {
   AgentDispatcher,
   ArtifactStore,
@@ -243,10 +243,116 @@ describe('a refused stream ends with its status', () => {
       error: 'not_found',
     });
     assert.equal((await ending(agents, 'ReceivePrompts', { session_id: 'no-such-session' })).code, status.NOT_FOUND);
+    assert.deepEqual(await ending(core, 'StreamAgentEvents', { feature_slug: 'Bad Slug' }), {
+      code: status.INVALID_ARGUMENT,
+      error: 'invalid_argument',
+    });
+    assert.deepEqual(await ending(core, 'StreamAgentEvents', { feature_slug: '999-nope' }), { code: status.NOT_FOUND, error: 'not_found' });
+  });
+});
+
+describe('StreamAgentEvents under load and races', { concurrency: 1 }, () => {
+  let edgeWorkflow: Workflow;
+  let edgeServer: GrpcServer;
+  let edgeCore: InstanceType<typeof proto.switchyard.workflow.v1.CoreService>;
+  before(async () => {
+    edgeWorkflow = new Workflow({ store: new MemoryWorkflowStore(), repoName: 'shop' });
+    await edgeWorkflow.createFeature({ slug: SLUG, title: 'Log in', actor: 'alice' });
+    edgeServer = await startGrpcServer({ workflow: edgeWorkflow, maxStreamBacklogBytes: 64 * 1024 });
+    edgeCore = new proto.switchyard.workflow.v1.CoreService(edgeServer.address, credentials.createInsecure());
+  });
+  after(async () => {
+    edgeCore?.close();
+    await edgeServer?.close();
+  });
+  const listeners = () => edgeWorkflow.events.listenerCount('workflow:agent_event');
+  const emit = (jobId: string, kind: 'output' | 'status', data: Record<string, unknown>) =>
+    edgeWorkflow.events.emit('workflow:agent_event', { jobId, featureSlug: SLUG, wpSequence: 1, kind, data, at: Date.now() });
+
+  test('a reader that stops reading is cut past the backlog bound: the server stops buffering, the reader learns why', async () => {
+    const stream = edgeCore.StreamAgentEvents({ feature_slug: SLUG }, new Metadata());
+    let received = 0;
+    const ended = new Promise<number>((resolve) => {
+      stream.on('error', (e: ServiceError) => resolve(e.code));
+      stream.on('end', () => resolve(status.OK));
+    });
+    stream.on('data', () => {
+      received++;
+      if (received === 1) stream.pause();
+    });
+    await eventually('the subscription', () => listeners() === 1);
+    const chunk = 'x'.repeat(1024);
+    const sent = 20_000;
+    for (let i = 0; i < sent && listeners() > 0; i++) {
+      emit('job-flood', 'output', { chunk });
+      // Let the transport move what the reader's flow-control window takes.
+      if (i % 200 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    assert.equal(listeners(), 0, 'the server stopped queueing events for the reader that fell behind');
+    stream.resume();
+    assert.equal(await ended, status.RESOURCE_EXHAUSTED);
+    assert.ok(received < sent, `${received} of ${sent} events`);
+  });
+
+  test('a job that ends while its stream starts still ends the stream', async () => {
+    const jobId = '00000000-0000-4000-8000-0000000000aa';
+    const now = new Date().toISOString();
+    await edgeWorkflow.store.transact((tx) =>
+      tx.insertJob({
+        id: jobId,
+        feature_slug: SLUG,
+        wp_sequence: 1,
+        kind: 'remote',
+        state: 'Running',
+        review_cycles: 0,
+        max_review_cycles: 1,
+        outcome: null,
+        result: null,
+        error: null,
+        created_at: now,
+        updated_at: now,
+        started_at: now,
+        finished_at: null,
+      }),
+    );
+    const reader = edgeWorkflow.store.reader;
+    const getJob = reader.getJob.bind(reader);
+    // The server reads the job as running; its final status is announced before the read returns.
+    reader.getJob = async (id) => {
+      const job = await getJob(id);
+      emit(jobId, 'status', { state: 'Completed', outcome: 'approved' });
+      return job;
+    };
+    try {
+      const events = await new Promise<AgentEvent__Output[]>((resolve, reject) => {
+        const out: AgentEvent__Output[] = [];
+        edgeCore
+          .StreamAgentEvents({ job_id: jobId }, new Metadata(), { deadline: Date.now() + 5000 })
+          .on('data', (e: AgentEvent__Output) => out.push(e))
+          .on('end', () => resolve(out))
+          .on('error', reject);
+      });
+      assert.deepEqual(
+        events.map((e) => [e.kind, fromStruct(e.data).state]),
+        [['status', 'Completed']],
+      );
+      assert.equal(listeners(), 0);
+    } finally {
+      reader.getJob = getJob;
+    }
   });
 });
 
 describe('AgentService and StreamAgentEvents', { concurrency: 1 }, () => {
+  test('a bad agent name is INVALID_ARGUMENT naming the field, like every other bad input', async () => {
+    const bad = (await call(agents, 'RegisterAgent', { name: '', agent_type: 'codex' }).catch((e: ServiceError) => e)) as ServiceError;
+    assert.equal(bad.code, status.INVALID_ARGUMENT);
+    assert.deepEqual(
+      decodeStatusDetails(bad.metadata)?.field_violations.map((f) => f.field),
+      ['name'],
+    );
+  });
+
   test('a remote agent registers, starts a session, receives the prompt, reports output, completes; the job streams its events', async () => {
     await workflow.governance.enforce('wp-ci-before-review', 'disable', 'lead');
     const { agent_id } = await call<object, { agent_id: string }>(agents, 'RegisterAgent', { name: 'remote-1', agent_type: 'codex' });

@@ -30,6 +30,8 @@ export interface GrpcServerOptions {
   host?: string;
   /** Default 0 (any free port). */
   port?: number;
+  /** Bytes a `StreamAgentEvents` reader may leave unread before its stream ends with RESOURCE_EXHAUSTED (default 4 MiB). */
+  maxStreamBacklogBytes?: number;
 }
 
 /** A running server. */
@@ -77,7 +79,12 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const v1 = proto.switchyard.workflow.v1;
   server.addService(
     v1.CoreService.service,
-    coreServiceHandlers({ workflow: options.workflow, authorize, ...(options.dispatchTool ? { dispatchTool: options.dispatchTool } : {}) }),
+    coreServiceHandlers({
+      workflow: options.workflow,
+      authorize,
+      ...(options.dispatchTool ? { dispatchTool: options.dispatchTool } : {}),
+      ...(options.maxStreamBacklogBytes !== undefined ? { maxStreamBacklogBytes: options.maxStreamBacklogBytes } : {}),
+    }),
   );
   if (options.agentHub) server.addService(v1.AgentService.service, agentServiceHandlers(options.agentHub, authorize));
   const health = new HealthImplementation({

@@ -6,7 +6,6 @@
  * an {@link AgentSession} and results back; it decides nothing. Every error
  * has the control plane's shape `{"error": {"code", "message", "details"?}}`.
  */
-import type { HttpBindings } from '@hono/node-server';
 import { createRoute, OpenAPIHono, z } from '@hono/zod-openapi';
 import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
 import type { Context } from 'hono';
@@ -44,7 +43,7 @@ export interface AgentApiOptions {
   /** Largest upload (default 10 MiB). */
   uploadLimitBytes?: number;
   /** Event-stream limits. */
-  events?: { maxQueuedBytes?: number; heartbeatMs?: number };
+  events?: { heartbeatMs?: number };
   scheduler?: Scheduler;
 }
 
@@ -197,7 +196,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       path: '/events',
       summary: 'Live updates (Server-Sent Events)',
       description:
-        'Events `message_update` (an AgentMessage, plus `message` = `content`), `status_change` (`{status, agent_type, transport}`, plus `exited` once the agent has ended, as in `/status`) and `agent_error` (`{message, fatal, time}`). A new subscriber first gets every message, then the status. Send `Last-Event-ID` (or `?last_event_id=`) to resume: only what changed since is sent. A subscriber that stops reading is dropped; reconnect with the last id to catch up.',
+        'Events `message_update` (an AgentMessage, plus `message` = `content`), `status_change` (`{status, agent_type, transport}`, plus `exited` once the agent has ended, as in `/status`) and `agent_error` (`{message, fatal, time}`). A new subscriber first gets every message, then the status. Send `Last-Event-ID` (or `?last_event_id=`) to resume: only what changed since is sent. Each read gets what changed since the previous one: a reader that falls behind gets each changed message once, in its current form, and is never cut for reading slowly.',
       request: {
         headers: z.object({
           'last-event-id': z.string().optional().openapi({ description: 'The id of the last frame received: resume after it.' }),
@@ -218,14 +217,9 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
         'x-accel-buffering': 'no',
       };
       // Hono answers HEAD with the GET handler's headers and drops its body unread and uncancelled:
-      // a stream opened for it would stay subscribed, queueing every event, until it overflowed.
+      // a stream opened for it would stay subscribed for as long as the server runs.
       if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers }) as never;
-      // On node:http a subscriber that falls behind is cut at the socket: nothing more is written to it.
-      const outgoing = (c.env as Partial<HttpBindings> | undefined)?.outgoing;
-      const stream = events.open(
-        c.req.valid('header')['last-event-id'] ?? c.req.valid('query').last_event_id,
-        outgoing ? () => outgoing.destroy() : undefined,
-      );
+      const stream = events.open(c.req.valid('header')['last-event-id'] ?? c.req.valid('query').last_event_id);
       return new Response(stream, { status: 200, headers }) as never;
     },
   );

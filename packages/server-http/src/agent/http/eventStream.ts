@@ -8,10 +8,12 @@
  *   headers) resumes exactly: the messages changed since, in their current
  *   form, the errors since, and the status if it changed. An id from another
  *   session gets the full replay.
- * - Each subscriber has a bounded queue. One that does not read is dropped
- *   (its connection is cut and its listeners removed) the moment the queue
- *   overflows; the session and the other subscribers never wait for it. It
- *   can reconnect with its last id and lose nothing.
+ * - Frames are made when the subscriber can take them: each read gets what
+ *   changed since its previous one, as a resume would. A message that changed
+ *   many times meanwhile is sent once, in its current form, so a long reply
+ *   streamed in many small pieces costs a slow reader time, not memory, and
+ *   no subscriber is cut for reading slowly. What waits for a subscriber is
+ *   at most one such batch; the session never waits for it.
  */
 import type { Scheduler, TimerHandle } from '@switchyard/core-routing';
 import type { AgentSession } from '../engine/agentSession.js';
@@ -20,8 +22,6 @@ import type { AgentErrorEvent, AgentExit, AgentStatus, MessageUpdateEvent, Statu
 /** Options of {@link EventHub}. */
 export interface EventHubOptions {
   scheduler: Scheduler;
-  /** Bytes a subscriber may leave unread before it is dropped (default 1 MiB). */
-  maxQueuedBytes?: number;
   /** Interval of `: ping` comments that keep proxies from closing an idle stream (default 15 s). */
   heartbeatMs?: number;
 }
@@ -62,7 +62,6 @@ export function sseFrame(event: string, data: unknown, id?: string): string {
  */
 export class EventHub {
   private readonly subscribers = new Set<Subscriber>();
-  private dropped = 0;
 
   constructor(
     private readonly session: AgentSession,
@@ -72,11 +71,6 @@ export class EventHub {
   /** Open streams. */
   get size(): number {
     return this.subscribers.size;
-  }
-
-  /** Streams cut because their reader fell behind. */
-  get droppedCount(): number {
-    return this.dropped;
   }
 
   private id(seq: number): string {
@@ -96,105 +90,115 @@ export class EventHub {
     return { message: event.message, fatal: event.fatal, time: event.time };
   }
 
+  /** The frames of everything that changed after `seq`, in sequence order (what a resume sends). */
+  private framesSince(seq: number): string {
+    const changes = this.session.conversation.changesSince(seq);
+    const frames: { seq: number; text: string }[] = [
+      ...changes.messages.map((e) => ({ seq: e.seq, text: sseFrame('message_update', this.messageData(e), this.id(e.seq)) })),
+      ...changes.errors.map((e) => ({ seq: e.seq, text: sseFrame('agent_error', this.errorData(e), this.id(e.seq)) })),
+    ];
+    if (changes.status)
+      frames.push({
+        seq: changes.status.seq,
+        text: sseFrame('status_change', this.statusData(changes.status), this.id(changes.status.seq)),
+      });
+    return frames
+      .sort((a, b) => a.seq - b.seq)
+      .map((frame) => frame.text)
+      .join('');
+  }
+
   /** The frames a subscriber starts with: a replay, or what it missed since `lastEventId`. */
-  private firstFrames(lastEventId: string | undefined): string[] {
+  private firstFrames(lastEventId: string | undefined): string {
     const conversation = this.session.conversation;
     const match = /^([0-9a-f]+)-(\d+)$/.exec(lastEventId?.trim() ?? '');
     const seq = match && match[1] === conversation.epoch ? Number(match[2]) : Number.NaN;
-    if (Number.isSafeInteger(seq) && seq <= conversation.seq) {
-      const changes = conversation.changesSince(seq);
-      const frames: { seq: number; text: string }[] = [
-        ...changes.messages.map((e) => ({ seq: e.seq, text: sseFrame('message_update', this.messageData(e), this.id(e.seq)) })),
-        ...changes.errors.map((e) => ({ seq: e.seq, text: sseFrame('agent_error', this.errorData(e), this.id(e.seq)) })),
-      ];
-      if (changes.status)
-        frames.push({
-          seq: changes.status.seq,
-          text: sseFrame('status_change', this.statusData(changes.status), this.id(changes.status.seq)),
-        });
-      return frames.sort((a, b) => a.seq - b.seq).map((frame) => frame.text);
-    }
+    if (Number.isSafeInteger(seq) && seq <= conversation.seq) return this.framesSince(seq);
     const replay = conversation.replay();
     // Replayed messages carry no id: a subscriber cut off mid-replay resumes with a full replay.
     // The status closes the replay with the id of the latest change.
     return [
       ...replay.messages.map((e) => sseFrame('message_update', this.messageData(e))),
       sseFrame('status_change', this.statusData(replay.status), this.id(conversation.seq)),
-    ];
+    ].join('');
   }
 
   /**
-   * Opens a stream (the body of the `/events` response). `drop` cuts the
-   * subscriber's connection when it falls behind (on node:http, destroying
-   * the socket); without it the stream is errored.
+   * Opens a stream (the body of the `/events` response): the first frames
+   * at once, then, at each read, what changed since the previous one.
    */
-  open(lastEventId?: string, drop?: () => void): ReadableStream<Uint8Array> {
+  open(lastEventId?: string): ReadableStream<Uint8Array> {
     const conversation = this.session.conversation;
-    const maxQueuedBytes = this.options.maxQueuedBytes ?? 1024 * 1024;
     const scheduler = this.options.scheduler;
+    const heartbeatMs = this.options.heartbeatMs ?? 15_000;
+    let open = true;
+    // The sequence number this subscriber has been sent everything up to.
+    let cursor = 0;
+    let pingDue = false;
     let heartbeat: TimerHandle | undefined;
+    let wake: (() => void) | undefined;
+    const notify = () => {
+      const waiting = wake;
+      wake = undefined;
+      waiting?.();
+    };
+    const armHeartbeat = () => {
+      heartbeat = scheduler.setTimeout(() => {
+        heartbeat = undefined;
+        pingDue = true;
+        notify();
+      }, heartbeatMs);
+    };
     let subscriber: Subscriber | undefined;
     const detach = () => {
-      conversation.off('message_update', onMessage);
-      conversation.off('status_change', onStatus);
-      conversation.off('agent_error', onError);
+      open = false;
+      conversation.off('message_update', notify);
+      conversation.off('status_change', notify);
+      conversation.off('agent_error', notify);
       if (heartbeat !== undefined) scheduler.clearTimeout(heartbeat);
       if (subscriber) this.subscribers.delete(subscriber);
-    };
-    let controller!: ReadableStreamDefaultController<Uint8Array>;
-    let open = true;
-    // The replay may be larger than the queue bound; only what comes after it counts against the subscriber.
-    let replayBytes = 0;
-    let replaying = true;
-    const push = (text: string) => {
-      if (!open) return;
-      const bytes = encoder.encode(text);
-      controller.enqueue(bytes);
-      if (replaying) replayBytes += bytes.byteLength;
-      else if ((controller.desiredSize ?? 0) < -replayBytes) {
-        // The reader is too slow: cut it loose rather than buffer without bound.
-        open = false;
-        this.dropped++;
-        detach();
-        if (drop) drop();
-        else controller.error(new Error('the subscriber fell behind and was dropped'));
-      }
-    };
-    const onMessage = (event: MessageUpdateEvent) => push(sseFrame('message_update', this.messageData(event), this.id(event.seq)));
-    const onStatus = (event: StatusChangeEvent) => push(sseFrame('status_change', this.statusData(event), this.id(event.seq)));
-    const onError = (event: AgentErrorEvent) => push(sseFrame('agent_error', this.errorData(event), this.id(event.seq)));
-    const beat = () => {
-      push(': ping\n\n');
-      if (open) heartbeat = scheduler.setTimeout(beat, this.options.heartbeatMs ?? 15_000);
+      notify();
     };
     return new ReadableStream<Uint8Array>(
       {
-        start: (c) => {
-          controller = c;
+        start: (controller) => {
           subscriber = {
             close: () => {
               if (!open) return;
-              open = false;
               detach();
-              c.close();
+              controller.close();
             },
           };
           this.subscribers.add(subscriber);
-          // Replay and subscription happen in the same tick: no event can fall between them.
-          push('retry: 2000\n\n');
-          for (const frame of this.firstFrames(lastEventId)) push(frame);
-          replaying = false;
-          conversation.on('message_update', onMessage);
-          conversation.on('status_change', onStatus);
-          conversation.on('agent_error', onError);
-          if (open) heartbeat = scheduler.setTimeout(beat, this.options.heartbeatMs ?? 15_000);
+          // The first frames and the cursor are taken in the same tick: no change can fall between them.
+          controller.enqueue(encoder.encode(`retry: 2000\n\n${this.firstFrames(lastEventId)}`));
+          cursor = conversation.seq;
+          conversation.on('message_update', notify);
+          conversation.on('status_change', notify);
+          conversation.on('agent_error', notify);
+          armHeartbeat();
         },
-        cancel: () => {
-          open = false;
-          detach();
+        // Called only while the reader waits for more (highWaterMark 0): nothing is queued ahead of it.
+        pull: async (controller) => {
+          while (open) {
+            if (cursor < conversation.seq) {
+              const text = this.framesSince(cursor);
+              cursor = conversation.seq;
+              if (text) return controller.enqueue(encoder.encode(text));
+            }
+            if (pingDue) {
+              pingDue = false;
+              armHeartbeat();
+              return controller.enqueue(encoder.encode(': ping\n\n'));
+            }
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+            });
+          }
         },
+        cancel: detach,
       },
-      { highWaterMark: maxQueuedBytes, size: (chunk) => chunk.byteLength },
+      { highWaterMark: 0 },
     );
   }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { eventually } from '@switchyard/test-support';
 import type { AgentSession } from '../agentSession.js';
 import type { AgentSessionError } from '../errors.js';
 import { AcpAgentSession, type AcpSessionOptions } from './acpSession.js';
@@ -87,6 +88,29 @@ describe('ACP transport', () => {
     assert.deepEqual(errors, ['true:the agent exited (code 3)']);
     assert.equal(session.conversation.status, 'stable');
     await assert.rejects(session.sendMessage('hello'), (error: AgentSessionError) => error.code === 'agent_exited');
+  });
+
+  test('an agent that closes its output but keeps running is stopped: the turn never reads as over, input is refused', async () => {
+    const session = await start();
+    const statuses: string[] = [];
+    const errors: string[] = [];
+    session.conversation.on('status_change', (event) => statuses.push(event.exited ? 'exited' : event.status));
+    session.conversation.on('agent_error', (event) => errors.push(`${event.fatal}:${event.message}`));
+    const exited = new Promise((resolve) => session.conversation.once('exit', resolve));
+    await session.sendMessage('mute');
+    await eventually('the turn to end or the agent to be stopped', () => session.conversation.status === 'stable' || errors.length > 0);
+    await assert.rejects(session.sendMessage('hello'), (error: AgentSessionError) => error.code === 'agent_exited');
+    await exited;
+    assert.deepEqual(statuses, ['running', 'exited'], 'no stable in between: it could not take a message');
+    assert.deepEqual(errors, [
+      'false:the agent closed its output while still running; stopping it',
+      'true:the agent exited (signal SIGTERM)',
+    ]);
+    assert.deepEqual(
+      session.conversation.messages().map((m) => m.content),
+      ['mute', 'going quiet'],
+      'nothing was recorded after the output closed',
+    );
   });
 
   test('an agent that is not an ACP agent fails to start with a clear error', async () => {

@@ -49,6 +49,9 @@ interface PermissionOption {
   kind: string;
 }
 
+/** How long an agent that closed its output may take to exit before it is stopped. */
+const OUTPUT_CLOSED_GRACE_MS = 1000;
+
 function textOf(update: Record<string, unknown>): string | undefined {
   const content = update.content as { type?: unknown; text?: unknown } | undefined;
   return content?.type === 'text' && typeof content.text === 'string' ? content.text : undefined;
@@ -72,6 +75,8 @@ export class AcpAgentSession implements AgentSession {
   private prompting = false;
   private exited: AgentExit | undefined;
   private closed = false;
+  /** The agent closed its output: nothing it says can reach us any more. */
+  private outputClosed = false;
   private readonly exitedPromise: Promise<void>;
 
   private constructor(
@@ -85,6 +90,7 @@ export class AcpAgentSession implements AgentSession {
       onNotification: (method, params) => this.onNotification(method, params),
       onProtocolError: (message) => this.conversation.error(`ACP protocol error: ${message}`),
     });
+    child.stdout.once('end', () => this.onOutputClosed());
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => options.onStderr?.(text));
     this.exitedPromise = new Promise((done) => {
@@ -164,14 +170,33 @@ export class AcpAgentSession implements AgentSession {
     if (this.closed) return;
     this.closed = true;
     this.peer.close(new AgentSessionError('closed', 'the session is closed'));
-    if (!this.exited) {
-      this.child.stdin.end();
-      this.child.kill('SIGTERM');
-      const killTimer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
-      killTimer.unref();
-      await this.exitedPromise;
-      clearTimeout(killTimer);
-    }
+    await this.terminate();
+  }
+
+  /** Stops the agent (SIGTERM, then SIGKILL after 2 s) and waits for its exit. */
+  private async terminate(): Promise<void> {
+    if (this.exited) return;
+    this.child.stdin.end();
+    this.child.kill('SIGTERM');
+    const killTimer = setTimeout(() => this.child.kill('SIGKILL'), 2000);
+    killTimer.unref();
+    await this.exitedPromise;
+    clearTimeout(killTimer);
+  }
+
+  /**
+   * The agent closed its output. Its exit usually follows at once and ends the conversation; one that
+   * keeps running can never answer again, so it is stopped, and that exit ends the conversation.
+   */
+  private onOutputClosed(): void {
+    this.outputClosed = true;
+    if (this.closed || this.exited) return;
+    const timer = setTimeout(() => {
+      if (this.closed || this.exited) return;
+      this.conversation.error('the agent closed its output while still running; stopping it');
+      void this.terminate();
+    }, OUTPUT_CLOSED_GRACE_MS);
+    timer.unref();
   }
 
   private async handshake(cwd: string): Promise<void> {
@@ -231,7 +256,8 @@ export class AcpAgentSession implements AgentSession {
     } else if (stopReason !== undefined && stopReason !== 'end_turn' && stopReason !== 'cancelled') {
       this.conversation.error(`the agent stopped its turn: ${String(stopReason)}`);
     }
-    if (!this.exited) this.conversation.setStatus('stable');
+    // A turn cut short by a closed output is not over: the agent is on its way out, and its exit settles the status.
+    if (!this.exited && !this.outputClosed) this.conversation.setStatus('stable');
   }
 
   private onNotification(method: string, params: unknown): void {
@@ -255,6 +281,7 @@ export class AcpAgentSession implements AgentSession {
   private assertOpen(): void {
     if (this.closed) throw new AgentSessionError('closed', 'the session is closed');
     if (this.exited) throw new AgentSessionError('agent_exited', `the agent has exited (${describeExit(this.exited)})`);
+    if (this.outputClosed) throw new AgentSessionError('agent_exited', 'the agent closed its output: it takes no more input');
   }
 
   private onExit(exit: AgentExit): void {

@@ -119,9 +119,7 @@ export class HeadlessScreen {
     for (let row = Math.max(0, from); row < buffer.length; row++) {
       const line = buffer.getLine(row);
       if (!line) continue;
-      const next = buffer.getLine(row + 1);
-      // A row that continues on the next one keeps its trailing spaces: they are part of the text.
-      const text = line.translateToString(!next?.isWrapped);
+      const text = joinableText(line, buffer.getLine(row + 1)?.isWrapped === true);
       if (line.isWrapped && pending !== undefined) pending += text;
       else {
         if (pending !== undefined) out.push(pending);
@@ -161,7 +159,7 @@ export class HeadlessScreen {
     while (current?.isWrapped && row > 0) {
       row--;
       current = buffer.getLine(row);
-      text = (current?.translateToString(false) ?? '') + text;
+      text = (current ? joinableText(current, true) : '') + text;
     }
     return text.trim();
   }
@@ -184,6 +182,20 @@ export class HeadlessScreen {
   dispose(): void {
     this.term.dispose();
   }
+}
+
+/**
+ * A row's text for joining soft-wrapped rows back into a line. A row that continues on the next one
+ * keeps the spaces the program wrote at its end (they are part of the text) but not the cells it never
+ * wrote: a wide character that did not fit in the last column went to the next row and left an empty
+ * cell behind, which is no space in the program's output.
+ */
+function joinableText(line: IBufferLine, continues: boolean): string {
+  if (!continues) return line.translateToString(true);
+  let end = line.length;
+  // An unwritten cell has no characters and width 1; the right half of a wide character has width 0.
+  while (end > 0 && line.getCell(end - 1)?.getChars() === '' && line.getCell(end - 1)?.getWidth() === 1) end--;
+  return line.translateToString(false, 0, end);
 }
 
 function rowText(line: IBufferLine | undefined): string {

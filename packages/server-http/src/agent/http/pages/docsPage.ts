@@ -51,7 +51,7 @@ ${body ? `<h4>Request body</h4>${contentText(body)}` : ''}
 
 const EVENTS_HTML = `<section id="events-format" aria-labelledby="events-title">
 <h2 id="events-title">Event stream frames</h2>
-<p><code>GET /events</code> sends Server-Sent Events. Each frame has an <code>id</code> (send it back as <code>Last-Event-ID</code> to resume), an <code>event</code> name and one line of JSON <code>data</code>:</p>
+<p><code>GET /events</code> sends Server-Sent Events. A frame has an <code>event</code> name, one line of JSON <code>data</code> and, except in the replay a new subscriber starts with, an <code>id</code> (send the last one back as <code>Last-Event-ID</code> to resume):</p>
 <pre>id: 5f3a9c01-12
 event: message_update
 data: {"id":3,"role":"agent","content":"42","time":"2026-01-01T12:00:00.000Z","message":"42"}
@@ -63,7 +63,7 @@ data: {"status":"stable","agent_type":"generic","transport":"pty"}
 id: 5f3a9c01-14
 event: agent_error
 data: {"message":"the agent exited (code 1)","fatal":true,"time":"2026-01-01T12:00:01.000Z"}</pre>
-<p>A new subscriber first receives every message, then the status. An agent message is sent again, whole, each time it grows. Comments (<code>: ping</code>) keep idle connections open.</p>
+<p>A new subscriber first receives every message (without ids), then the status (with the id to resume from). An agent message is sent again, whole, each time it grows; a subscriber that reads slowly gets it once per read, in its current form, rather than every version. Comments (<code>: ping</code>) keep idle connections open.</p>
 </section>`;
 
 /** Renders the reference page from an OpenAPI document. */

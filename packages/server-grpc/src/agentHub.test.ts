@@ -1,0 +1,42 @@
+// The hub's session bookkeeping, without the gRPC layer in between.
+import assert from 'node:assert/strict';
+import { rm } from 'node:fs/promises';
+import { test } from 'node:test';
+import { tempGitRepo } from '@switchyard/test-support';
+import { NotFoundError, type WorkPackage } from '@switchyard/workflow';
+import { AgentHub, type HubPrompt } from './agentHub.js';
+
+test('a session reserved for a task whose prompt is not out yet names no task, and a job cancelled meanwhile sends none', async () => {
+  const { root } = await tempGitRepo({ prefix: 'hub-', readmeVersions: ['# x\n'] });
+  const hub = new AgentHub({ heartbeatIntervalMs: 60_000 });
+  const aborted = new AbortController();
+  try {
+    const { agent_id } = hub.registerAgent({ name: 'remote-1', agent_type: 'codex', capabilities: [] });
+    const { session_id } = hub.startSession(agent_id);
+    const prompts: HubPrompt[] = [];
+    hub.receivePrompts(
+      session_id,
+      (prompt) => prompts.push(prompt),
+      () => undefined,
+    );
+    const workPackage = { sequence: 1 } as WorkPackage;
+    const running = hub.run(
+      { feature_slug: '001-login', work_package: workPackage, context: '', prompt: 'do it', worktree: root, attempt: 1 },
+      { kind: 'remote', timeout_ms: 5000, review_cycles: 1 },
+      { signal: aborted.signal, onOutput: () => undefined },
+    );
+    // The session is claimed at once; its prompt goes out after the worktree's HEAD is read.
+    assert.deepEqual(hub.heartbeat(session_id), { state: 'busy' }, 'busy, with no task id yet');
+    for (const taskId of ['claimed', ''])
+      assert.throws(() => hub.reportOutput(session_id, taskId, 'output'), NotFoundError, `output for task ${JSON.stringify(taskId)}`);
+    assert.throws(() => hub.completeTask(session_id, 'claimed', { exit_code: 0, pr_url: '' }), NotFoundError);
+    // Cancelled before the prompt went out: the agent is never asked, and the session is free again.
+    aborted.abort();
+    await assert.rejects(running, (error: Error & { code?: string }) => error.code === 'cancelled');
+    assert.deepEqual(prompts, []);
+    assert.deepEqual(hub.heartbeat(session_id), { state: 'idle' });
+  } finally {
+    hub.close();
+    await rm(root, { recursive: true, force: true });
+  }
+});
