@@ -11,9 +11,10 @@ import { defaultAdapters } from '@switchyard/core-routing';
 import { CredentialsError } from '@switchyard/credentials';
 import { ClusterUnavailableError } from './gateway/cluster.js';
 import { ConfigError, loadConfigFile } from './gateway/config/load.js';
-import { Gateway, TracingUnavailableError, UnsafeBindError } from './gateway/gateway.js';
+import { Gateway, UnsafeBindError } from './gateway/gateway.js';
 import { GuardedHostsUnreadableError } from './gateway/guardedHostStore.js';
 import { LoginUsageError, login } from './gateway/login.js';
+import { TracingUnavailableError } from './gateway/openTracing.js';
 import { credentialsCommand, REKEY_USAGE, RekeyUsageError } from './gateway/rekeyCommand.js';
 
 /** Each subcommand's usage, shown by `switchyard <command> --help` and, together, by `switchyard --help`. */

@@ -97,9 +97,10 @@ export {
   type SignInRequest,
   signInRequest,
 } from './gateway/flows.js';
-export { Gateway, type GatewayOptions, isLoopbackHost, TracingUnavailableError, UnsafeBindError } from './gateway/gateway.js';
+export { Gateway, type GatewayOptions, isLoopbackHost, UnsafeBindError } from './gateway/gateway.js';
 export { FileGuardedHostStore, type GuardedHostStore, GuardedHostsUnreadableError } from './gateway/guardedHostStore.js';
 export { LogTail } from './gateway/logTail.js';
+export { TracingUnavailableError } from './gateway/openTracing.js';
 export { createWorkflowApi, type MetricsSource, type WorkflowApiOptions } from './workflow/workflowApi.js';
 export { respondWorkflowError, WORKFLOW_ERROR_STATUS } from './workflow/workflowErrors.js';
 export { startWorkflowHttpServer, type WorkflowHttpServer, type WorkflowHttpServerOptions } from './workflow/workflowServer.js';

@@ -76,7 +76,7 @@ metrics: { enabled: false }
     assert.equal(credential.cooldown_until, null, `${requestId}: the credential is not cooling`);
     const [end, ...more] = endsOf(requestId);
     assert.equal(more.length, 0, `${requestId}: the request ended once`);
-    assert.equal(end?.outcome, 'error', requestId);
+    assert.equal(end?.outcome, 'client_closed', requestId);
     assert.equal(end?.errorType, 'client_closed', `${requestId}: the client's leaving, not an upstream failure`);
   };
 

@@ -43,9 +43,11 @@ import { GatewayCredentials, resolveAuthDir } from './credentials.js';
 import { FileGuardedHostStore } from './guardedHostStore.js';
 import { GuardedHosts } from './guardedHosts.js';
 import { LogTail } from './logTail.js';
+import { openTracing } from './openTracing.js';
 import { ProviderStatsCollector } from './providerStats.js';
 import { cooldownDurations, createHealthProbe, monitoredProviders, quotaExceededSettings, relayProviders } from './providers.js';
 import { pathsNeedingRestart, runningConfig } from './readAtStart.js';
+import { failoverSettings, healingSettings, healthSettings, poolSettings, websocketSettings } from './settings.js';
 
 /** Options of {@link Gateway.start}. */
 export interface GatewayOptions {
@@ -78,31 +80,6 @@ export function isLoopbackHost(host: string): boolean {
 /** Refused start-up: an open gateway on a public interface. */
 export class UnsafeBindError extends Error {
   override name = 'UnsafeBindError';
-}
-
-/** Refused start-up: `tracing.enabled` without the OpenTelemetry packages installed. */
-export class TracingUnavailableError extends Error {
-  override name = 'TracingUnavailableError';
-}
-
-/**
- * The tracer `tracing.*` asks for, or undefined when tracing is off. OpenTelemetry is an optional
- * peer of the observability package, so it is loaded only here, and only when wanted.
- */
-async function openTracing(config: GatewayConfig, scheduler: Scheduler, lookup: LookupFunction): Promise<Tracing | undefined> {
-  if (!config.tracing.enabled) return undefined;
-  let tracingModule: typeof import('@switchyard/observability/tracing');
-  try {
-    tracingModule = await import('@switchyard/observability/tracing');
-  } catch (error) {
-    throw new TracingUnavailableError(
-      `tracing.enabled needs the OpenTelemetry packages (${(error as Error).message}): install @opentelemetry/api @opentelemetry/core ` +
-        '@opentelemetry/resources @opentelemetry/sdk-trace @opentelemetry/semantic-conventions ' +
-        '@opentelemetry/exporter-trace-otlp-http @opentelemetry/exporter-zipkin',
-      { cause: error },
-    );
-  }
-  return tracingModule.createTracing(config.tracing, { clock: scheduler, lookup });
 }
 
 /** A request's path without its query. */
@@ -210,9 +187,9 @@ export class Gateway {
     // What the store held and this config no longer names was let go while the process was down.
     this.guardedHosts.retain(config);
     const { lookup } = this.guardedHosts;
-    this.transport = new UndiciTransport(this.poolSettings(config), { lookup });
+    this.transport = new UndiciTransport(poolSettings(config), { lookup });
     this.cache = new ResponseCache({ enabled: ops.cache.enabled, size: ops.cache.size, ttlMs: ops.cache.ttl });
-    this.failover = new NodeFailover(this.failoverSettings(config), { scheduler: this.scheduler, lookup });
+    this.failover = new NodeFailover(failoverSettings(config), { scheduler: this.scheduler, lookup });
 
     // The relay is created before the probe needs it, so the probe reads it lazily.
     let relay: Relay | undefined;
@@ -226,7 +203,7 @@ export class Gateway {
       scheduler: this.scheduler,
       providers: monitoredProviders(config),
       probe,
-      settings: this.healthSettings(config),
+      settings: healthSettings(config),
       // The cooldown manager is built next (its recovery check needs this monitor), so it is read lazily.
       cooldowns: { isCooling: (key) => this.cooldowns.isCooling(key) },
     });
@@ -242,7 +219,7 @@ export class Gateway {
       health: this.health,
       scheduler: this.scheduler,
       actions: this.healingActions(),
-      settings: this.healingSettings(config),
+      settings: healingSettings(config),
     });
     relay = new Relay({
       providers: relayProviders(config),
@@ -280,7 +257,7 @@ export class Gateway {
       acceptsClientKey: (key) => this.dataPlane.acceptsClientKey(key),
       management: this.management.guard,
       credentials: credentials.manager,
-      settings: () => this.websocketSettings(this.current),
+      settings: () => websocketSettings(this.current),
       scheduler: this.scheduler,
       logError: (fields, message) => this.observability.logger.error(fields, message),
     });
@@ -465,16 +442,16 @@ export class Gateway {
     this.guardedHosts.retain(config);
     const ops = config.server.operations;
     this.current = config;
-    this.transport.reconfigure(this.poolSettings(config));
+    this.transport.reconfigure(poolSettings(config));
     this.cache.configure({ enabled: ops.cache.enabled, size: ops.cache.size, ttlMs: ops.cache.ttl });
     this.cooldowns.configure({
       detection: { enabled: ops.cooldown.enabled, windowMs: ops.cooldown.detection_window, errorThreshold: ops.cooldown.error_threshold },
       durations: cooldownDurations(config),
     });
     this.health.setProviders(monitoredProviders(config));
-    this.health.configure(this.healthSettings(config));
-    this.healer.configure(this.healingSettings(config), this.healingActions());
-    this.failover.configure(this.failoverSettings(config));
+    this.health.configure(healthSettings(config));
+    this.healer.configure(healingSettings(config), this.healingActions());
+    this.failover.configure(failoverSettings(config));
     this.relay.configure({
       providers: relayProviders(config),
       strategy: ops.load_balancing.strategy,
@@ -562,53 +539,5 @@ export class Gateway {
         },
       },
     ];
-  }
-
-  private poolSettings(config: GatewayConfig) {
-    const pool = config.server.operations.connection_pool;
-    return {
-      maxIdleConns: pool.max_idle_conns,
-      maxIdleConnsPerHost: pool.max_idle_conns_per_host,
-      idleConnTimeoutMs: pool.idle_conn_timeout,
-      requestTimeoutMs: pool.request_timeout,
-    };
-  }
-
-  private websocketSettings(config: GatewayConfig) {
-    const w = config.server.websocket;
-    return {
-      maxMessageBytes: w.max_message_size,
-      pingIntervalMs: w.ping_interval,
-      maxInFlight: w.max_in_flight,
-      highWaterMark: w.high_water_mark,
-    };
-  }
-
-  private healthSettings(config: GatewayConfig) {
-    const h = config.server.operations.health_check;
-    return {
-      enabled: h.enabled,
-      intervalMs: h.interval,
-      timeoutMs: h.timeout,
-      unhealthyThreshold: h.unhealthy_threshold,
-      healthyThreshold: h.healthy_threshold,
-    };
-  }
-
-  private healingSettings(config: GatewayConfig) {
-    const s = config.server.operations.self_healing;
-    return { enabled: s.enabled, checkIntervalMs: s.check_interval, maxAttempts: s.max_attempts, backoffMs: s.backoff_duration };
-  }
-
-  private failoverSettings(config: GatewayConfig) {
-    const f = config.server.failover;
-    return {
-      mode: f.mode,
-      backupUrl: f.backup_url,
-      failoverTimeoutMs: f.failover_timeout,
-      healthCheckIntervalMs: f.health_check_interval,
-      peers: f.peers,
-      selfUrl: f.self_url,
-    };
   }
 }
