@@ -4,11 +4,17 @@
  * taps forward the same events and see the stream end.
  */
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, test } from 'node:test';
 import fc from 'fast-check';
+import type { RequestEndEvent } from './events.js';
 import { openAiUsage } from './providers/openai.js';
+import { Relay } from './relay.js';
+import { MemorySink } from './sink.js';
 import { lastEventEnd, OpenAiStreamTap, SseEventSplitter } from './sse.js';
 import { passThroughTap } from './streamTap.js';
+import { UndiciTransport } from './upstream.js';
 
 type Ending = '\n' | '\r\n' | '\r';
 
@@ -163,4 +169,46 @@ test('an OpenAI stream with mixed endings: any chunking forwards the same events
       },
     ),
   );
+});
+
+test('the relay streams an upstream that ends its lines in lone CRs to the client, complete, not as a 502', async () => {
+  const chunk = (delta: object, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\r\r`;
+  const usage = 'data: {"id":"c","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":5,"completion_tokens":2}}\r\r';
+  // Written in pieces that cut events, so each blank line has to be found where it is.
+  const body = `${chunk({ role: 'assistant', content: '' })}${chunk({ content: 'Hel' })}${chunk({ content: 'lo' })}${chunk({}, 'stop')}${usage}data: [DONE]\r\r`;
+  const upstream = createServer((_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    for (let at = 0; at < body.length; at += 37) res.write(body.slice(at, at + 37));
+    res.end();
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const transport = new UndiciTransport({ requestTimeoutMs: 5_000 });
+  after(async () => {
+    await transport.close();
+    await new Promise((resolve) => upstream.close(resolve));
+  });
+  const baseUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+  const relay = new Relay({ providers: [{ name: 'cr', kind: 'openai-compatible', baseUrl, models: ['gpt-4o'] }], transport });
+  const ends: RequestEndEvent[] = [];
+  relay.events.on('request:end', (e) => ends.push(e));
+  const sink = new MemorySink();
+  const request = { model: 'gpt-4o', stream: true, messages: [{ role: 'user', content: 'hi' }] };
+  await relay.handle(
+    {
+      requestId: 'cr-1',
+      ingress: 'openai-chat',
+      model: 'gpt-4o',
+      stream: true,
+      body: request,
+      rawBody: Buffer.from(JSON.stringify(request)),
+    },
+    sink,
+  );
+  assert.equal(sink.status, 200, sink.text());
+  assert.equal(ends.at(-1)?.outcome, 'success');
+  assert.deepEqual(ends.at(-1)?.tokens, { input: 5, output: 2 });
+  const events = eventsOf(sink.text());
+  assert.equal(events.at(-1), '[DONE]');
+  assert.equal(events.map((data) => (data === '[DONE]' ? '' : (JSON.parse(data).choices[0]?.delta?.content ?? ''))).join(''), 'Hello');
 });
