@@ -85,7 +85,11 @@ describe('SseEventSplitter', () => {
         }
         const end = Math.max(0, lastEventEnd(stream));
         assert.equal(Buffer.concat(pieces).toString('utf8'), stream.subarray(0, end).toString('utf8'));
-        for (const piece of pieces) assert.equal(lastEventEnd(piece), piece.length, 'each piece ends at an event end');
+        // Each piece ends an event (or is the LF completing the CRLF that ended one, cut from its CR).
+        for (let i = 1; i <= pieces.length; i++) {
+          const sent = Buffer.concat(pieces.slice(0, i));
+          assert.equal(lastEventEnd(sent), sent.length, 'what was forwarded so far ends at an event end');
+        }
         assert.equal(splitter.pendingBytes, stream.length - end);
       }),
     );

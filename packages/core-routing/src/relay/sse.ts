@@ -15,20 +15,52 @@ const DONE = Buffer.from('data: [DONE]');
 const USAGE = Buffer.from('"usage"');
 const FINISH = Buffer.from('"finish_reason":"');
 const LF_LF = Buffer.from('\n\n');
-const LF_CR_LF = Buffer.from('\n\r\n');
+const LF_CR = Buffer.from('\n\r');
+const CR_CR = Buffer.from('\r\r');
 
 const EMPTY = Buffer.alloc(0);
 const LF = 0x0a;
 const CR = 0x0d;
 
+/*
+ * Line endings are CRLF, LF or a lone CR (the SSE spec allows all three, even mixed), and an event
+ * ends at a blank line: a line ending right after another. A CR followed by LF is one ending, so
+ * the blank lines are exactly the byte pairs LF LF, LF CR and CR CR (whatever precedes them: an LF
+ * always ends a line, and a CR always starts an ending), plus the LF that completes a CRLF when one
+ * follows the pair's CR. A chunk ending in such a CR ends an event there: its LF, if one comes
+ * next, starts the next run of bytes as the rest of that ending (an empty line to a parser).
+ */
+
+/** End of the blank line whose pair starts at `i` (just after it, its CRLF's LF included), or -1. */
+function blankLineEnd(data: Buffer, i: number): number {
+  const first = data[i];
+  const second = data[i + 1];
+  if (first === LF) {
+    if (second === LF) return i + 2;
+    if (second !== CR) return -1;
+  } else if (first !== CR || second !== CR) return -1;
+  return data[i + 2] === LF ? i + 3 : i + 2;
+}
+
+/** {@link blankLineEnd} of a pair found by a search (-1 when none was). */
+const pairEnd = (data: Buffer, at: number): number => (at < 0 ? -1 : blankLineEnd(data, at));
+
 /** End of the last complete event in `data` (index just after its blank line), or -1. */
 export function lastEventEnd(data: Buffer): number {
   const n = data.length;
+  if (n < 2) return -1;
   // The usual chunk ends exactly at an event's end: look there before searching the whole chunk.
-  if (n >= 2 && data[n - 1] === LF && (data[n - 2] === LF || (n >= 3 && data[n - 2] === CR && data[n - 3] === LF))) return n;
+  const last = data[n - 1];
+  const beforeLast = data[n - 2];
+  if (last === LF && (beforeLast === LF || (beforeLast === CR && n >= 3 && data[n - 3] === LF))) return n;
+  if (last === CR && (beforeLast === LF || beforeLast === CR)) return n;
   const lf = data.lastIndexOf(LF_LF);
-  const crlf = data.lastIndexOf(LF_CR_LF);
-  return Math.max(lf < 0 ? -1 : lf + 2, crlf < 0 ? -1 : crlf + 3);
+  let end = lf < 0 ? -1 : lf + 2;
+  // The pairs with a CR end at or before the last CR: an LF-only stream is searched once more, for the CR it lacks.
+  const lastCr = data.lastIndexOf(CR);
+  if (lastCr >= 1)
+    end = Math.max(end, pairEnd(data, data.lastIndexOf(LF_CR, lastCr - 1)), pairEnd(data, data.lastIndexOf(CR_CR, lastCr - 1)));
+  return end;
 }
 
 /**
@@ -47,9 +79,10 @@ export function lastEventEnd(data: Buffer): number {
 export class SseEventSplitter {
   private held: Buffer[] = [];
   private heldBytes = 0;
-  /** The last two bytes held (a blank line can start in them and end in the next chunk). */
+  /** The last byte held (a blank line can start in it and end in the next chunk). */
   private last = 0;
-  private beforeLast = 0;
+  /** The bytes returned last ended in a CR: an LF opening the next chunk completes their CRLF. */
+  private endedInCr = false;
 
   constructor(private readonly maxEventBytes = MAX_SSE_EVENT_BYTES) {}
 
@@ -58,7 +91,15 @@ export class SseEventSplitter {
     if (chunk.length === 0) return EMPTY;
     let end = lastEventEnd(chunk);
     if (this.heldBytes === 0) {
-      if (end === chunk.length) return chunk;
+      const n = chunk.length;
+      if (end === n) {
+        this.endedInCr = chunk[n - 1] === CR;
+        return chunk;
+      }
+      // The LF of the CRLF that ended the last event goes with it, at once, not with the next event.
+      if (this.endedInCr && chunk[0] === LF && end < 1) end = 1;
+      this.endedInCr = false;
+      if (end === n) return chunk;
       // Copies of what is held: the chunk may be the upstream's buffer, which undici can reuse.
       this.hold(Buffer.from(end < 0 ? chunk : chunk.subarray(end)));
       return end < 0 ? EMPTY : chunk.subarray(0, end);
@@ -73,7 +114,7 @@ export class SseEventSplitter {
     this.held = [];
     this.heldBytes = 0;
     this.last = 0;
-    this.beforeLast = 0;
+    this.endedInCr = end === chunk.length && chunk[end - 1] === CR;
     if (end < chunk.length) this.hold(Buffer.from(chunk.subarray(end)));
     return complete;
   }
@@ -87,17 +128,24 @@ export class SseEventSplitter {
     this.heldBytes += bytes.length;
     if (this.heldBytes > this.maxEventBytes) throw sseEventTooLarge(this.maxEventBytes);
     this.held.push(bytes);
-    if (bytes.length >= 2) this.beforeLast = bytes[bytes.length - 2]!;
-    else this.beforeLast = this.last;
     this.last = bytes[bytes.length - 1]!;
   }
 
-  /** End of a blank line that starts in the held bytes and ends in `chunk`, or -1. */
+  /**
+   * End of a blank line that starts in the held bytes and ends in `chunk`, or -1. The held bytes
+   * end in at most one line ending (a blank line in them would have ended an event); when that is
+   * a CR, an LF opening the chunk completes it as CRLF and the blank line may come after it.
+   */
   private endAcrossSeam(chunk: Buffer): number {
     const first = chunk[0];
     if (this.last === LF && first === LF) return 1;
-    if (this.last === LF && first === CR && chunk[1] === LF) return 2;
-    if (this.beforeLast === LF && this.last === CR && first === LF) return 1;
+    if (this.last === LF && first === CR) return chunk[1] === LF ? 2 : 1;
+    if (this.last !== CR) return -1;
+    if (first === CR) return chunk[1] === LF ? 2 : 1;
+    if (first !== LF) return -1;
+    const second = chunk[1];
+    if (second === LF) return 2;
+    if (second === CR) return chunk[2] === LF ? 3 : 2;
     return -1;
   }
 }
@@ -123,6 +171,12 @@ export class OpenAiStreamTap {
   sawFinish = false;
   /** Whether the `data: [DONE]` terminator arrived. */
   sawDone = false;
+  /**
+   * The last run of events ended in a CR, whose LF (if it is a CRLF) opens the next run: that LF
+   * belongs to the event before, kept or dropped with it.
+   */
+  private endedInCr = false;
+  private droppedTheCr = false;
 
   constructor(options: StreamTapOptions) {
     this.options = options;
@@ -131,12 +185,24 @@ export class OpenAiStreamTap {
   /** Takes an upstream chunk; returns the bytes of the complete events to forward (possibly empty). */
   push(chunk: Uint8Array): Buffer {
     const bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-    const complete = this.events.push(bytes);
+    let complete = this.events.push(bytes);
     if (complete.length === 0) return EMPTY;
+    let firstEventAt = 0;
+    if (this.endedInCr) {
+      this.endedInCr = false;
+      if (complete[0] === LF) {
+        if (this.droppedTheCr) complete = complete.subarray(1);
+        else firstEventAt = 1;
+      }
+      this.droppedTheCr = false;
+      if (complete.length === 0) return EMPTY;
+    }
     if (!this.sawFinish && complete.includes(FINISH)) this.sawFinish = true;
     if (!this.sawDone && complete.includes(DONE)) this.sawDone = true;
     const usageAt = complete.indexOf(USAGE);
-    return usageAt < 0 ? complete : this.inspectUsage(complete, usageAt);
+    const out = usageAt < 0 ? complete : this.inspectUsage(complete, usageAt, firstEventAt);
+    if (complete[complete.length - 1] === CR) this.endedInCr = true;
+    return out;
   }
 
   /** Bytes of an incomplete event left when the stream ended (dropped, never forwarded). */
@@ -153,11 +219,12 @@ export class OpenAiStreamTap {
    * Reads the usage of the events that mention it, and drops usage-only chunks when asked. Only
    * those events are decoded and parsed (found by a byte search); the rest pass as they came.
    */
-  private inspectUsage(complete: Buffer, first: number): Buffer {
+  private inspectUsage(complete: Buffer, first: number, firstEventAt: number): Buffer {
     let kept: Buffer[] | undefined;
     let keptFrom = 0;
+    this.droppedTheCr = false;
     for (let at = first; at >= 0; ) {
-      const start = eventStart(complete, at);
+      const start = Math.max(firstEventAt, eventStart(complete, at));
       const end = eventEnd(complete, at);
       if (this.isUsageOnly(complete.toString('utf8', start, end))) {
         kept ??= [];
@@ -168,6 +235,7 @@ export class OpenAiStreamTap {
     }
     if (!kept) return complete;
     if (keptFrom < complete.length) kept.push(complete.subarray(keptFrom));
+    else this.droppedTheCr = true;
     return kept.length === 1 ? kept[0]! : Buffer.concat(kept);
   }
 
@@ -186,18 +254,24 @@ export class OpenAiStreamTap {
   }
 }
 
+/** A line ending: CRLF, LF or a lone CR. */
+export const LINE_ENDING = /\r\n|\r|\n/;
+
+/** A blank line between events: a line ending (a CR only when no LF follows, or it would be CRLF's) then another. */
+export const EVENT_SEPARATOR = /(?:\r\n|\r(?!\n)|\n)(?:\r\n|\r|\n)/;
+
 /**
  * The data of one event: its `data:` lines joined (empty for an event without any, a comment say). The
  * usual event is a single `data:` line, read without splitting.
  */
 export function eventData(event: string): string {
   if (event.startsWith('data:')) {
-    const end = event.search(/\r?\n/);
+    const end = event.search(/[\r\n]/);
     const rest = end < 0 ? '' : event.slice(end).trimStart();
     if (rest.length === 0) return event.slice(5, end < 0 ? undefined : end).trimStart();
   }
   return event
-    .split(/\r?\n/)
+    .split(LINE_ENDING)
     .filter((line) => line.startsWith('data:'))
     .map((line) => line.slice(5).trimStart())
     .join('\n');
@@ -207,8 +281,9 @@ export function eventData(event: string): string {
 
 /** Start of the event holding byte `at`: just after the blank line before it, or 0. */
 function eventStart(data: Buffer, at: number): number {
-  for (let i = at - 1; i >= 1; i--) {
-    if (data[i] === LF && (data[i - 1] === LF || (i >= 2 && data[i - 1] === CR && data[i - 2] === LF))) return i + 1;
+  for (let i = at - 2; i >= 0; i--) {
+    const end = blankLineEnd(data, i);
+    if (end >= 0 && end <= at) return end;
   }
   return 0;
 }
@@ -217,9 +292,8 @@ function eventStart(data: Buffer, at: number): number {
 function eventEnd(data: Buffer, at: number): number {
   const n = data.length;
   for (let i = at; i < n - 1; i++) {
-    if (data[i] !== LF) continue;
-    if (data[i + 1] === LF) return i + 2;
-    if (data[i + 1] === CR && data[i + 2] === LF) return i + 3;
+    const end = blankLineEnd(data, i);
+    if (end >= 0) return end;
   }
   return n;
 }

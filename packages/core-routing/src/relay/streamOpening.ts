@@ -21,7 +21,7 @@
  * on it.
  */
 import { isObject, type Json } from '../translate/fields.js';
-import { eventData } from './sse.js';
+import { EVENT_SEPARATOR, eventData } from './sse.js';
 
 /** Event types (Anthropic, Responses) that open a stream or keep it alive. */
 const OPENING_TYPES = new Set(['message_start', 'ping', 'response.created', 'response.in_progress']);
@@ -90,6 +90,6 @@ export function isStreamOpening(out: Uint8Array | string, options: StreamOpening
     if (!options.roleChunks && bytes[0] !== COLON && !MARKERS.some((marker) => bytes.includes(marker))) return false;
     text = bytes.toString('utf8');
   }
-  for (const event of text.split(/\r?\n\r?\n/)) if (event.length > 0 && !isOpeningEvent(event, options)) return false;
+  for (const event of text.split(EVENT_SEPARATOR)) if (event.length > 0 && !isOpeningEvent(event, options)) return false;
   return true;
 }

@@ -17,7 +17,7 @@ import { usageFromGemini } from '../translate/gemini/response.js';
 import type { TokenUsage } from '../translate/ir.js';
 import { usageFromResponses } from '../translate/responses/response.js';
 import { SseStreamDecoder, type StreamTranslator, type UpstreamStreamError } from '../translate/streamTranslator.js';
-import { OpenAiStreamTap, SseEventSplitter } from './sse.js';
+import { EVENT_SEPARATOR, LINE_ENDING, OpenAiStreamTap, SseEventSplitter } from './sse.js';
 import type { ApiFamily, Usage } from './types.js';
 
 /** A stream as the attempt sees it. */
@@ -51,10 +51,10 @@ const EMPTY = Buffer.alloc(0);
 /** The JSON of each `data:` payload in `text` whose event contains `marker`. */
 function eventsWith(text: string, marker: string): unknown[] {
   const out: unknown[] = [];
-  for (const event of text.split(/\r?\n\r?\n/)) {
+  for (const event of text.split(EVENT_SEPARATOR)) {
     if (!event.includes(marker)) continue;
     const data = event
-      .split(/\r?\n/)
+      .split(LINE_ENDING)
       .filter((line) => line.startsWith('data:'))
       .map((line) => line.slice(5).trimStart())
       .join('\n');
@@ -92,7 +92,7 @@ function errorIn(complete: Buffer, family: ApiFamily): UpstreamStreamError | und
   };
 }
 
-const eventsMentioning = (text: string, marker: string): string[] => text.split(/\r?\n\r?\n/).filter((e) => e.includes(marker));
+const eventsMentioning = (text: string, marker: string): string[] => text.split(EVENT_SEPARATOR).filter((e) => e.includes(marker));
 
 const toUsage = (usage: TokenUsage | Partial<TokenUsage> | undefined): Usage | undefined =>
   usage && (usage.input !== undefined || usage.output !== undefined) ? { input: usage.input ?? 0, output: usage.output ?? 0 } : undefined;

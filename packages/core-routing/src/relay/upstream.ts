@@ -6,8 +6,9 @@
  */
 import { EventEmitter } from 'node:events';
 import type { LookupFunction } from 'node:net';
-import { Agent, errors as undiciErrors } from 'undici';
+import { Agent, Client, type Dispatcher, errors as undiciErrors } from 'undici';
 import type { Transport } from './providers/adapter.js';
+import { isStaleConnectionError, staleAwareConnector } from './staleConnection.js';
 import type { UpstreamFailure, UpstreamRequest, UpstreamResponse } from './types.js';
 
 /** How a transport opens connections, fixed for its lifetime (unlike the pool settings, which a reload changes). */
@@ -147,10 +148,14 @@ export class UndiciTransport implements Transport {
       keepAliveMaxTimeout: s.idleConnTimeoutMs,
       headersTimeout: s.requestTimeoutMs,
       bodyTimeout: s.requestTimeoutMs,
-      connectTimeout: s.connectTimeoutMs,
-      // Without a lookup, undici's connector stays as it is by default.
-      ...(this.connectOptions.lookup ? { connect: { lookup: this.connectOptions.lookup } } : {}),
+      connect: this.connector(),
     });
+  }
+
+  /** undici's connector with the pool's connect timeout and lookup, watching sockets for the keep-alive race. */
+  private connector() {
+    const lookup = this.connectOptions.lookup;
+    return staleAwareConnector({ timeout: this.settings.connectTimeoutMs, ...(lookup ? { lookup } : {}) });
   }
 
   /** Applies new pool settings; requests in flight finish on the old pools. */
@@ -172,20 +177,46 @@ export class UndiciTransport implements Transport {
 
   async send(request: UpstreamRequest, options: { signal?: AbortSignal }): Promise<UpstreamResponse> {
     const { origin, path } = targetOf(request.url);
-    const response = await this.agent.request({
+    const requestOptions: Dispatcher.RequestOptions = {
       origin,
       path,
       method: request.method,
       headers: request.headers,
       body: request.body ?? null,
       signal: options.signal ? abortEmitterOf(options.signal) : null,
-    });
+    };
+    let response: Dispatcher.ResponseData;
+    try {
+      response = await this.agent.request(requestOptions);
+    } catch (error) {
+      // The keep-alive race: the upstream closed a pooled connection as this request went out on it,
+      // before answering. Not the provider's failure: send once more, on a connection of its own
+      // (the pool may hold more connections the upstream closed in the same sweep).
+      if (!isStaleConnectionError(error) || options.signal?.aborted) throw error;
+      response = await this.sendOnFreshConnection(requestOptions);
+    }
     return {
       status: response.statusCode,
       headers: flattenHeaders(response.headers),
       body: response.body,
       cancel: () => response.body.destroy(),
     };
+  }
+
+  /** Sends on a connection opened for this request alone, closed once its answer has been read. */
+  private async sendOnFreshConnection(requestOptions: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+    const s = this.settings;
+    const client = new Client(requestOptions.origin as string, {
+      headersTimeout: s.requestTimeoutMs,
+      bodyTimeout: s.requestTimeoutMs,
+      connect: this.connector(),
+    });
+    try {
+      return await client.request(requestOptions);
+    } finally {
+      // `close` waits for the request in flight, body included, then ends the connection.
+      void client.close().catch(() => undefined);
+    }
   }
 
   async close(): Promise<void> {

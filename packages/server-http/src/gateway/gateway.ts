@@ -90,6 +90,11 @@ function pathOf(req: IncomingMessage): string {
 /** How long an idle client connection stays open (Node's default, 5 s, races clients' own idle timeouts). */
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 
+/** How often the server looks for requests past their timeout: a quarter of it, so one lasts at most 1.25 times it (30 s at most, Node's default). */
+function connectionsCheckingInterval(requestTimeoutMs: number): number {
+  return Math.min(30_000, Math.max(25, Math.floor(requestTimeoutMs / 4)));
+}
+
 /**
  * A running gateway.
  *
@@ -274,7 +279,12 @@ export class Gateway {
         res.end(JSON.stringify({ error: { code: 'internal', message: 'internal error' } }));
       }
     };
-    this.server = createServer(dispatch);
+    const http = config.server.http;
+    // Node checks for timed-out requests only every `connectionsCheckingInterval` (30 s by default),
+    // which would let a request outlive a short timeout by that much.
+    this.server = createServer({ connectionsCheckingInterval: connectionsCheckingInterval(http.request_timeout) }, dispatch);
+    this.server.requestTimeout = http.request_timeout;
+    this.server.maxConnections = http.max_connections;
     // A client sending `Expect: 100-continue` uploads only after the 100, which goes out when a
     // plane starts reading the body: a wrong key, path, method or media type, or a declared length
     // over a cap, is answered first, so the client never uploads a body that would be refused.
@@ -283,7 +293,8 @@ export class Gateway {
     // most SDKs and load balancers up to 60 s), so a client never sends a
     // request on a socket the gateway is closing at that moment (ECONNRESET).
     this.server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-    this.server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1000;
+    // The request timeout, when shorter, bounds the headers too.
+    this.server.headersTimeout = Math.min(KEEP_ALIVE_TIMEOUT_MS + 1000, http.request_timeout);
     // Websocket is the one upgrade taken; any other (h2c from `curl --http2`) is answered over HTTP/1.1.
     this.server.on('upgrade', (req, socket, head) => {
       if (isWebsocketUpgrade(req)) this.websocket.handleUpgrade(req, socket, head);
@@ -459,6 +470,8 @@ export class Gateway {
       quotaExceeded: quotaExceededSettings(config),
     });
     this.dataPlane.setApiKeys(config['api-keys']);
+    // Connections beyond a lowered cap stay open; new ones wait until the count falls below it.
+    this.server.maxConnections = config.server.http.max_connections;
     this.websocket.revalidate();
     this.credentials.configure(config);
     // Provider limits may have changed: the table takes every provider's remaining quota again.

@@ -31,6 +31,8 @@ export const READ_AT_START = [
   'alerts.enabled',
   'alerts.evaluation_interval',
   'server.operations.load_balancing.latency_window',
+  // The HTTP server checks its connections for the timeout at an interval derived from it, set when it is created.
+  'server.http.request_timeout',
   // The quota tracker's write batching is set when the credentials open.
   'server.operations.batch_processing',
   // Providers without an `oauth` block declare no flow, so adding or removing one of them changes nothing here.

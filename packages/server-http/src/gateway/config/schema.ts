@@ -265,6 +265,25 @@ const websocketSchema = z.strictObject({
   high_water_mark: sizeSchema.pipe(z.number().int().min(1024)).default(1024 ** 2),
 });
 
+/**
+ * `server.http.*`: the client connections of the one HTTP server both planes share. Each client
+ * connection holds a socket and its buffers, so slow or idle clients must not pile up unbounded.
+ */
+const httpSchema = z.strictObject({
+  /** Client connections open at once (idle keep-alive ones and websockets included); one more is closed as it arrives. */
+  max_connections: z.number().int().min(1).max(1_000_000).default(4096),
+  /** Time a client has to send a whole request, headers and body; past it the gateway answers 408 and closes. */
+  request_timeout: durationSchema
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(100)
+        .max(60 * 60_000),
+    )
+    .default(60_000),
+});
+
 /** `cluster.*` (several nodes on one PostgreSQL; off by default). */
 const clusterSchema = z
   .strictObject({
@@ -351,6 +370,7 @@ export const gatewayConfigSchema = z
         operations: operationsSchema.prefault({}),
         failover: failoverSchema.prefault({}),
         websocket: websocketSchema.prefault({}),
+        http: httpSchema.prefault({}),
       })
       .prefault({}),
     cluster: clusterSchema.prefault({}),
