@@ -4,7 +4,9 @@
  * runner, everything else through the commander tree, and turns every
  * failure into one documented exit code (and, with `--output json`, one
  * `{"error":{"code","message"}}` document on stderr). With `--output json`,
- * help is one JSON document too (`commandHelp`).
+ * help is one JSON document too (`commandHelp`), and the help commander
+ * would print as an error (a command group without its command, `yard`
+ * alone, `yard help <unknown>`) is an error document like any other.
  */
 import type { Command } from 'commander';
 import { hiddenSubcommand, splitGlobals } from './argv.js';
@@ -40,16 +42,20 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     // With --output json, help is one JSON document: commander still decides which command the
     // help is for, as for text help; its text is dropped and that command's definition printed.
     let helpFor: Command | undefined;
+    // Help commander shows because the command line is wrong (not because help was asked for).
+    let helpAsError = false;
     program.exitOverride();
     for (const command of [program, ...allCommands(program)]) {
       command.exitOverride();
       if (json)
-        command.on('beforeHelp', (context: { command: Command }) => {
+        command.on('beforeHelp', (context: { command: Command; error: boolean }) => {
           helpFor = context.command;
+          helpAsError = context.error;
         });
       command.configureOutput({
         writeOut: (text: string) => (json ? undefined : io.stdout(text)),
-        writeErr: (text: string) => io.stderr(text),
+        // Commander writes only help shown as an error and usage errors here; JSON mode reports both below.
+        writeErr: (text: string) => (json ? undefined : io.stderr(text)),
         // In JSON mode the error is reported once, as JSON, below. Otherwise it reads like every
         // other yard error, and says where the command's options are listed.
         outputError: (text: string, write: (text: string) => void) =>
@@ -57,6 +63,7 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
       });
     }
     if (split.rest.length === 0 && !split.help) {
+      if (json) throw commandRequired(program);
       io.stderr(program.helpInformation());
       return CLI_EXIT_CODES.usage;
     }
@@ -71,10 +78,15 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
         }
         return CLI_EXIT_CODES.ok;
       }
-      if (error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync') return CLI_EXIT_CODES.usage;
-      if (json) {
+      const usageError =
+        error.code === 'commander.help' && helpFor && helpAsError
+          ? helpShownForError(helpFor)
+          : error.code === 'commander.help' || error.code === 'commander.executeSubCommandAsync'
+            ? undefined
+            : new CliError('invalid_argument', error.message.replace(/^error: /, ''));
+      if (json && usageError) {
         const { reportError } = await import('./output.js');
-        reportError(io, globals, new CliError('invalid_argument', error.message.replace(/^error: /, '')));
+        reportError(io, globals, usageError);
       }
       return CLI_EXIT_CODES.usage;
     }
@@ -84,6 +96,29 @@ export async function main(argv: readonly string[], io: CliIO): Promise<number> 
     reportError(io, globals, error);
     return exitCodeOf(error);
   }
+}
+
+/**
+ * The usage error behind help commander shows as an error for `command`: `yard help <word>` (or
+ * `yard <group> help <word>`) naming no command, or a command group given without its command.
+ */
+function helpShownForError(command: Command): CliError {
+  const [first, word] = command.args;
+  if (first === 'help' && word !== undefined)
+    return new CliError('invalid_argument', `unknown command '${word}'`, { field: 'command', choices: commandNames(command) });
+  return commandRequired(command);
+}
+
+/** `yard feature` or `yard` alone: the group needs one of its commands. */
+function commandRequired(command: Command): CliError {
+  return new CliError('invalid_argument', `${commandPath(command)}: a command is required`, {
+    field: 'command',
+    choices: commandNames(command),
+  });
+}
+
+function commandNames(command: Command): string[] {
+  return command.commands.map((c) => c.name());
 }
 
 /** `yard wp move`: the words that name a command. */

@@ -2,12 +2,14 @@
  * Files named on the command line (`--from-file`, `--config`) that cannot be
  * read, in-process through `main`: the error names the option and the path
  * once, in words (not Node's `ENOENT: …, open '…'`), and a missing file is
- * not found (exit 3).
+ * not found (exit 3). A FIFO a hidden subcommand reads (`--from-file`,
+ * `--key-file`) is refused at once rather than waited on.
  */
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { makeFifo, settlesWithoutWaitingOn } from '@switchyard/test-support';
 import { type TempRepo, tempRepo, yard } from './helpers.js';
 
 let repo: TempRepo;
@@ -46,5 +48,22 @@ test('a missing or unreadable --from-file or --config: exit 3, the option and th
     assert.equal(text.stderr, `yard: ${option}: ${words}: ${path}${suffix} (not_found)\n`);
     assert.equal(occurrences(text.stderr, path), 1, 'the path once');
     assert.doesNotMatch(text.stderr, /ENOENT|EISDIR|open '/);
+  }
+});
+
+test('a hidden subcommand whose --from-file or --key-file is a FIFO exits 3 at once, without waiting for a writer', async () => {
+  assert.equal((await yard(['specify', '001-pipe', '--title', 'Pipe'], { cwd: repo.root })).code, 0);
+  const pipe = join(repo.root, 'pipe');
+  await makeFifo(pipe);
+  const cases: [string[], string][] = [
+    [['artifact:write', '--feature-slug', '001-pipe', '--relative-path', 'x.md', '--from-file', 'pipe'], 'from_file'],
+    [['audit:checkpoint', '--feature-slug', '001-pipe', '--key-file', 'pipe', '--key-name', 'k'], 'key_file'],
+  ];
+  for (const [args, field] of cases) {
+    const json = await settlesWithoutWaitingOn(pipe, yard([...args, '--output', 'json'], { cwd: repo.root }));
+    assert.deepEqual([json.code, json.stdout], [3, ''], json.stderr);
+    assert.deepEqual(JSON.parse(json.stderr), {
+      error: { code: 'not_found', message: `${field} "pipe" is a FIFO (named pipe), not a regular file`, details: { field } },
+    });
   }
 });

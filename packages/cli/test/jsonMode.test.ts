@@ -185,3 +185,42 @@ test('--help --output json states types, defaults, choices, mandatory options an
   assert.ok(top.stdout.startsWith(program.helpInformation()), 'yard --help is the same text');
   assert.match(top.stdout, /\nExit codes:\n/);
 });
+
+test('usage errors and help shown as an error are one {"error":…} document on stderr in JSON mode: exit 2, nothing on stdout', async () => {
+  const program = buildProgram(async () => undefined);
+  const names = (command: Command) => command.commands.map((c) => c.name());
+  const feature = program.commands.find((c) => c.name() === 'feature')!;
+  const cases: [string[], Record<string, unknown>][] = [
+    [
+      ['feature'],
+      { code: 'invalid_argument', message: 'yard feature: a command is required', details: { field: 'command', choices: names(feature) } },
+    ],
+    [[], { code: 'invalid_argument', message: 'yard: a command is required', details: { field: 'command', choices: names(program) } }],
+    [['-v'], { code: 'invalid_argument', message: 'yard: a command is required', details: { field: 'command', choices: names(program) } }],
+    [
+      ['help', 'nope'],
+      { code: 'invalid_argument', message: "unknown command 'nope'", details: { field: 'command', choices: names(program) } },
+    ],
+    [
+      ['feature', 'help', 'nope'],
+      { code: 'invalid_argument', message: "unknown command 'nope'", details: { field: 'command', choices: names(feature) } },
+    ],
+    [['frobnicate'], { code: 'invalid_argument', message: "unknown command 'frobnicate'" }],
+    [['feature', 'list', '--colour'], { code: 'invalid_argument', message: "unknown option '--colour'" }],
+    [['--bogus'], { code: 'invalid_argument', message: "unknown option '--bogus'" }],
+  ];
+  for (const [args, error] of cases) {
+    const label = ['yard', ...args].join(' ');
+    const r = await run(...args, '--output', 'json');
+    assert.deepEqual([r.code, r.stdout], [2, ''], label);
+    assert.deepEqual(JSON.parse(r.stderr), { error }, `${label}: ${r.stderr}`);
+  }
+  // Text mode is unchanged: commander's help for the group, on stderr.
+  const text = await run('feature');
+  assert.deepEqual([text.code, text.stdout, text.stderr], [2, '', feature.helpInformation()]);
+  const bare = await run();
+  assert.deepEqual([bare.code, bare.stdout, bare.stderr], [2, '', program.helpInformation()]);
+  const unknownHelp = await run('help', 'nope');
+  assert.deepEqual([unknownHelp.code, unknownHelp.stdout], [2, '']);
+  assert.ok(unknownHelp.stderr.startsWith(program.helpInformation()), unknownHelp.stderr);
+});

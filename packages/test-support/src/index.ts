@@ -5,9 +5,9 @@
  * fake OpenAI, Anthropic, Gemini and cloud coding-assistant upstreams on
  * loopback, a fake OAuth device-flow server, a staged DNS lookup,
  * temporary git repositories, raw `Expect: 100-continue` requests, the
- * check of a `405 method_not_allowed` answer, and the way to start the
- * workspace's programs as processes (built when the build is fresh, else
- * from source).
+ * check of a `405 method_not_allowed` answer, named pipes for code that
+ * must not wait on one, and the way to start the workspace's programs as
+ * processes (built when the build is fresh, else from source).
  */
 
 export { type ChromiumForTests, type PromtoolForTests, requireChromium, requirePromtool } from './binaries.js';
@@ -29,6 +29,7 @@ export {
   type StreamPiece,
   startFakeUpstream,
 } from './fakeUpstream.js';
+export { makeFifo, settlesWithoutWaitingOn } from './fifo.js';
 export { type TempGitRepo, tempGitRepo } from './gitRepo.js';
 export { assertMethodNotAllowed } from './methodNotAllowed.js';
 export { DEFAULT_PG_URL, type PostgresForTests, postgresForTests, sqlOnce } from './postgres.js';

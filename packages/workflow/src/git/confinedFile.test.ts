@@ -4,6 +4,7 @@ import { lstat, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, symlink
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
+import { makeFifo, settlesWithoutWaitingOn } from '@switchyard/test-support';
 import { openConfinedFile, readConfinedFile, removeConfinedFile, writeConfinedFile } from './confinedFile.js';
 
 let root: string;
@@ -80,6 +81,25 @@ test('a read follows links that stay inside the root but refuses a file swapped 
     code: 'path_escape',
     details: { field: 'from_file' },
   });
+});
+
+test('a read refuses a FIFO at once, without waiting for a writer, and a directory: not_found naming the field', async () => {
+  const pipe = join(root, 'dir', 'pipe');
+  await makeFifo(pipe);
+  await assert.rejects(settlesWithoutWaitingOn(pipe, readConfinedFile(root, 'dir/pipe', { field: 'from_file' })), {
+    code: 'not_found',
+    message: 'from_file "dir/pipe" is a FIFO (named pipe), not a regular file',
+    details: { field: 'from_file' },
+  });
+  // A link inside the root to the FIFO is refused the same way: what was opened is checked, not the name.
+  await symlink('dir/pipe', join(root, 'pipe-link'));
+  await assert.rejects(settlesWithoutWaitingOn(pipe, readConfinedFile(root, 'pipe-link')), { code: 'not_found' });
+  await assert.rejects(readConfinedFile(root, 'dir', { field: 'key_file' }), {
+    code: 'not_found',
+    message: 'key_file "dir" is a directory, not a regular file',
+  });
+  await writeFile(join(root, 'dir', 'plain.txt'), 'plain');
+  assert.equal((await readConfinedFile(root, 'dir/plain.txt')).toString(), 'plain', 'a regular file still reads');
 });
 
 test('a remove through a directory swapped for a link out of the root is refused and the file outside stays', async () => {

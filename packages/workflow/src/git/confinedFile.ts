@@ -26,6 +26,7 @@
  * the file written a moment later.
  */
 import { randomBytes } from 'node:crypto';
+import type { Stats } from 'node:fs';
 import { constants, existsSync } from 'node:fs';
 import { type FileHandle, mkdir, open, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
@@ -193,10 +194,22 @@ export async function openConfinedFile(
   }
 }
 
+/** What a non-regular file is, in words. */
+function fileKind(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO (named pipe)';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  return 'not a file';
+}
+
 /**
  * Reads a file under `root`. Symlinks that stay inside the root are followed, as
  * {@link confinedPath} allows; what was opened is checked to be inside the root
- * before a byte is read.
+ * before a byte is read. Only a regular file is read: anything else (a directory,
+ * a FIFO, a socket, a device) is refused as `not_found` with `details.field`, and
+ * the open never blocks, so a FIFO with no writer cannot hang the caller.
  *
  * @example
  * ```ts
@@ -208,9 +221,17 @@ export async function readConfinedFile(root: string, path: string, options: Conf
   const file = await confinedPath(root, path, field);
   const realRoot = await realpath(root);
   await options.beforeOpen?.();
-  const handle = await open(file, constants.O_RDONLY);
+  // O_NONBLOCK: a plain open of a FIFO waits for a writer, possibly forever; this one returns at
+  // once and the fstat below refuses it. Regular files read the same with or without the flag.
+  const handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     await openedInside(handle, file, realRoot, field, path);
+    const stats = await handle.stat();
+    if (!stats.isFile()) {
+      throw new WorkflowError('not_found', `${field} ${JSON.stringify(path)} is ${fileKind(stats)}, not a regular file`, {
+        details: { field },
+      });
+    }
     return await handle.readFile();
   } finally {
     await handle.close();

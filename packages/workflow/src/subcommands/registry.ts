@@ -250,15 +250,15 @@ export async function artifactContent(
 /**
  * Reads a file the caller names (`from_file`, `key_file`), confined to the repository. A file
  * that is not there is the caller's typo: not_found (exit 3) naming the argument, not an
- * internal ENOENT. The file opened is checked to be inside the repository before it is read,
+ * internal ENOENT; so is anything that is not a regular file (a directory, a FIFO: never
+ * waited on). The file opened is checked to be inside the repository before it is read,
  * so a symlink swapped in after the path check cannot pull a file from outside into an artifact.
  */
 export async function readRepositoryFile(ctx: SubcommandContext, path: string, field: string): Promise<Buffer> {
   try {
     return await readConfinedFile(ctx.git.root, path, { field });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'EISDIR') throw new NotFoundError(field, path);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new NotFoundError(field, path);
     throw error;
   }
 }

@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { readFile, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { makeFifo, settlesWithoutWaitingOn } from '@switchyard/test-support';
 import { z } from 'zod';
 import { tempRepo } from '../../test/gitFixture.js';
 import { makeWorkflow } from '../../test/helpers.js';
@@ -293,6 +294,24 @@ describe('audited invocations in a temporary repository', () => {
     for (const [command, args, message] of calls) {
       const outcome = await runSubcommand(registry, log, command, args, ctx);
       assert.deepEqual([outcome.exit_code, outcome.error?.code, outcome.error?.message], [EXIT_CODES.not_found, 'not_found', message]);
+    }
+  });
+
+  test('a from_file or key_file naming a FIFO is refused at once, never waited on: not_found (exit 3) naming the argument', async () => {
+    const pipe = join(repo.root, 'pipe');
+    await makeFifo(pipe);
+    // Later tests commit the work tree, where git would refuse a FIFO.
+    after(() => rm(pipe, { force: true }));
+    const calls: [string, Record<string, unknown>, string][] = [
+      ['artifact:write', { feature_slug: 'f', relative_path: 'x.md', from_file: 'pipe' }, 'from_file'],
+      ['audit:checkpoint', { feature_slug: 'f', key_file: 'pipe', key_name: 'k' }, 'key_file'],
+    ];
+    for (const [command, args, field] of calls) {
+      const outcome = await settlesWithoutWaitingOn(pipe, runSubcommand(registry, log, command, args, ctx));
+      assert.deepEqual(
+        [outcome.exit_code, outcome.error?.code, outcome.error?.message, outcome.error?.details],
+        [EXIT_CODES.not_found, 'not_found', `${field} "pipe" is a FIFO (named pipe), not a regular file`, { field }],
+      );
     }
   });
 
