@@ -46,7 +46,7 @@ export function outputFormat(value: string): OutputFormat {
 
 /** The process's streams. */
 export function processIO(): CliIO {
-  return {
+  const io: CliIO = {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     readStdin: async () => {
@@ -57,10 +57,20 @@ export function processIO(): CliIO {
     stdinIsTTY: process.stdin.isTTY === true,
     env: process.env,
     cwd: process.cwd(),
-    stopSignal: new Promise((resolve) => {
-      const stop = (signal: string) => resolve(signal);
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    }),
   };
+  // Installed only when a command asks for it (the servers, `implement`, the MCP server): a handler
+  // for SIGINT/SIGTERM replaces Node's default exit, so a command that never listens would keep
+  // running through Ctrl-C or `kill`, stuck on a read. Not enumerable, so a spread copy of the
+  // streams (`{ ...io }`) does not install it either.
+  let stopSignal: Promise<string> | undefined;
+  Object.defineProperty(io, 'stopSignal', {
+    enumerable: false,
+    get: () =>
+      (stopSignal ??= new Promise((resolve) => {
+        const stop = (signal: string) => resolve(signal);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      })),
+  });
+  return io;
 }
