@@ -5,7 +5,17 @@
  * need (consecutive turns of one role merged, tool names found from ids).
  */
 import { invalid, optionalInteger, optionalNumber } from './fields.js';
-import type { ChatRequest, Message, Part, ReasoningEffort, ReasoningSettings, ToolCallPart } from './ir.js';
+import type {
+  ChatRequest,
+  ImagePart,
+  Message,
+  Part,
+  ReasoningEffort,
+  ReasoningSettings,
+  TextPart,
+  ToolCallPart,
+  ToolResultPart,
+} from './ir.js';
 
 /**
  * Token budgets for OpenAI's effort levels, and back. The thresholds sit
@@ -92,6 +102,36 @@ export function sendableTurns(request: ChatRequest, sends: (part: Part) => boole
     if (turn.parts.length === 0)
       invalid(turn.path ?? 'messages', 'is empty: the provider refuses a turn with no content (send some text, or leave the turn out)');
   return turns;
+}
+
+/**
+ * A tool result's content, its images marked with where they sit in the
+ * client's body. `parts` must be decoded one for one from the client's array
+ * at `path` (as the chat and Responses decoders do), so that index `k` is
+ * the client's `path[k]`: a target that drops an image names the client's
+ * field without walking the body again.
+ */
+export function resultContentAt(parts: readonly Part[], path: string): (TextPart | ImagePart)[] {
+  const content: (TextPart | ImagePart)[] = [];
+  parts.forEach((part, k) => {
+    if (part.type === 'image') content.push({ ...part, path: `${path}[${k}]` });
+    else if (part.type === 'text') content.push(part);
+  });
+  return content;
+}
+
+/**
+ * Reports a tool result's images as dropped, each by the client's own path,
+ * for a target whose tool results hold only text. `fallback` (an index into
+ * the neutral messages) names only images the gateway made up itself.
+ */
+export function dropResultImages(request: ChatRequest, part: ToolResultPart, fallback: string): void {
+  for (const item of part.content) if (item.type === 'image') request.dropped.push(item.path ?? `${fallback}.tool_result.image`);
+}
+
+/** Reports a tool result's error flag as dropped, by the client's own field, for a target that cannot mark a failure. */
+export function dropResultError(request: ChatRequest, part: ToolResultPart, fallback: string): void {
+  if (part.isError) request.dropped.push(part.errorPath ?? `${fallback}.tool_result.is_error`);
 }
 
 /** Tool names by call id, from every assistant turn (Gemini answers results by name). */

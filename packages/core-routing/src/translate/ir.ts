@@ -28,6 +28,12 @@ export interface ImagePart {
   source: { kind: 'base64'; mediaType: string; data: string } | { kind: 'url'; url: string; mediaType?: string };
   /** OpenAI's `detail` (`low`, `high`, `auto`). */
   detail?: string;
+  /**
+   * Where the image sits in the client's body (`messages[3].content[1]`),
+   * set for images inside a tool result: a target that cannot hold them
+   * drops them and names this path. Absent for images the gateway made up.
+   */
+  path?: string;
 }
 
 /** A call the model made to a tool. `arguments` is the JSON text, as streamed. */
@@ -48,6 +54,12 @@ export interface ToolResultPart {
   name?: string;
   content: (TextPart | ImagePart)[];
   isError?: boolean;
+  /**
+   * Where the client marked the result as failed (Anthropic's
+   * `messages[2].content[0].is_error`, Gemini's `…functionResponse.response.error`),
+   * so a target that cannot say so names the client's own field.
+   */
+  errorPath?: string;
 }
 
 /** The model's reasoning, when the provider exposes it. */

@@ -191,7 +191,8 @@ function conversationOf(request: ChatRequest, a: ApiFamily, b: ApiFamily) {
           {
             t: 'result',
             id: idOf(p.callId),
-            content: content.map((c) => (c.type === 'image' && c.source.kind === 'url' ? { url: c.source.url } : c)),
+            // An image's path says where it sat in one body, which differs between the two bodies compared.
+            content: content.map((c) => (c.type === 'text' ? c : c.source.kind === 'url' ? { url: c.source.url } : { source: c.source })),
             error: both(a, b, 'isError') ? p.isError === true : undefined,
           },
         ];

@@ -53,7 +53,7 @@
  * or `options.profile_arn`; builder-ID accounts have none.
  */
 import { randomUUID } from 'node:crypto';
-import { mergeConsecutiveTurns } from '../../translate/common.js';
+import { dropResultImages, mergeConsecutiveTurns } from '../../translate/common.js';
 import { compact, isObject, type Json, parseArguments, unsupported } from '../../translate/fields.js';
 import type { ChatRequest, Message, StreamEvent } from '../../translate/ir.js';
 import type { ByteStreamDecoder } from '../../translate/streamTranslator.js';
@@ -87,7 +87,7 @@ function userTurn(message: Message, index: number, model: string, system: string
         unsupported(`messages[${index}].content[${j}]`, `image type ${part.source.mediaType} is not accepted by this provider`);
       images.push({ format, source: { bytes: part.source.data } });
     } else if (part.type === 'tool_result') {
-      if (part.content.some((c) => c.type === 'image')) request.dropped.push(`messages[${index}].tool_result.image`);
+      dropResultImages(request, part, `messages[${index}]`);
       results.push({
         toolUseId: part.callId,
         content: part.content.flatMap((c) => (c.type === 'text' ? [{ text: c.text }] : [])),

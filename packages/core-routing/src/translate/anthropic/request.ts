@@ -72,7 +72,7 @@ function resultContent(content: unknown, path: string): (TextPart | ImagePart)[]
   return array(content, path).map((raw, i) => {
     const block = object(raw, `${path}[${i}]`);
     if (block.type === 'text') return { type: 'text', text: string(block.text, `${path}[${i}].text`) };
-    if (block.type === 'image') return image(block, `${path}[${i}]`);
+    if (block.type === 'image') return { ...image(block, `${path}[${i}]`), path: `${path}[${i}]` };
     return unsupported(`${path}[${i}].type`, `tool result blocks of type ${JSON.stringify(block.type)} cannot be translated`);
   });
 }
@@ -97,7 +97,7 @@ function block(raw: unknown, path: string): Part | undefined {
         callId: string(b.tool_use_id, `${path}.tool_use_id`),
         content: resultContent(b.content, `${path}.content`),
       };
-      if (b.is_error === true) part.isError = true;
+      if (b.is_error === true) Object.assign(part, { isError: true, errorPath: `${path}.is_error` });
       return part;
     }
     case 'thinking':

@@ -144,7 +144,8 @@ function decodePart(raw: unknown, path: string, ids: IdState): Part | undefined 
     }
     const body = fn.response === undefined ? {} : object(fn.response, `${path}.functionResponse.response`);
     const result: Part = { type: 'tool_result', callId: id ?? `call_${name}`, name, content: resultContent(body) };
-    if (Object.keys(body).length === 1 && typeof body.error === 'string') result.isError = true;
+    if (Object.keys(body).length === 1 && typeof body.error === 'string')
+      Object.assign(result, { isError: true, errorPath: `${path}.functionResponse.response.error` });
     return result;
   }
   if (member(part, 'executableCode') !== undefined || member(part, 'codeExecutionResult') !== undefined)

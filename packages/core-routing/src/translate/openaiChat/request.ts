@@ -8,7 +8,7 @@
  */
 
 import type { DecodeContext, EncodeRequestOptions } from '../codec.js';
-import { effortOf, readNumericSettings } from '../common.js';
+import { dropResultError, dropResultImages, effortOf, readNumericSettings, resultContentAt } from '../common.js';
 import {
   array,
   compact,
@@ -110,7 +110,7 @@ function userParts(content: unknown, path: string): Part[] {
 
 function toolResultContent(content: unknown, path: string): (TextPart | ImagePart)[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
-  return userParts(content, path).filter((p): p is TextPart | ImagePart => p.type === 'text' || p.type === 'image');
+  return resultContentAt(userParts(content, path), path);
 }
 
 function decodeMessage(raw: unknown, path: string, request: ChatRequest): Message | undefined {
@@ -305,8 +305,8 @@ function encodeMessages(request: ChatRequest): Json[] {
     for (const part of message.parts) {
       if (part.type !== 'tool_result') continue;
       const texts = part.content.filter((c) => c.type === 'text');
-      if (texts.length < part.content.length) request.dropped.push(`messages[${i}].tool_result.image`);
-      if (part.isError) request.dropped.push(`messages[${i}].tool_result.is_error`);
+      if (texts.length < part.content.length) dropResultImages(request, part, `messages[${i}]`);
+      dropResultError(request, part, `messages[${i}]`);
       // Several text blocks stay several parts (a tool message takes an array of text parts); one stays a string.
       const content = texts.length > 1 ? texts.map((t) => ({ type: 'text', text: t.text })) : (texts[0]?.text ?? '');
       out.push({ role: 'tool', tool_call_id: part.callId, content });

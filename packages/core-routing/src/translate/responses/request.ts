@@ -14,7 +14,7 @@
  */
 
 import type { DecodeContext } from '../codec.js';
-import { effortOf, readNumericSettings } from '../common.js';
+import { dropResultError, effortOf, readNumericSettings, resultContentAt } from '../common.js';
 import {
   array,
   compact,
@@ -75,7 +75,7 @@ function contentParts(content: unknown, path: string): Part[] {
 
 function outputText(output: unknown, path: string): (TextPart | ImagePart)[] {
   if (typeof output === 'string') return [{ type: 'text', text: output }];
-  return contentParts(output, path).filter((p): p is TextPart | ImagePart => p.type === 'text' || p.type === 'image');
+  return resultContentAt(contentParts(output, path), path);
 }
 
 function assistantTurn(request: ChatRequest, path: string): Message {
@@ -255,7 +255,7 @@ export function encodeResponsesRequest(request: ChatRequest): Json {
     }
     for (const part of message.parts) {
       if (part.type !== 'tool_result') continue;
-      if (part.isError) request.dropped.push(`messages[${i}].tool_result.is_error`);
+      dropResultError(request, part, `messages[${i}]`);
       input.push({ type: 'function_call_output', call_id: part.callId, output: functionOutput(part.content) });
     }
     const rest = message.parts.filter((p) => p.type === 'text' || p.type === 'image');
