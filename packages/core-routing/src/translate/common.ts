@@ -12,6 +12,7 @@ import type {
   Part,
   ReasoningEffort,
   ReasoningSettings,
+  SettingKey,
   TextPart,
   ToolCallPart,
   ToolResultPart,
@@ -134,6 +135,27 @@ export function dropResultError(request: ChatRequest, part: ToolResultPart, fall
   if (part.isError) request.dropped.push(part.errorPath ?? `${fallback}.tool_result.is_error`);
 }
 
+/** Notes where a setting sits in the client's body, for {@link dropSetting}. */
+export function noteSettingPath(request: ChatRequest, key: SettingKey, path: string): void {
+  (request.settingPaths ??= {})[key] = path;
+}
+
+/**
+ * Reports a setting the target has no place for, by the client's own field;
+ * `field` (OpenAI's name) only for a setting the gateway set itself.
+ */
+export function dropSetting(request: ChatRequest, key: SettingKey, field: string): void {
+  request.dropped.push(request.settingPaths?.[key] ?? field);
+}
+
+/**
+ * Reports each of `settings` ([key, OpenAI's name]) that the request has
+ * and the target cannot carry.
+ */
+export function dropSettings(request: ChatRequest, settings: readonly (readonly [SettingKey, string])[]): void {
+  for (const [key, field] of settings) if (request[key] !== undefined) dropSetting(request, key, field);
+}
+
 /** Tool names by call id, from every assistant turn (Gemini answers results by name). */
 export function toolNamesById(messages: readonly Message[]): Map<string, string> {
   const names = new Map<string, string>();
@@ -161,6 +183,8 @@ const INTEGER_SETTINGS = new Set<NumericSetting>(['maxTokens', 'topK', 'seed', '
 export function readNumericSettings(request: ChatRequest, entries: readonly (readonly [NumericSetting, unknown, string])[]): void {
   for (const [key, value, path] of entries) {
     const number = INTEGER_SETTINGS.has(key) ? optionalInteger(value, path) : optionalNumber(value, path);
-    if (number !== undefined) request[key] = number;
+    if (number === undefined) continue;
+    request[key] = number;
+    noteSettingPath(request, key, path);
   }
 }

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { encodeCloudAssistantRequest } from '../relay/providers/cloudCodingAssistant.js';
+import type { ApiFamily } from '../relay/types.js';
 import { codecFor, translateRequest } from './families.js';
+import type { Json } from './fields.js';
 
 /**
  * Each client's conversation puts the dropped part past index 0, after a
@@ -108,6 +110,13 @@ const geminiBody = {
   ],
 };
 
+/** What the cloud coding assistant's encoder drops from a client's body. */
+function droppedForCloudAssistant(from: ApiFamily, body: Json): string[] {
+  const request = codecFor(from).decodeRequest(body, decode);
+  encodeCloudAssistantRequest(request, { provider: { name: 'c', kind: 'cloud-coding-assistant' }, credential: undefined });
+  return request.dropped;
+}
+
 describe('dropped fields are named by the client’s own paths', () => {
   test('Responses → OpenAI chat: the tool result’s image is input[3].output[1]', () => {
     const { dropped } = translateRequest('openai-responses', 'openai-chat', responsesBody, decode);
@@ -131,14 +140,49 @@ describe('dropped fields are named by the client’s own paths', () => {
     });
 
   test('OpenAI chat → cloud coding assistant: the image is messages[4].content[1], counted with the system message', () => {
-    const request = codecFor('openai-chat').decodeRequest(chatBody, decode);
-    encodeCloudAssistantRequest(request, { provider: { name: 'c', kind: 'cloud-coding-assistant' }, credential: undefined });
-    assert.deepEqual(request.dropped, ['messages[4].content[1]']);
+    assert.deepEqual(droppedForCloudAssistant('openai-chat', chatBody), ['messages[4].content[1]']);
   });
 
   test('Anthropic → cloud coding assistant: the image inside the second tool result', () => {
-    const request = codecFor('anthropic-messages').decodeRequest(anthropicBody, decode);
-    encodeCloudAssistantRequest(request, { provider: { name: 'c', kind: 'cloud-coding-assistant' }, credential: undefined });
-    assert.deepEqual(request.dropped, ['messages[2].content[1].content[1]', 'max_tokens']);
+    assert.deepEqual(droppedForCloudAssistant('anthropic-messages', anthropicBody), ['messages[2].content[1].content[1]', 'max_tokens']);
+  });
+
+  test('Gemini → OpenAI chat and Responses: sampling settings are named inside generationConfig', () => {
+    const body = { ...geminiBody, generationConfig: { topK: 40, seed: 7, stopSequences: ['END'] } };
+    assert.deepEqual(translateRequest('gemini', 'openai-chat', body, decode).dropped, [
+      'contents[2].parts[1].functionResponse.response.error',
+      'generationConfig.topK',
+    ]);
+    assert.deepEqual(translateRequest('gemini', 'openai-responses', body, decode).dropped, [
+      'contents[2].parts[1].functionResponse.response.error',
+      'generationConfig.stopSequences',
+      'generationConfig.topK',
+      'generationConfig.seed',
+    ]);
+  });
+
+  test('Anthropic → Responses and Gemini: stop_sequences, metadata.user_id and disable_parallel_tool_use by their own names', () => {
+    const body = {
+      ...anthropicBody,
+      stop_sequences: ['END'],
+      metadata: { user_id: 'u-1' },
+      tool_choice: { type: 'auto', disable_parallel_tool_use: true },
+    };
+    assert.deepEqual(translateRequest('anthropic-messages', 'openai-responses', body, decode).dropped, [
+      'messages[2].content[1].is_error',
+      'stop_sequences',
+    ]);
+    assert.deepEqual(translateRequest('anthropic-messages', 'gemini', body, decode).dropped, [
+      'tool_choice.disable_parallel_tool_use',
+      'metadata.user_id',
+    ]);
+  });
+
+  test('OpenAI chat → cloud coding assistant: max_completion_tokens and reasoning_effort as the client sent them', () => {
+    assert.deepEqual(droppedForCloudAssistant('openai-chat', { ...chatBody, max_completion_tokens: 50, reasoning_effort: 'low' }), [
+      'messages[4].content[1]',
+      'max_completion_tokens',
+      'reasoning_effort',
+    ]);
   });
 });

@@ -115,6 +115,23 @@ export interface ReasoningSettings {
 /** OpenAI's reasoning effort levels. */
 export type ReasoningEffort = 'minimal' | 'low' | 'medium' | 'high';
 
+/** The settings of a request a target family may have no place for (and so drops, naming the client's field). */
+export type SettingKey =
+  | 'maxTokens'
+  | 'temperature'
+  | 'topP'
+  | 'topK'
+  | 'stop'
+  | 'seed'
+  | 'presencePenalty'
+  | 'frequencyPenalty'
+  | 'candidates'
+  | 'user'
+  | 'parallelToolCalls'
+  | 'toolChoice'
+  | 'responseFormat'
+  | 'reasoning';
+
 /** A chat request in no family's shape. */
 export interface ChatRequest {
   model: string;
@@ -146,6 +163,13 @@ export interface ChatRequest {
    * relay reports them in `x-switchyard-dropped-fields`.
    */
   dropped: string[];
+  /**
+   * Where each setting the client sent sits in its body
+   * (`generationConfig.topK`, `stop_sequences`, `metadata.user_id`), noted
+   * as the decoder reads it, so that a target without the setting names the
+   * client's own field. Absent when no setting was sent.
+   */
+  settingPaths?: Partial<Record<SettingKey, string>>;
 }
 
 /** Why the model stopped. */

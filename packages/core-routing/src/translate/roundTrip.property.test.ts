@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import fc from 'fast-check';
 import type { ApiFamily } from '../relay/types.js';
 import { effortOf } from './common.js';
-import { API_FAMILIES, codecFor } from './families.js';
+import { API_FAMILIES, codecFor, translateRequest } from './families.js';
+import type { Json } from './fields.js';
 import type { ChatRequest, Message, Part, ToolChoice } from './ir.js';
 
 /** What each family can express, beyond the conversation itself. */
@@ -229,6 +230,17 @@ function settingsOf(request: ChatRequest, a: ApiFamily, b: ApiFamily): Record<st
   return out;
 }
 
+/** The value at a dropped-field path (`input[3].output[1]`, `generationConfig.topK`) in a body, undefined where none is. */
+function valueAt(body: Json, path: string): unknown {
+  let at: unknown = body;
+  for (const step of path.split(/\.|(?=\[)/)) {
+    const index = /^\[(\d+)\]$/.exec(step);
+    if (at === null || typeof at !== 'object') return undefined;
+    at = index ? (Array.isArray(at) ? at[Number(index[1])] : undefined) : (at as Record<string, unknown>)[step];
+  }
+  return at;
+}
+
 const encodeDecode = (family: ApiFamily, request: ChatRequest) =>
   codecFor(family).decodeRequest(codecFor(family).encodeRequest(structuredClone(request), {}), { model: 'm', stream: false });
 
@@ -257,6 +269,19 @@ for (const a of API_FAMILIES)
           );
           assert.deepEqual(conversationOf(back, a, b), conversationOf(source, a, b));
           assert.deepEqual(settingsOf(back, a, b), settingsOf(source, a, b));
+        }),
+        { numRuns: 60 },
+      );
+    });
+
+    test(`property: every field a ${a} → ${b} translation drops is named by its path in the ${a} body the client sent`, () => {
+      fc.assert(
+        fc.property(request, (generated) => {
+          if (a === 'anthropic-messages' || b === 'anthropic-messages') delete generated.responseFormat;
+          const sent = codecFor(a).encodeRequest(structuredClone(generated), {});
+          const { dropped } = translateRequest(a, b, sent, { model: 'm', stream: false });
+          for (const field of dropped)
+            assert.notEqual(valueAt(sent, field), undefined, `${field} names nothing in ${JSON.stringify(sent)}`);
         }),
         { numRuns: 60 },
       );

@@ -53,7 +53,7 @@
  * or `options.profile_arn`; builder-ID accounts have none.
  */
 import { randomUUID } from 'node:crypto';
-import { dropResultImages, mergeConsecutiveTurns } from '../../translate/common.js';
+import { dropResultImages, dropSetting, dropSettings, mergeConsecutiveTurns } from '../../translate/common.js';
 import { compact, isObject, type Json, parseArguments, unsupported } from '../../translate/fields.js';
 import type { ChatRequest, Message, StreamEvent } from '../../translate/ir.js';
 import type { ByteStreamDecoder } from '../../translate/streamTranslator.js';
@@ -132,7 +132,7 @@ export function encodeCloudAssistantRequest(
     }));
     current.userInputMessageContext = { ...(isObject(current.userInputMessageContext) ? current.userInputMessageContext : {}), tools };
   }
-  for (const [key, field] of [
+  dropSettings(request, [
     ['maxTokens', 'max_tokens'],
     ['temperature', 'temperature'],
     ['topP', 'top_p'],
@@ -141,9 +141,8 @@ export function encodeCloudAssistantRequest(
     ['seed', 'seed'],
     ['responseFormat', 'response_format'],
     ['reasoning', 'reasoning'],
-  ] as const)
-    if (request[key] !== undefined) request.dropped.push(field);
-  if (request.toolChoice && request.toolChoice.type !== 'auto') request.dropped.push('tool_choice');
+  ]);
+  if (request.toolChoice && request.toolChoice.type !== 'auto') dropSetting(request, 'toolChoice', 'tool_choice');
   const state: Json = {
     chatTriggerType: 'MANUAL',
     conversationId: context.conversationId ?? randomUUID(),

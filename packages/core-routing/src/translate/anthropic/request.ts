@@ -12,7 +12,7 @@
  */
 
 import type { DecodeContext, EncodeRequestOptions } from '../codec.js';
-import { budgetOf, effortOf, isBlank, readNumericSettings, sendableTurns } from '../common.js';
+import { budgetOf, dropSettings, effortOf, isBlank, noteSettingPath, readNumericSettings, sendableTurns } from '../common.js';
 import {
   array,
   compact,
@@ -150,7 +150,10 @@ function decodeToolChoice(raw: unknown, request: ChatRequest): void {
   const kind = typeof choice.type === 'string' ? kinds[choice.type] : undefined;
   if (!kind) invalid('tool_choice.type', 'must be auto, any, tool or none');
   request.toolChoice = kind === 'tool' ? { type: 'tool', name: string(choice.name, 'tool_choice.name') } : { type: kind };
-  if (choice.disable_parallel_tool_use === true) request.parallelToolCalls = false;
+  if (choice.disable_parallel_tool_use === true) {
+    request.parallelToolCalls = false;
+    noteSettingPath(request, 'parallelToolCalls', 'tool_choice.disable_parallel_tool_use');
+  }
 }
 
 /** `thinking` and `output_config.effort` (which also works without thinking: it sets how much Claude spends overall). */
@@ -173,7 +176,9 @@ function decodeReasoning(body: Json, request: ChatRequest): void {
     } else if (thinking.type === 'adaptive') reasoning.includeThoughts = true;
     else if (thinking.type !== 'disabled') invalid('thinking.type', 'must be "enabled", "adaptive" or "disabled"');
   }
-  if (Object.keys(reasoning).length > 0) request.reasoning = reasoning;
+  if (Object.keys(reasoning).length === 0) return;
+  request.reasoning = reasoning;
+  noteSettingPath(request, 'reasoning', body.thinking !== undefined && body.thinking !== null ? 'thinking' : 'output_config.effort');
 }
 
 /** Reads an Anthropic Messages request body. */
@@ -206,9 +211,15 @@ export function decodeMessagesRequest(body: Json, context: DecodeContext): ChatR
     ['topK', body.top_k, 'top_k'],
   ]);
   const stop = stringList(body.stop_sequences, 'stop_sequences');
-  if (stop) request.stop = stop;
+  if (stop) {
+    request.stop = stop;
+    noteSettingPath(request, 'stop', 'stop_sequences');
+  }
   decodeReasoning(body, request);
-  if (isObject(body.metadata) && typeof body.metadata.user_id === 'string') request.user = body.metadata.user_id;
+  if (isObject(body.metadata) && typeof body.metadata.user_id === 'string') {
+    request.user = body.metadata.user_id;
+    noteSettingPath(request, 'user', 'metadata.user_id');
+  }
   noteUnknown(body, KNOWN, request.dropped);
   return request;
 }
@@ -296,11 +307,10 @@ export function encodeMessagesRequest(request: ChatRequest, options: EncodeReque
     if (effort) body.output_config = { effort: effort === 'minimal' ? 'low' : effort };
   }
   if (request.user !== undefined) body.metadata = { user_id: request.user };
-  for (const [key, field] of [
+  dropSettings(request, [
     ['seed', 'seed'],
     ['presencePenalty', 'presence_penalty'],
     ['frequencyPenalty', 'frequency_penalty'],
-  ] as const)
-    if (request[key] !== undefined) request.dropped.push(field);
+  ]);
   return body;
 }

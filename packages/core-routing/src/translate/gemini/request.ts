@@ -15,7 +15,16 @@
  */
 
 import type { DecodeContext } from '../codec.js';
-import { budgetOf, EFFORT_BUDGETS, isBlank, readNumericSettings, sendableTurns, toolNamesById } from '../common.js';
+import {
+  budgetOf,
+  dropSettings,
+  EFFORT_BUDGETS,
+  isBlank,
+  noteSettingPath,
+  readNumericSettings,
+  sendableTurns,
+  toolNamesById,
+} from '../common.js';
 import {
   array,
   compact,
@@ -202,6 +211,7 @@ function decodeTools(body: Json, request: ChatRequest): void {
     default:
       invalid('toolConfig.functionCallingConfig.mode', 'must be AUTO, ANY, NONE or VALIDATED');
   }
+  noteSettingPath(request, 'toolChoice', 'toolConfig.functionCallingConfig');
 }
 
 function decodeGenerationConfig(body: Json, request: ChatRequest): void {
@@ -224,13 +234,18 @@ function decodeGenerationConfig(body: Json, request: ChatRequest): void {
     fields.map(([key, name]) => [key, member(config, name), at(name)] as const),
   );
   const stop = stringList(member(config, 'stopSequences'), at('stopSequences'));
-  if (stop) request.stop = stop;
+  if (stop) {
+    request.stop = stop;
+    noteSettingPath(request, 'stop', at('stopSequences'));
+  }
   const mime = optionalString(member(config, 'responseMimeType'), at('responseMimeType'));
   const schema = member(config, 'responseJsonSchema') ?? member(config, 'responseSchema');
   if (schema !== undefined)
     request.responseFormat = { type: 'json_schema', schema: lowerTypes(object(schema, at('responseJsonSchema'))) as Json };
   else if (mime === 'application/json') request.responseFormat = { type: 'json' };
   else if (mime === 'text/plain') request.responseFormat = { type: 'text' };
+  if (request.responseFormat)
+    noteSettingPath(request, 'responseFormat', at(schema !== undefined ? 'responseJsonSchema' : 'responseMimeType'));
   const thinking = member(config, 'thinkingConfig');
   if (thinking !== undefined) {
     const t = object(thinking, at('thinkingConfig'));
@@ -243,6 +258,7 @@ function decodeGenerationConfig(body: Json, request: ChatRequest): void {
       effort: level ? LEVELS[level.toLowerCase()] : undefined,
       includeThoughts: include,
     });
+    noteSettingPath(request, 'reasoning', at('thinkingConfig'));
   }
   for (const key of Object.keys(config)) {
     const camel = key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -381,7 +397,9 @@ export function encodeGenerateContentRequest(request: ChatRequest): Json {
     config.thinkingConfig = compact({ thinkingBudget: budget, includeThoughts: request.reasoning.includeThoughts });
   }
   if (Object.keys(config).length > 0) body.generationConfig = config;
-  if (request.parallelToolCalls !== undefined) request.dropped.push('parallel_tool_calls');
-  if (request.user !== undefined) request.dropped.push('user');
+  dropSettings(request, [
+    ['parallelToolCalls', 'parallel_tool_calls'],
+    ['user', 'user'],
+  ]);
   return body;
 }

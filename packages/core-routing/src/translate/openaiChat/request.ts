@@ -8,7 +8,15 @@
  */
 
 import type { DecodeContext, EncodeRequestOptions } from '../codec.js';
-import { dropResultError, dropResultImages, effortOf, readNumericSettings, resultContentAt } from '../common.js';
+import {
+  dropResultError,
+  dropResultImages,
+  dropSetting,
+  effortOf,
+  noteSettingPath,
+  readNumericSettings,
+  resultContentAt,
+} from '../common.js';
 import {
   array,
   compact,
@@ -193,7 +201,10 @@ function decodeTools(body: Json, request: ChatRequest): void {
   if (tools.length > 0) request.tools = tools;
   const choice = body.tool_choice ?? body.function_call;
   const choicePath = body.tool_choice !== undefined ? 'tool_choice' : 'function_call';
-  if (choice !== undefined && choice !== null) request.toolChoice = decodeToolChoice(choice, choicePath);
+  if (choice !== undefined && choice !== null) {
+    request.toolChoice = decodeToolChoice(choice, choicePath);
+    noteSettingPath(request, 'toolChoice', choicePath);
+  }
   const parallel = optionalBoolean(body.parallel_tool_calls, 'parallel_tool_calls');
   if (parallel !== undefined) request.parallelToolCalls = parallel;
 }
@@ -265,6 +276,7 @@ export function decodeChatRequest(body: Json, context: DecodeContext): ChatReque
     const effort = string(body.reasoning_effort, 'reasoning_effort');
     if (!EFFORTS.has(effort)) invalid('reasoning_effort', 'must be minimal, low, medium or high');
     request.reasoning = { effort: effort as ReasoningEffort };
+    noteSettingPath(request, 'reasoning', 'reasoning_effort');
   }
   if (isObject(body.stream_options) && body.stream_options.include_usage === true) request.streamUsage = true;
   noteUnknown(body, KNOWN, request.dropped);
@@ -347,7 +359,7 @@ export function encodeChatRequest(request: ChatRequest, options: EncodeRequestOp
       n: request.candidates,
     }),
   );
-  if (request.topK !== undefined) request.dropped.push('top_k');
+  if (request.topK !== undefined) dropSetting(request, 'topK', 'top_k');
   const format = request.responseFormat;
   if (format?.type === 'json') body.response_format = { type: 'json_object' };
   else if (format?.type === 'json_schema')

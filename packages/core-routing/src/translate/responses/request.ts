@@ -14,7 +14,7 @@
  */
 
 import type { DecodeContext } from '../codec.js';
-import { dropResultError, effortOf, readNumericSettings, resultContentAt } from '../common.js';
+import { dropResultError, dropSettings, effortOf, noteSettingPath, readNumericSettings, resultContentAt } from '../common.js';
 import {
   array,
   compact,
@@ -200,6 +200,7 @@ export function decodeResponsesRequest(body: Json, context: DecodeContext): Chat
   const user = optionalString(body.user, 'user');
   if (user !== undefined) request.user = user;
   decodeTextFormat(body.text, request);
+  if (request.responseFormat) noteSettingPath(request, 'responseFormat', 'text.format');
   if (body.reasoning !== undefined && body.reasoning !== null) {
     const reasoning = object(body.reasoning, 'reasoning');
     const effort = optionalString(reasoning.effort, 'reasoning.effort');
@@ -296,13 +297,12 @@ export function encodeResponsesRequest(request: ChatRequest): Json {
   else if (format?.type === 'text') body.text = { format: { type: 'text' } };
   const effort = effortOf(request.reasoning);
   if (effort) body.reasoning = compact({ effort, summary: request.reasoning?.includeThoughts ? 'auto' : undefined });
-  for (const [key, field] of [
+  dropSettings(request, [
     ['stop', 'stop'],
     ['topK', 'top_k'],
     ['seed', 'seed'],
     ['presencePenalty', 'presence_penalty'],
     ['frequencyPenalty', 'frequency_penalty'],
-  ] as const)
-    if (request[key] !== undefined) request.dropped.push(field);
+  ]);
   return body;
 }
