@@ -123,7 +123,7 @@ test('Responses and Gemini clients get their own shapes; sampling settings are r
       generationConfig: { temperature: 0.1, maxOutputTokens: 9 },
     }),
   });
-  assert.equal(gemini.headers.get('x-switchyard-dropped-fields'), 'max_tokens, temperature');
+  assert.equal(gemini.headers.get('x-switchyard-dropped-fields'), 'generationConfig.maxOutputTokens, generationConfig.temperature');
   const events = await readSse(gemini);
   const text = events
     .map((e) =>
