@@ -14,6 +14,7 @@ import {
   effectiveDependencies,
   FEATURE_COMMANDS,
   FEATURE_STATES,
+  InvalidArgumentError,
   parseInput,
   slugSchema,
   type Workflow,
@@ -106,6 +107,12 @@ function boundedWriter<T extends object>(call: ServerWritableStream<unknown, T>,
 
 const slug = (value: string) => parseInput(slugSchema, value, 'slug');
 
+/** A work package's sequence from the wire: 1 or more, else INVALID_ARGUMENT naming `field` (never a lookup that finds nothing). */
+function sequence(value: number, field: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new InvalidArgumentError(field, 'a positive integer');
+  return value;
+}
+
 /** Options of {@link coreServiceHandlers}. */
 export interface CoreServiceOptions {
   workflow: Workflow;
@@ -142,9 +149,7 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
     }),
     GetWorkPackageStatus: unary(authorize, async (req) => {
       const s = slug(req.slug);
-      if (!Number.isInteger(req.sequence) || req.sequence < 1)
-        throw new WorkflowError('invalid_argument', 'sequence: a positive integer', { details: { field: 'sequence' } });
-      const wp = await workflow.getWorkPackage(s, req.sequence);
+      const wp = await workflow.getWorkPackage(s, sequence(req.sequence, 'sequence'));
       const all = await workflow.listWorkPackages(s);
       const done = new Set(all.filter((w) => w.state === 'DONE').map((w) => w.sequence));
       const waitingOn = [...(effectiveDependencies(all).get(wp.sequence) ?? [])].filter((d) => !done.has(d)).sort((a, b) => a - b);
@@ -160,7 +165,7 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
     }),
     CheckGovernanceGate: unary(authorize, async (req) =>
       workflow.checkGovernance(slug(req.slug), {
-        ...(req.wp_sequence !== undefined && req._wp_sequence ? { wp_sequence: req.wp_sequence } : {}),
+        ...(req.wp_sequence !== undefined && req._wp_sequence ? { wp_sequence: sequence(req.wp_sequence, 'wp_sequence') } : {}),
         ...(req.to !== undefined && req._to ? { to: req.to } : {}),
       }),
     ),
