@@ -25,7 +25,7 @@ import type { AgentEvent as AgentEventMsg } from './generated/switchyard/workflo
 import type { AuditEntry as AuditEntryMsg } from './generated/switchyard/workflow/v1/AuditEntry.js';
 import type { CoreServiceHandlers } from './generated/switchyard/workflow/v1/CoreService.js';
 import type { WorkPackage as WorkPackageMsg } from './generated/switchyard/workflow/v1/WorkPackage.js';
-import { failStream, GrpcServerError, toServiceError } from './grpcErrors.js';
+import { echoed, failStream, GrpcServerError, toServiceError } from './grpcErrors.js';
 import { fromStruct, toStruct, toValue } from './struct.js';
 
 /** Checks a call's credentials (throws `unauthenticated`). */
@@ -246,7 +246,7 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
           call.once('close', stop);
           if (jobId) {
             const job = await workflow.store.reader.getJob(jobId);
-            if (!job) throw new GrpcServerError('not_found', `job ${JSON.stringify(jobId)} does not exist`);
+            if (!job) throw new GrpcServerError('not_found', `job ${echoed(jobId)} does not exist`);
             if (FINAL_JOB_STATES.has(job.state)) {
               stop();
               call.write(

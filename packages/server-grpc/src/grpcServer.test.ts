@@ -268,6 +268,16 @@ describe('a refused stream ends with its status', () => {
     });
     assert.deepEqual(await ending(core, 'StreamAgentEvents', { feature_slug: '999-nope' }), { code: status.NOT_FOUND, error: 'not_found' });
   });
+
+  test('StreamAgentEvents repeats at most 128 characters of an unknown job_id back', async () => {
+    const refused = await new Promise<ServiceError>((resolve) => {
+      const stream = core.StreamAgentEvents({ job_id: 'j'.repeat(100_000) }, auth(), { deadline: Date.now() + 5000 });
+      stream.on('data', () => undefined);
+      stream.on('error', resolve);
+    });
+    assert.equal(refused.code, status.NOT_FOUND);
+    assert.equal(refused.details, `job "${'j'.repeat(128)}…" does not exist`);
+  });
 });
 
 describe('StreamAgentEvents under load and races', { concurrency: 1 }, () => {
