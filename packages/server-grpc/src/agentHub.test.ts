@@ -40,3 +40,41 @@ test('a session reserved for a task whose prompt is not out yet names no task, a
     await rm(root, { recursive: true, force: true });
   }
 });
+
+test('an agent with no session for three heartbeat intervals is forgotten; one with a live session is kept', () => {
+  let now = Date.parse('2026-01-01T00:00:00Z');
+  const hub = new AgentHub({ clock: { now: () => now }, heartbeatIntervalMs: 1000 });
+  try {
+    const quiet = hub.registerAgent({ name: 'never-started', agent_type: 'codex', capabilities: [] }).agent_id;
+    const ended = hub.registerAgent({ name: 'ended', agent_type: 'codex', capabilities: [] }).agent_id;
+    const silent = hub.registerAgent({ name: 'went-silent', agent_type: 'codex', capabilities: [] }).agent_id;
+    const working = hub.registerAgent({ name: 'working', agent_type: 'codex', capabilities: [] }).agent_id;
+    const silentSession = hub.startSession(silent).session_id;
+    const workingSession = hub.startSession(working).session_id;
+    now += 2000;
+    hub.endSession(hub.startSession(ended).session_id, 'done for now');
+    hub.heartbeat(workingSession);
+    // 3.5 s after registration: the agent that never started a session is past its grace period, and the
+    // one whose session missed its heartbeats since 0 s goes with it.
+    now += 1500;
+    assert.throws(() => hub.startSession(quiet), NotFoundError, 'never started a session');
+    assert.throws(() => hub.heartbeat(silentSession), NotFoundError, 'the silent session expired');
+    assert.throws(() => hub.startSession(silent), NotFoundError, 'its agent is forgotten with it');
+    // The agent that ended its session at 2 s may still start another within its grace period.
+    const again = hub.startSession(ended).session_id;
+    hub.endSession(again, '');
+    now += 1500;
+    hub.heartbeat(workingSession);
+    now += 1501;
+    assert.throws(() => hub.startSession(ended), NotFoundError, 'ended its session more than three intervals ago');
+    hub.heartbeat(workingSession);
+    assert.deepEqual(
+      hub.listAgents().map((a) => [a.name, a.sessions]),
+      [['working', 1]],
+      'only the agent whose session keeps its heartbeats is remembered',
+    );
+  } finally {
+    hub.close();
+  }
+  assert.deepEqual(hub.listAgents(), [], 'close forgets every agent');
+});

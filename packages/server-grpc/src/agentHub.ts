@@ -5,8 +5,10 @@
  * task, the hub hands it to an idle session as a prompt, feeds the output
  * the agent reports to the loop, and resolves with the result the agent
  * completes it with. A session that misses three heartbeat intervals ends,
- * and its running task fails. Cancellation and timeouts send the agent a
- * `cancel` prompt.
+ * and its running task fails. An agent left with no session for as long
+ * (its sessions ended or expired, or it never started one) is forgotten and
+ * must register again, so agents that come and go hold no memory. Cancellation
+ * and timeouts send the agent a `cancel` prompt.
  */
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
@@ -33,6 +35,8 @@ interface Agent {
   name: string;
   agentType: string;
   capabilities: string[];
+  /** When the agent last showed life with no session open: registration, or the end of its last session. */
+  lastSeen: number;
 }
 
 interface RunningTask {
@@ -64,7 +68,10 @@ const CLAIMED: RunningTask = { id: '', output: '', hooks: undefined as never, st
 /** Options of {@link AgentHub}. */
 export interface AgentHubOptions {
   clock?: Clock;
-  /** How often agents must send a heartbeat (default 10 s); three missed intervals end a session. */
+  /**
+   * How often agents must send a heartbeat (default 10 s); three missed intervals end a session, and an
+   * agent with no session for three intervals is forgotten.
+   */
   heartbeatIntervalMs?: number;
   /** How often expired sessions are swept (default: the heartbeat interval). */
   sweepIntervalMs?: number;
@@ -102,12 +109,20 @@ export class AgentHub implements AgentAdapter {
   registerAgent(input: { name: string; agent_type: string; capabilities: string[] }): { agent_id: string } {
     if (!input.name || input.name.length > 200 || /[\r\n\0]/.test(input.name))
       throw new InvalidArgumentError('name', 'one line of 1-200 characters');
-    const agent = { id: randomUUID(), name: input.name, agentType: input.agent_type, capabilities: input.capabilities };
+    this.sweep();
+    const agent: Agent = {
+      id: randomUUID(),
+      name: input.name,
+      agentType: input.agent_type,
+      capabilities: input.capabilities,
+      lastSeen: this.clock.now(),
+    };
     this.agents.set(agent.id, agent);
     return { agent_id: agent.id };
   }
 
   startSession(agentId: string): { session_id: string; agent_id: string; heartbeat_interval_ms: number; started_at: string } {
+    this.sweep();
     const agent = this.agents.get(agentId);
     if (!agent) throw new NotFoundError('agent', agentId);
     const now = this.clock.now();
@@ -163,6 +178,8 @@ export class AgentHub implements AgentAdapter {
 
   endSession(sessionId: string, reason: string): void {
     const session = this.session(sessionId);
+    // Ending a session is a sign of life: the agent keeps its grace period to start another.
+    session.lastSeen = this.clock.now();
     this.drop(session, `the agent ended its session${reason ? `: ${reason}` : ''}`);
   }
 
@@ -173,6 +190,17 @@ export class AgentHub implements AgentAdapter {
       agent_id: s.agent.id,
       name: s.agent.name,
       state: s.task ? 'busy' : 'idle',
+    }));
+  }
+
+  /** Registered agents, with the number of live sessions each has (for status pages and tests). */
+  listAgents(): { agent_id: string; name: string; agent_type: string; sessions: number }[] {
+    const sessions = [...this.sessions.values()];
+    return [...this.agents.values()].map((a) => ({
+      agent_id: a.id,
+      name: a.name,
+      agent_type: a.agentType,
+      sessions: sessions.filter((s) => s.agent === a).length,
     }));
   }
 
@@ -233,10 +261,11 @@ export class AgentHub implements AgentAdapter {
     return { exit_code: outcome.exit_code, commits, pr_url: outcome.pr_url ?? reportedPrUrl(output), output };
   }
 
-  /** Stops the sweeper and ends every session. */
+  /** Stops the sweeper, ends every session and forgets every agent. */
   close(): void {
     clearInterval(this.sweeper);
     for (const session of [...this.sessions.values()]) this.drop(session, 'the server is shutting down');
+    this.agents.clear();
   }
 
   private claimIdle(signal: AbortSignal, timeoutMs: number): Promise<Session> {
@@ -287,6 +316,8 @@ export class AgentHub implements AgentAdapter {
 
   private drop(session: Session, reason: string): void {
     this.sessions.delete(session.id);
+    // The agent's grace period runs from its last sign of life, not from the sweep that noticed it was gone.
+    session.agent.lastSeen = Math.max(session.agent.lastSeen, session.lastSeen);
     session.task?.settle(new WorkflowError('upstream_failed', `remote agent ${session.agent.name}: ${reason}`));
     session.prompts.emit('end');
     session.prompts.removeAllListeners();
@@ -295,5 +326,7 @@ export class AgentHub implements AgentAdapter {
   private sweep(): void {
     const limit = this.clock.now() - 3 * this.heartbeatIntervalMs;
     for (const session of [...this.sessions.values()]) if (session.lastSeen < limit) this.drop(session, 'missed its heartbeats');
+    const withSessions = new Set([...this.sessions.values()].map((s) => s.agent.id));
+    for (const agent of [...this.agents.values()]) if (!withSessions.has(agent.id) && agent.lastSeen < limit) this.agents.delete(agent.id);
   }
 }

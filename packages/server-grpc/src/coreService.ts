@@ -14,6 +14,7 @@ import {
   effectiveDependencies,
   FEATURE_COMMANDS,
   FEATURE_STATES,
+  InvalidArgumentError,
   parseInput,
   slugSchema,
   type Workflow,
@@ -24,7 +25,7 @@ import type { AgentEvent as AgentEventMsg } from './generated/switchyard/workflo
 import type { AuditEntry as AuditEntryMsg } from './generated/switchyard/workflow/v1/AuditEntry.js';
 import type { CoreServiceHandlers } from './generated/switchyard/workflow/v1/CoreService.js';
 import type { WorkPackage as WorkPackageMsg } from './generated/switchyard/workflow/v1/WorkPackage.js';
-import { failStream, GrpcServerError, toServiceError } from './grpcErrors.js';
+import { echoed, failStream, GrpcServerError, toServiceError } from './grpcErrors.js';
 import { fromStruct, toStruct, toValue } from './struct.js';
 
 /** Checks a call's credentials (throws `unauthenticated`). */
@@ -106,6 +107,12 @@ function boundedWriter<T extends object>(call: ServerWritableStream<unknown, T>,
 
 const slug = (value: string) => parseInput(slugSchema, value, 'slug');
 
+/** A work package's sequence from the wire: 1 or more, else INVALID_ARGUMENT naming `field` (never a lookup that finds nothing). */
+function sequence(value: number, field: string): number {
+  if (!Number.isInteger(value) || value < 1) throw new InvalidArgumentError(field, 'a positive integer');
+  return value;
+}
+
 /** Options of {@link coreServiceHandlers}. */
 export interface CoreServiceOptions {
   workflow: Workflow;
@@ -142,9 +149,7 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
     }),
     GetWorkPackageStatus: unary(authorize, async (req) => {
       const s = slug(req.slug);
-      if (!Number.isInteger(req.sequence) || req.sequence < 1)
-        throw new WorkflowError('invalid_argument', 'sequence: a positive integer', { details: { field: 'sequence' } });
-      const wp = await workflow.getWorkPackage(s, req.sequence);
+      const wp = await workflow.getWorkPackage(s, sequence(req.sequence, 'sequence'));
       const all = await workflow.listWorkPackages(s);
       const done = new Set(all.filter((w) => w.state === 'DONE').map((w) => w.sequence));
       const waitingOn = [...(effectiveDependencies(all).get(wp.sequence) ?? [])].filter((d) => !done.has(d)).sort((a, b) => a - b);
@@ -160,7 +165,7 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
     }),
     CheckGovernanceGate: unary(authorize, async (req) =>
       workflow.checkGovernance(slug(req.slug), {
-        ...(req.wp_sequence !== undefined && req._wp_sequence ? { wp_sequence: req.wp_sequence } : {}),
+        ...(req.wp_sequence !== undefined && req._wp_sequence ? { wp_sequence: sequence(req.wp_sequence, 'wp_sequence') } : {}),
         ...(req.to !== undefined && req._to ? { to: req.to } : {}),
       }),
     ),
@@ -241,7 +246,7 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
           call.once('close', stop);
           if (jobId) {
             const job = await workflow.store.reader.getJob(jobId);
-            if (!job) throw new GrpcServerError('not_found', `job ${JSON.stringify(jobId)} does not exist`);
+            if (!job) throw new GrpcServerError('not_found', `job ${echoed(jobId)} does not exist`);
             if (FINAL_JOB_STATES.has(job.state)) {
               stop();
               call.write(

@@ -23,6 +23,25 @@ export class GrpcServerError extends Error {
   }
 }
 
+/** The most characters of a caller's value that an error message repeats back. */
+const MAX_ECHOED_CHARS = 128;
+
+/**
+ * A value the caller sent, quoted for an error message: cut to 128 characters with an ellipsis, so a
+ * caller cannot make the server copy an arbitrarily long string into a status message and its logs.
+ */
+export function echoed(value: string): string {
+  if (value.length <= MAX_ECHOED_CHARS) return JSON.stringify(value);
+  // Cut by code point, never inside a surrogate pair, and without splitting the whole of a long value.
+  let kept = '';
+  let count = 0;
+  for (const char of value) {
+    if (count++ === MAX_ECHOED_CHARS) return JSON.stringify(`${kept}…`);
+    kept += char;
+  }
+  return JSON.stringify(kept);
+}
+
 /** gRPC status of each workflow error code. */
 export const WORKFLOW_GRPC_STATUS: Record<WorkflowErrorCode, status> = {
   invalid_argument: status.INVALID_ARGUMENT,

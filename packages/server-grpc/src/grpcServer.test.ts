@@ -136,6 +136,25 @@ describe('CoreService', { concurrency: 1 }, () => {
     assert.deepEqual([wp.passed, wp.violations.map((v) => v.rule_id)], [false, ['wp-ci-before-review']]);
   });
 
+  test('a sequence below 1 is INVALID_ARGUMENT naming the field in every call that takes one, not NOT_FOUND', async () => {
+    const refusals = [
+      ['GetWorkPackageStatus', { slug: SLUG, sequence: 0 }, 'sequence'],
+      ['GetWorkPackageStatus', { slug: SLUG, sequence: -1 }, 'sequence'],
+      ['CheckGovernanceGate', { slug: SLUG, wp_sequence: 0 }, 'wp_sequence'],
+      ['CheckGovernanceGate', { slug: SLUG, wp_sequence: -1 }, 'wp_sequence'],
+    ] as const;
+    for (const [method, request, field] of refusals) {
+      const refused = (await call(core, method, request).catch((e: ServiceError) => e)) as ServiceError;
+      const label = `${method} ${JSON.stringify(request)}`;
+      assert.equal(refused.code, status.INVALID_ARGUMENT, label);
+      assert.deepEqual(
+        decodeStatusDetails(refused.metadata)?.field_violations.map((f) => f.field),
+        [field],
+        label,
+      );
+    }
+  });
+
   test('GetAuditTrail streams the chain, oldest first; VerifyAuditChain checks it', async () => {
     const entries: AuditEntry__Output[] = await new Promise((resolve, reject) => {
       const out: AuditEntry__Output[] = [];
@@ -248,6 +267,16 @@ describe('a refused stream ends with its status', () => {
       error: 'invalid_argument',
     });
     assert.deepEqual(await ending(core, 'StreamAgentEvents', { feature_slug: '999-nope' }), { code: status.NOT_FOUND, error: 'not_found' });
+  });
+
+  test('StreamAgentEvents repeats at most 128 characters of an unknown job_id back', async () => {
+    const refused = await new Promise<ServiceError>((resolve) => {
+      const stream = core.StreamAgentEvents({ job_id: 'j'.repeat(100_000) }, auth(), { deadline: Date.now() + 5000 });
+      stream.on('data', () => undefined);
+      stream.on('error', resolve);
+    });
+    assert.equal(refused.code, status.NOT_FOUND);
+    assert.equal(refused.details, `job "${'j'.repeat(128)}…" does not exist`);
   });
 });
 

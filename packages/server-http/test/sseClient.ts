@@ -46,9 +46,11 @@ export async function openEvents(url: string, headers: Record<string, string> = 
   };
   void (async () => {
     let buffer = '';
+    // One decoder for the whole stream: a character whose bytes straddle two chunks is held, not garbled.
+    const decoder = new TextDecoder();
     try {
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += Buffer.from(chunk).toString('utf8');
+        buffer += decoder.decode(chunk, { stream: true });
         let cut = buffer.indexOf('\n\n');
         while (cut >= 0) {
           parse(buffer.slice(0, cut));
