@@ -1,10 +1,11 @@
 /**
  * @module fifo
  * Named pipes for tests of code that must never wait on one. Opening a FIFO
- * for reading blocks until a writer comes, inside a libuv thread that no test
- * timeout can cancel: a regression would fail its test and then stall the
- * whole run. {@link settlesWithoutWaitingOn} fails the test and releases the
- * stuck reader, so the run goes on.
+ * for reading blocks until a writer comes (and for writing, until a reader
+ * comes), inside a libuv thread that no test timeout can cancel: a regression
+ * would fail its test and then stall the whole run.
+ * {@link settlesWithoutWaitingOn} fails the test and releases the stuck
+ * opener, so the run goes on.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -25,9 +26,10 @@ export async function makeFifo(path: string): Promise<void> {
 }
 
 /**
- * Awaits `work`, which reads the FIFO at `fifo`, and fails the test if it has not settled within
- * `timeoutMs` (default 5 s): it was waiting for a writer. A reader stuck on the FIFO is then
- * released (its write end opened and closed, which reads as end of file) before the failure.
+ * Awaits `work`, which opens the FIFO at `fifo` (to read or to write), and fails the test if it has
+ * not settled within `timeoutMs` (default 5 s): it was waiting for the other end. Whatever is stuck
+ * on the FIFO is then released before the failure: both ends are opened and closed, which a reader
+ * reads as end of file and a writer sees as a reader that went away.
  *
  * @example
  * ```ts
@@ -46,16 +48,20 @@ export async function settlesWithoutWaitingOn<T>(fifo: string, work: Promise<T>,
   } finally {
     clearTimeout(timer);
   }
-  await releaseReaders(fifo);
+  await releaseWaiters(fifo);
   await work.catch(() => undefined);
   assert.fail(`still waiting on the FIFO ${fifo} after ${timeoutMs} ms`);
 }
 
-/** Opens and closes the FIFO's write end; without a reader there is nothing to release (ENXIO). */
-async function releaseReaders(fifo: string): Promise<void> {
+/**
+ * Opens and closes both ends of the FIFO. The read end opens at once without blocking and lets a
+ * writer stuck in its open through; holding it, the write end opens too and lets a stuck reader through.
+ */
+async function releaseWaiters(fifo: string): Promise<void> {
+  const readEnd = await open(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     await (await open(fifo, constants.O_WRONLY | constants.O_NONBLOCK)).close();
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENXIO') throw error;
+  } finally {
+    await readEnd.close();
   }
 }

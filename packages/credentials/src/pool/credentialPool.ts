@@ -11,17 +11,19 @@
  * `disabled`, `error` or `expired`; otherwise `expired` once its token is
  * past `expires_at`, `exhausted` while its quota is used up, else `active`.
  * Cooldowns (after 429s) take a credential out of the running without
- * changing its status.
+ * changing its status. The slots and the upkeep of their state live in
+ * `slotTable.ts`.
  */
-import { type Scheduler, Selector, type UnavailableReason as SelectorReason, systemScheduler } from '@switchyard/core-routing';
+import { type Scheduler, Selector, systemScheduler } from '@switchyard/core-routing';
 import { EventEmitter } from 'eventemitter3';
 import type { Credential, CredentialStatus, CredentialStatusRecord } from '../credential.js';
 import { CredentialsError } from '../errors.js';
 import { MemoryQuotaStore } from '../store/quotaStore.js';
-import { type CooldownEvents, CooldownTracker, type CredentialCooldowns } from './cooldownTracker.js';
-import type { AcquiredCredential, CredentialFailure, CredentialUsage, PoolEvents, RotationReason } from './poolEvents.js';
-import { explainNoCredentials, finiteCount, type Slot, sameRecord, statusMessage, statusRecord } from './poolSlot.js';
+import { CooldownTracker, type CredentialCooldowns } from './cooldownTracker.js';
+import type { AcquiredCredential, CredentialFailure, CredentialUsage, PoolEvents } from './poolEvents.js';
+import { explainNoCredentials, finiteCount, type Slot, sameRecord, statusRecord } from './poolSlot.js';
 import { type QuotaAdmission, QuotaTracker } from './quotaTracker.js';
+import { SlotTable } from './slotTable.js';
 
 /** Credential selection strategies (`auth.selection_strategy`). */
 export const POOL_STRATEGIES = ['round_robin', 'quota_aware', 'priority'] as const;
@@ -41,13 +43,6 @@ export interface CredentialPoolOptions {
   /** Cooldown after an upstream `quota_exceeded` when the provider has no reset schedule (default 1 hour). */
   quotaExceededCooldownMs?: number;
 }
-
-const SELECTOR_REASON: Record<Exclude<CredentialStatus, 'active'>, SelectorReason> = {
-  exhausted: 'exhausted',
-  expired: 'unhealthy',
-  disabled: 'disabled',
-  error: 'unhealthy',
-};
 
 /**
  * The credentials of one provider.
@@ -71,9 +66,9 @@ export class CredentialPool {
   private readonly persistStatus: NonNullable<CredentialPoolOptions['persistStatus']>;
   private readonly quotaExceededCooldownMs: number;
   private readonly selector: Selector;
-  private readonly slots = new Map<string, Slot>();
-  private pendingRotations: { from: string; reason: RotationReason }[] = [];
-  private readonly detach: (() => void)[] = [];
+  private readonly table: SlotTable;
+  /** The table's map itself, so that the request path reads it without a hop. */
+  private readonly slots: Map<string, Slot>;
 
   constructor(provider: string, options: CredentialPoolOptions = {}) {
     this.provider = provider;
@@ -84,7 +79,16 @@ export class CredentialPool {
     this.persistStatus = options.persistStatus ?? (() => undefined);
     this.quotaExceededCooldownMs = options.quotaExceededCooldownMs ?? 60 * 60_000;
     this.selector = new Selector([], { strategy: options.strategy ?? 'round_robin', clock: this.scheduler });
-    this.listen();
+    this.table = new SlotTable({
+      provider,
+      selector: this.selector,
+      scheduler: this.scheduler,
+      quotas: this.quotas,
+      cooldowns: this.cooldowns,
+      events: this.events,
+      persistStatus: this.persistStatus,
+    });
+    this.slots = this.table.slots;
   }
 
   /** The selection strategy in use. */
@@ -120,12 +124,12 @@ export class CredentialPool {
       const now = this.scheduler.now();
       if (slot.expiresAtMs <= now) {
         // Found lazily, on the pick: expiry needs no timer per credential.
-        this.recompute(slot, true);
+        this.table.recompute(slot, true);
         continue;
       }
       slot.requests++;
       slot.lastUsedAt = now;
-      if (this.pendingRotations.length > 0) this.announceRotations(id);
+      if (this.table.rotationsPending) this.table.announceRotations(id);
       return slot.acquired;
     }
   }
@@ -140,7 +144,7 @@ export class CredentialPool {
     const now = this.scheduler.now();
     let best: Slot | undefined;
     for (const slot of this.slots.values()) {
-      if (slot.expiresAtMs <= now) this.recompute(slot, true);
+      if (slot.expiresAtMs <= now) this.table.recompute(slot, true);
       if (slot.status !== 'active' || this.cooldowns.coolingUntil(slot.stored.id) !== undefined) continue;
       if (!best || preferredForProbe(slot, best)) best = slot;
     }
@@ -230,7 +234,7 @@ export class CredentialPool {
         const text = oauth
           ? `the upstream rejected the token${message ? ` (${message})` : ''}; refreshing`
           : `the upstream rejected the API key${message ? ` (${message})` : ''}; update the key or set status to active`;
-        this.setStoredStatus(slot, oauth ? 'expired' : 'error', text);
+        this.table.setStoredStatus(slot, oauth ? 'expired' : 'error', text);
         this.persistStatus(credentialId, oauth ? 'expired' : 'error', text);
         if (oauth && this.refresher) void this.refresher(credentialId).catch(() => undefined);
         break;
@@ -262,7 +266,7 @@ export class CredentialPool {
     const now = this.scheduler.now();
     const records: CredentialStatusRecord[] = [];
     for (const slot of [...this.slots.values()].sort((a, b) => (a.stored.id < b.stored.id ? -1 : 1))) {
-      if (slot.expiresAtMs <= now || slot.status === 'exhausted') this.recompute(slot, true);
+      if (slot.expiresAtMs <= now || slot.status === 'exhausted') this.table.recompute(slot, true);
       records.push(statusRecord(slot, this.quotas, this.cooldowns));
     }
     return records;
@@ -272,7 +276,7 @@ export class CredentialPool {
   statusOf(credentialId: string): CredentialStatusRecord | undefined {
     const slot = this.slots.get(credentialId);
     if (!slot) return undefined;
-    if (slot.expiresAtMs <= this.scheduler.now()) this.recompute(slot, true);
+    if (slot.expiresAtMs <= this.scheduler.now()) this.table.recompute(slot, true);
     return statusRecord(slot, this.quotas, this.cooldowns);
   }
 
@@ -336,9 +340,9 @@ export class CredentialPool {
       });
       applied.push({ slot, isNew: previous === undefined });
     }
-    if (membershipChanged) this.rebuildCandidates();
+    if (membershipChanged) this.table.rebuildCandidates();
     for (const { slot, isNew } of applied) {
-      this.recompute(slot, true, isNew);
+      this.table.recompute(slot, true, isNew);
       this.events.emit('credential:upsert', { provider: this.provider, credentialId: slot.stored.id, revision: slot.stored.revision });
     }
     return applied.map(({ slot }) => slot.stored.id);
@@ -349,116 +353,14 @@ export class CredentialPool {
     if (!this.slots.delete(credentialId)) return false;
     this.cooldowns.forget(credentialId);
     this.quotas.untrack(credentialId);
-    this.rebuildCandidates();
+    this.table.rebuildCandidates();
     this.events.emit('credential:delete', { provider: this.provider, credentialId });
     return true;
   }
 
   /** Stops listening to the shared trackers. */
   close(): void {
-    for (const off of this.detach.splice(0)) off();
-  }
-
-  // ---- internals -------------------------------------------------------
-
-  private listen(): void {
-    const on = <E extends keyof CooldownEvents>(event: E, handler: (...args: CooldownEvents[E]) => void) => {
-      this.cooldowns.events.on(event, handler as never);
-      this.detach.push(() => this.cooldowns.events.off(event, handler as never));
-    };
-    on('cooldown:start', ({ key, until, reason }) => {
-      const slot = this.slots.get(key);
-      if (!slot) return;
-      this.recompute(slot, false);
-      this.queueRotation(key, reason === 'rate_limited' ? 'rate_limited' : reason === 'quota_exceeded' ? 'exhausted' : 'error');
-      this.events.emit('cooldown:start', { provider: this.provider, credentialId: key, until, reason });
-    });
-    on('cooldown:end', ({ key }) => {
-      const slot = this.slots.get(key);
-      if (!slot) return;
-      this.recompute(slot, false);
-      this.events.emit('cooldown:end', { provider: this.provider, credentialId: key });
-    });
-    const onQuota = (event: PoolEvents['quota:update'][0]) => {
-      const slot = this.slots.get(event.credentialId);
-      if (!slot) return;
-      if (this.strategy === 'quota_aware') this.selector.setRemainingQuota(event.credentialId, event.remaining ?? undefined);
-      this.events.emit('quota:update', event);
-      this.recompute(slot, true);
-    };
-    this.quotas.events.on('quota:update', onQuota);
-    this.detach.push(() => this.quotas.events.off('quota:update', onQuota));
-  }
-
-  /** Sets the stored status in memory (the caller persists it). */
-  private setStoredStatus(slot: Slot, status: CredentialStatus, message: string): void {
-    slot.stored = { ...slot.stored, status, status_message: message };
-    this.recompute(slot, false);
-  }
-
-  private effectiveStatus(slot: Slot, now: number): CredentialStatus {
-    const stored = slot.stored.status;
-    if (stored === 'disabled' || stored === 'error' || stored === 'expired') return stored;
-    if (slot.expiresAtMs <= now) return 'expired';
-    if (this.quotas.isExhausted(slot.stored.id)) return 'exhausted';
-    return 'active';
-  }
-
-  /**
-   * Brings the selector and the status in line with the credential's state,
-   * and announces a change. `persist` writes a status the pool found itself
-   * (the clock passed `expires_at`, the quota ran out or reset) back to the
-   * store, so that restarts and other readers see it. `added` marks a
-   * credential that just joined (its event has `previous: null`).
-   */
-  private recompute(slot: Slot, persist: boolean, added = false): void {
-    const id = slot.stored.id;
-    const previous = slot.status;
-    const status = this.effectiveStatus(slot, this.scheduler.now());
-    const coolingUntil = this.cooldowns.coolingUntil(id);
-    if (status !== 'active') this.selector.markUnavailable(id, SELECTOR_REASON[status]);
-    else if (coolingUntil !== undefined) this.selector.markUnavailable(id, 'cooldown', coolingUntil);
-    else this.selector.markAvailable(id);
-    slot.status = status;
-    slot.message = status === slot.stored.status ? (slot.stored.status_message ?? null) : statusMessage(slot, status, this.quotas);
-    if (status === previous && !added) return;
-    if (!added && previous === 'active') this.queueRotation(id, status === 'error' ? 'error' : (status as RotationReason));
-    this.events.emit('credential:status', {
-      provider: this.provider,
-      credentialId: id,
-      status,
-      previous: added ? null : previous,
-      message: slot.message,
-    });
-    const derived = status === 'expired' || status === 'exhausted' || slot.stored.status === 'exhausted';
-    if (persist && status !== slot.stored.status && derived) {
-      slot.stored = { ...slot.stored, status, ...(slot.message === null ? {} : { status_message: slot.message }) };
-      this.persistStatus(id, status, slot.message);
-    }
-  }
-
-  private queueRotation(from: string, reason: RotationReason): void {
-    if (this.pendingRotations.length >= 64) this.pendingRotations.shift();
-    this.pendingRotations.push({ from, reason });
-  }
-
-  private announceRotations(to: string): void {
-    const rotations = this.pendingRotations;
-    this.pendingRotations = [];
-    for (const { from, reason } of rotations) {
-      if (from !== to) this.events.emit('credential:rotated', { provider: this.provider, from, to, reason });
-    }
-  }
-
-  private rebuildCandidates(): void {
-    const candidates = [...this.slots.values()]
-      .map((slot) => ({ id: slot.stored.id, priority: slot.stored.priority }))
-      .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    this.selector.setCandidates(candidates);
-    for (const slot of this.slots.values()) {
-      if (this.strategy === 'quota_aware')
-        this.selector.setRemainingQuota(slot.stored.id, this.quotas.snapshot(slot.stored.id).remaining ?? undefined);
-    }
+    this.table.close();
   }
 }
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { constants } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readdir, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, open, readdir, readFile, realpath, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, test } from 'node:test';
@@ -100,6 +100,34 @@ test('a read refuses a FIFO at once, without waiting for a writer, and a directo
   });
   await writeFile(join(root, 'dir', 'plain.txt'), 'plain');
   assert.equal((await readConfinedFile(root, 'dir/plain.txt')).toString(), 'plain', 'a regular file still reads');
+});
+
+test('opening for writing refuses a FIFO at once, with or without a reader, and a directory: not_found naming the field', async () => {
+  const pipe = join(root, 'dir', 'pipe');
+  await makeFifo(pipe);
+  const flags = constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT;
+  const refused = {
+    code: 'not_found',
+    message: 'audit_log "dir/pipe" is a FIFO (named pipe), not a regular file',
+    details: { field: 'audit_log' },
+  };
+  // No reader: a plain open for writing would wait for one, possibly forever.
+  await assert.rejects(settlesWithoutWaitingOn(pipe, openConfinedFile(root, 'dir/pipe', flags, { field: 'audit_log' })), refused);
+  // A reader at the other end lets the open through; what was opened is refused all the same.
+  const reader = await open(pipe, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    await assert.rejects(openConfinedFile(root, 'dir/pipe', flags, { field: 'audit_log' }), refused);
+  } finally {
+    await reader.close();
+  }
+  await assert.rejects(openConfinedFile(root, 'dir', flags), {
+    code: 'not_found',
+    message: 'path "dir" is a directory, not a regular file',
+  });
+  await assert.rejects(openConfinedFile(root, 'dir', constants.O_RDONLY), {
+    code: 'not_found',
+    message: 'path "dir" is a directory, not a regular file',
+  });
 });
 
 test('a remove through a directory swapped for a link out of the root is refused and the file outside stays', async () => {

@@ -28,7 +28,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { constants, existsSync } from 'node:fs';
-import { type FileHandle, mkdir, open, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { InvalidArgumentError, WorkflowError } from '../errors.js';
 import { confinedPath, isInside } from './safety.js';
@@ -123,9 +123,25 @@ async function confinedParent(
   return { file, dir: await ConfinedDirectory.open(realRoot, dirname(file), field, path), field };
 }
 
-function refuseLink(error: unknown, field: string, path: string): never {
+/** The refusal of anything but a regular file (a directory, a FIFO, a socket, a device), naming the field. */
+function notRegularFile(field: string, path: string, stats: Stats): WorkflowError {
+  return new WorkflowError('not_found', `${field} ${JSON.stringify(path)} is ${fileKind(stats)}, not a regular file`, {
+    details: { field },
+  });
+}
+
+/**
+ * Explains a failed open of `entry` for {@link openConfinedFile}: a symlink is an escape;
+ * a FIFO without a reader (ENXIO under O_NONBLOCK) or a directory (EISDIR) is not a regular file.
+ */
+async function refuseOpen(error: unknown, entry: string, field: string, path: string): Promise<never> {
+  const code = (error as NodeJS.ErrnoException).code;
   // O_NOFOLLOW reports a symlink in the last component as ELOOP.
-  if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw escaped(field, path, 'is a symlink');
+  if (code === 'ELOOP') throw escaped(field, path, 'is a symlink');
+  if (code === 'ENXIO' || code === 'EISDIR') {
+    const stats = await lstat(entry).catch(() => undefined);
+    if (stats && !stats.isFile()) throw notRegularFile(field, path, stats);
+  }
   throw error;
 }
 
@@ -170,7 +186,10 @@ export async function writeConfinedFile(
 
 /**
  * Opens a file under `root` with `flags` (`fs.constants`), never through a symlink in
- * its last component (refused, `path_escape`). The parent directory must exist.
+ * its last component (refused, `path_escape`). The parent directory must exist. Only a
+ * regular file is opened: anything else (a directory, a FIFO, a socket, a device) is
+ * refused as `not_found` with `details.field`, and the open never blocks, so a FIFO
+ * planted where a log is appended cannot hang the writer waiting for a reader.
  *
  * @example
  * ```ts
@@ -185,10 +204,22 @@ export async function openConfinedFile(
   options: ConfinedFileOptions & { mode?: number } = {},
 ): Promise<FileHandle> {
   const { file, dir, field } = await confinedParent(root, path, options);
+  const entry = dir.entry(basename(file));
   try {
-    return await open(dir.entry(basename(file)), flags | constants.O_NOFOLLOW, options.mode ?? 0o644).catch((error: unknown) =>
-      refuseLink(error, field, path),
+    // O_NONBLOCK: a plain open of a FIFO for writing waits for a reader, possibly forever; this one
+    // fails at once (ENXIO) or, with a reader there, opens and the fstat below refuses it. Regular
+    // files read and write the same with or without the flag, so the handle keeps it.
+    const handle = await open(entry, flags | constants.O_NOFOLLOW | constants.O_NONBLOCK, options.mode ?? 0o644).catch((error: unknown) =>
+      refuseOpen(error, entry, field, path),
     );
+    try {
+      const stats = await handle.stat();
+      if (!stats.isFile()) throw notRegularFile(field, path, stats);
+      return handle;
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   } finally {
     await dir.close();
   }
@@ -227,11 +258,7 @@ export async function readConfinedFile(root: string, path: string, options: Conf
   try {
     await openedInside(handle, file, realRoot, field, path);
     const stats = await handle.stat();
-    if (!stats.isFile()) {
-      throw new WorkflowError('not_found', `${field} ${JSON.stringify(path)} is ${fileKind(stats)}, not a regular file`, {
-        details: { field },
-      });
-    }
+    if (!stats.isFile()) throw notRegularFile(field, path, stats);
     return await handle.readFile();
   } finally {
     await handle.close();
