@@ -41,9 +41,14 @@ test('implement killed mid-job: the chain verifies, and the next implement recov
   });
   const exited = new Promise((resolve) => killed.once('exit', resolve));
   let running: { id: string }[] = [];
+  // Running, and its package moved to DOING: the job is marked Running a moment before the review
+  // loop moves the package, and a kill between the two would leave it PLANNED (also recoverable,
+  // but not the mid-job state this test is about).
   await eventually(
-    'the agent job to run',
-    async () => (running = await json<{ id: string }[]>('jobs', 'list', '--state', 'Running')).length === 1,
+    'the agent job to run, its package in DOING',
+    async () =>
+      (running = await json<{ id: string }[]>('jobs', 'list', '--state', 'Running')).length === 1 &&
+      (await json<{ state: string }[]>('wp', 'list', SLUG))[0]!.state === 'DOING',
     60_000,
   );
   process.kill(-killed.pid!, 'SIGKILL');
