@@ -42,6 +42,21 @@ export function echoed(value: string): string {
   return JSON.stringify(kept);
 }
 
+/**
+ * The most characters of a status message. A message quoting a caller's value in full (an unknown
+ * id of 100,000 characters) makes a status too large to send: the caller then gets no answer and
+ * waits for its deadline. {@link echoed} keeps the messages that quote on purpose short; this bounds
+ * every other one.
+ */
+const MAX_STATUS_MESSAGE_CHARS = 1024;
+
+/** `message` cut to {@link MAX_STATUS_MESSAGE_CHARS} code points, with an ellipsis when cut. */
+function bounded(message: string): string {
+  if (message.length <= MAX_STATUS_MESSAGE_CHARS) return message;
+  const points = Array.from(message.slice(0, MAX_STATUS_MESSAGE_CHARS * 2));
+  return points.length <= MAX_STATUS_MESSAGE_CHARS ? points.join('') : `${points.slice(0, MAX_STATUS_MESSAGE_CHARS).join('')}…`;
+}
+
 /** gRPC status of each workflow error code. */
 export const WORKFLOW_GRPC_STATUS: Record<WorkflowErrorCode, status> = {
   invalid_argument: status.INVALID_ARGUMENT,
@@ -119,7 +134,7 @@ export function toServiceError(error: unknown): Partial<ServiceError> {
   const metadata = new Metadata();
   if (error instanceof GrpcServerError) {
     metadata.set('switchyard-error-code', error.code);
-    return { code: OWN_STATUS[error.code], details: error.message, metadata };
+    return { code: OWN_STATUS[error.code], details: bounded(error.message), metadata };
   }
   if (!(error instanceof WorkflowError)) {
     metadata.set('switchyard-error-code', 'internal');
@@ -127,7 +142,7 @@ export function toServiceError(error: unknown): Partial<ServiceError> {
   }
   const code = WORKFLOW_GRPC_STATUS[error.code];
   const internal = code === status.INTERNAL || code === status.UNAVAILABLE;
-  const message = internal ? error.code.replace(/_/g, ' ') : error.message;
+  const message = internal ? error.code.replace(/_/g, ' ') : bounded(error.message);
   const details = [];
   if (error.code === 'gate_failed') {
     const violations = (error.details?.violations as Violation[] | undefined) ?? [];

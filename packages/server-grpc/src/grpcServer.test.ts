@@ -373,6 +373,30 @@ describe('StreamAgentEvents under load and races', { concurrency: 1 }, () => {
 });
 
 describe('AgentService and StreamAgentEvents', { concurrency: 1 }, () => {
+  test('an unknown id of any length is NOT_FOUND at once, its status message bounded (not a status too large to send)', {
+    timeout: 15_000,
+  }, async () => {
+    const huge = 's'.repeat(100_000);
+    const refusal = (method: string, request: object) =>
+      new Promise<ServiceError>((resolve) =>
+        (agents as unknown as Record<string, (...args: unknown[]) => void>)[method]!(
+          request,
+          auth(),
+          { deadline: Date.now() + 5000 },
+          (e: ServiceError | null) => resolve(e!),
+        ),
+      );
+    for (const [method, request] of [
+      ['Heartbeat', { session_id: huge }],
+      ['StartSession', { agent_id: huge }],
+    ] as const) {
+      const refused = await refusal(method, request);
+      assert.equal(refused.code, status.NOT_FOUND, `${method}: ${refused.details.slice(0, 80)}`);
+      assert.ok(refused.details.length <= 1025, `${method}: ${refused.details.length} characters`);
+      assert.ok(refused.details.endsWith('…'), `${method}: says it was cut`);
+    }
+  });
+
   test('a bad agent name is INVALID_ARGUMENT naming the field, like every other bad input', async () => {
     const bad = (await call(agents, 'RegisterAgent', { name: '', agent_type: 'codex' }).catch((e: ServiceError) => e)) as ServiceError;
     assert.equal(bad.code, status.INVALID_ARGUMENT);
