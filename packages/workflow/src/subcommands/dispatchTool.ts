@@ -138,7 +138,14 @@ export class DispatchTool {
     const failure = error instanceof WorkflowError ? error : new InvalidArgumentError('input', String(error));
     const exitCode = exitCodeFor(failure);
     const loggedArgs = input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : { input };
-    const audit = await this.options.log.record({ command, args: loggedArgs, actor, exit_code: exitCode, duration_ms: 0 });
+    const audit = await this.options.log.record({
+      command,
+      args: loggedArgs,
+      actor,
+      exit_code: exitCode,
+      duration_ms: 0,
+      result: { error: { code: failure.code, message: failure.message } },
+    });
     return {
       ok: false,
       command,

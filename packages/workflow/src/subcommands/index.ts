@@ -51,13 +51,19 @@ export async function runSubcommand(
   }
   const duration = performance.now() - started;
   const exitCode = exitCodeFor(failure);
-  const entry = await log.record({ command, args, actor: ctx.actor, exit_code: exitCode, duration_ms: duration });
+  const error = failure === undefined ? undefined : asWorkflowError(failure, 'store_failed');
+  // A failed run's line says why, as a refused one's does (`result.error`): the log alone tells them apart.
+  const entry = await log.record({
+    command,
+    args,
+    actor: ctx.actor,
+    exit_code: exitCode,
+    duration_ms: duration,
+    ...(error ? { result: { error: { code: error.code, message: error.message } } } : {}),
+  });
   const outcome: SubcommandOutcome = { command, exit_code: exitCode, duration_ms: entry.duration_ms as number, audit: entry };
-  if (failure === undefined) outcome.result = result;
-  else {
-    const error = asWorkflowError(failure, 'store_failed');
-    outcome.error = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
-  }
+  if (error === undefined) outcome.result = result;
+  else outcome.error = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
   return outcome;
 }
 

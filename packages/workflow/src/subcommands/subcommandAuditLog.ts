@@ -31,7 +31,10 @@ export interface SubcommandRecord {
   actor: string;
   exit_code: number;
   duration_ms: number;
-  /** What a maintenance command did to the log itself (`audit repair`: action, removed_bytes). */
+  /**
+   * What a maintenance command did to the log itself (`audit repair`: action, removed_bytes), or why
+   * a run failed or was refused (`{ error: { code, message } }`).
+   */
   result?: Record<string, unknown>;
 }
 

@@ -222,6 +222,23 @@ describe('audited invocations in a temporary repository', () => {
       [0, ...cases.map((c) => c[2])],
     );
     assert.ok(parsed.every((p) => Number.isInteger(p.duration_ms) && p.duration_ms >= 0 && p.actor === 'alice'));
+    // A failed run's line says why, as a refused one's does; a run that succeeded carries no result.
+    assert.deepEqual(
+      parsed.map((p) => p.result?.error?.code ?? null),
+      [
+        null,
+        'unsafe_argument',
+        'invalid_argument',
+        'not_found',
+        null,
+        'forbidden',
+        'query_parse_error',
+        'path_escape',
+        'not_found',
+        'not_found',
+      ],
+    );
+    assert.ok(parsed.every((p) => p.result === undefined || typeof p.result.error.message === 'string'));
     const verified = await run(process.execPath, [auditChainBin, 'verify', log.path, '--origin', 'workflow:demo/subcommands', '--json']);
     assert.equal(JSON.parse(verified.stdout).valid, true);
   });
