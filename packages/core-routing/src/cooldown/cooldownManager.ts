@@ -128,6 +128,10 @@ export class CooldownManager {
     if (retryAfterMs !== undefined && !(typeof retryAfterMs === 'number' && retryAfterMs >= 0 && retryAfterMs < Number.POSITIVE_INFINITY)) {
       throw new RoutingError('invalid_argument', 'failure.retryAfterMs must be a finite number ≥ 0');
     }
+    const atMostMs = failure.atMostMs;
+    if (atMostMs !== undefined && !(typeof atMostMs === 'number' && atMostMs > 0 && atMostMs < Number.POSITIVE_INFINITY)) {
+      throw new RoutingError('invalid_argument', 'failure.atMostMs must be a finite number > 0');
+    }
     if (!this.detection.enabled) return undefined;
     const durations = this.durations.of(key);
     if (!durations.enabled) return undefined;
@@ -145,7 +149,10 @@ export class CooldownManager {
 
     const base = kind === 'rate_limit' ? durations.rateLimitMs : durations.errorMs;
     const backedOff = Math.min(base * durations.backoffMultiplier ** counters.streak, Math.max(base, durations.backoffMaxMs));
-    const endsAt = Math.max(now + backedOff, counters.retryUntil);
+    const endsAt = Math.min(
+      Math.max(now + backedOff, counters.retryUntil),
+      atMostMs === undefined ? Number.POSITIVE_INFINITY : now + atMostMs,
+    );
     counters.streak++;
     resetCounters(counters);
     return this.begin({ key, reason: kind, startedAt: now, endsAt }, 'local');

@@ -32,6 +32,12 @@ export interface CooldownFailure {
   retryAfterMs?: number | undefined;
   /** The HTTP status, for the record. */
   status?: number | undefined;
+  /**
+   * The longest a cooldown this failure starts may last, in milliseconds: a cap below the backoff
+   * when the cause is known to pass sooner (a provider whose credentials are all cooling returns
+   * with the first of them). One write to a shared store, where a start and then a cut would be two.
+   */
+  atMostMs?: number | undefined;
 }
 
 /** Whether a change was made by this manager or applied from the shared store. */

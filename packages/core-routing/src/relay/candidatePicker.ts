@@ -120,11 +120,14 @@ export class CandidatePicker {
   private noteProviderWideLimit(provider: string, pool: RelayCredentialPool): void {
     const cooldowns = this.ctx.options.cooldowns;
     if (!noCredentialLeft(pool) || !cooldowns) return;
-    const started = cooldowns.recordFailure(provider, { kind: 'rate_limit' }) as { endsAt?: unknown } | undefined;
-    const endsAt = started?.endsAt;
-    if (typeof endsAt !== 'number' || !cooldowns.cooldown) return;
     const first = firstCredentialReturn(pool);
-    if (first !== undefined && first < endsAt) cooldowns.cooldown(provider, Math.max(1, first - this.ctx.clock.now()), 'rate_limit');
+    // The cap goes with the failure, so a cooldown it starts is written once: a start and then a cut
+    // would be two writes to a shared store, and a node applying its own first one back after the
+    // second could then hold, and recover, the wrong period.
+    cooldowns.recordFailure(
+      provider,
+      first === undefined ? { kind: 'rate_limit' } : { kind: 'rate_limit', atMostMs: Math.max(1, first - this.ctx.clock.now()) },
+    );
   }
 }
 

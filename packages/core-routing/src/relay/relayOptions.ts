@@ -67,10 +67,8 @@ export type RelayAdmission = { admitted: true; reservation?: string } | { admitt
  */
 export interface RelayCooldowns {
   /** Returns the period the failure started, if it started one (`CooldownManager` does). */
-  recordFailure(key: string, failure: { kind: 'rate_limit' | 'error'; retryAfterMs?: number; status?: number }): unknown;
+  recordFailure(key: string, failure: { kind: 'rate_limit' | 'error'; retryAfterMs?: number; status?: number; atMostMs?: number }): unknown;
   recordSuccess(key: string): void;
-  /** Cools `key` for exactly `durationMs`, replacing its period (to cut a period short that outlasts its cause). */
-  cooldown?(key: string, durationMs: number, reason: 'rate_limit'): unknown;
   period?(key: string): { endsAt: number } | undefined;
   events?: EventEmitter<CooldownEvents>;
 }

@@ -99,6 +99,9 @@ test('a burst while every credential cools: all 429 with Retry-After to the firs
   await first.arrayBuffer();
   assert.equal(calls(), 2);
   const credentialsReturn = Math.min(...gateway.credentials.manager.list('keyed').map((r) => Date.parse(r.cooldown_until ?? '')));
+  const providerChanges: string[] = [];
+  gateway.cooldowns.events.on('cooldown:start', (p) => p.key === 'keyed' && providerChanges.push('start'));
+  gateway.cooldowns.events.on('cooldown:update', (e) => e.period.key === 'keyed' && providerChanges.push('update'));
 
   const burst = await Promise.all(
     Array.from({ length: 30 }, async () => {
@@ -118,4 +121,7 @@ test('a burst while every credential cools: all 429 with Retry-After to the firs
     period.endsAt <= credentialsReturn,
     `the provider returns with its first credential (${period.endsAt - credentialsReturn} ms after it)`,
   );
+  // Started with its end, not started and then cut: one write for a cluster's store, not two (a node
+  // applying its own first write back after the second could hold, and recover, the wrong period).
+  assert.deepEqual(providerChanges, ['start']);
 });
