@@ -11,7 +11,7 @@ import { isIPv6 } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import { continueWhenBodyIsRead } from '@switchyard/http-kit';
+import { assertSafeBind, continueWhenBodyIsRead, openLoopbackWarning } from '@switchyard/http-kit';
 import type { Scheduler } from '@switchyard/runtime';
 import type { AcpPermissionPolicy } from './engine/acp/acpSession.js';
 import type { AgentSession } from './engine/agentSession.js';
@@ -41,8 +41,12 @@ export interface AgentSessionServerOptions {
   cors?: { origins: string[] };
   /** How long the screen must stay unchanged for `stable` (default 2000 ms; PTY only). */
   stableWindowMs?: number;
-  /** Require `Authorization: Bearer <apiKey>` on the API. */
+  /** Require `Authorization: Bearer <apiKey>` on the API. Without one, only a loopback bind is served. */
   apiKey?: string;
+  /** Serve a non-loopback address without an API key anyway (refused otherwise: anyone could type into the agent). */
+  insecure?: boolean;
+  /** Receives the start-up warning of a key-less server (default: stderr). */
+  onWarning?: (message: string) => void;
   /** Where `/upload` stores files (default: a new private temporary directory, removed on close). */
   uploadDir?: string;
   /** Largest upload (default 10 MiB). */
@@ -98,6 +102,16 @@ export function serverUrl(host: string, port: number): string {
  */
 export async function startAgentSessionServer(options: AgentSessionServerOptions): Promise<AgentSessionServer> {
   const host = options.host ?? '127.0.0.1';
+  // Before the agent starts: a refused bind must not leave a shell running.
+  assertSafeBind({
+    host,
+    hasKeys: Boolean(options.apiKey),
+    insecure: options.insecure ?? false,
+    server: 'the agent session server',
+    howToSetKey: 'pass --api-key-env NAME with the key in that environment variable (apiKey when embedding)',
+  });
+  const warning = openLoopbackWarning({ host, hasKeys: Boolean(options.apiKey), server: 'the agent session server' });
+  if (warning) (options.onWarning ?? ((message) => process.stderr.write(`warning: ${message}\n`)))(warning);
   const transport = options.transport ?? 'pty';
   // Options both transports take, without the undefined ones (exactOptionalPropertyTypes).
   const common = {

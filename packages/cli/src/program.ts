@@ -204,7 +204,8 @@ export function buildProgram(
     .description('Serve the workflow over HTTP and gRPC (one store; /metrics on the HTTP port)')
     .option('--http <port>', 'HTTP port (0 picks one)')
     .option('--grpc <port>', 'gRPC port (0 picks one)')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--host <host>', 'address to listen on (another than loopback needs api_keys in the config, or --insecure)', '127.0.0.1')
+    .option('--insecure', 'serve a non-loopback address without api_keys anyway (anyone who reaches it can drive the workflow)')
     .option('--agent-command <command>', 'agent executable for jobs started through the servers')
     .action(lazy(servers, 'serveCommand'));
   program
@@ -213,7 +214,8 @@ export function buildProgram(
     .command('serve')
     .description('Serve one terminal agent over HTTP: yard agent serve [options] -- <command> [args…]')
     .option('--port <port>', 'port', '3284')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--host <host>', 'address to listen on (another than loopback needs --api-key-env, or --insecure)', '127.0.0.1')
+    .option('--insecure', 'serve a non-loopback address without an API key anyway (anyone who reaches it can type into the agent)')
     .option('--type <kind>', 'agent type (claude, codex, aider, goose, …)')
     .addOption(new Option('--transport <transport>', 'how to talk to the agent').choices(['pty', 'acp']).default('pty'))
     .option('--allowed-host <host>', 'Host header to accept (repeatable)', collect, [])

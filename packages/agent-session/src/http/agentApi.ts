@@ -21,7 +21,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { type AgentSession, INPUT_LIMITS } from '../engine/agentSession.js';
 import { AgentSessionError, type AgentSessionErrorCode } from '../engine/errors.js';
-import { bearerKey, DEFAULT_ALLOWED_HOSTS, hostAllowlist, originPolicy } from './access.js';
+import { bearerKey, DEFAULT_ALLOWED_HOSTS, hostAllowlist, localCallersOnly, originPolicy } from './access.js';
 import { EventHub, statusPayload } from './eventStream.js';
 import { registerPages } from './pages/pages.js';
 import {
@@ -44,6 +44,8 @@ export interface AgentApiOptions {
   cors?: { origins: readonly string[] };
   /** When set, API routes need `Authorization: Bearer <apiKey>` (pages stay public; the chat page asks for the key). */
   apiKey?: string;
+  /** Proxies whose forwarded headers are believed; a forwarded request from any other peer is remote. */
+  trustedProxies?: readonly string[];
   /** Where `/upload` stores files. */
   uploadDir: string;
   /** Largest upload (default 10 MiB). */
@@ -120,6 +122,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
   // The CORS middleware answers OPTIONS on every path, so `Allow` names it beside the routes' methods.
   app.notFound(methodNotAllowedOrNotFound(app, ['OPTIONS']));
   app.use('*', hostAllowlist(options.allowedHosts?.length ? options.allowedHosts : DEFAULT_ALLOWED_HOSTS));
+  if (!options.apiKey) app.use('*', localCallersOnly(options.trustedProxies ?? []));
   for (const middleware of originPolicy(options.cors?.origins ?? [])) app.use('*', middleware);
   if (options.apiKey)
     for (const path of ['/status', '/messages', '/message', '/events', '/upload', '/screen']) app.use(path, bearerKey(options.apiKey));

@@ -17,7 +17,10 @@ import { agentAdapters } from '../runtime.js';
 import { intOption, withRuntime } from './shared.js';
 
 /** `yard serve`: runs until SIGINT/SIGTERM (or stdin's stop signal in tests). */
-export function serveCommand(ctx: CommandContext, opts: { http?: string; grpc?: string; host: string; agentCommand?: string }) {
+export function serveCommand(
+  ctx: CommandContext,
+  opts: { http?: string; grpc?: string; host: string; insecure?: boolean; agentCommand?: string },
+) {
   const httpPort = intOption(opts.http, '--http', { min: 0, max: 65535 });
   const grpcPort = intOption(opts.grpc, '--grpc', { min: 0, max: 65535 });
   if (httpPort === undefined && grpcPort === undefined)
@@ -48,28 +51,35 @@ export function serveCommand(ctx: CommandContext, opts: { http?: string; grpc?: 
     const closers: (() => Promise<void>)[] = [];
     try {
       if (http && httpPort !== undefined) {
-        const server = await http.startWorkflowHttpServer({
-          workflow: rt.workflow,
-          sync,
-          dispatchTool: tool,
-          ...(dispatcher ? { dispatcher } : {}),
-          ...(obs.registry ? { metrics: obs.registry } : {}),
-          apiKeys: resolved(rt.config.api_keys),
-          host: opts.host,
-          port: httpPort,
-        });
+        const server = await http
+          .startWorkflowHttpServer({
+            workflow: rt.workflow,
+            sync,
+            dispatchTool: tool,
+            ...(dispatcher ? { dispatcher } : {}),
+            ...(obs.registry ? { metrics: obs.registry } : {}),
+            apiKeys: resolved(rt.config.api_keys),
+            host: opts.host,
+            insecure: opts.insecure === true,
+            onWarning: (message) => ctx.io.stderr(`warning: ${message}\n`),
+            port: httpPort,
+          })
+          .catch(refusedBind);
         closers.push(() => server.close());
         started.http = server.url;
       }
       if (grpc && grpcPort !== undefined) {
-        const server = await grpc.startGrpcServer({
-          workflow: rt.workflow,
-          dispatchTool: tool,
-          ...(hub ? { agentHub: hub } : {}),
-          apiKeys: resolved(rt.config.api_keys),
-          host: opts.host,
-          port: grpcPort,
-        });
+        const server = await grpc
+          .startGrpcServer({
+            workflow: rt.workflow,
+            dispatchTool: tool,
+            ...(hub ? { agentHub: hub } : {}),
+            apiKeys: resolved(rt.config.api_keys),
+            host: opts.host,
+            insecure: opts.insecure === true,
+            port: grpcPort,
+          })
+          .catch(refusedBind);
         closers.push(() => server.close());
         started.grpc = server.address;
       }
@@ -101,7 +111,15 @@ export function serveCommand(ctx: CommandContext, opts: { http?: string; grpc?: 
 export async function agentServeCommand(
   ctx: CommandContext,
   command: string[],
-  opts: { port: string; host: string; type?: string; transport: 'pty' | 'acp'; allowedHost: string[]; apiKeyEnv?: string },
+  opts: {
+    port: string;
+    host: string;
+    insecure?: boolean;
+    type?: string;
+    transport: 'pty' | 'acp';
+    allowedHost: string[];
+    apiKeyEnv?: string;
+  },
 ): Promise<number> {
   const [executable, ...args] = command;
   if (!executable) throw new CliError('invalid_argument', 'the agent command is required after --', { field: 'command' });
@@ -121,7 +139,9 @@ export async function agentServeCommand(
     ...(opts.type !== undefined ? { agentType: opts.type } : {}),
     ...(opts.allowedHost.length ? { allowedHosts: opts.allowedHost } : {}),
     ...(apiKey ? { apiKey } : {}),
-  });
+    insecure: opts.insecure === true,
+    onWarning: (message) => ctx.io.stderr(`warning: ${message}\n`),
+  }).catch(refusedBind);
   try {
     emit(
       ctx.io,
@@ -136,4 +156,10 @@ export async function agentServeCommand(
     await server.close();
   }
   return 0;
+}
+
+/** A bind the servers refused (others could reach it and no key is set) is the caller's to fix: exit 2, naming --host. */
+function refusedBind(error: unknown): never {
+  if (error instanceof Error && error.name === 'UnsafeBindError') throw new CliError('invalid_argument', error.message, { field: 'host' });
+  throw error;
 }
