@@ -40,11 +40,18 @@ test('<name>:<action> --help --output json prints the description and the argume
   const help = r.json<Record<string, unknown>>();
   assert.deepEqual(help, {
     name: 'branch:delete',
-    summary: 'Delete a branch (force deletes unmerged work)',
+    summary: 'Delete a branch (force deletes unmerged work; --remote deletes it on that remote)',
     documented: true,
     args: [
       { name: 'name', option: '--name', required: true, default: undefined, description: 'branch name' },
       { name: 'force', option: '--force', required: false, default: false, description: 'delete even when not merged' },
+      {
+        name: 'remote',
+        option: '--remote',
+        required: false,
+        default: undefined,
+        description: 'delete the branch on this remote instead (e.g. origin)',
+      },
     ].map(({ default: d, ...rest }) => (d === undefined ? rest : { ...rest, default: d })),
     input_schema: registry.jsonSchema('branch:delete'),
   });
