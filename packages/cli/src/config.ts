@@ -71,6 +71,24 @@ export const yardConfigSchema = z
     webhook_secret: secret.optional(),
     /** API keys of the HTTP and gRPC servers (open when empty). */
     api_keys: z.array(secret).default([]),
+    /** The repository's own checks, the local CI command (`yard init` detects them). */
+    ci: z
+      .object({
+        checks: z
+          .array(
+            z
+              .object({
+                name: z.string().min(1),
+                kind: z.enum(['test', 'lint']),
+                /** The program and its arguments, run without a shell. */
+                run: z.array(z.string().min(1)).min(1),
+              })
+              .strict(),
+          )
+          .default([]),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type YardConfig = z.infer<typeof yardConfigSchema>;

@@ -176,7 +176,12 @@ test('--help --output json states types, defaults, choices, mandatory options an
     { name: 'command', description: 'the agent command and its arguments, after --', required: true, variadic: true },
   ]);
   const root = await help();
-  assert.deepEqual(root.subcommands.slice(0, 2), [
+  assert.deepEqual(root.subcommands.slice(0, 3), [
+    {
+      name: 'init',
+      usage: 'init [options]',
+      description: "Write .agileplus/config.yaml: the repository's test and lint commands as the local CI command, you as admin",
+    },
     { name: 'specify', usage: 'specify [options] <slug>', description: 'Create a feature (or update its spec) and move it to SPECIFIED' },
     { name: 'research', usage: 'research [options] <slug>', description: 'Move a feature to RESEARCHED' },
   ]);
