@@ -5,7 +5,7 @@
  * under its old name), which go into the outcome and into the call's one
  * audit line.
  */
-import { runSubcommand, type SubcommandOutcome } from './index.js';
+import { runSubcommand, type SubcommandOutcome } from './runSubcommand.js';
 import type { SubcommandContext, SubcommandRegistry } from './registry.js';
 import type { SubcommandAuditLog } from './subcommandAuditLog.js';
 
