@@ -5,8 +5,9 @@
  * under its old name), which go into the outcome and into the call's one
  * audit line.
  */
-import { runSubcommand, type SubcommandOutcome } from './runSubcommand.js';
+
 import type { SubcommandContext, SubcommandRegistry } from './registry.js';
+import { runSubcommand, type SubcommandOutcome } from './runSubcommand.js';
 import type { SubcommandAuditLog } from './subcommandAuditLog.js';
 
 /** An outcome with the warnings the call drew (absent when none). */
