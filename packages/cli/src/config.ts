@@ -77,6 +77,24 @@ export const yardConfigSchema = z
     api_keys: z
       .array(z.union([secret, z.object({ key: secret, name: z.string().min(1).max(128), admin: z.boolean().default(false) }).strict()]))
       .default([]),
+    /** The repository's own checks, the local CI command (`yard init` detects them). */
+    ci: z
+      .object({
+        checks: z
+          .array(
+            z
+              .object({
+                name: z.string().min(1),
+                kind: z.enum(['test', 'lint']),
+                /** The program and its arguments, run without a shell. */
+                run: z.array(z.string().min(1)).min(1),
+              })
+              .strict(),
+          )
+          .default([]),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type YardConfig = z.infer<typeof yardConfigSchema>;

@@ -59,6 +59,12 @@ export function buildProgram(
     .addHelpText('after', EXIT_CODES_HELP)
     .showSuggestionAfterError(true);
 
+  program
+    .command('init')
+    .description("Write .agileplus/config.yaml: the repository's test and lint commands as the local CI command, you as admin")
+    .option('--force', 'rewrite the ci section of an existing config (the rest is kept)')
+    .action(lazy(() => import('./commands/init.js'), 'initCommand'));
+
   const advance = (name: string, summary: string) =>
     program
       .command(`${name} <slug>`)

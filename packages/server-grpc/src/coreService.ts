@@ -211,6 +211,7 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
           ? { error: { code: result.error.code, message: result.error.message, details: toStruct(result.error.details ?? {}) } }
           : {}),
         audit: toStruct(result.audit),
+        warnings: result.warnings ?? [],
       };
     }),
     GetAuditTrail: (call: ServerWritableStream<{ slug: string; limit: number; since: string }, AuditEntryMsg>) => {
