@@ -8,11 +8,12 @@
  */
 import { TranslationError } from '../errors.js';
 import { aggregateStream } from '../translate/aggregate.js';
-import type { EncodeRequestOptions } from '../translate/codec.js';
+import type { DecodeContext, EncodeRequestOptions } from '../translate/codec.js';
 import { describeUpstreamError } from '../translate/errorShapes.js';
 import { codecFor, translateRequest } from '../translate/families.js';
 import type { Json } from '../translate/fields.js';
-import type { ChatResponse, EncodeContext } from '../translate/ir.js';
+import type { ChatRequest, ChatResponse, EncodeContext } from '../translate/ir.js';
+import { toolNamespacesOf } from '../translate/responses/request.js';
 import { StreamTranslator } from '../translate/streamTranslator.js';
 import { countTokensBody, countTokensResponse, estimateInputTokens } from './countTokens.js';
 import type { ProviderAdapter, WireCodec } from './providers/adapter.js';
@@ -124,6 +125,18 @@ function buildInput(input: ExchangeInput, body: Json, rawBody: Uint8Array) {
   };
 }
 
+function decodeContext(input: ExchangeInput): DecodeContext {
+  return { model: input.upstreamModel, stream: input.request.stream, hostedTools: input.provider.hostedTools ?? 'drop' };
+}
+
+/** What the client's answer is written with: its namespaced functions go back into their namespaces. */
+function encodeContext(input: ExchangeInput, neutral: ChatRequest): EncodeContext {
+  const context: EncodeContext = { model: input.request.model, requestId: input.request.requestId, now: input.now };
+  const namespaces = toolNamespacesOf(neutral);
+  if (namespaces) context.toolNamespaces = namespaces;
+  return context;
+}
+
 /** Prepares one attempt. Throws {@link TranslationError} when the request cannot be expressed for this provider. */
 export function prepareExchange(input: ExchangeInput): Exchange {
   if (input.request.operation === 'count_tokens') return countTokensExchange(input);
@@ -152,9 +165,9 @@ export function prepareExchange(input: ExchangeInput): Exchange {
     };
   }
   const options: EncodeRequestOptions = adapter.encodeOptions?.(provider) ?? {};
-  const translated = translateRequest(ingress, family, request.body, { model: input.upstreamModel, stream: request.stream }, options);
+  const translated = translateRequest(ingress, family, request.body, decodeContext(input), options);
   const rawBody = Buffer.from(JSON.stringify(translated.body));
-  const context = { model: request.model, requestId: request.requestId, now: input.now };
+  const context = encodeContext(input, translated.request);
   return {
     request: adapter.buildRequest(provider, credential, buildInput(input, translated.body, rawBody)),
     translated: true,
@@ -188,7 +201,7 @@ function encodeAnswer(ingress: ApiFamily, response: ChatResponse, context: Encod
 function wireExchange(input: ExchangeInput, wire: WireCodec): Exchange {
   const { request, adapter, provider, credential } = input;
   const ingress = request.ingress;
-  const neutral = codecFor(ingress).decodeRequest(request.body, { model: input.upstreamModel, stream: request.stream });
+  const neutral = codecFor(ingress).decodeRequest(request.body, decodeContext(input));
   if (neutral.candidates !== undefined && neutral.candidates > 1)
     throw new TranslationError(
       'unsupported_translation',
@@ -196,7 +209,7 @@ function wireExchange(input: ExchangeInput, wire: WireCodec): Exchange {
       ingress === 'gemini' ? 'generationConfig.candidateCount' : 'n',
     );
   const body = wire.encodeRequest(neutral, { requestId: request.requestId, provider, credential });
-  const context = { model: request.model, requestId: request.requestId, now: input.now };
+  const context = encodeContext(input, neutral);
   return {
     request: adapter.buildRequest(provider, credential, { ...buildInput(input, body, Buffer.from(JSON.stringify(body))), stream: true }),
     translated: true,
@@ -229,7 +242,7 @@ function countTokensExchange(input: ExchangeInput): Exchange {
   const tap = (): StreamTap => {
     throw new TranslationError('invalid_request', 'token counts are not streamed', 'stream');
   };
-  const neutral = codecFor(ingress).decodeRequest(countTokensBody(ingress, request.body), { model: input.upstreamModel, stream: false });
+  const neutral = codecFor(ingress).decodeRequest(countTokensBody(ingress, request.body), { ...decodeContext(input), stream: false });
   const headers = droppedHeader(neutral.dropped);
   if (!adapter.countTokensRequest || !adapter.countFromResponse) {
     const estimate = estimateInputTokens(neutral);

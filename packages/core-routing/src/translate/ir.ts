@@ -93,7 +93,27 @@ export interface ToolDefinition {
   description?: string;
   parameters: Record<string, unknown>;
   strict?: boolean;
+  /**
+   * Set when the function came from inside an OpenAI Responses `namespace`
+   * tool: {@link name} is then the flat name other families see
+   * (`multi_agent_v1__close_agent`), and this says where it belongs, so its
+   * calls go back to a Responses client as `{namespace, name}`.
+   */
+  group?: ToolGroup;
 }
+
+/** Where a flattened function sits in a Responses `namespace` tool. */
+export interface ToolGroup {
+  /** The namespace's name (`multi_agent_v1`). */
+  namespace: string;
+  /** The function's name inside it (`close_agent`). */
+  name: string;
+  /** The namespace's description. */
+  description?: string;
+}
+
+/** A namespaced function's two names, looked up by its flat name. */
+export type NamespacedToolNames = ReadonlyMap<string, { namespace: string; name: string }>;
 
 /** How the model may use tools. */
 export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
@@ -226,6 +246,12 @@ export interface EncodeContext {
   requestId: string;
   /** Epoch milliseconds (injected, so tests are deterministic). */
   now: number;
+  /**
+   * The request's flattened namespace functions (flat name → namespace and
+   * name), so a Responses client gets its calls back in their namespace.
+   * Absent when the request had none.
+   */
+  toolNamespaces?: NamespacedToolNames;
 }
 
 /** Merges a usage update into what is known so far (later values win, absent ones keep). */

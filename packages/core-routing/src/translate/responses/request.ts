@@ -14,7 +14,7 @@
  */
 
 import type { DecodeContext } from '../codec.js';
-import { dropResultError, dropSettings, effortOf, noteSettingPath, readNumericSettings, resultContentAt } from '../common.js';
+import { dropResultError, dropSettings, effortOf, hostedTool, noteSettingPath, readNumericSettings, resultContentAt } from '../common.js';
 import {
   array,
   compact,
@@ -28,7 +28,18 @@ import {
   string,
   unsupported,
 } from '../fields.js';
-import type { ChatRequest, ImagePart, Message, Part, ReasoningEffort, TextPart, ToolChoice } from '../ir.js';
+import type {
+  ChatRequest,
+  ImagePart,
+  Message,
+  NamespacedToolNames,
+  Part,
+  ReasoningEffort,
+  TextPart,
+  ToolChoice,
+  ToolDefinition,
+  ToolGroup,
+} from '../ir.js';
 import { imageFromUrl } from '../openaiChat/request.js';
 
 const KNOWN = new Set([
@@ -104,14 +115,17 @@ function decodeItem(raw: unknown, path: string, request: ChatRequest): void {
       else invalid(`${path}.role`, 'must be user, assistant, system or developer');
       return;
     }
-    case 'function_call':
+    case 'function_call': {
+      const name = string(item.name, `${path}.name`);
+      const namespace = optionalString(item.namespace, `${path}.namespace`);
       assistantTurn(request, path).parts.push({
         type: 'tool_call',
         id: string(item.call_id, `${path}.call_id`),
-        name: string(item.name, `${path}.name`),
+        name: namespace === undefined ? name : flatToolName(namespace, name),
         arguments: string(item.arguments ?? '', `${path}.arguments`),
       });
       return;
+    }
     case 'function_call_output':
       request.messages.push({
         role: 'user',
@@ -133,11 +147,101 @@ function decodeItem(raw: unknown, path: string, request: ChatRequest): void {
   }
 }
 
+/**
+ * Responses built-in tools that OpenAI runs on its side (search, files,
+ * code, computer use, image generation, remote MCP, tool search): no other
+ * family's upstream can run them, so they follow `hostedTools`.
+ */
+const HOSTED_TOOL = /^(web_search|file_search|code_interpreter|computer|image_generation|mcp$|tool_search)/;
+
+/**
+ * The flat name of a function inside a `namespace` tool, for families
+ * without namespaces: `multi_agent_v1` and `close_agent` are
+ * `multi_agent_v1__close_agent` (the `__` join Codex itself uses when it
+ * must flatten, with stray underscores around the join trimmed).
+ *
+ * @example
+ * ```ts
+ * flatToolName('multi_agent_v1', 'close_agent'); // 'multi_agent_v1__close_agent'
+ * ```
+ */
+export function flatToolName(namespace: string, name: string): string {
+  return `${namespace.replace(/_+$/, '')}__${name.replace(/^_+/, '')}`;
+}
+
+/**
+ * The request's namespaced functions by flat name (for the way back), or
+ * undefined when it has none.
+ */
+export function toolNamespacesOf(request: ChatRequest): NamespacedToolNames | undefined {
+  const grouped = request.tools?.filter((tool) => tool.group !== undefined);
+  if (!grouped || grouped.length === 0) return undefined;
+  return new Map(grouped.map((tool) => [tool.name, { namespace: tool.group!.namespace, name: tool.group!.name }]));
+}
+
+function functionTool(tool: Json, path: string, group?: ToolGroup): ToolDefinition {
+  return compact({
+    name: group ? flatToolName(group.namespace, group.name) : string(tool.name, `${path}.name`),
+    description: optionalString(tool.description, `${path}.description`),
+    parameters:
+      tool.parameters === undefined || tool.parameters === null
+        ? { type: 'object', properties: {} }
+        : object(tool.parameters, `${path}.parameters`),
+    // Responses tools are strict unless they say otherwise.
+    strict: optionalBoolean(tool.strict, `${path}.strict`) ?? true,
+    group,
+  });
+}
+
+/**
+ * Function tools as they are; each `namespace` tool's functions flattened to
+ * one function each (see {@link flatToolName}), refused if two tools would
+ * then share a name, so every call maps back to exactly one tool; hosted
+ * tools dropped or refused as `context.hostedTools` says.
+ */
+function decodeTools(raw: unknown, request: ChatRequest, context: DecodeContext): ToolDefinition[] {
+  const tools: ToolDefinition[] = [];
+  const seen = new Map<string, string>();
+  const add = (tool: ToolDefinition, path: string) => {
+    const first = seen.get(tool.name);
+    if (first !== undefined)
+      unsupported(path, `the tool name ${JSON.stringify(tool.name)} (namespaces flattened) is already taken by ${first}`);
+    seen.set(tool.name, path);
+    tools.push(tool);
+  };
+  array(raw, 'tools').forEach((entry, i) => {
+    const path = `tools[${i}]`;
+    const tool = object(entry, path);
+    if (tool.type === 'function') add(functionTool(tool, path), `${path}.name`);
+    else if (tool.type === 'namespace') {
+      const namespace = string(tool.name, `${path}.name`);
+      const description = optionalString(tool.description, `${path}.description`);
+      array(tool.tools, `${path}.tools`).forEach((member, j) => {
+        const memberPath = `${path}.tools[${j}]`;
+        const fn = object(member, memberPath);
+        if (fn.type !== 'function')
+          unsupported(`${memberPath}.type`, `only function tools inside a namespace can be translated (got ${JSON.stringify(fn.type)})`);
+        const group = compact({ namespace, name: string(fn.name, `${memberPath}.name`), description });
+        add(functionTool(fn, memberPath, group), `${memberPath}.name`);
+      });
+    } else {
+      const message = `built-in tool ${JSON.stringify(tool.type)} exists only at OpenAI`;
+      if (typeof tool.type === 'string' && HOSTED_TOOL.test(tool.type)) hostedTool(request, context, path, message);
+      else unsupported(`${path}.type`, message);
+    }
+  });
+  return tools;
+}
+
 function decodeToolChoice(raw: unknown): ToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (raw === 'auto' || raw === 'none' || raw === 'required') return { type: raw };
   const choice = object(raw, 'tool_choice');
-  if (choice.type === 'function') return { type: 'tool', name: string(choice.name, 'tool_choice.name') };
+  if (choice.type === 'function') {
+    const name = string(choice.name, 'tool_choice.name');
+    const namespace = optionalString(choice.namespace, 'tool_choice.namespace');
+    return { type: 'tool', name: namespace === undefined ? name : flatToolName(namespace, name) };
+  }
   return unsupported('tool_choice.type', `${JSON.stringify(choice.type)} has no equivalent in other families`);
 }
 
@@ -173,20 +277,9 @@ export function decodeResponsesRequest(body: Json, context: DecodeContext): Chat
       decodeItem(item, `input[${i}]`, request);
     });
   if (body.tools !== undefined) {
-    request.tools = array(body.tools, 'tools').map((raw, i) => {
-      const tool = object(raw, `tools[${i}]`);
-      if (tool.type !== 'function') unsupported(`tools[${i}].type`, `built-in tool ${JSON.stringify(tool.type)} exists only at OpenAI`);
-      return compact({
-        name: string(tool.name, `tools[${i}].name`),
-        description: optionalString(tool.description, `tools[${i}].description`),
-        parameters:
-          tool.parameters === undefined || tool.parameters === null
-            ? { type: 'object', properties: {} }
-            : object(tool.parameters, `tools[${i}].parameters`),
-        // Responses tools are strict unless they say otherwise.
-        strict: optionalBoolean(tool.strict, `tools[${i}].strict`) ?? true,
-      });
-    });
+    const tools = decodeTools(body.tools, request, context);
+    // Hosted tools left out may leave none: an empty list some upstreams refuse is not sent.
+    if (tools.length > 0 || array(body.tools, 'tools').length === 0) request.tools = tools;
   }
   const choice = decodeToolChoice(body.tool_choice);
   if (choice) request.toolChoice = choice;
@@ -242,16 +335,54 @@ function functionOutput(content: readonly (TextPart | ImagePart)[]): string | Js
   return encodeContent(content, 'user');
 }
 
+/**
+ * A function's name as a Responses client knows it: `{name}`, or `{name,
+ * namespace}` for a flattened namespace function.
+ */
+export function splitToolName(name: string, namespaces: NamespacedToolNames | undefined): { name: string; namespace?: string } {
+  const named = namespaces?.get(name);
+  return named ? { name: named.name, namespace: named.namespace } : { name };
+}
+
+/** Function tools, with flattened namespace functions grouped back into their `namespace` tools. */
+function encodeTools(tools: readonly ToolDefinition[]): Json[] {
+  const out: Json[] = [];
+  const groups = new Map<string, Json[]>();
+  for (const t of tools) {
+    const fn = compact({
+      type: 'function',
+      name: t.group ? t.group.name : t.name,
+      description: t.description,
+      parameters: t.parameters,
+      strict: t.strict ?? false,
+    });
+    if (!t.group) {
+      out.push(fn);
+      continue;
+    }
+    let members = groups.get(t.group.namespace);
+    if (!members) {
+      members = [];
+      groups.set(t.group.namespace, members);
+      out.push(compact({ type: 'namespace', name: t.group.namespace, description: t.group.description, tools: members }));
+    }
+    members.push(fn);
+  }
+  return out;
+}
+
 /** Writes an OpenAI Responses request body. */
 export function encodeResponsesRequest(request: ChatRequest): Json {
   if (request.candidates !== undefined && request.candidates > 1) unsupported('n', 'the Responses API returns one answer per request');
   const input: Json[] = request.system.slice(1).map((text) => ({ role: 'developer', content: text }));
+  const namespaces = toolNamespacesOf(request);
   request.messages.forEach((message, i) => {
     if (message.role === 'assistant') {
       const text = message.parts.filter((p) => p.type === 'text');
       if (text.length > 0) input.push({ type: 'message', role: 'assistant', content: encodeContent(text, 'assistant') });
       for (const part of message.parts)
-        if (part.type === 'tool_call') input.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments });
+        if (part.type === 'tool_call')
+          input.push({ type: 'function_call', call_id: part.id, ...splitToolName(part.name, namespaces), arguments: part.arguments });
       return;
     }
     for (const part of message.parts) {
@@ -267,10 +398,7 @@ export function encodeResponsesRequest(request: ChatRequest): Json {
   if (request.stream) body.stream = true;
   // Nothing the client sent asked OpenAI to keep the conversation.
   body.store = false;
-  if (request.tools)
-    body.tools = request.tools.map((t) =>
-      compact({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: t.strict ?? false }),
-    );
+  if (request.tools) body.tools = encodeTools(request.tools);
   const choice = request.toolChoice;
   if (choice) body.tool_choice = choice.type === 'tool' ? { type: 'function', name: choice.name } : choice.type;
   compact(

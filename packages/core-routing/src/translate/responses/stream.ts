@@ -17,7 +17,8 @@ import { type ErrorInfo, statusOfErrorType } from '../errorShapes.js';
 import { isObject, type Json } from '../fields.js';
 import type { StreamEvent } from '../ir.js';
 import { type SseEvent, sseEvent } from '../sseParser.js';
-import { responseEnvelope, responsesStatus, responsesUsage, stopReasonFromResponses, usageFromResponses } from './response.js';
+import { splitToolName } from './request.js';
+import { callName, responseEnvelope, responsesStatus, responsesUsage, stopReasonFromResponses, usageFromResponses } from './response.js';
 
 /** A Responses error (its `code` names the kind: `rate_limit_exceeded`, `server_error`, …) as a neutral event. */
 function streamError(message: unknown, code: unknown): StreamEvent {
@@ -57,9 +58,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
         if (item.type !== 'function_call') return [];
         const index = this.calls.size;
         this.calls.set(outputIndex, { index, streamed: false });
-        const out: StreamEvent[] = [
-          { type: 'tool_call_start', index, id: String(item.call_id ?? item.id ?? ''), name: String(item.name ?? '') },
-        ];
+        const out: StreamEvent[] = [{ type: 'tool_call_start', index, id: String(item.call_id ?? item.id ?? ''), name: callName(item) }];
         if (typeof item.arguments === 'string' && item.arguments.length > 0) {
           this.calls.get(outputIndex)!.streamed = true;
           out.push({ type: 'tool_call_delta', index, arguments: item.arguments });
@@ -163,7 +162,14 @@ export class ResponsesStreamEncoder extends EncoderBase {
       done = { id: item.id, type: 'reasoning', summary: [part] };
     } else {
       out += this.event('response.function_call_arguments.done', { ...where, arguments: item.arguments });
-      done = { id: item.id, type: 'function_call', status: 'completed', call_id: item.callId, name: item.name, arguments: item.arguments };
+      done = {
+        id: item.id,
+        type: 'function_call',
+        status: 'completed',
+        call_id: item.callId,
+        ...splitToolName(item.name, this.context.toolNamespaces),
+        arguments: item.arguments,
+      };
     }
     this.output[item.outputIndex] = done;
     return out + this.event('response.output_item.done', { output_index: item.outputIndex, item: done });
@@ -250,7 +256,7 @@ export class ResponsesStreamEncoder extends EncoderBase {
           type: 'function_call',
           status: 'in_progress',
           call_id: event.id,
-          name: event.name,
+          ...splitToolName(event.name, this.context.toolNamespaces),
           arguments: '',
         });
       }
