@@ -2,7 +2,7 @@
  * The real Codex CLI (`@openai/codex`, pinned as a devDependency of
  * test-support) through the gateway: `codex exec` speaks OpenAI Responses,
  * over the `/v1/responses` websocket or over HTTPS, and each run's upstream
- * is a scripted OpenAI chat, Anthropic or Gemini server on loopback. One
+ * is a scripted OpenAI chat, OpenAI Responses, Anthropic or Gemini server on loopback. One
  * turn: the model asks Codex to run a shell command that writes a file, then
  * answers with text once the command's output comes back.
  */
@@ -26,7 +26,7 @@ after(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-type Family = 'openai-chat' | 'anthropic' | 'gemini';
+type Family = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini';
 type Json = Record<string, unknown>;
 
 const COMMAND = 'echo codex-was-here > proof.txt && cat proof.txt';
@@ -38,6 +38,10 @@ function toolResultOf(family: Family, body: Json): string | undefined {
   if (family === 'openai-chat') {
     const message = (body.messages as Json[]).find((m) => m.role === 'tool');
     return message === undefined ? undefined : JSON.stringify(message.content);
+  }
+  if (family === 'openai-responses') {
+    const item = (body.input as Json[]).find((i) => i.type === 'function_call_output');
+    return item === undefined ? undefined : JSON.stringify(item.output);
   }
   if (family === 'anthropic') {
     for (const m of body.messages as Json[])
@@ -55,6 +59,14 @@ function offeredTools(family: Family, body: Json): string[] {
   const tools = (body.tools ?? []) as Json[];
   if (family === 'openai-chat') return tools.map((t) => (t.function as Json).name as string);
   if (family === 'anthropic') return tools.map((t) => t.name as string);
+  if (family === 'openai-responses')
+    return tools.flatMap((t) =>
+      t.type === 'namespace'
+        ? ((t.tools ?? []) as Json[]).map((f) => `${t.name}.${f.name}`)
+        : t.type === 'function'
+          ? [t.name as string]
+          : [],
+    );
   return tools.flatMap((t) => ((t.functionDeclarations ?? []) as Json[]).map((d) => d.name as string));
 }
 
@@ -98,6 +110,57 @@ function answer(family: Family, model: string, call: boolean): string[] {
         usage: { prompt_tokens: 20, completion_tokens: 5, total_tokens: 25 },
       }),
       'data: [DONE]\n\n',
+    ];
+  }
+  if (family === 'openai-responses') {
+    const envelope = (status: string, output: Json[]) => ({
+      id: 'resp_s',
+      object: 'response',
+      created_at: 1,
+      status,
+      model,
+      output,
+      usage: null,
+    });
+    const item = call
+      ? { id: 'fc_s1', type: 'function_call', status: 'completed', call_id: 'call_s1', name: TOOL, arguments: args }
+      : {
+          id: 'msg_s1',
+          type: 'message',
+          status: 'completed',
+          role: 'assistant',
+          content: [{ type: 'output_text', text: FINAL_TEXT, annotations: [] }],
+        };
+    const added = call ? { ...item, status: 'in_progress', arguments: '' } : { ...item, status: 'in_progress', content: [] };
+    const delta = call
+      ? sse(
+          { type: 'response.function_call_arguments.delta', item_id: item.id, output_index: 0, delta: args, sequence_number: 3 },
+          'response.function_call_arguments.delta',
+        )
+      : sse(
+          {
+            type: 'response.output_text.delta',
+            item_id: item.id,
+            output_index: 0,
+            content_index: 0,
+            delta: FINAL_TEXT,
+            sequence_number: 3,
+          },
+          'response.output_text.delta',
+        );
+    return [
+      sse({ type: 'response.created', response: envelope('in_progress', []), sequence_number: 0 }, 'response.created'),
+      sse({ type: 'response.output_item.added', output_index: 0, item: added, sequence_number: 1 }, 'response.output_item.added'),
+      delta,
+      sse({ type: 'response.output_item.done', output_index: 0, item, sequence_number: 4 }, 'response.output_item.done'),
+      sse(
+        {
+          type: 'response.completed',
+          response: { ...envelope('completed', [item]), usage: { input_tokens: 20, output_tokens: 5, total_tokens: 25 } },
+          sequence_number: 5,
+        },
+        'response.completed',
+      ),
     ];
   }
   if (family === 'anthropic') {
@@ -185,6 +248,7 @@ async function startScriptedUpstream(family: Family) {
 async function startGateway(family: Family, upstreamUrl: string) {
   const provider = {
     'openai-chat': `kind: openai-compatible\n    base_url: ${upstreamUrl}/v1\n    aliases: { gpt-5-codex: local-coder }`,
+    'openai-responses': `kind: openai-responses\n    base_url: ${upstreamUrl}/v1\n    aliases: { gpt-5-codex: gpt-5.1-codex }`,
     anthropic: `kind: anthropic\n    base_url: ${upstreamUrl}/v1\n    aliases: { gpt-5-codex: claude-sonnet-4-5 }`,
     gemini: `kind: gemini\n    base_url: ${upstreamUrl}/v1beta\n    aliases: { gpt-5-codex: gemini-2.5-flash }`,
   }[family];
@@ -282,7 +346,7 @@ stream_max_retries = 0
 }
 
 describe(`Codex CLI ${codex.available ? codex.version : ''} through the gateway`, { skip: codex.skip }, () => {
-  for (const family of ['openai-chat', 'anthropic', 'gemini'] as const) {
+  for (const family of ['openai-chat', 'openai-responses', 'anthropic', 'gemini'] as const) {
     for (const websockets of [true, false]) {
       const transport = websockets ? 'the /v1/responses websocket' : 'HTTPS (POST /v1/responses)';
       test(`${family} upstream, over ${transport}: runs the command, the output goes upstream, the final text is printed`, async () => {
@@ -295,10 +359,16 @@ describe(`Codex CLI ${codex.available ? codex.version : ''} through the gateway`
         assert.equal((await readFile(join(workdir, 'proof.txt'), 'utf8')).trim(), 'codex-was-here', transcript);
         assert.equal(upstream.requests.length, 2, transcript);
         const [first, second] = upstream.requests.map((r) => r.body as Json);
-        // Codex's namespace tool reached the upstream flattened; its hosted web_search did not.
-        assert.ok(offeredTools(family, first!).includes('multi_agent_v1__close_agent'), offeredTools(family, first!).join(', '));
         assert.ok(offeredTools(family, first!).includes(TOOL));
-        assert.ok(!JSON.stringify(first!.tools).includes('web_search'));
+        if (family === 'openai-responses') {
+          // The same family: passed through untouched, namespace and hosted tool included.
+          assert.ok(offeredTools(family, first!).includes('multi_agent_v1.close_agent'), offeredTools(family, first!).join(', '));
+          assert.ok(JSON.stringify(first!.tools).includes('"web_search"'));
+        } else {
+          // Codex's namespace tool reached the upstream flattened; its hosted web_search did not.
+          assert.ok(offeredTools(family, first!).includes('multi_agent_v1__close_agent'), offeredTools(family, first!).join(', '));
+          assert.ok(!JSON.stringify(first!.tools).includes('web_search'));
+        }
         assert.match(toolResultOf(family, second!) ?? '', /codex-was-here/, transcript);
         assert.ok(run.stdout.includes(FINAL_TEXT), transcript);
         if (websockets) {
