@@ -2,9 +2,10 @@
  * The real Codex CLI (`@openai/codex`, pinned as a devDependency of
  * test-support) through the gateway: `codex exec` speaks OpenAI Responses,
  * over the `/v1/responses` websocket or over HTTPS, and each run's upstream
- * is a scripted OpenAI chat, OpenAI Responses, Anthropic or Gemini server on loopback. One
- * turn: the model asks Codex to run a shell command that writes a file, then
- * answers with text once the command's output comes back.
+ * is a scripted OpenAI chat, OpenAI Responses, Anthropic or Gemini server
+ * on loopback. One turn: the model asks Codex to write a file (with a shell
+ * command, or with `apply_patch`, the free-form tool Codex sends for its own
+ * models), then answers with text once the tool's output comes back.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -29,9 +30,28 @@ after(async () => {
 type Family = 'openai-chat' | 'openai-responses' | 'anthropic' | 'gemini';
 type Json = Record<string, unknown>;
 
+/**
+ * What the scripted model asks Codex to do. `exec`: run a shell command (Codex's `exec_command`
+ * function). `patch`: add a file with `apply_patch`, the free-form (`custom`) tool Codex sends
+ * for the models it has metadata for; other families see a function taking `{"input"}`.
+ */
+interface Scenario {
+  /** The model name Codex is configured with. */
+  codexModel: string;
+  tool: string;
+  args: Json;
+  /** What the tool's output, sent back upstream, shows. */
+  result: RegExp;
+}
 const COMMAND = 'echo codex-was-here > proof.txt && cat proof.txt';
+const EXEC: Scenario = { codexModel: 'gpt-5-codex', tool: 'exec_command', args: { cmd: COMMAND }, result: /codex-was-here/ };
+const PATCH: Scenario = {
+  codexModel: 'gpt-5.5',
+  tool: 'apply_patch',
+  args: { input: '*** Begin Patch\n*** Add File: proof.txt\n+codex-was-here\n*** End Patch\n' },
+  result: /proof\.txt/,
+};
 const FINAL_TEXT = 'Done: proof.txt now says codex-was-here.';
-const TOOL = 'exec_command';
 
 /** Whether the upstream request carries the result of a tool call (the second turn of the exchange). */
 function toolResultOf(family: Family, body: Json): string | undefined {
@@ -73,8 +93,9 @@ function offeredTools(family: Family, body: Json): string[] {
 const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ''}data: ${JSON.stringify(data)}\n\n`;
 
 /** A streamed answer in the family's own shape: a call to `exec_command`, or the final text. */
-function answer(family: Family, model: string, call: boolean): string[] {
-  const args = JSON.stringify({ cmd: COMMAND });
+function answer(family: Family, model: string, scenario: Scenario, call: boolean): string[] {
+  const args = JSON.stringify(scenario.args);
+  const TOOL = scenario.tool;
   if (family === 'openai-chat') {
     const chunk = (delta: Json, finish: string | null = null, usage?: Json) =>
       sse({
@@ -210,7 +231,7 @@ function answer(family: Family, model: string, call: boolean): string[] {
       sse({ type: 'message_stop' }, 'message_stop'),
     ];
   }
-  const part = call ? { functionCall: { name: TOOL, args: { cmd: COMMAND } } } : { text: FINAL_TEXT };
+  const part = call ? { functionCall: { name: TOOL, args: scenario.args } } : { text: FINAL_TEXT };
   return [
     sse({
       candidates: [{ content: { role: 'model', parts: [part] }, finishReason: 'STOP', index: 0 }],
@@ -221,7 +242,7 @@ function answer(family: Family, model: string, call: boolean): string[] {
 }
 
 /** A scripted upstream of one family on loopback: it records each request and answers by the turn it is in. */
-async function startScriptedUpstream(family: Family) {
+async function startScriptedUpstream(family: Family, scenario: Scenario) {
   const requests: Json[] = [];
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -231,7 +252,7 @@ async function startScriptedUpstream(family: Family) {
       requests.push({ path: req.url, body });
       const model = family === 'gemini' ? ((req.url ?? '').split('/models/')[1]?.split(':')[0] ?? 'm') : String(body.model);
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      for (const event of answer(family, model, toolResultOf(family, body) === undefined)) res.write(event);
+      for (const event of answer(family, model, scenario, toolResultOf(family, body) === undefined)) res.write(event);
       res.end();
     });
   });
@@ -246,12 +267,13 @@ async function startScriptedUpstream(family: Family) {
 
 /** The gateway in front of `upstream`: Codex's own model name routed to the family's model by an alias (the recipe of docs/coding-agents.md). */
 async function startGateway(family: Family, upstreamUrl: string) {
-  const provider = {
-    'openai-chat': `kind: openai-compatible\n    base_url: ${upstreamUrl}/v1\n    aliases: { gpt-5-codex: local-coder }`,
-    'openai-responses': `kind: openai-responses\n    base_url: ${upstreamUrl}/v1\n    aliases: { gpt-5-codex: gpt-5.1-codex }`,
-    anthropic: `kind: anthropic\n    base_url: ${upstreamUrl}/v1\n    aliases: { gpt-5-codex: claude-sonnet-4-5 }`,
-    gemini: `kind: gemini\n    base_url: ${upstreamUrl}/v1beta\n    aliases: { gpt-5-codex: gemini-2.5-flash }`,
+  const [kind, path, upstreamModel] = {
+    'openai-chat': ['openai-compatible', 'v1', 'local-coder'],
+    'openai-responses': ['openai-responses', 'v1', 'gpt-5.1-codex'],
+    anthropic: ['anthropic', 'v1', 'claude-sonnet-4-5'],
+    gemini: ['gemini', 'v1beta', 'gemini-2.5-flash'],
   }[family];
+  const provider = `kind: ${kind}\n    base_url: ${upstreamUrl}/${path}\n    aliases: { gpt-5-codex: ${upstreamModel}, gpt-5.5: ${upstreamModel} }`;
   const yaml = `
 port: 0
 auth-dir: ${await mkdtemp(join(dir, 'auths-'))}
@@ -261,7 +283,6 @@ server: { operations: { cache: { enabled: false } } }
 providers:
   upstream:
     ${provider}
-    models: [gpt-5-codex]
     health_check: { enabled: false }
 `;
   const gateway = await Gateway.start({ config: parseConfig(yaml), logDestination: { write() {} } });
@@ -283,12 +304,12 @@ interface Run {
 }
 
 /** Runs `codex exec` in a fresh working directory, HOME and CODEX_HOME pointing at a temp dir, with no way off loopback. */
-async function runCodex(gatewayUrl: string, websockets: boolean, workdir: string): Promise<Run> {
+async function runCodex(gatewayUrl: string, model: string, websockets: boolean, workdir: string): Promise<Run> {
   if (!codex.available) throw new Error(codex.skip);
   const home = await mkdtemp(join(dir, 'home-'));
   await writeFile(
     join(home, 'config.toml'),
-    `model = "gpt-5-codex"
+    `model = "${model}"
 model_provider = "switchyard"
 check_for_update_on_startup = false
 
@@ -346,37 +367,45 @@ stream_max_retries = 0
 }
 
 describe(`Codex CLI ${codex.available ? codex.version : ''} through the gateway`, { skip: codex.skip }, () => {
+  async function cell(family: Family, scenario: Scenario, websockets: boolean) {
+    const upstream = await startScriptedUpstream(family, scenario);
+    const { gateway, ws } = await startGateway(family, upstream.url);
+    const workdir = await mkdtemp(join(dir, 'work-'));
+    const run = await runCodex(gateway.url, scenario.codexModel, websockets, workdir);
+    const transcript = `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
+    assert.equal(run.code, 0, transcript);
+    assert.equal((await readFile(join(workdir, 'proof.txt'), 'utf8')).trim(), 'codex-was-here', transcript);
+    assert.equal(upstream.requests.length, 2, transcript);
+    const [first, second] = upstream.requests.map((r) => r.body as Json);
+    assert.ok(offeredTools(family, first!).includes(scenario.tool), offeredTools(family, first!).join(', '));
+    if (family === 'openai-responses') {
+      // The same family: passed through untouched, namespace and hosted tool included.
+      assert.ok(offeredTools(family, first!).includes('multi_agent_v1.close_agent'), offeredTools(family, first!).join(', '));
+      assert.ok(JSON.stringify(first!.tools).includes('"web_search"'));
+    } else {
+      // Codex's hosted web_search did not reach the upstream; with its fallback metadata, Codex's namespace tool went flattened.
+      assert.ok(!JSON.stringify(first!.tools).includes('web_search'));
+      if (scenario === EXEC)
+        assert.ok(offeredTools(family, first!).includes('multi_agent_v1__close_agent'), offeredTools(family, first!).join(', '));
+    }
+    assert.match(toolResultOf(family, second!) ?? '', scenario.result, transcript);
+    assert.ok(run.stdout.includes(FINAL_TEXT), transcript);
+    if (websockets) {
+      assert.equal(ws.opened, 1, transcript);
+      // Codex's warm-up (`generate: false`, answered by the gateway itself), then both turns, the second chained on the first.
+      assert.equal(ws.creates, 3, transcript);
+    } else assert.equal(ws.opened, 0);
+  }
+
   for (const family of ['openai-chat', 'openai-responses', 'anthropic', 'gemini'] as const) {
     for (const websockets of [true, false]) {
       const transport = websockets ? 'the /v1/responses websocket' : 'HTTPS (POST /v1/responses)';
-      test(`${family} upstream, over ${transport}: runs the command, the output goes upstream, the final text is printed`, async () => {
-        const upstream = await startScriptedUpstream(family);
-        const { gateway, ws } = await startGateway(family, upstream.url);
-        const workdir = await mkdtemp(join(dir, 'work-'));
-        const run = await runCodex(gateway.url, websockets, workdir);
-        const transcript = `exit ${run.code}\n--- stdout\n${run.stdout}\n--- stderr\n${run.stderr}`;
-        assert.equal(run.code, 0, transcript);
-        assert.equal((await readFile(join(workdir, 'proof.txt'), 'utf8')).trim(), 'codex-was-here', transcript);
-        assert.equal(upstream.requests.length, 2, transcript);
-        const [first, second] = upstream.requests.map((r) => r.body as Json);
-        assert.ok(offeredTools(family, first!).includes(TOOL));
-        if (family === 'openai-responses') {
-          // The same family: passed through untouched, namespace and hosted tool included.
-          assert.ok(offeredTools(family, first!).includes('multi_agent_v1.close_agent'), offeredTools(family, first!).join(', '));
-          assert.ok(JSON.stringify(first!.tools).includes('"web_search"'));
-        } else {
-          // Codex's namespace tool reached the upstream flattened; its hosted web_search did not.
-          assert.ok(offeredTools(family, first!).includes('multi_agent_v1__close_agent'), offeredTools(family, first!).join(', '));
-          assert.ok(!JSON.stringify(first!.tools).includes('web_search'));
-        }
-        assert.match(toolResultOf(family, second!) ?? '', /codex-was-here/, transcript);
-        assert.ok(run.stdout.includes(FINAL_TEXT), transcript);
-        if (websockets) {
-          assert.equal(ws.opened, 1, transcript);
-          // Codex's warm-up (`generate: false`, answered by the gateway itself), then both turns, the second chained on the first.
-          assert.equal(ws.creates, 3, transcript);
-        } else assert.equal(ws.opened, 0);
-      });
+      test(`${family} upstream, over ${transport}: runs the command, the output goes upstream, the final text is printed`, () =>
+        cell(family, EXEC, websockets));
     }
+  }
+
+  for (const family of ['openai-chat', 'anthropic', 'gemini'] as const) {
+    test(`${family} upstream, Codex's own model (gpt-5.5): its free-form apply_patch tool adds the file`, () => cell(family, PATCH, true));
   }
 });

@@ -13,7 +13,7 @@ import { describeUpstreamError } from '../translate/errorShapes.js';
 import { codecFor, translateRequest } from '../translate/families.js';
 import type { Json } from '../translate/fields.js';
 import type { ChatRequest, ChatResponse, EncodeContext } from '../translate/ir.js';
-import { toolNamespacesOf } from '../translate/responses/request.js';
+import { responsesToolsOf } from '../translate/responses/request.js';
 import { StreamTranslator } from '../translate/streamTranslator.js';
 import { countTokensBody, countTokensResponse, estimateInputTokens } from './countTokens.js';
 import type { ProviderAdapter, WireCodec } from './providers/adapter.js';
@@ -132,8 +132,8 @@ function decodeContext(input: ExchangeInput): DecodeContext {
 /** What the client's answer is written with: its namespaced functions go back into their namespaces. */
 function encodeContext(input: ExchangeInput, neutral: ChatRequest): EncodeContext {
   const context: EncodeContext = { model: input.request.model, requestId: input.request.requestId, now: input.now };
-  const namespaces = toolNamespacesOf(neutral);
-  if (namespaces) context.toolNamespaces = namespaces;
+  const namespaces = responsesToolsOf(neutral);
+  if (namespaces) context.responsesTools = namespaces;
   return context;
 }
 

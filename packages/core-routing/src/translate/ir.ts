@@ -100,6 +100,14 @@ export interface ToolDefinition {
    * calls go back to a Responses client as `{namespace, name}`.
    */
   group?: ToolGroup;
+  /**
+   * Set when the function stands for an OpenAI Responses `custom` tool
+   * (free-form text input, as Codex's `apply_patch`): its one parameter is
+   * the text, `{"input": "…"}`, and its calls go back to a Responses client
+   * as `custom_tool_call` items. Holds what the function form cannot: the
+   * tool's own description and its input `format` (a grammar).
+   */
+  custom?: { description?: string; format?: Record<string, unknown> };
 }
 
 /** Where a flattened function sits in a Responses `namespace` tool. */
@@ -112,8 +120,19 @@ export interface ToolGroup {
   description?: string;
 }
 
-/** A namespaced function's two names, looked up by its flat name. */
-export type NamespacedToolNames = ReadonlyMap<string, { namespace: string; name: string }>;
+/**
+ * How a Responses client knows a function the other families see under a
+ * flat name: its name, its namespace (a flattened namespace function), and
+ * whether it is a free-form `custom` tool.
+ */
+export interface ResponsesToolName {
+  name: string;
+  namespace?: string;
+  custom?: boolean;
+}
+
+/** The Responses client's tools that other families see differently, by the name those families see. */
+export type ResponsesToolNames = ReadonlyMap<string, ResponsesToolName>;
 
 /** How the model may use tools. */
 export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
@@ -247,11 +266,11 @@ export interface EncodeContext {
   /** Epoch milliseconds (injected, so tests are deterministic). */
   now: number;
   /**
-   * The request's flattened namespace functions (flat name → namespace and
-   * name), so a Responses client gets its calls back in their namespace.
-   * Absent when the request had none.
+   * The Responses request's flattened namespace functions and free-form
+   * tools (flat name → namespace, name, custom), so a Responses client gets
+   * its calls back as it knows them. Absent when the request had none.
    */
-  toolNamespaces?: NamespacedToolNames;
+  responsesTools?: ResponsesToolNames;
 }
 
 /** Merges a usage update into what is known so far (later values win, absent ones keep). */

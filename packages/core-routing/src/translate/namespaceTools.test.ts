@@ -6,7 +6,7 @@ import type { ApiFamily } from '../relay/types.js';
 import { codecFor, translateRequest } from './families.js';
 import type { Json } from './fields.js';
 import type { ChatResponse, EncodeContext, StreamEvent } from './ir.js';
-import { flatToolName, toolNamespacesOf } from './responses/request.js';
+import { flatToolName, responsesToolsOf } from './responses/request.js';
 import { SseParser } from './sseParser.js';
 import { StreamTranslator } from './streamTranslator.js';
 
@@ -54,9 +54,9 @@ function upstreamToolNames(family: ApiFamily, body: Json): string[] {
   return tools.flatMap((t) => ((t.functionDeclarations ?? []) as Json[]).map((d) => d.name as string));
 }
 
-const context = (request: Parameters<typeof toolNamespacesOf>[0]): EncodeContext => {
-  const namespaces = toolNamespacesOf(request);
-  return { model: 'gpt-5-codex', requestId: 'req_ns', now: 0, ...(namespaces ? { toolNamespaces: namespaces } : {}) };
+const context = (request: Parameters<typeof responsesToolsOf>[0]): EncodeContext => {
+  const namespaces = responsesToolsOf(request);
+  return { model: 'gpt-5-codex', requestId: 'req_ns', now: 0, ...(namespaces ? { responsesTools: namespaces } : {}) };
 };
 
 /** A complete answer calling `name`, in the neutral model. */
@@ -185,9 +185,9 @@ describe('Responses namespace tools: flattened for other families, calls mapped 
     );
   });
 
-  test('a custom (free-form) tool inside a namespace is still refused, naming it', () => {
+  test('a hosted tool inside a namespace is refused, naming it', () => {
     const body = codexRequest();
-    ((body.tools as Json[])[2]!.tools as Json[]).push({ type: 'custom', name: 'apply_patch' });
+    ((body.tools as Json[])[2]!.tools as Json[]).push({ type: 'web_search' });
     assert.throws(
       () => translateRequest('openai-responses', 'gemini', body, { model: 'm', stream: false }),
       (error: unknown) => error instanceof TranslationError && error.param === 'tools[2].tools[2].type',
@@ -320,8 +320,8 @@ describe('hosted tools: translation.hosted_tools drop | refuse', () => {
     assert.deepEqual(dropped, ['tools[0]']);
   });
 
-  test('a client-run built-in tool (custom, local_shell) is refused whatever the setting: the model would call it in a shape no other family has', () => {
-    for (const type of ['custom', 'local_shell']) {
+  test('a client-run built-in tool (local_shell, apply_patch) is refused whatever the setting: the model would call it in a shape no other family has', () => {
+    for (const type of ['local_shell', 'apply_patch']) {
       assert.throws(
         () =>
           translateRequest(
@@ -333,5 +333,112 @@ describe('hosted tools: translation.hosted_tools drop | refuse', () => {
         (error: unknown) => error instanceof TranslationError && error.param === 'tools[0].type',
       );
     }
+  });
+});
+
+describe('Responses custom (free-form) tools: a function taking {"input"} for other families, calls mapped back', () => {
+  const GRAMMAR = 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF';
+  const PATCH = '*** Begin Patch\n*** Add File: a.txt\n+hello "world"\n*** End Patch';
+  /** The shape Codex 0.171 sends for its default model: `apply_patch` as a custom tool with a lark grammar. */
+  function codexCustomRequest(): Json {
+    return {
+      model: 'gpt-5.5',
+      input: [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: 'add a.txt' }] }],
+      tools: [
+        { type: 'function', name: 'exec_command', parameters: { type: 'object', properties: { cmd: { type: 'string' } } } },
+        {
+          type: 'custom',
+          name: 'apply_patch',
+          description: 'Use the `apply_patch` tool to edit files.',
+          format: { type: 'grammar', syntax: 'lark', definition: GRAMMAR },
+        },
+        { type: 'tool_search' },
+        { type: 'web_search' },
+      ],
+      text: { verbosity: 'low' },
+    };
+  }
+
+  for (const family of UPSTREAMS) {
+    test(`to ${family}: apply_patch becomes a function of one string, told the grammar; the grammar is named as dropped`, () => {
+      const { body, dropped } = translateRequest('openai-responses', family, codexCustomRequest(), { model: 'm', stream: false });
+      assert.deepEqual(upstreamToolNames(family, body), ['exec_command', 'apply_patch']);
+      const text = JSON.stringify(body.tools);
+      assert.ok(text.includes('begin_patch hunk+'), text);
+      assert.deepEqual(dropped, ['tools[1].format', 'tools[2]', 'tools[3]']);
+    });
+
+    test(`from ${family}: a call of apply_patch comes back as a custom_tool_call with the text, complete and streamed`, () => {
+      const { request } = translateRequest('openai-responses', family, codexCustomRequest(), { model: 'm', stream: true });
+      const args = JSON.stringify({ input: PATCH });
+      const upstreamJson = codecFor(family).encodeResponse(callAnswer('apply_patch', args), { model: 'm', requestId: 'up', now: 0 });
+      const complete = codecFor('openai-responses').encodeResponse(codecFor(family).decodeResponse(upstreamJson), context(request));
+      const item = (complete.output as Json[]).find((i) => i.type !== 'message');
+      assert.deepEqual(
+        { type: item?.type, name: item?.name, input: item?.input, call_id: item?.call_id },
+        { type: 'custom_tool_call', name: 'apply_patch', input: PATCH, call_id: 'call_1' },
+      );
+      const events = streamedToResponses(family, 'apply_patch', args, context(request));
+      const added = events.find((e) => e.type === 'response.output_item.added' && (e.item as Json).type !== 'message');
+      assert.equal((added?.item as Json | undefined)?.type, 'custom_tool_call', JSON.stringify(events));
+      assert.ok(!events.some((e) => e.type === 'response.function_call_arguments.delta'));
+      const inputDone = events.find((e) => e.type === 'response.custom_tool_call_input.done');
+      assert.equal(inputDone?.input, PATCH);
+      const done = events.find((e) => e.type === 'response.output_item.done' && (e.item as Json).type === 'custom_tool_call');
+      assert.deepEqual([(done?.item as Json | undefined)?.name, (done?.item as Json | undefined)?.input], ['apply_patch', PATCH]);
+    });
+
+    test(`to ${family}: a custom_tool_call and its output in the history reach the upstream as a call with {"input"} and its result`, () => {
+      const body = codexCustomRequest();
+      (body.input as Json[]).push(
+        { type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: PATCH },
+        { type: 'custom_tool_call_output', call_id: 'call_p', output: 'Success. Updated a.txt' },
+      );
+      const { body: upstream } = translateRequest('openai-responses', family, body, { model: 'm', stream: false });
+      const text = JSON.stringify(upstream);
+      assert.ok(text.includes('Success. Updated a.txt'), text);
+      // Read back in the upstream's own family: the call carries the patch as its one argument, "input".
+      const sent = codecFor(family).decodeRequest(upstream, { model: 'm', stream: false });
+      const call = sent.messages.flatMap((m) => m.parts).find((p) => p.type === 'tool_call');
+      assert.deepEqual(call?.type === 'tool_call' ? [call.name, JSON.parse(call.arguments)] : [], ['apply_patch', { input: PATCH }]);
+    });
+  }
+
+  test('Responses → neutral → Responses keeps the custom tool, its grammar, and custom calls and outputs', () => {
+    const body = codexCustomRequest();
+    (body.input as Json[]).push(
+      { type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: PATCH },
+      { type: 'custom_tool_call_output', call_id: 'call_p', output: 'ok' },
+    );
+    const request = codecFor('openai-responses').decodeRequest(body, { model: 'm', stream: false });
+    const again = codecFor('openai-responses').encodeRequest(request);
+    const tool = (again.tools as Json[]).find((t) => t.name === 'apply_patch');
+    assert.deepEqual(tool, (codexCustomRequest().tools as Json[])[1]);
+    const items = (again.input as Json[]).filter((i) => String(i.type).startsWith('custom_tool_call'));
+    assert.deepEqual(items, [
+      { type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: PATCH },
+      { type: 'custom_tool_call_output', call_id: 'call_p', output: 'ok' },
+    ]);
+  });
+
+  test('property: any free-form text survives the function form both ways, complete and streamed', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...UPSTREAMS), fc.string({ maxLength: 200 }), (family, input) => {
+        const { request } = translateRequest('openai-responses', family, codexCustomRequest(), { model: 'm', stream: true });
+        const args = JSON.stringify({ input });
+        const complete = codecFor('openai-responses').encodeResponse(
+          codecFor(family).decodeResponse(
+            codecFor(family).encodeResponse(callAnswer('apply_patch', args), { model: 'm', requestId: 'up', now: 0 }),
+          ),
+          context(request),
+        );
+        assert.equal((complete.output as Json[]).find((i) => i.type === 'custom_tool_call')?.input, input);
+        const done = streamedToResponses(family, 'apply_patch', args, context(request)).find(
+          (e) => e.type === 'response.custom_tool_call_input.done',
+        );
+        assert.equal(done?.input, input);
+      }),
+      { numRuns: 100 },
+    );
   });
 });

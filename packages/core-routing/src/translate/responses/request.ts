@@ -6,7 +6,8 @@
  * `function_call_output`, `reasoning`), `input_text`/`input_image` parts
  * (in messages and in a `function_call_output`'s list `output`, so a tool
  * result's images cross both ways), function tools (whose `strict` defaults to true here, unlike chat
- * completions), `text.format` and `reasoning`.
+ * completions), `namespace` tools (flattened), `custom` tools (as functions of one string),
+ * `text.format` and `reasoning`.
  *
  * The gateway is stateless: `previous_response_id`, `conversation` and item
  * references only mean something to OpenAI itself, so they pass through to
@@ -14,7 +15,16 @@
  */
 
 import type { DecodeContext } from '../codec.js';
-import { dropResultError, dropSettings, effortOf, hostedTool, noteSettingPath, readNumericSettings, resultContentAt } from '../common.js';
+import {
+  dropResultError,
+  dropSettings,
+  effortOf,
+  hostedTool,
+  noteSettingPath,
+  readNumericSettings,
+  resultContentAt,
+  toolNamesById,
+} from '../common.js';
 import {
   array,
   compact,
@@ -32,9 +42,9 @@ import type {
   ChatRequest,
   ImagePart,
   Message,
-  NamespacedToolNames,
   Part,
   ReasoningEffort,
+  ResponsesToolNames,
   TextPart,
   ToolChoice,
   ToolDefinition,
@@ -126,6 +136,18 @@ function decodeItem(raw: unknown, path: string, request: ChatRequest): void {
       });
       return;
     }
+    case 'custom_tool_call': {
+      const name = string(item.name, `${path}.name`);
+      const namespace = optionalString(item.namespace, `${path}.namespace`);
+      assistantTurn(request, path).parts.push({
+        type: 'tool_call',
+        id: string(item.call_id, `${path}.call_id`),
+        name: namespace === undefined ? name : flatToolName(namespace, name),
+        arguments: JSON.stringify({ input: string(item.input ?? '', `${path}.input`) }),
+      });
+      return;
+    }
+    case 'custom_tool_call_output':
     case 'function_call_output':
       request.messages.push({
         role: 'user',
@@ -170,13 +192,73 @@ export function flatToolName(namespace: string, name: string): string {
 }
 
 /**
- * The request's namespaced functions by flat name (for the way back), or
- * undefined when it has none.
+ * The request's namespaced functions and free-form tools by the name other
+ * families see (for the way back), or undefined when it has none.
  */
-export function toolNamespacesOf(request: ChatRequest): NamespacedToolNames | undefined {
-  const grouped = request.tools?.filter((tool) => tool.group !== undefined);
-  if (!grouped || grouped.length === 0) return undefined;
-  return new Map(grouped.map((tool) => [tool.name, { namespace: tool.group!.namespace, name: tool.group!.name }]));
+export function responsesToolsOf(request: ChatRequest): ResponsesToolNames | undefined {
+  const special = request.tools?.filter((tool) => tool.group !== undefined || tool.custom !== undefined);
+  if (!special || special.length === 0) return undefined;
+  return new Map(
+    special.map((tool) => [
+      tool.name,
+      compact({ name: tool.group?.name ?? tool.name, namespace: tool.group?.namespace, custom: tool.custom ? true : undefined }),
+    ]),
+  );
+}
+
+/** The text a free-form tool was called with: the function form's `input`, or the arguments as they came. */
+export function customInput(args: string): string {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    if (isObject(parsed) && typeof parsed.input === 'string') return parsed.input;
+  } catch {
+    // Not JSON: the model wrote the text itself.
+  }
+  return args;
+}
+
+/**
+ * A call as a Responses client knows it: a `function_call` item (with its
+ * namespace, for a flattened namespace function), or a `custom_tool_call`
+ * item for a free-form tool.
+ */
+export function responsesCallItem(name: string, callId: string, args: string, tools: ResponsesToolNames | undefined): Json {
+  const known = tools?.get(name);
+  const names = known ? compact({ name: known.name, namespace: known.namespace }) : { name };
+  if (known?.custom) return { type: 'custom_tool_call', call_id: callId, ...names, input: customInput(args) };
+  return { type: 'function_call', call_id: callId, ...names, arguments: args };
+}
+
+/** The one parameter of the function that stands for a free-form tool. */
+const CUSTOM_PARAMETERS = {
+  type: 'object',
+  properties: { input: { type: 'string', description: 'The input of the tool, as free-form text.' } },
+  required: ['input'],
+  additionalProperties: false,
+};
+
+/**
+ * A `custom` (free-form) tool as a function taking `{"input": text}`. Only
+ * OpenAI holds the model to a grammar `format`: elsewhere the model is told
+ * the grammar in the description, and the format is named as dropped.
+ */
+function customTool(tool: Json, path: string, request: ChatRequest, group?: ToolGroup): ToolDefinition {
+  const description = optionalString(tool.description, `${path}.description`);
+  const format = tool.format === undefined || tool.format === null ? undefined : object(tool.format, `${path}.format`);
+  let told = description;
+  if (format !== undefined && format.type !== 'text') {
+    request.dropped.push(`${path}.format`);
+    const syntax = typeof format.syntax === 'string' ? `${format.syntax} ` : '';
+    const definition = typeof format.definition === 'string' ? format.definition : JSON.stringify(format);
+    told = `${description ?? ''}\n\nThe input must follow this ${syntax}grammar:\n${definition}`.trim();
+  }
+  return compact({
+    name: group ? flatToolName(group.namespace, group.name) : string(tool.name, `${path}.name`),
+    description: told,
+    parameters: CUSTOM_PARAMETERS,
+    group,
+    custom: compact({ description, format }),
+  });
 }
 
 function functionTool(tool: Json, path: string, group?: ToolGroup): ToolDefinition {
@@ -213,16 +295,20 @@ function decodeTools(raw: unknown, request: ChatRequest, context: DecodeContext)
     const path = `tools[${i}]`;
     const tool = object(entry, path);
     if (tool.type === 'function') add(functionTool(tool, path), `${path}.name`);
+    else if (tool.type === 'custom') add(customTool(tool, path, request), `${path}.name`);
     else if (tool.type === 'namespace') {
       const namespace = string(tool.name, `${path}.name`);
       const description = optionalString(tool.description, `${path}.description`);
       array(tool.tools, `${path}.tools`).forEach((member, j) => {
         const memberPath = `${path}.tools[${j}]`;
         const fn = object(member, memberPath);
-        if (fn.type !== 'function')
-          unsupported(`${memberPath}.type`, `only function tools inside a namespace can be translated (got ${JSON.stringify(fn.type)})`);
+        if (fn.type !== 'function' && fn.type !== 'custom')
+          unsupported(
+            `${memberPath}.type`,
+            `only function and custom tools inside a namespace can be translated (got ${JSON.stringify(fn.type)})`,
+          );
         const group = compact({ namespace, name: string(fn.name, `${memberPath}.name`), description });
-        add(functionTool(fn, memberPath, group), `${memberPath}.name`);
+        add(fn.type === 'custom' ? customTool(fn, memberPath, request, group) : functionTool(fn, memberPath, group), `${memberPath}.name`);
       });
     } else {
       const message = `built-in tool ${JSON.stringify(tool.type)} exists only at OpenAI`;
@@ -237,7 +323,7 @@ function decodeToolChoice(raw: unknown): ToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (raw === 'auto' || raw === 'none' || raw === 'required') return { type: raw };
   const choice = object(raw, 'tool_choice');
-  if (choice.type === 'function') {
+  if (choice.type === 'function' || choice.type === 'custom') {
     const name = string(choice.name, 'tool_choice.name');
     const namespace = optionalString(choice.namespace, 'tool_choice.namespace');
     return { type: 'tool', name: namespace === undefined ? name : flatToolName(namespace, name) };
@@ -335,27 +421,15 @@ function functionOutput(content: readonly (TextPart | ImagePart)[]): string | Js
   return encodeContent(content, 'user');
 }
 
-/**
- * A function's name as a Responses client knows it: `{name}`, or `{name,
- * namespace}` for a flattened namespace function.
- */
-export function splitToolName(name: string, namespaces: NamespacedToolNames | undefined): { name: string; namespace?: string } {
-  const named = namespaces?.get(name);
-  return named ? { name: named.name, namespace: named.namespace } : { name };
-}
-
 /** Function tools, with flattened namespace functions grouped back into their `namespace` tools. */
 function encodeTools(tools: readonly ToolDefinition[]): Json[] {
   const out: Json[] = [];
   const groups = new Map<string, Json[]>();
   for (const t of tools) {
-    const fn = compact({
-      type: 'function',
-      name: t.group ? t.group.name : t.name,
-      description: t.description,
-      parameters: t.parameters,
-      strict: t.strict ?? false,
-    });
+    const name = t.group ? t.group.name : t.name;
+    const fn = t.custom
+      ? compact({ type: 'custom', name, description: t.custom.description, format: t.custom.format })
+      : compact({ type: 'function', name, description: t.description, parameters: t.parameters, strict: t.strict ?? false });
     if (!t.group) {
       out.push(fn);
       continue;
@@ -375,20 +449,26 @@ function encodeTools(tools: readonly ToolDefinition[]): Json[] {
 export function encodeResponsesRequest(request: ChatRequest): Json {
   if (request.candidates !== undefined && request.candidates > 1) unsupported('n', 'the Responses API returns one answer per request');
   const input: Json[] = request.system.slice(1).map((text) => ({ role: 'developer', content: text }));
-  const namespaces = toolNamespacesOf(request);
+  const namespaces = responsesToolsOf(request);
+  const calls = toolNamesById(request.messages);
   request.messages.forEach((message, i) => {
     if (message.role === 'assistant') {
       const text = message.parts.filter((p) => p.type === 'text');
       if (text.length > 0) input.push({ type: 'message', role: 'assistant', content: encodeContent(text, 'assistant') });
       for (const part of message.parts)
-        if (part.type === 'tool_call')
-          input.push({ type: 'function_call', call_id: part.id, ...splitToolName(part.name, namespaces), arguments: part.arguments });
+        if (part.type === 'tool_call') input.push(responsesCallItem(part.name, part.id, part.arguments, namespaces));
       return;
     }
     for (const part of message.parts) {
       if (part.type !== 'tool_result') continue;
       dropResultError(request, part, `messages[${i}]`);
-      input.push({ type: 'function_call_output', call_id: part.callId, output: functionOutput(part.content) });
+      const called = namespaces?.get(calls.get(part.callId) ?? '');
+      const output = functionOutput(part.content);
+      input.push(
+        called?.custom
+          ? { type: 'custom_tool_call_output', call_id: part.callId, output: typeof output === 'string' ? output : JSON.stringify(output) }
+          : { type: 'function_call_output', call_id: part.callId, output },
+      );
     }
     const rest = message.parts.filter((p) => p.type === 'text' || p.type === 'image');
     if (rest.length > 0) input.push({ type: 'message', role: 'user', content: encodeContent(rest, 'user') });

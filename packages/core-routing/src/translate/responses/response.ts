@@ -7,8 +7,8 @@
  */
 import { derivedId } from '../common.js';
 import { isObject, type Json } from '../fields.js';
-import type { ChatResponse, EncodeContext, NamespacedToolNames, StopReason, TokenUsage } from '../ir.js';
-import { flatToolName, splitToolName } from './request.js';
+import type { ChatResponse, EncodeContext, ResponsesToolNames, StopReason, TokenUsage } from '../ir.js';
+import { flatToolName, responsesCallItem } from './request.js';
 
 /** Neutral usage from a Responses `usage` object. */
 export function usageFromResponses(usage: unknown): Partial<TokenUsage> | undefined {
@@ -99,7 +99,7 @@ export function callName(item: Json): string {
 }
 
 /** One `output` item per run of text, per reasoning summary, per call. */
-export function responsesOutput(parts: ChatResponse['parts'], requestId: string, namespaces?: NamespacedToolNames): Json[] {
+export function responsesOutput(parts: ChatResponse['parts'], requestId: string, namespaces?: ResponsesToolNames): Json[] {
   const output: Json[] = [];
   let text: string | undefined;
   const flushText = () => {
@@ -124,14 +124,9 @@ export function responsesOutput(parts: ChatResponse['parts'], requestId: string,
       });
     } else {
       flushText();
-      output.push({
-        id: derivedId('fc_', requestId, output.length),
-        type: 'function_call',
-        status: 'completed',
-        call_id: part.id,
-        ...splitToolName(part.name, namespaces),
-        arguments: part.arguments,
-      });
+      const item = responsesCallItem(part.name, part.id, part.arguments, namespaces);
+      const prefix = item.type === 'custom_tool_call' ? 'ctc_' : 'fc_';
+      output.push({ id: derivedId(prefix, requestId, output.length), status: 'completed', ...item });
     }
   }
   flushText();
@@ -172,7 +167,7 @@ export function encodeResponsesResponse(response: ChatResponse, context: EncodeC
   return {
     ...responseEnvelope(id, context, response.created ?? Math.floor(context.now / 1000)),
     ...responsesStatus(response.stopReason),
-    output: responsesOutput(response.parts, context.requestId, context.toolNamespaces),
+    output: responsesOutput(response.parts, context.requestId, context.responsesTools),
     usage: responsesUsage(response.usage),
   };
 }
