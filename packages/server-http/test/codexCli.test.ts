@@ -51,6 +51,7 @@ const PATCH: Scenario = {
   args: { input: '*** Begin Patch\n*** Add File: proof.txt\n+codex-was-here\n*** End Patch\n' },
   result: /proof\.txt/,
 };
+const PROMPT = 'Write proof.txt with a shell command.';
 const FINAL_TEXT = 'Done: proof.txt now says codex-was-here.';
 
 /** Whether the upstream request carries the result of a tool call (the second turn of the exchange). */
@@ -324,34 +325,21 @@ stream_max_retries = 0
 `,
   );
   const [node, launcher] = codex.command;
-  const child = spawn(
-    node,
-    [
-      launcher,
-      'exec',
-      '--skip-git-repo-check',
-      '--sandbox',
-      'danger-full-access',
-      '--color',
-      'never',
-      'Write proof.txt with a shell command.',
-    ],
-    {
-      cwd: workdir,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: {
-        PATH: process.env.PATH ?? '/usr/bin:/bin',
-        HOME: home,
-        CODEX_HOME: home,
-        SWITCHYARD_API_KEY: 'sk-codex-test',
-        // Anything that is not loopback goes to a closed port.
-        HTTP_PROXY: 'http://127.0.0.1:9',
-        HTTPS_PROXY: 'http://127.0.0.1:9',
-        ALL_PROXY: 'http://127.0.0.1:9',
-        NO_PROXY: '127.0.0.1,localhost',
-      },
+  const child = spawn(node, [launcher, 'exec', '--skip-git-repo-check', '--sandbox', 'danger-full-access', '--color', 'never', PROMPT], {
+    cwd: workdir,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: home,
+      CODEX_HOME: home,
+      SWITCHYARD_API_KEY: 'sk-codex-test',
+      // Anything that is not loopback goes to a closed port.
+      HTTP_PROXY: 'http://127.0.0.1:9',
+      HTTPS_PROXY: 'http://127.0.0.1:9',
+      ALL_PROXY: 'http://127.0.0.1:9',
+      NO_PROXY: '127.0.0.1,localhost',
     },
-  );
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (c: Buffer) => {
@@ -389,6 +377,8 @@ describe(`Codex CLI ${codex.available ? codex.version : ''} through the gateway`
         assert.ok(offeredTools(family, first!).includes('multi_agent_v1__close_agent'), offeredTools(family, first!).join(', '));
     }
     assert.match(toolResultOf(family, second!) ?? '', scenario.result, transcript);
+    // The second turn carries the whole conversation once: over the websocket Codex sent only the new items.
+    assert.equal(JSON.stringify(second).split(PROMPT).length - 1, 1, JSON.stringify(second));
     assert.ok(run.stdout.includes(FINAL_TEXT), transcript);
     if (websockets) {
       assert.equal(ws.opened, 1, transcript);
