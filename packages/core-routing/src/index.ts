@@ -142,6 +142,7 @@ export type {
   DecodeContext,
   EncodeRequestOptions,
   FamilyCodec,
+  HostedToolsPolicy,
   StreamDecoder,
   StreamEncodeContext,
   StreamEncoder,
@@ -178,6 +179,8 @@ export type {
   ReasoningEffort,
   ReasoningSettings,
   ResponseFormat,
+  ResponsesToolName,
+  ResponsesToolNames,
   Role,
   StopReason,
   StreamEvent,
@@ -187,8 +190,10 @@ export type {
   ToolCallPart,
   ToolChoice,
   ToolDefinition,
+  ToolGroup,
   ToolResultPart,
 } from './translate/ir.js';
+export { flatToolName, responsesToolsOf } from './translate/responses/request.js';
 export {
   MAX_SSE_EVENT_BYTES,
   type SseEvent,

@@ -193,7 +193,17 @@ export function flatToolName(namespace: string, name: string): string {
 
 /**
  * The request's namespaced functions and free-form tools by the name other
- * families see (for the way back), or undefined when it has none.
+ * families see (for the way back), or undefined when it has none: pass it
+ * as `EncodeContext.responsesTools` when writing the answer to a Responses
+ * client.
+ *
+ * @example
+ * ```ts
+ * const { request } = translateRequest('openai-responses', 'anthropic-messages', body, { model: 'claude-sonnet-4-5', stream: false });
+ * const responsesTools = responsesToolsOf(request);
+ * const context = { model: 'gpt-5-codex', requestId: 'r1', now: Date.now(), ...(responsesTools ? { responsesTools } : {}) };
+ * const answer = translateResponse('anthropic-messages', 'openai-responses', message, context);
+ * ```
  */
 export function responsesToolsOf(request: ChatRequest): ResponsesToolNames | undefined {
   const special = request.tools?.filter((tool) => tool.group !== undefined || tool.custom !== undefined);
