@@ -239,13 +239,13 @@ export function responsesCallItem(name: string, callId: string, args: string, to
   return { type: 'function_call', call_id: callId, ...names, arguments: args };
 }
 
-/** The one parameter of the function that stands for a free-form tool. */
-const CUSTOM_PARAMETERS = {
+/** The one parameter of the function that stands for a free-form tool (a fresh object each time: encoders own what they get). */
+const customParameters = () => ({
   type: 'object',
   properties: { input: { type: 'string', description: 'The input of the tool, as free-form text.' } },
   required: ['input'],
   additionalProperties: false,
-};
+});
 
 /**
  * A `custom` (free-form) tool as a function taking `{"input": text}`. Only
@@ -265,7 +265,7 @@ function customTool(tool: Json, path: string, request: ChatRequest, group?: Tool
   return compact({
     name: group ? flatToolName(group.namespace, group.name) : string(tool.name, `${path}.name`),
     description: told,
-    parameters: CUSTOM_PARAMETERS,
+    parameters: customParameters(),
     group,
     custom: compact({ description, format }),
   });
