@@ -309,6 +309,25 @@ describe('hosted tools: translation.hosted_tools drop | refuse', () => {
     });
   }
 
+  test('a tool_choice forcing a hosted tool that was left out is refused, drop or not: the answer asked for cannot be given', () => {
+    const anthropic = {
+      model: 'm',
+      max_tokens: 10,
+      messages: [{ role: 'user', content: 'hi' }],
+      tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+      tool_choice: { type: 'tool', name: 'web_search' },
+    };
+    const responses = { model: 'm', input: 'hi', tools: [{ type: 'web_search' }], tool_choice: { type: 'web_search' } };
+    for (const [from, body, param] of [
+      ['anthropic-messages', anthropic, 'tool_choice.name'],
+      ['openai-responses', responses, 'tool_choice.type'],
+    ] as const)
+      assert.throws(
+        () => translateRequest(from, 'gemini', body, { model: 'm', stream: false }),
+        (error: unknown) => error instanceof TranslationError && error.code === 'unsupported_translation' && error.param === param,
+      );
+  });
+
   test('a request whose only tool is hosted sends no tool list at all (an empty one is refused by some upstreams)', () => {
     const { body, dropped } = translateRequest(
       'openai-responses',

@@ -201,15 +201,17 @@ export function decodeMessagesRequest(body: Json, context: DecodeContext): ChatR
     dropped: [],
   };
   request.messages = array(body.messages, 'messages').map((m, i) => decodeMessage(m, `messages[${i}]`));
+  const hosted = new Set<string>();
   if (body.tools !== undefined) {
     const tools: ToolDefinition[] = [];
     const entries = array(body.tools, 'tools');
     entries.forEach((raw, i) => {
       const tool = object(raw, `tools[${i}]`);
       // Anthropic's own tools (web search, code execution, computer use, …) have a type and no schema another upstream could use.
-      if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom')
+      if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
         hostedTool(request, context, `tools[${i}]`, `server tool ${JSON.stringify(tool.type)} has no equivalent in other families`);
-      else
+        if (typeof tool.name === 'string') hosted.add(tool.name);
+      } else
         tools.push(
           compact({
             name: string(tool.name, `tools[${i}].name`),
@@ -222,6 +224,9 @@ export function decodeMessagesRequest(body: Json, context: DecodeContext): ChatR
     if (tools.length > 0 || entries.length === 0) request.tools = tools;
   }
   decodeToolChoice(body.tool_choice, request);
+  // Forcing a tool that was left out would ask for an answer the upstream cannot give.
+  if (request.toolChoice?.type === 'tool' && hosted.has(request.toolChoice.name))
+    unsupported('tool_choice.name', `forces the server tool ${JSON.stringify(request.toolChoice.name)}, which other families cannot run`);
   readNumericSettings(request, [
     ['maxTokens', body.max_tokens, 'max_tokens'],
     ['temperature', body.temperature, 'temperature'],
