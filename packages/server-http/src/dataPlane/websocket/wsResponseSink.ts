@@ -11,7 +11,7 @@
  * before it reads more from upstream. `onCompleted` sees the finished
  * Response, so the connection can serve a later `previous_response_id`.
  */
-import type { ResponseSink } from '@switchyard/core-routing';
+import type { ResponseSink } from '@switchyard/relay';
 
 /** The socket side of a sink: shared by every request on one connection. */
 export interface WsOutlet {
