@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '@switchyard/core-routing';
 import { EventEmitter } from 'eventemitter3';
+import type { Dialog } from './rules/dialogs.js';
 
 /** Who wrote a message. */
 export type AgentRole = 'user' | 'agent';
@@ -42,6 +43,8 @@ export interface StatusChangeEvent {
   status: AgentStatus;
   /** Set once the agent process has ended (see {@link Conversation.end}): it takes no more input. */
   exited?: AgentExit;
+  /** Set while the agent shows a choice or confirmation (see {@link Conversation.setDialog}). */
+  dialog?: Dialog;
 }
 
 /** Something went wrong on the agent's side (it exited, broke the protocol, a write failed). */
@@ -80,6 +83,8 @@ export interface ConversationChanges {
 }
 
 const KEPT_ERRORS = 50;
+
+const copyDialog = (dialog: Dialog): Dialog => ({ text: dialog.text, options: [...dialog.options] });
 
 /**
  * Messages, status and errors of one session, with sequence numbers.
@@ -136,10 +141,27 @@ export class Conversation extends EventEmitter<ConversationEvents> {
     return this.current.exited;
   }
 
+  /** The dialog the agent shows, if any. */
+  get dialog(): Dialog | undefined {
+    return this.current.dialog ? copyDialog(this.current.dialog) : undefined;
+  }
+
   setStatus(status: AgentStatus): void {
     if (status === this.current.status || this.current.exited) return;
-    this.current = { seq: ++this.sequence, status };
-    this.emit('status_change', { ...this.current });
+    const { dialog } = this.current;
+    this.current = { seq: ++this.sequence, status, ...(dialog ? { dialog } : {}) };
+    this.emit('status_change', this.currentStatus());
+  }
+
+  /**
+   * The agent shows a dialog (or no longer does, with `undefined`). The status keeps its value;
+   * a change of dialog is a status change, so `/events` subscribers and resumes learn of it.
+   */
+  setDialog(dialog: Dialog | undefined): void {
+    if (this.current.exited) return;
+    if (JSON.stringify(dialog) === JSON.stringify(this.current.dialog)) return;
+    this.current = { seq: ++this.sequence, status: this.current.status, ...(dialog ? { dialog: copyDialog(dialog) } : {}) };
+    this.emit('status_change', this.currentStatus());
   }
 
   /**
@@ -217,8 +239,8 @@ export class Conversation extends EventEmitter<ConversationEvents> {
   }
 
   private currentStatus(): StatusChangeEvent {
-    const { exited } = this.current;
-    return { ...this.current, ...(exited ? { exited: { ...exited } } : {}) };
+    const { exited, dialog } = this.current;
+    return { ...this.current, ...(exited ? { exited: { ...exited } } : {}), ...(dialog ? { dialog: copyDialog(dialog) } : {}) };
   }
 
   private append(role: AgentRole, content: string): AgentMessage {

@@ -35,5 +35,15 @@ export {
   type ScreenChange,
   stripTrailingPrompt,
 } from './rules/messageRules.js';
+export {
+  ARROW_DOWN,
+  ARROW_UP,
+  type DetectedDialog,
+  type Dialog,
+  type DialogScreen,
+  detectDialog,
+  dialogKeys,
+  publicDialog,
+} from './rules/dialogs.js';
 export { newSection, stripEcho, trimBlankLines } from './rules/text.js';
 export { type StartAgentSessionOptions, startAgentSession } from './startAgentSession.js';

@@ -23,6 +23,8 @@ import {
   ErrorBodySchema,
   MessagesResponseSchema,
   OkResponseSchema,
+  DialogSchema,
+  PostDialogBodySchema,
   PostMessageBodySchema,
   ScreenResponseSchema,
   StatusResponseSchema,
@@ -59,6 +61,8 @@ export interface AgentApi {
 
 const ENGINE_ERRORS: Record<AgentSessionErrorCode, ApiErrorCode> = {
   busy: 'conflict',
+  dialog_open: 'conflict',
+  no_dialog: 'conflict',
   invalid_input: 'validation_failed',
   not_supported: 'validation_failed',
   agent_exited: 'service_unavailable',
@@ -78,7 +82,7 @@ const json = <T extends z.ZodType>(schema: T, description: string) => ({ content
 function handleError(error: unknown, c: Context): Response {
   if (error instanceof ApiError) return respondError(c, error.code, error.message, error.details, error.headers);
   if (error instanceof AgentSessionError) {
-    const details = error.field ? [{ field: error.field, message: error.message }] : undefined;
+    const details = error.details ?? (error.field ? [{ field: error.field, message: error.message }] : undefined);
     return respondError(c, ENGINE_ERRORS[error.code], error.message, details);
   }
   if (error instanceof HTTPException) {
@@ -120,7 +124,8 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
   app.use('*', hostAllowlist(options.allowedHosts?.length ? options.allowedHosts : DEFAULT_ALLOWED_HOSTS));
   for (const middleware of originPolicy(options.cors?.origins ?? [])) app.use('*', middleware);
   if (options.apiKey)
-    for (const path of ['/status', '/messages', '/message', '/events', '/upload', '/screen']) app.use(path, bearerKey(options.apiKey));
+    for (const path of ['/status', '/messages', '/message', '/dialog', '/events', '/upload', '/screen'])
+      app.use(path, bearerKey(options.apiKey));
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   // The access rules answer before any route does, so every API route can answer these.
   const accessResponses = {
@@ -130,14 +135,16 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
     ...(options.apiKey ? { 401: errorResponse('A valid API key is required: `Authorization: Bearer <key>`') } : {}),
   };
 
-  const statusBody = () => statusPayload(session, { status: session.conversation.status, exited: session.exit });
+  const statusBody = () =>
+    statusPayload(session, { status: session.conversation.status, exited: session.exit, dialog: session.conversation.dialog });
 
   app.openapi(
     createRoute({
       method: 'get',
       path: '/status',
       summary: 'The agent status',
-      description: '`stable` when the screen has not changed for the stability window and no input is pending; `running` otherwise.',
+      description:
+        '`stable` when the screen has not changed for the stability window and no input is pending; `running` otherwise. While the agent shows a choice or confirmation, `dialog` carries its text and options: answer it with `POST /dialog`.',
       responses: { 200: json(StatusResponseSchema, 'The status'), ...accessResponses },
     }),
     (c) => c.json(statusBody(), 200),
@@ -171,7 +178,9 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
         200: json(OkResponseSchema, 'Handed to the agent'),
         400: errorResponse('The body is not valid JSON'),
         ...accessResponses,
-        409: errorResponse('The agent is running; wait for `stable`'),
+        409: errorResponse(
+          'The agent is running (code `conflict`; wait for `stable`), or shows a dialog (`details.dialog`: answer it with `POST /dialog` first)',
+        ),
         413: errorResponse('The message is too large'),
         415: errorResponse('The body is not JSON'),
         422: errorResponse('The body is not valid (empty content, unknown type)'),
@@ -190,13 +199,42 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
     },
   );
 
+  app.use('/dialog', bodyCap(4096, 'the request body must be at most 4096 bytes'));
+  app.use('/dialog', async (c, next) => {
+    if (c.req.method === 'POST') requireMediaType(c, 'application/json');
+    return next();
+  });
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/dialog',
+      summary: 'Answer the dialog the agent shows',
+      description:
+        'Picks option `option` (1-based, in the order of `dialog.options` in `/status`) of the choice or confirmation the agent shows, with the keys the dialog takes (arrow keys and Enter, or a letter and Enter). Raw messages remain a way to send keys of your own.',
+      request: { body: { content: { 'application/json': { schema: PostDialogBodySchema } }, required: true } },
+      responses: {
+        200: json(OkResponseSchema, 'The keys were sent'),
+        400: errorResponse('The body is not valid JSON'),
+        ...accessResponses,
+        409: errorResponse('The agent shows no dialog'),
+        415: errorResponse('The body is not JSON'),
+        422: errorResponse('`option` is not one of the dialog’s options'),
+        503: errorResponse('The agent has exited'),
+      },
+    }),
+    async (c) => {
+      await session.answerDialog(c.req.valid('json').option);
+      return c.json({ ok: true as const }, 200);
+    },
+  );
+
   app.openapi(
     createRoute({
       method: 'get',
       path: '/events',
       summary: 'Live updates (Server-Sent Events)',
       description:
-        'Events `message_update` (an AgentMessage, plus `message` = `content`), `status_change` (`{status, agent_type, transport}`, plus `exited` once the agent has ended, as in `/status`) and `agent_error` (`{message, fatal, time}`). A new subscriber first gets every message, then the status. Send `Last-Event-ID` (or `?last_event_id=`) to resume: only what changed since is sent. Each read gets what changed since the previous one: a reader that falls behind gets each changed message once, in its current form, and is never cut for reading slowly.',
+        'Events `message_update` (an AgentMessage, plus `message` = `content`), `status_change` (`{status, agent_type, transport}`, plus `exited` once the agent has ended and `dialog` while it shows one, as in `/status`; a dialog appearing or going is a `status_change`) and `agent_error` (`{message, fatal, time}`). A new subscriber first gets every message, then the status. Send `Last-Event-ID` (or `?last_event_id=`) to resume: only what changed since is sent. Each read gets what changed since the previous one: a reader that falls behind gets each changed message once, in its current form, and is never cut for reading slowly.',
       request: {
         headers: z.object({
           'last-event-id': z.string().optional().openapi({ description: 'The id of the last frame received: resume after it.' }),
@@ -292,6 +330,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       ...(options.apiKey ? { security: [{ bearer: [] }] } : {}),
     }) as unknown as Record<string, unknown>;
   app.openAPIRegistry.register('AgentMessage', AgentMessageSchema);
+  app.openAPIRegistry.register('Dialog', DialogSchema);
   registerPages(app, { openApiDocument, apiKeyRequired: Boolean(options.apiKey) });
   return { app, events, openApiDocument, close: () => events.closeAll() };
 }

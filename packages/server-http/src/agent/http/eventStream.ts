@@ -18,6 +18,7 @@
 import type { Scheduler, TimerHandle } from '@switchyard/core-routing';
 import type { AgentSession } from '../engine/agentSession.js';
 import type { AgentErrorEvent, AgentExit, AgentStatus, MessageUpdateEvent, StatusChangeEvent } from '../engine/conversation.js';
+import type { Dialog } from '../engine/rules/dialogs.js';
 
 /** Options of {@link EventHub}. */
 export interface EventHubOptions {
@@ -36,13 +37,17 @@ const encoder = new TextEncoder();
  * The body of `GET /status` and the data of `status_change` frames: the
  * status, the agent's kind and transport, and how the agent ended once it has.
  */
-export function statusPayload(session: AgentSession, state: { status: AgentStatus; exited?: AgentExit | undefined }) {
-  const { exited } = state;
+export function statusPayload(
+  session: AgentSession,
+  state: { status: AgentStatus; exited?: AgentExit | undefined; dialog?: Dialog | undefined },
+) {
+  const { exited, dialog } = state;
   return {
     status: state.status,
     agent_type: session.agentType,
     transport: session.transport,
     ...(exited ? { exited: { exit_code: exited.exitCode, signal: exited.signal } } : {}),
+    ...(dialog ? { dialog: { text: dialog.text, options: [...dialog.options] } } : {}),
   };
 }
 

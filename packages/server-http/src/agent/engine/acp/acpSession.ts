@@ -133,6 +133,16 @@ export class AcpAgentSession implements AgentSession {
     return undefined;
   }
 
+  /** ACP agents ask through permission requests, which the permission policy answers; no dialog is shown. */
+  dialog(): undefined {
+    return undefined;
+  }
+
+  async answerDialog(_option: number): Promise<void> {
+    this.assertOpen();
+    throw new AgentSessionError('no_dialog', 'the agent shows no dialog (ACP permission requests follow the permission policy)');
+  }
+
   async sendMessage(content: string): Promise<void> {
     checkUserMessage(content);
     this.assertOpen();

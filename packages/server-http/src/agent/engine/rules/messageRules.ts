@@ -17,6 +17,7 @@
  *   screen; the box, everything under it, spinners, the `> …` echo and the
  *   reply bullets are stripped.
  */
+import { type DetectedDialog, type DialogScreen, detectDialog } from './dialogs.js';
 import { stripEcho, trimBlankLines } from './text.js';
 
 /** What a rule gets to format. */
@@ -61,6 +62,16 @@ export interface MessageRules {
   readonly pasteSettleMs?: number;
   /** Turns the change into the message (`''` when there is nothing to say yet). */
   format(change: ScreenChange): string;
+  /**
+   * The choice or confirmation the agent shows, if any (default: {@link detectDialog}). While
+   * one is shown, user messages are refused: typed text would answer the dialog instead.
+   */
+  dialog?(screen: DialogScreen): DetectedDialog | undefined;
+  /**
+   * True while the visible screen shows the agent's own busy indicator (a spinner, "esc to
+   * interrupt"): the agent stays `running` however long the screen has been quiet.
+   */
+  busy?(screen: DialogScreen): boolean;
 }
 
 /** Prompts of common REPLs and shells: `>>>`, `...`, `In [3]:`, `user@host:~$`, `bash-5.2#`, `>`, `❯`. */
