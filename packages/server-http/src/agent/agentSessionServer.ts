@@ -15,6 +15,7 @@ import type { Scheduler } from '@switchyard/core-routing';
 import { continueWhenBodyIsRead } from '../controlPlane/expectContinue.js';
 import type { AcpPermissionPolicy } from './engine/acp/acpSession.js';
 import type { AgentSession } from './engine/agentSession.js';
+import { inferAgentType } from './engine/rules/agentRules.js';
 import type { MessageRules } from './engine/rules/messageRules.js';
 import { startAgentSession } from './engine/startAgentSession.js';
 import { type AgentApi, createAgentApi } from './http/agentApi.js';
@@ -25,7 +26,10 @@ export interface AgentSessionServerOptions {
   host?: string;
   /** Port (default 3284; 0 picks a free one). */
   port?: number;
-  /** Agent kind: picks the message rules (`generic`, `claude`, …; default `generic`, or `acp` over ACP). */
+  /**
+   * Agent type: picks the message rules (`claude`, `codex`, `gemini`, …, `custom`). Default: inferred
+   * from the command's name (`generic` for other programs), or `acp` over ACP.
+   */
   agentType?: string;
   /** `pty` (default): a terminal program. `acp`: an Agent Client Protocol agent on stdio. */
   transport?: 'pty' | 'acp';
@@ -105,7 +109,7 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
     ...(options.args ? { args: options.args } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.env ? { env: options.env } : {}),
-    ...(options.agentType ? { agentType: options.agentType } : {}),
+    ...(options.agentType ? { agentType: options.agentType } : transport === 'pty' ? { agentType: inferAgentType(options.command) } : {}),
   };
   const session = await startAgentSession(
     transport === 'acp'

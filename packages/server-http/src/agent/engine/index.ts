@@ -26,15 +26,14 @@ export { HeadlessScreen, type ScreenSize, type ScreenSnapshot } from './pty/head
 export { PtyAgentSession, type PtySessionOptions, pasteSequence } from './pty/ptySession.js';
 export { resolveCommand, type SpawnOptions, spawnTerminalProgram, type TerminalProgram } from './pty/terminalProgram.js';
 export {
+  AGENT_TYPES,
+  type AgentScreenSpec,
+  agentRules,
+  bottomBoxStart,
   builtInMessageRules,
-  claudeRules,
-  genericRules,
-  inputBoxStart,
-  type MessageRules,
+  inferAgentType,
   rulesFor,
-  type ScreenChange,
-  stripTrailingPrompt,
-} from './rules/messageRules.js';
+} from './rules/agentRules.js';
 export {
   ARROW_DOWN,
   ARROW_UP,
@@ -45,5 +44,13 @@ export {
   dialogKeys,
   publicDialog,
 } from './rules/dialogs.js';
+export {
+  claudeRules,
+  genericRules,
+  inputBoxStart,
+  type MessageRules,
+  type ScreenChange,
+  stripTrailingPrompt,
+} from './rules/messageRules.js';
 export { newSection, stripEcho, trimBlankLines } from './rules/text.js';
 export { type StartAgentSessionOptions, startAgentSession } from './startAgentSession.js';

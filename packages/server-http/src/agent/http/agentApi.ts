@@ -20,10 +20,10 @@ import { EventHub, statusPayload } from './eventStream.js';
 import { registerPages } from './pages/pages.js';
 import {
   AgentMessageSchema,
+  DialogSchema,
   ErrorBodySchema,
   MessagesResponseSchema,
   OkResponseSchema,
-  DialogSchema,
   PostDialogBodySchema,
   PostMessageBodySchema,
   ScreenResponseSchema,

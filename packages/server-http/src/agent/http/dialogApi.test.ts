@@ -61,7 +61,7 @@ async function until<T>(what: string, probe: () => Promise<T | undefined>, timeo
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   const screen = (await (await fetch(`${server.url}/screen`)).json()) as { lines: string[] };
-  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await status())} ${screen.lines.filter(Boolean).join(" | ")}`);
+  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await status())} ${screen.lines.filter(Boolean).join(' | ')}`);
 }
 
 /** The first `status_change` frame a new `/events` subscriber gets. */

@@ -129,7 +129,7 @@ describe('letter prompts', () => {
   });
 
   test('spelled-out letters with a default (recording standing for aider 0.86)', () => {
-    const dialog = detectDialog(screen('README.md', 'Add file to the chat? (Y)es/(N)o/(D)on\'t ask again [Yes]:'));
+    const dialog = detectDialog(screen('README.md', "Add file to the chat? (Y)es/(N)o/(D)on't ask again [Yes]:"));
     assert.deepEqual(dialog?.options, ['Yes', 'No', "Don't ask again"]);
     assert.equal(dialog?.text, 'README.md\nAdd file to the chat?');
     assert.deepEqual(dialogKeys(dialog!, 2), ['n', '\r']);

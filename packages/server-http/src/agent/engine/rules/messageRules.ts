@@ -7,7 +7,7 @@
  * strip. They are plain objects, so an embedder can plug in rules of its own
  * (see docs/agent-session.md, "Message rules").
  *
- * Shipped kinds:
+ * Shipped kinds (the other agents' rules, built on these, are in agentRules.ts):
  * - `generic`: line-oriented programs (`python3 -i`, `bash`, `node`, most
  *   REPLs and CLIs). The change is read from the scrollback; the echo and
  *   the trailing prompt are stripped.
@@ -133,7 +133,8 @@ export const claudeRules: MessageRules = {
   extraction: 'screen',
   pasteSettleMs: 300,
   format(change) {
-    let lines = change.text.split('\n');
+    // Blank rows under the box (a screen taller than its content) must not hide the box from the search.
+    let lines = trimBlankLines(change.text).split('\n');
     const box = inputBoxStart(lines);
     if (box >= 0) lines = lines.slice(0, box);
     lines = lines.filter((line) => !SPINNER.test(line));
@@ -142,27 +143,4 @@ export const claudeRules: MessageRules = {
   },
 };
 
-/** The shipped rules by kind, with aliases. */
-export const builtInMessageRules: Readonly<Record<string, MessageRules>> = {
-  generic: genericRules,
-  custom: genericRules,
-  claude: claudeRules,
-  'claude-code': claudeRules,
-};
-
-/**
- * The rules for an agent kind: `custom` entries first, then the shipped
- * ones; an unknown or missing kind gets {@link genericRules}.
- *
- * @example
- * ```ts
- * rulesFor('claude').extraction; // 'screen'
- * rulesFor('python').kind; // 'generic'
- * ```
- */
-export function rulesFor(agentType: string | undefined, custom: Readonly<Record<string, MessageRules>> = {}): MessageRules {
-  if (!agentType) return genericRules;
-  const key = agentType.toLowerCase();
-  if (Object.hasOwn(custom, key)) return custom[key]!;
-  return Object.hasOwn(builtInMessageRules, key) ? builtInMessageRules[key]! : genericRules;
-}
+// The rules of every other agent type, and `rulesFor`, are in agentRules.ts.
