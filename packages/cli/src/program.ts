@@ -214,7 +214,15 @@ export function buildProgram(
     .description('Serve one terminal agent over HTTP: yard agent serve [options] -- <command> [args…]')
     .option('--port <port>', 'port', '3284')
     .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--type <kind>', 'agent type (claude, codex, aider, goose, …)')
+    .option(
+      '--type <kind>',
+      'agent type: claude, codex, gemini, qwen, opencode, aider, goose, amp, copilot, cursor, auggie, amazonq, custom or generic (default: from the command name)',
+    )
+    .option('--term-width <columns>', 'terminal width (PTY)', '120')
+    .option('--term-height <rows>', 'terminal height (PTY)', '40')
+    .option('--allowed-origin <origin>', 'origin allowed to call the API from a browser, or * (repeatable)', collect, [])
+    .option('--initial-prompt <text>', 'first user message, sent once the agent is ready')
+    .option('--state-file <path>', 'save the /messages history here and restore it on restart')
     .addOption(new Option('--transport <transport>', 'how to talk to the agent').choices(['pty', 'acp']).default('pty'))
     .option('--allowed-host <host>', 'Host header to accept (repeatable)', collect, [])
     .option('--api-key-env <name>', 'require Authorization: Bearer <key> on the API, the key read from this environment variable')

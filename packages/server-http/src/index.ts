@@ -18,8 +18,10 @@ export { EventHub, type EventHubOptions, sseFrame } from './agent/http/eventStre
 export {
   AgentMessageSchema,
   AgentStatusSchema,
+  DialogSchema,
   ErrorBodySchema,
   MessagesResponseSchema,
+  PostDialogBodySchema,
   type PostMessageBody,
   PostMessageBodySchema,
   ScreenResponseSchema,
@@ -28,6 +30,7 @@ export {
   UploadResponseSchema,
 } from './agent/http/schemas.js';
 export { DEFAULT_UPLOAD_LIMIT_BYTES, safeFileName, storeUpload } from './agent/http/uploads.js';
+export { type AgentStateFile, AgentStateWriter, loadAgentState, saveAgentState } from './agent/stateFile.js';
 export {
   API_ERROR_STATUS,
   ApiError,

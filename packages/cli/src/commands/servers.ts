@@ -7,6 +7,7 @@
  * `yard agent serve … -- <command>`: one terminal agent behind the agent
  * session server of `@switchyard/server-http`.
  */
+import { resolve } from 'node:path';
 import type { AgentAdapter } from '@switchyard/workflow';
 import { resolved } from '../config.js';
 import { CliError } from '../errors.js';
@@ -108,17 +109,69 @@ type StartAgentSessionServer = (options: {
   cwd?: string;
   allowedHosts?: string[];
   apiKey?: string;
-}) => Promise<{ url: string; close(): Promise<void> }>;
+  cols?: number;
+  rows?: number;
+  cors?: { origins: string[] };
+  initialPrompt?: string;
+  stateFile?: string;
+}) => Promise<{ url: string; session: { agentType: string }; close(): Promise<void> }>;
+
+/** Agent types `--type` accepts, with the aliases the server knows. */
+const AGENT_TYPE_NAMES = new Set([
+  'claude',
+  'claude-code',
+  'codex',
+  'gemini',
+  'qwen',
+  'opencode',
+  'aider',
+  'goose',
+  'amp',
+  'copilot',
+  'cursor',
+  'cursor-agent',
+  'auggie',
+  'amazonq',
+  'q',
+  'custom',
+  'generic',
+]);
 
 /** `yard agent serve [--port 3284] [--type kind] [--transport pty|acp] [--api-key-env NAME] -- <command> [args…]`. */
 export async function agentServeCommand(
   ctx: CommandContext,
   command: string[],
-  opts: { port: string; host: string; type?: string; transport: 'pty' | 'acp'; allowedHost: string[]; apiKeyEnv?: string },
+  opts: {
+    port: string;
+    host: string;
+    type?: string;
+    transport: 'pty' | 'acp';
+    allowedHost: string[];
+    apiKeyEnv?: string;
+    termWidth: string;
+    termHeight: string;
+    allowedOrigin: string[];
+    initialPrompt?: string;
+    stateFile?: string;
+  },
 ): Promise<number> {
   const [executable, ...args] = command;
   if (!executable) throw new CliError('invalid_argument', 'the agent command is required after --', { field: 'command' });
   const port = intOption(opts.port, '--port', { min: 0, max: 65535 })!;
+  const cols = intOption(opts.termWidth, '--term-width', { min: 20, max: 1000 })!;
+  const rows = intOption(opts.termHeight, '--term-height', { min: 5, max: 1000 })!;
+  const type = opts.type?.toLowerCase();
+  if (type !== undefined && opts.transport === 'pty' && !AGENT_TYPE_NAMES.has(type))
+    throw new CliError('invalid_argument', `--type: unknown agent type ${opts.type}; one of ${[...AGENT_TYPE_NAMES].join(', ')}`, {
+      field: 'type',
+    });
+  for (const origin of opts.allowedOrigin)
+    if (origin !== '*' && !/^https?:\/\/[^/\s]+$/u.test(origin))
+      throw new CliError('invalid_argument', `--allowed-origin: ${origin} is not an origin like https://example.com or *`, {
+        field: 'allowed_origin',
+      });
+  if (opts.initialPrompt !== undefined && opts.initialPrompt.trim() === '')
+    throw new CliError('invalid_argument', '--initial-prompt must not be empty', { field: 'initial_prompt' });
   // The key comes from the environment, never the command line, where `ps` would show it to every user.
   const apiKey = opts.apiKeyEnv === undefined ? undefined : ctx.io.env[opts.apiKeyEnv];
   if (opts.apiKeyEnv !== undefined && !apiKey)
@@ -134,15 +187,27 @@ export async function agentServeCommand(
     command: executable,
     args,
     cwd: ctx.io.cwd,
-    ...(opts.type !== undefined ? { agentType: opts.type } : {}),
+    ...(type !== undefined ? { agentType: type } : {}),
     ...(opts.allowedHost.length ? { allowedHosts: opts.allowedHost } : {}),
     ...(apiKey ? { apiKey } : {}),
+    cols,
+    rows,
+    ...(opts.allowedOrigin.length ? { cors: { origins: opts.allowedOrigin } } : {}),
+    ...(opts.initialPrompt !== undefined ? { initialPrompt: opts.initialPrompt } : {}),
+    ...(opts.stateFile !== undefined ? { stateFile: resolve(ctx.io.cwd, opts.stateFile) } : {}),
   });
   try {
     emit(
       ctx.io,
       ctx.globals.output,
-      { url: server.url, command: executable, args, transport: opts.transport, api_key_required: apiKey !== undefined },
+      {
+        url: server.url,
+        command: executable,
+        args,
+        transport: opts.transport,
+        agent_type: server.session.agentType,
+        api_key_required: apiKey !== undefined,
+      },
       {
         text: `agent session server for ${executable} at ${server.url} (chat: ${server.url}/chat, openapi: ${server.url}/openapi.json${apiKey ? `; API key from ${opts.apiKeyEnv} required` : ''})`,
       },

@@ -19,6 +19,7 @@ import { inferAgentType } from './engine/rules/agentRules.js';
 import type { MessageRules } from './engine/rules/messageRules.js';
 import { startAgentSession } from './engine/startAgentSession.js';
 import { type AgentApi, createAgentApi } from './http/agentApi.js';
+import { AgentStateWriter, loadAgentState } from './stateFile.js';
 
 /** Options of {@link startAgentSessionServer}. */
 export interface AgentSessionServerOptions {
@@ -60,6 +61,13 @@ export interface AgentSessionServerOptions {
   acpPermissions?: AcpPermissionPolicy;
   /** Receives an ACP agent's stderr. */
   onStderr?: (text: string) => void;
+  /** Sent as the first user message once the agent is first stable with no dialog shown. */
+  initialPrompt?: string;
+  /**
+   * Saves the `/messages` history here (atomically, mode 0600) and restores it on the next start.
+   * The agent's own context is not saved: it is the agent's affair.
+   */
+  stateFile?: string;
   /** Time and timers (tests). */
   scheduler?: Scheduler;
 }
@@ -89,6 +97,20 @@ export function serverUrl(host: string, port: number): string {
   const bare = host.replace(/^\[(.*)\]$/, '$1');
   const reachable = bare === '0.0.0.0' || bare === '' ? '127.0.0.1' : isIPv6(bare) && /^[0:]+$/.test(bare) ? '::1' : bare;
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+/** Sends `prompt` as a user message the first time the agent is stable with no dialog shown. */
+function sendWhenReady(session: AgentSession, prompt: string): void {
+  const conversation = session.conversation;
+  let sent = false;
+  const attempt = () => {
+    if (sent || session.exit || conversation.status !== 'stable' || conversation.dialog) return;
+    sent = true;
+    conversation.off('status_change', attempt);
+    session.sendMessage(prompt).catch((error: Error) => conversation.error(`the initial prompt was not sent: ${error.message}`));
+  };
+  conversation.on('status_change', attempt);
+  attempt();
 }
 
 /**
@@ -130,6 +152,19 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
           ...(options.scheduler ? { scheduler: options.scheduler } : {}),
         },
   );
+  let stateWriter: AgentStateWriter | undefined;
+  try {
+    if (options.stateFile) {
+      session.conversation.restore(await loadAgentState(options.stateFile));
+      stateWriter = new AgentStateWriter(options.stateFile, session.conversation, session.agentType, (error) =>
+        session.conversation.error(`could not save the state file: ${error.message}`),
+      );
+    }
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
+  if (options.initialPrompt) sendWhenReady(session, options.initialPrompt);
   const ownUploadDir = options.uploadDir === undefined;
   let uploadDir = options.uploadDir ?? '';
   let server: Server | undefined;
@@ -158,6 +193,7 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
     });
   } catch (error) {
     server?.close();
+    await stateWriter?.close();
     await session.close();
     if (ownUploadDir && uploadDir) await rm(uploadDir, { recursive: true, force: true });
     throw error;
@@ -180,6 +216,7 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
           readyServer.closeAllConnections();
         });
         await session.close();
+        await stateWriter?.close();
         if (ownUploadDir) await rm(uploadDir, { recursive: true, force: true });
       })();
       return closing;

@@ -104,6 +104,8 @@ export class Conversation extends EventEmitter<ConversationEvents> {
   private readonly entries: { message: AgentMessage; seq: number }[] = [];
   private current: StatusChangeEvent;
   private readonly errors: AgentErrorEvent[] = [];
+  /** Entries before this index were restored from an earlier run: the agent's replies never update them. */
+  private restoredCount = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -187,7 +189,7 @@ export class Conversation extends EventEmitter<ConversationEvents> {
    */
   updateAgent(content: string): void {
     const latest = this.entries.at(-1);
-    if (!latest || latest.message.role === 'user') {
+    if (!latest || latest.message.role === 'user' || this.entries.length <= this.restoredCount) {
       if (content !== '') this.append('agent', content);
       return;
     }
@@ -200,8 +202,25 @@ export class Conversation extends EventEmitter<ConversationEvents> {
   /** Appends text to the agent's current reply (streaming transports). */
   appendAgent(text: string): void {
     const latest = this.entries.at(-1);
-    const base = latest && latest.message.role === 'agent' ? latest.message.content : '';
+    const base = latest && latest.message.role === 'agent' && this.entries.length > this.restoredCount ? latest.message.content : '';
     this.updateAgent(base + text);
+  }
+
+  /**
+   * Puts the messages of an earlier run (a state file) before this run's, renumbered from 0.
+   * Meant for start-up, before anyone reads the conversation: this run's messages are renumbered
+   * after them. They are history only: the agent's next reply is a new message.
+   */
+  restore(messages: readonly Pick<AgentMessage, 'role' | 'content' | 'time'>[]): void {
+    const restored = messages.map((message) => ({
+      message: { id: 0, role: message.role, content: message.content, time: message.time },
+      seq: ++this.sequence,
+    }));
+    this.entries.unshift(...restored);
+    this.entries.forEach((entry, index) => {
+      entry.message = { ...entry.message, id: index };
+    });
+    this.restoredCount += restored.length;
   }
 
   /** Records and announces an agent-side error. */
