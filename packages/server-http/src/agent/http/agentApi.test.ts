@@ -341,8 +341,9 @@ describe('documentation', () => {
       components: { schemas: Record<string, unknown> };
     };
     assert.equal(document.openapi, '3.1.0');
-    for (const path of ['/status', '/messages', '/message', '/events', '/upload', '/screen']) assert.ok(document.paths[path], path);
-    for (const schema of ['PostMessageBody', 'AgentMessage', 'StatusResponse', 'ErrorBody'])
+    for (const path of ['/status', '/messages', '/message', '/dialog', '/events', '/upload', '/screen'])
+      assert.ok(document.paths[path], path);
+    for (const schema of ['PostMessageBody', 'PostDialogBody', 'Dialog', 'AgentMessage', 'StatusResponse', 'ErrorBody'])
       assert.ok(document.components.schemas[schema], schema);
     const docs = await fetch(`${server.url}/docs`);
     assert.match(docs.headers.get('content-security-policy') ?? '', /script-src 'self'/);
@@ -364,6 +365,7 @@ describe('documentation', () => {
     const answered: [method: string, path: string, statuses: number[]][] = [
       ['post', '/message', [400, 403, 409, 413, 415, 422, 503]],
       ['post', '/upload', [400, 403, 413, 415, 422]],
+      ['post', '/dialog', [400, 403, 409, 415, 422, 503]],
       ['get', '/status', [403]],
       ['get', '/messages', [403]],
       ['get', '/events', [403]],
@@ -388,5 +390,20 @@ describe('documentation', () => {
     } finally {
       await guarded.close();
     }
+  });
+});
+
+describe('dialogs', () => {
+  test('POST /dialog: 409 while no dialog is shown, 422 for a bad body, 415 for one that is not JSON', async () => {
+    await untilStable();
+    const none = await errorOf(await post('/dialog', JSON.stringify({ option: 1 })));
+    assert.deepEqual([none.status, none.code], [409, 'conflict']);
+    assert.match(none.message, /no dialog/);
+    for (const bad of [{ option: 0 }, { option: 1.5 }, { option: '1' }, {}, { option: 1, extra: true }]) {
+      const error = await errorOf(await post('/dialog', JSON.stringify(bad)));
+      assert.deepEqual([error.status, error.code], [422, 'validation_failed'], JSON.stringify(bad));
+    }
+    assert.equal((await post('/dialog', '{"option": 1}', { 'content-type': 'text/plain' })).status, 415);
+    assert.equal((await post('/dialog', '{"option":')).status, 400);
   });
 });
