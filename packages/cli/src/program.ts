@@ -223,6 +223,7 @@ export function buildProgram(
     .option('--allowed-origin <origin>', 'origin allowed to call the API from a browser, or * (repeatable)', collect, [])
     .option('--initial-prompt <text>', 'first user message, sent once the agent is ready')
     .option('--state-file <path>', 'save the /messages history here and restore it on restart')
+    .option('--rules <file>', 'message rules of your own (JSON: input_box, chrome, busy, bullet, prompt); the type becomes custom')
     .addOption(new Option('--transport <transport>', 'how to talk to the agent').choices(['pty', 'acp']).default('pty'))
     .option('--allowed-host <host>', 'Host header to accept (repeatable)', collect, [])
     .option('--api-key-env <name>', 'require Authorization: Bearer <key> on the API, the key read from this environment variable')

@@ -21,6 +21,7 @@ const BASH = ['bash', '--norc', '--noprofile'];
 /** Runs `yard agent serve <options> --output json -- <command>` in process until stopped; resolves once it printed its URL. */
 async function agentServe(options: string[], command: string[] = BASH) {
   let stdout = '';
+  let stderr = '';
   let stop!: (signal: string) => void;
   const stopSignal = new Promise<string>((resolve) => {
     stop = resolve;
@@ -29,7 +30,9 @@ async function agentServe(options: string[], command: string[] = BASH) {
     stdout: (text) => {
       stdout += text;
     },
-    stderr: () => undefined,
+    stderr: (text) => {
+      stderr += text;
+    },
     readStdin: async () => Buffer.alloc(0),
     stdinIsTTY: false,
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', PS1: '$ ' },
@@ -37,7 +40,9 @@ async function agentServe(options: string[], command: string[] = BASH) {
     stopSignal,
   };
   const running = main(['agent', 'serve', '--port', '0', ...options, '--output', 'json', '--', ...command], io);
-  await eventually('the server to start', () => stdout.includes('"url"'), 30_000);
+  // A refused flag ends yard at once: say why, rather than wait for a URL that never comes.
+  const early = await Promise.race([running, eventually('the server to start', () => stdout.includes('"url"'), 30_000)]);
+  if (typeof early === 'number') throw new Error(`yard agent serve exited ${early} before serving: ${stderr.trim()}`);
   const info = JSON.parse(stdout) as { url: string; agent_type: string };
   return {
     ...info,
@@ -164,4 +169,21 @@ test('--type sets the agent type; without it the type is inferred from the comma
   const unknown = await yard(['agent', 'serve', '--type', 'nonsense', '--', 'bash'], { cwd: dir });
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /unknown agent type nonsense/);
+});
+
+test('--rules applies message rules of your own, as the custom type; bad rules are a usage error', { timeout: 60_000 }, async () => {
+  const rulesFile = join(dir, 'rules.json');
+  await writeFile(rulesFile, JSON.stringify({ extraction: 'scrollback', input_box: 'none', chrome: ['^noise-\\d+$'] }));
+  const server = await agentServe(['--rules', 'rules.json']);
+  assert.equal(server.agent_type, 'custom');
+  await eventually('bash to be ready', async () => (await statusOf(server.url)).status === 'stable', 30_000);
+  assert.equal((await send(server.url, 'echo noise-$((1 + 1)); echo kept-$((2 + 2))')).status, 200);
+  const messages = await untilReply(server.url, 'kept-4');
+  assert.equal(messages.at(-1)!.content, 'kept-4', 'the chrome line is stripped');
+  await server.stop();
+
+  await writeFile(rulesFile, JSON.stringify({ busy: ['(unclosed'] }));
+  const bad = await yard(['agent', 'serve', '--rules', rulesFile, '--', 'bash'], { cwd: dir });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /busy\.0: not a valid regular expression/);
 });

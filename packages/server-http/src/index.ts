@@ -30,6 +30,7 @@ export {
   UploadResponseSchema,
 } from './agent/http/schemas.js';
 export { DEFAULT_UPLOAD_LIMIT_BYTES, safeFileName, storeUpload } from './agent/http/uploads.js';
+export { CustomRulesSchema, type CustomRulesSpec, customAgentRules, inferAgentType } from './agent/engine/rules/agentRules.js';
 export { type AgentStateFile, AgentStateWriter, loadAgentState, saveAgentState } from './agent/stateFile.js';
 export {
   API_ERROR_STATUS,

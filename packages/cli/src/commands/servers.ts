@@ -7,6 +7,7 @@
  * `yard agent serve … -- <command>`: one terminal agent behind the agent
  * session server of `@switchyard/server-http`.
  */
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { AgentAdapter } from '@switchyard/workflow';
 import { resolved } from '../config.js';
@@ -114,7 +115,24 @@ type StartAgentSessionServer = (options: {
   cors?: { origins: string[] };
   initialPrompt?: string;
   stateFile?: string;
+  rules?: unknown;
 }) => Promise<{ url: string; session: { agentType: string }; close(): Promise<void> }>;
+
+/** The rules in the JSON file `path` (`--rules`), checked by the server package's schema. */
+async function customRules(path: string, cwd: string, build: ((spec: unknown) => unknown) | undefined): Promise<unknown> {
+  if (!build) throw new CliError('not_implemented', 'this build of @switchyard/server-http has no custom rules (customAgentRules)');
+  let spec: unknown;
+  try {
+    spec = JSON.parse(await readFile(resolve(cwd, path), 'utf8'));
+  } catch (error) {
+    throw new CliError('invalid_argument', `--rules: cannot read ${path} as JSON: ${(error as Error).message}`, { field: 'rules' });
+  }
+  try {
+    return build(spec);
+  } catch (error) {
+    throw new CliError('invalid_argument', `--rules: ${(error as Error).message}`, { field: 'rules' });
+  }
+}
 
 /** Agent types `--type` accepts, with the aliases the server knows. */
 const AGENT_TYPE_NAMES = new Set([
@@ -153,6 +171,7 @@ export async function agentServeCommand(
     allowedOrigin: string[];
     initialPrompt?: string;
     stateFile?: string;
+    rules?: string;
   },
 ): Promise<number> {
   const [executable, ...args] = command;
@@ -176,10 +195,14 @@ export async function agentServeCommand(
   const apiKey = opts.apiKeyEnv === undefined ? undefined : ctx.io.env[opts.apiKeyEnv];
   if (opts.apiKeyEnv !== undefined && !apiKey)
     throw new CliError('invalid_argument', `--api-key-env: environment variable ${opts.apiKeyEnv} is not set`, { field: 'api_key_env' });
-  const mod = (await import('@switchyard/server-http')) as { startAgentSessionServer?: StartAgentSessionServer };
+  const mod = (await import('@switchyard/server-http')) as {
+    startAgentSessionServer?: StartAgentSessionServer;
+    customAgentRules?: (spec: unknown) => unknown;
+  };
   if (typeof mod.startAgentSessionServer !== 'function') {
     throw new CliError('not_implemented', 'this build of @switchyard/server-http has no agent session server (startAgentSessionServer)');
   }
+  const rules = opts.rules === undefined ? undefined : await customRules(opts.rules, ctx.io.cwd, mod.customAgentRules);
   const server = await mod.startAgentSessionServer({
     host: opts.host,
     port,
@@ -187,7 +210,8 @@ export async function agentServeCommand(
     command: executable,
     args,
     cwd: ctx.io.cwd,
-    ...(type !== undefined ? { agentType: type } : {}),
+    ...(type !== undefined ? { agentType: type } : rules ? { agentType: 'custom' } : {}),
+    ...(rules ? { rules } : {}),
     ...(opts.allowedHost.length ? { allowedHosts: opts.allowedHost } : {}),
     ...(apiKey ? { apiKey } : {}),
     cols,

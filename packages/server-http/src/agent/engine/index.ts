@@ -31,6 +31,10 @@ export {
   agentRules,
   bottomBoxStart,
   builtInMessageRules,
+  CustomRulesSchema,
+  type CustomRulesSpec,
+  customAgentRules,
+  dedent,
   inferAgentType,
   rulesFor,
 } from './rules/agentRules.js';

@@ -9,10 +9,11 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { FakeScheduler } from '@switchyard/core-routing';
 import type { AgentExit } from '../conversation.js';
+import type { AgentSessionError } from '../errors.js';
 import { HeadlessScreen } from '../pty/headlessScreen.js';
 import { PtyAgentSession } from '../pty/ptySession.js';
 import type { TerminalProgram } from '../pty/terminalProgram.js';
-import { inferAgentType, rulesFor } from './agentRules.js';
+import { customAgentRules, inferAgentType, rulesFor } from './agentRules.js';
 
 interface Recording {
   /** The agent type, and the version the recording stands for. */
@@ -501,4 +502,20 @@ test('the agent type is inferred from the command name; other programs are gener
   assert.equal(inferAgentType('python3'), 'generic');
   for (const type of ['codex', 'gemini', 'qwen', 'opencode', 'aider', 'goose', 'amp', 'copilot', 'cursor', 'auggie', 'amazonq'])
     assert.equal(rulesFor(type).kind, type);
+});
+
+test('custom rules from a spec strip the chrome named and keep the agent running while it says it is busy', () => {
+  const rules = customAgentRules({ chrome: ['^\\s*tokens: \\d+'], busy: ['thinking…'], bullet: '◆ ' });
+  const screen = ['> hello', '', '◆ Hi there.', '  tokens: 12', '', ...box(30, '> '), ' my-agent 1.0'].join('\n');
+  assert.equal(rules.format({ text: screen, userInput: 'hello', prompt: '', cursorLine: undefined }), 'Hi there.');
+  assert.equal(rules.busy?.({ lines: ['◆ Thinking… (3s)'] }), true);
+  assert.equal(rules.busy?.({ lines: ['◆ Hi there.'] }), false);
+  assert.throws(
+    () => customAgentRules({ chrome: ['(unclosed'] }),
+    (error: AgentSessionError) => error.code === 'invalid_input' && error.field === 'chrome.0',
+  );
+  assert.throws(
+    () => customAgentRules({ input_box: 'sideways' }),
+    (error: AgentSessionError) => error.field === 'input_box',
+  );
 });
