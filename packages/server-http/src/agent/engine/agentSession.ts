@@ -58,6 +58,8 @@ export interface AgentSession {
   sendRaw(data: string): Promise<void>;
   /** The terminal screen (PTY only). */
   screen(): ScreenSnapshot | undefined;
+  /** Calls `listener` when the screen may have changed; returns the unsubscribe. Undefined without a screen (ACP). */
+  watchScreen?(listener: () => void): () => void;
   /** Stops the agent and releases everything. Idempotent. */
   close(): Promise<void>;
 }

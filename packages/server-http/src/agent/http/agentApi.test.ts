@@ -407,3 +407,45 @@ describe('dialogs', () => {
     assert.equal((await post('/dialog', '{"option":')).status, 400);
   });
 });
+
+describe('the screen as a stream', () => {
+  test('GET /screen with Accept: text/event-stream sends the screen at once, then again when it changes', async () => {
+    await untilStable();
+    const response = await fetch(`${server.url}/screen`, { headers: { accept: 'text/event-stream' } });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    const nextScreen = async (): Promise<{ lines: string[]; cols: number }> => {
+      for (;;) {
+        const frame = /event: screen\ndata: (.*)\n\n/.exec(buffer);
+        if (frame) {
+          buffer = buffer.slice(frame.index + frame[0].length);
+          return JSON.parse(frame[1]!) as { lines: string[]; cols: number };
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the stream ended');
+        buffer += value;
+      }
+    };
+    try {
+      const first = await nextScreen();
+      assert.equal(first.cols, 120);
+      assert.ok(!first.lines.some((line) => line.trim() === '127'));
+      assert.equal((await post('/message', JSON.stringify({ content: 'print(123 + 4)\r', type: 'raw' }))).status, 200);
+      let screen = await nextScreen();
+      while (!screen.lines.some((line) => line.trim() === '127')) screen = await nextScreen();
+      assert.ok(
+        screen.lines.some((line) => line.includes('print(123 + 4)')),
+        'the frame is the whole screen',
+      );
+    } finally {
+      await reader.cancel();
+    }
+    await untilStable();
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: { '/screen': { get: { responses: { 200: { content: Record<string, unknown> } } } } };
+    };
+    assert.deepEqual(Object.keys(document.paths['/screen'].get.responses[200].content).sort(), ['application/json', 'text/event-stream']);
+  });
+});

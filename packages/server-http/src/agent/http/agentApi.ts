@@ -306,8 +306,16 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       method: 'get',
       path: '/screen',
       summary: 'The terminal screen (PTY transport)',
+      description:
+        'The visible rows as JSON; with `Accept: text/event-stream`, a stream of `screen` events instead, each with the same body: one at once, then one whenever the screen changed (a slow reader gets the latest screen, never a backlog).',
       responses: {
-        200: json(ScreenResponseSchema, 'The visible rows'),
+        200: {
+          content: {
+            'application/json': { schema: ScreenResponseSchema },
+            'text/event-stream': { schema: z.string().openapi({ description: '`event: screen` frames; `data` is a ScreenResponse' }) },
+          },
+          description: 'The visible rows, or their stream',
+        },
         ...accessResponses,
         404: errorResponse('No screen: the agent speaks ACP'),
       },
@@ -315,7 +323,17 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
     (c) => {
       const screen = session.screen();
       if (!screen) throw new ApiError('not_found', 'this agent has no screen: it speaks ACP');
-      return c.json(screen, 200);
+      if (!(c.req.header('accept') ?? '').includes('text/event-stream')) return c.json(screen, 200);
+      const headers = {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+      };
+      // As for /events: a HEAD must not open a stream nobody reads.
+      if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers }) as never;
+      const stream = events.openScreen();
+      if (!stream) throw new ApiError('not_found', 'this agent has no screen: it speaks ACP');
+      return new Response(stream, { status: 200, headers }) as never;
     },
   );
 

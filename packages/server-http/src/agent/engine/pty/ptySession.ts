@@ -130,6 +130,10 @@ export class PtyAgentSession implements AgentSession {
     return this.program.screen.snapshot();
   }
 
+  watchScreen(listener: () => void): () => void {
+    return this.program.screen.onChange(listener);
+  }
+
   dialog(): Dialog | undefined {
     return this.conversation.dialog;
   }
