@@ -53,7 +53,7 @@ async function agentServe(options: string[], command: string[] = BASH) {
   };
 }
 
-type Message = { role: string; content: string };
+type Message = { id: number; role: string; content: string };
 const messagesOf = async (url: string) => ((await (await fetch(`${url}/messages`)).json()) as { messages: Message[] }).messages;
 const statusOf = async (url: string) => (await (await fetch(`${url}/status`)).json()) as { status: string; agent_type: string };
 const send = (url: string, content: string) =>

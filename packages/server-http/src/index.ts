@@ -12,6 +12,7 @@ export {
   type AgentSessionServerOptions,
   startAgentSessionServer,
 } from './agent/agentSessionServer.js';
+export { CustomRulesSchema, type CustomRulesSpec, customAgentRules, inferAgentType } from './agent/engine/rules/agentRules.js';
 export { DEFAULT_ALLOWED_HOSTS, hostAllowed, parseHost } from './agent/http/access.js';
 export { type AgentApi, type AgentApiOptions, createAgentApi } from './agent/http/agentApi.js';
 export { EventHub, type EventHubOptions, sseFrame } from './agent/http/eventStream.js';
@@ -30,7 +31,6 @@ export {
   UploadResponseSchema,
 } from './agent/http/schemas.js';
 export { DEFAULT_UPLOAD_LIMIT_BYTES, safeFileName, storeUpload } from './agent/http/uploads.js';
-export { CustomRulesSchema, type CustomRulesSpec, customAgentRules, inferAgentType } from './agent/engine/rules/agentRules.js';
 export { type AgentStateFile, AgentStateWriter, loadAgentState, saveAgentState } from './agent/stateFile.js';
 export {
   API_ERROR_STATUS,
