@@ -207,9 +207,8 @@ export function buildProgram(
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--agent-command <command>', 'agent executable for jobs started through the servers')
     .action(lazy(servers, 'serveCommand'));
-  program
-    .command('agent')
-    .description('Terminal agents')
+  const agent = program.command('agent').description('Terminal agents');
+  agent
     .command('serve')
     .description('Serve one terminal agent over HTTP: yard agent serve [options] -- <command> [args…]')
     .option('--port <port>', 'port', '3284')
@@ -229,6 +228,12 @@ export function buildProgram(
     .option('--api-key-env <name>', 'require Authorization: Bearer <key> on the API, the key read from this environment variable')
     .argument('<command...>', 'the agent command and its arguments, after --')
     .action(lazy(servers, 'agentServeCommand'));
+  agent
+    .command('attach')
+    .description("Mirror an agent session server's live screen here and forward keystrokes (Ctrl-] detaches)")
+    .argument('<url>', 'the agent session server, e.g. http://127.0.0.1:3284')
+    .option('--api-key-env <name>', 'send Authorization: Bearer <key>, the key read from this environment variable')
+    .action(lazy(servers, 'agentAttachCommand'));
 
   return program;
 }

@@ -1,9 +1,11 @@
 // `yard agent serve`'s flags against a real bash on a real terminal: terminal size, allowed
-// origins, the initial prompt, the state file (saved, restored on restart) and the agent type.
+// origins, the initial prompt, the state file (saved, restored on restart), the agent type and
+// custom rules; and `yard agent attach` on the server's live screen.
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { eventually } from '@switchyard/test-support';
 import type { CliIO } from '../src/io.js';
@@ -186,4 +188,41 @@ test('--rules applies message rules of your own, as the custom type; bad rules a
   const bad = await yard(['agent', 'serve', '--rules', rulesFile, '--', 'bash'], { cwd: dir });
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /busy\.0: not a valid regular expression/);
+});
+
+test('yard agent attach mirrors the live screen and forwards keystrokes until Ctrl-]', { timeout: 60_000 }, async () => {
+  const server = await agentServe([]);
+  await eventually('bash to be ready', async () => (await statusOf(server.url)).status === 'stable', 30_000);
+  const keys = new PassThrough();
+  let restored = false;
+  let shown = '';
+  const io: CliIO = {
+    stdout: (text) => {
+      shown += text;
+    },
+    stderr: () => undefined,
+    readStdin: async () => Buffer.alloc(0),
+    stdinIsTTY: true,
+    env: {},
+    cwd: dir,
+    openKeys: () => ({
+      keys,
+      restore: () => {
+        restored = true;
+      },
+    }),
+  };
+  const attached = main(['agent', 'attach', server.url], io);
+  await eventually('the first screen', () => shown.includes('\x1b[2J'), 30_000);
+  keys.write('echo attached-$((40 + 2))\r');
+  await eventually('the keys to reach bash and its answer to come back', () => shown.includes('attached-42'), 30_000);
+  keys.write('\x1d');
+  assert.equal(await attached, 0, 'Ctrl-] detaches');
+  assert.ok(restored, 'the terminal is put back');
+  assert.match(shown, /detached/);
+  const { messages } = (await (await fetch(`${server.url}/messages`)).json()) as { messages: Message[] };
+  assert.equal(messages.filter((m) => m.role === 'user').length, 0, 'keystrokes are raw input, not messages');
+  await server.stop();
+
+  assert.equal((await yard(['agent', 'attach', 'ftp://example'], { cwd: dir })).code, 2);
 });

@@ -242,3 +242,104 @@ export async function agentServeCommand(
   }
   return 0;
 }
+
+/** Ctrl-] detaches, as telnet has it: every other key (Ctrl-C included) goes to the agent. */
+const DETACH_KEY = '\x1d';
+/** Raw input the server takes in one message (its limit is 4 KiB; characters can take 4 bytes each). */
+const RAW_CHUNK_CHARS = 1000;
+
+/** The screen as terminal output: cleared, drawn row by row, the cursor put where the agent has it. */
+function drawScreen(screen: { lines: string[]; cursor: { row: number; col: number } }): string {
+  return `\x1b[H\x1b[2J${screen.lines.join('\r\n')}\x1b[${screen.cursor.row + 1};${screen.cursor.col + 1}H`;
+}
+
+/**
+ * `yard agent attach <url> [--api-key-env NAME]`: mirrors the agent's live screen (`GET /screen` as
+ * a stream) in this terminal and forwards keystrokes as raw messages, until Ctrl-] (or the server
+ * ends the stream, or the process is asked to stop).
+ */
+export async function agentAttachCommand(ctx: CommandContext, url: string, opts: { apiKeyEnv?: string }): Promise<number> {
+  let base: URL;
+  try {
+    base = new URL(url.endsWith('/') ? url : `${url}/`);
+  } catch {
+    throw new CliError('invalid_argument', `not a URL: ${url}`, { field: 'url' });
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:')
+    throw new CliError('invalid_argument', `the URL must be http or https, not ${base.protocol}`, { field: 'url' });
+  const apiKey = opts.apiKeyEnv === undefined ? undefined : ctx.io.env[opts.apiKeyEnv];
+  if (opts.apiKeyEnv !== undefined && !apiKey)
+    throw new CliError('invalid_argument', `--api-key-env: environment variable ${opts.apiKeyEnv} is not set`, { field: 'api_key_env' });
+  const auth: Record<string, string> = apiKey ? { authorization: `Bearer ${apiKey}` } : {};
+  const stop = new AbortController();
+  let response: Response;
+  try {
+    response = await fetch(new URL('screen', base), { headers: { ...auth, accept: 'text/event-stream' }, signal: stop.signal });
+  } catch (error) {
+    throw new CliError('not_found', `cannot reach the agent session server at ${base.href}: ${(error as Error).message}`, { field: 'url' });
+  }
+  if (!response.ok || !response.body) {
+    const body = (await response.json().catch(() => undefined)) as { error?: { message?: string } } | undefined;
+    const why = body?.error?.message ?? `HTTP ${response.status}`;
+    throw new CliError(response.status === 401 ? 'invalid_argument' : 'not_found', `the server refused the screen stream: ${why}`, {
+      field: response.status === 401 ? 'api_key_env' : 'url',
+    });
+  }
+  const keys = ctx.io.openKeys?.();
+  if (!keys) throw new CliError('not_implemented', 'attach needs standard input');
+  let detached = false;
+  const sendKeys = async (text: string) => {
+    for (let i = 0; i < text.length; i += RAW_CHUNK_CHARS) {
+      const answer = await fetch(new URL('message', base), {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'raw', content: text.slice(i, i + RAW_CHUNK_CHARS) }),
+      });
+      if (!answer.ok) ctx.io.stderr(`\r\nyard: the server refused the keys (HTTP ${answer.status})\r\n`);
+    }
+  };
+  const forward = (async () => {
+    for await (const chunk of keys.keys) {
+      const text = typeof chunk === 'string' ? chunk : chunk.toString('utf8');
+      const cut = text.indexOf(DETACH_KEY);
+      const keep = cut < 0 ? text : text.slice(0, cut);
+      if (keep) await sendKeys(keep);
+      if (cut >= 0) break;
+    }
+    detached = true;
+    stop.abort();
+  })();
+  const mirror = (async () => {
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        buffer += value.replace(/\r\n/g, '\n');
+        let end = buffer.indexOf('\n\n');
+        while (end >= 0) {
+          const frame = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const data = frame
+            .split('\n')
+            .filter((line) => line.startsWith('data:'))
+            .map((line) => line.slice(5).trimStart())
+            .join('\n');
+          if (/^event: screen$/mu.test(frame) && data) ctx.io.stdout(drawScreen(JSON.parse(data)));
+          end = buffer.indexOf('\n\n');
+        }
+      }
+    } catch (error) {
+      if (!stop.signal.aborted) throw error;
+    }
+  })();
+  try {
+    await Promise.race([mirror, forward, ...(ctx.io.stopSignal ? [ctx.io.stopSignal] : [])]);
+  } finally {
+    stop.abort();
+    keys.restore();
+  }
+  ctx.io.stdout(`\r\n${detached ? 'detached' : 'the server ended the screen stream'}\r\n`);
+  return detached ? 0 : 1;
+}
