@@ -149,7 +149,8 @@ test('--state-file saves the history (0600, atomically replaced) and restores it
 
   await writeFile(join(dir, 'notes.txt'), 'my notes');
   const wrong = await yard(['agent', 'serve', '--port', '0', '--state-file', 'notes.txt', '--', 'bash'], { cwd: dir });
-  assert.notEqual(wrong.code, 0, 'a file that is not a state file is refused');
+  assert.equal(wrong.code, 2, 'a file that is not a state file is a usage error');
+  assert.match(wrong.stderr, /is not an agent state file/);
   assert.equal(await readFile(join(dir, 'notes.txt'), 'utf8'), 'my notes', 'and left alone');
 });
 

@@ -203,23 +203,35 @@ export async function agentServeCommand(
     throw new CliError('not_implemented', 'this build of @switchyard/server-http has no agent session server (startAgentSessionServer)');
   }
   const rules = opts.rules === undefined ? undefined : await customRules(opts.rules, ctx.io.cwd, mod.customAgentRules);
-  const server = await mod.startAgentSessionServer({
-    host: opts.host,
-    port,
-    transport: opts.transport,
-    command: executable,
-    args,
-    cwd: ctx.io.cwd,
-    ...(type !== undefined ? { agentType: type } : rules ? { agentType: 'custom' } : {}),
-    ...(rules ? { rules } : {}),
-    ...(opts.allowedHost.length ? { allowedHosts: opts.allowedHost } : {}),
-    ...(apiKey ? { apiKey } : {}),
-    cols,
-    rows,
-    ...(opts.allowedOrigin.length ? { cors: { origins: opts.allowedOrigin } } : {}),
-    ...(opts.initialPrompt !== undefined ? { initialPrompt: opts.initialPrompt } : {}),
-    ...(opts.stateFile !== undefined ? { stateFile: resolve(ctx.io.cwd, opts.stateFile) } : {}),
-  });
+  const start = () =>
+    mod.startAgentSessionServer!({
+      host: opts.host,
+      port,
+      transport: opts.transport,
+      command: executable,
+      args,
+      cwd: ctx.io.cwd,
+      ...(type !== undefined ? { agentType: type } : rules ? { agentType: 'custom' } : {}),
+      ...(rules ? { rules } : {}),
+      ...(opts.allowedHost.length ? { allowedHosts: opts.allowedHost } : {}),
+      ...(apiKey ? { apiKey } : {}),
+      cols,
+      rows,
+      ...(opts.allowedOrigin.length ? { cors: { origins: opts.allowedOrigin } } : {}),
+      ...(opts.initialPrompt !== undefined ? { initialPrompt: opts.initialPrompt } : {}),
+      ...(opts.stateFile !== undefined ? { stateFile: resolve(ctx.io.cwd, opts.stateFile) } : {}),
+    });
+  let server: Awaited<ReturnType<StartAgentSessionServer>>;
+  try {
+    server = await start();
+  } catch (error) {
+    // The server's own checks (a state file that is not one, a bad transport option) are usage errors.
+    const failure = error as { code?: unknown; field?: unknown; message: string };
+    if (failure.code === 'invalid_input')
+      throw new CliError('invalid_argument', failure.message, typeof failure.field === 'string' ? { field: failure.field } : {});
+    throw error;
+  }
+
   try {
     emit(
       ctx.io,

@@ -335,7 +335,8 @@ export class PtyAgentSession implements AgentSession {
     }
     const change = {
       text: lines.join('\n'),
-      userInput: this.conversation.last('user')?.content ?? '',
+      // Before this session's first message there is no echo to strip, whatever history was restored.
+      userInput: turn ? (this.conversation.last('user')?.content ?? '') : '',
       prompt: turn?.prompt ?? '',
       cursorLine: screen.cursorLine(),
     };
