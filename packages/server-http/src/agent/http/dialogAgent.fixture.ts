@@ -3,12 +3,14 @@
  * A test program: a node script that opens with a trust menu (arrow keys
  * and Enter, like agents built on terminal UI toolkits; anything else typed
  * into it is swallowed, as a real menu does), then echoes what it is told
- * as `You said: …`. Run it under the PTY with `node -e DIALOG_AGENT`.
+ * as `You said: …`; `run <command>` first asks `Allow command …? [y/n]:` (a
+ * letter and Enter answer it; other keys are swallowed). Run it under the
+ * PTY with `node -e DIALOG_AGENT`.
  */
 export const DIALOG_AGENT = String.raw`
 const out = (s) => process.stdout.write(s);
 const options = ['Yes, proceed', 'Yes, and remember this folder', 'No, exit'];
-let selected = 0, mode = 'dialog', line = '', remembered = false;
+let selected = 0, mode = 'dialog', line = '', remembered = false, command = '', answer = '';
 function drawDialog() {
   out('\x1b[2J\x1b[H');
   out('Fake Agent 1.0\r\n\r\n');
@@ -34,7 +36,21 @@ process.stdin.on('data', (data) => {
     drawDialog();
     return;
   }
+  if (mode === 'permission') {
+    if (data === 'y' || data === 'n') { answer = data; out(data); }
+    else if (data === '\r' && answer) {
+      out(answer === 'y' ? '\r\nRan ' + command + ': ok' : '\r\nDenied.');
+      mode = 'chat'; answer = '';
+      prompt();
+    }
+    return;
+  }
   for (const ch of data.replace(/\x1b\[20[01]~/g, '')) {
+    if (ch === '\r' && line.startsWith('run ')) {
+      command = line.slice(4); line = ''; mode = 'permission';
+      out('\r\n\r\nAllow command ' + command + '? [y/n]: ');
+      return;
+    }
     if (ch === '\r') { out('\r\nYou said: ' + line); line = ''; prompt(); }
     else { line += ch; out(ch); }
   }

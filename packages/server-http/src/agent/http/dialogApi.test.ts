@@ -104,3 +104,30 @@ test('a dialog is reported, refuses user messages, is answered through POST /dia
   assert.deepEqual(reply.at(-2), { ...reply.at(-2), role: 'user', content: 'hello' });
   assert.equal(reply.at(-1)!.content, 'You said: hello');
 });
+
+test('a permission prompt in the middle of a turn: reported, a message refused, answered with its letter, the reply completes', async () => {
+  await until('stable', async () => ((await status()).status === 'stable' ? true : undefined));
+  assert.equal((await post('/message', { content: 'run ls -la', type: 'user' })).status, 200);
+  const asked = await until('the permission prompt', async () => {
+    const s = await status();
+    return s.status === 'stable' && s.dialog ? s : undefined;
+  });
+  assert.deepEqual(asked.dialog, { text: 'Allow command ls -la?', options: ['Yes', 'No'] });
+
+  const refused = await post('/message', { content: 'never mind', type: 'user' });
+  assert.equal(refused.status, 409);
+  assert.deepEqual(((await refused.json()) as { error: { details: { dialog: unknown } } }).error.details.dialog, asked.dialog);
+
+  assert.equal((await post('/dialog', { option: 1 })).status, 200);
+  const messages = await until('the reply', async () => {
+    const s = await status();
+    if (s.status !== 'stable' || s.dialog) return undefined;
+    const { messages: all } = (await (await fetch(`${server.url}/messages`)).json()) as { messages: { role: string; content: string }[] };
+    return all.at(-1)?.content.includes('Ran ls -la: ok') ? all : undefined;
+  });
+  assert.deepEqual(
+    messages.filter((m) => m.role === 'user').map((m) => m.content),
+    ['hello', 'run ls -la'],
+    'the refused message was neither typed nor recorded',
+  );
+});
