@@ -248,8 +248,8 @@ export const CHAT_SCRIPT = String.raw`(() => {
     const content = input.value;
     if (!content.trim()) return say('Type a message first.');
     if (status === 'exited') return say('The agent has exited; it takes no more messages.');
-    if (status !== 'stable') return say('The agent is still working; wait until it is ready, or press Ctrl-C to interrupt it.');
     if (!dialogBox.hidden) return say('The agent asks a question first: pick one of its options above.');
+    if (status !== 'stable') return say('The agent is still working; wait until it is ready, or press Ctrl-C to interrupt it.');
     say('');
     if (await post({ content, type: 'user' })) input.value = '';
     input.focus();
