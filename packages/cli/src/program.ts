@@ -224,6 +224,11 @@ export function buildProgram(
     .option('--state-file <path>', 'save the /messages history here and restore it on restart')
     .option('--rules <file>', 'message rules of your own (JSON: input_box, chrome, busy, bullet, prompt); the type becomes custom')
     .addOption(new Option('--transport <transport>', 'how to talk to the agent').choices(['pty', 'acp']).default('pty'))
+    .addOption(
+      new Option('--acp-permissions <policy>', 'ACP permission requests: reject, allow, or ask (a dialog answered through POST /dialog)')
+        .choices(['reject', 'allow', 'ask'])
+        .default('reject'),
+    )
     .option('--allowed-host <host>', 'Host header to accept (repeatable)', collect, [])
     .option('--api-key-env <name>', 'require Authorization: Bearer <key> on the API, the key read from this environment variable')
     .argument('<command...>', 'the agent command and its arguments, after --')

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { eventually } from '@switchyard/test-support';
 import type { CliIO } from '../src/io.js';
 import { main } from '../src/main.js';
@@ -226,4 +227,32 @@ test('yard agent attach mirrors the live screen and forwards keystrokes until Ct
   await server.stop();
 
   assert.equal((await yard(['agent', 'attach', 'ftp://example'], { cwd: dir })).code, 2);
+});
+
+test('--acp-permissions ask: a permission request of an ACP agent is a dialog answered through POST /dialog', {
+  timeout: 60_000,
+}, async () => {
+  const fakeAcp = fileURLToPath(new URL('../../server-http/test/fixtures/fake-acp-agent.mjs', import.meta.url));
+  const server = await agentServe(['--transport', 'acp', '--acp-permissions', 'ask'], [process.execPath, fakeAcp]);
+  await eventually('the ACP session', async () => (await statusOf(server.url)).status === 'stable', 30_000);
+  assert.equal((await send(server.url, 'write notes')).status, 200);
+  let dialog: unknown;
+  await eventually(
+    'the permission dialog',
+    async () => {
+      dialog = ((await statusOf(server.url)) as { dialog?: unknown }).dialog;
+      return dialog !== undefined;
+    },
+    30_000,
+  );
+  assert.deepEqual(dialog, { text: 'The agent asks for permission: Write notes.txt', options: ['Allow', 'Reject'] });
+  assert.equal((await send(server.url, 'hello')).status, 409);
+  const answered = await fetch(`${server.url}/dialog`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ option: 1 }),
+  });
+  assert.equal(answered.status, 200);
+  await untilReply(server.url, 'permission granted');
+  await server.stop();
 });

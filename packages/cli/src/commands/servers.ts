@@ -116,6 +116,7 @@ type StartAgentSessionServer = (options: {
   initialPrompt?: string;
   stateFile?: string;
   rules?: unknown;
+  acpPermissions?: 'reject' | 'allow' | 'ask';
 }) => Promise<{ url: string; session: { agentType: string }; close(): Promise<void> }>;
 
 /** The rules in the JSON file `path` (`--rules`), checked by the server package's schema. */
@@ -172,6 +173,7 @@ export async function agentServeCommand(
     initialPrompt?: string;
     stateFile?: string;
     rules?: string;
+    acpPermissions?: 'reject' | 'allow' | 'ask';
   },
 ): Promise<number> {
   const [executable, ...args] = command;
@@ -213,6 +215,7 @@ export async function agentServeCommand(
       cwd: ctx.io.cwd,
       ...(type !== undefined ? { agentType: type } : rules ? { agentType: 'custom' } : {}),
       ...(rules ? { rules } : {}),
+      ...(opts.transport === 'acp' && opts.acpPermissions ? { acpPermissions: opts.acpPermissions } : {}),
       ...(opts.allowedHost.length ? { allowedHosts: opts.allowedHost } : {}),
       ...(apiKey ? { apiKey } : {}),
       cols,

@@ -57,8 +57,10 @@ export interface AgentSessionServerOptions {
   rows?: number;
   /** Message rules to use instead of the agent kind's (PTY only). */
   rules?: MessageRules;
-  /** Answer to ACP permission requests (default `reject`). */
+  /** Answer to ACP permission requests (default `reject`; `ask` shows each as a dialog for `POST /dialog`). */
   acpPermissions?: AcpPermissionPolicy;
+  /** With `acpPermissions: 'ask'`, how long a request waits before it is denied (default 5 minutes). */
+  acpPermissionTimeoutMs?: number;
   /** Receives an ACP agent's stderr. */
   onStderr?: (text: string) => void;
   /** Sent as the first user message once the agent is first stable with no dialog shown. */
@@ -140,7 +142,8 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
           ...common,
           ...(options.acpPermissions ? { permissions: options.acpPermissions } : {}),
           ...(options.onStderr ? { onStderr: options.onStderr } : {}),
-          ...(options.scheduler ? { clock: options.scheduler } : {}),
+          ...(options.scheduler ? { clock: options.scheduler, scheduler: options.scheduler } : {}),
+          ...(options.acpPermissionTimeoutMs !== undefined ? { permissionTimeoutMs: options.acpPermissionTimeoutMs } : {}),
         }
       : {
           transport: 'pty',
