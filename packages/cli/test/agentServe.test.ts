@@ -232,7 +232,7 @@ test('yard agent attach mirrors the live screen and forwards keystrokes until Ct
 test('--acp-permissions ask: a permission request of an ACP agent is a dialog answered through POST /dialog', {
   timeout: 60_000,
 }, async () => {
-  const fakeAcp = fileURLToPath(new URL('../../server-http/test/fixtures/fake-acp-agent.mjs', import.meta.url));
+  const fakeAcp = fileURLToPath(new URL('../../agent-session/test/fixtures/fake-acp-agent.mjs', import.meta.url));
   const server = await agentServe(['--transport', 'acp', '--acp-permissions', 'ask'], [process.execPath, fakeAcp]);
   await eventually('the ACP session', async () => (await statusOf(server.url)).status === 'stable', 30_000);
   assert.equal((await send(server.url, 'write notes')).status, 200);

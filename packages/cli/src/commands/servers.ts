@@ -5,10 +5,12 @@
  * one store, one workflow and one agent dispatcher (jobs run in this
  * process; remote agents join through gRPC's AgentService). And
  * `yard agent serve … -- <command>`: one terminal agent behind the agent
- * session server of `@switchyard/server-http`.
+ * session server of `@switchyard/agent-session`.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
+import type { AgentSessionServer } from '@switchyard/agent-session';
+import type { MessageRules } from '@switchyard/agent-session/engine';
 import type { AgentAdapter } from '@switchyard/workflow';
 import { resolved } from '../config.js';
 import { CliError } from '../errors.js';
@@ -27,7 +29,7 @@ export function serveCommand(ctx: CommandContext, opts: { http?: string; grpc?: 
   return withRuntime(ctx, async (rt) => {
     const [{ createObservability }, http, grpc] = await Promise.all([
       import('@switchyard/observability'),
-      httpPort !== undefined ? import('@switchyard/server-http') : undefined,
+      httpPort !== undefined ? import('@switchyard/workflow-http') : undefined,
       grpcPort !== undefined ? import('@switchyard/server-grpc') : undefined,
     ]);
     const obs = createObservability(
@@ -99,29 +101,8 @@ export function serveCommand(ctx: CommandContext, opts: { http?: string; grpc?: 
   });
 }
 
-/** The session server's entry, as `@switchyard/server-http` exports it. */
-type StartAgentSessionServer = (options: {
-  host?: string;
-  port?: number;
-  agentType?: string;
-  transport?: 'pty' | 'acp';
-  command: string;
-  args?: string[];
-  cwd?: string;
-  allowedHosts?: string[];
-  apiKey?: string;
-  cols?: number;
-  rows?: number;
-  cors?: { origins: string[] };
-  initialPrompt?: string;
-  stateFile?: string;
-  rules?: unknown;
-  acpPermissions?: 'reject' | 'allow' | 'ask';
-}) => Promise<{ url: string; session: { agentType: string }; close(): Promise<void> }>;
-
 /** The rules in the JSON file `path` (`--rules`), checked by the server package's schema. */
-async function customRules(path: string, cwd: string, build: ((spec: unknown) => unknown) | undefined): Promise<unknown> {
-  if (!build) throw new CliError('not_implemented', 'this build of @switchyard/server-http has no custom rules (customAgentRules)');
+async function customRules(path: string, cwd: string, build: (spec: unknown) => MessageRules): Promise<MessageRules> {
   let spec: unknown;
   try {
     spec = JSON.parse(await readFile(resolve(cwd, path), 'utf8'));
@@ -197,16 +178,10 @@ export async function agentServeCommand(
   const apiKey = opts.apiKeyEnv === undefined ? undefined : ctx.io.env[opts.apiKeyEnv];
   if (opts.apiKeyEnv !== undefined && !apiKey)
     throw new CliError('invalid_argument', `--api-key-env: environment variable ${opts.apiKeyEnv} is not set`, { field: 'api_key_env' });
-  const mod = (await import('@switchyard/server-http')) as {
-    startAgentSessionServer?: StartAgentSessionServer;
-    customAgentRules?: (spec: unknown) => unknown;
-  };
-  if (typeof mod.startAgentSessionServer !== 'function') {
-    throw new CliError('not_implemented', 'this build of @switchyard/server-http has no agent session server (startAgentSessionServer)');
-  }
-  const rules = opts.rules === undefined ? undefined : await customRules(opts.rules, ctx.io.cwd, mod.customAgentRules);
+  const { customAgentRules, startAgentSessionServer } = await import('@switchyard/agent-session');
+  const rules = opts.rules === undefined ? undefined : await customRules(opts.rules, ctx.io.cwd, customAgentRules);
   const start = () =>
-    mod.startAgentSessionServer!({
+    startAgentSessionServer({
       host: opts.host,
       port,
       transport: opts.transport,
@@ -224,7 +199,7 @@ export async function agentServeCommand(
       ...(opts.initialPrompt !== undefined ? { initialPrompt: opts.initialPrompt } : {}),
       ...(opts.stateFile !== undefined ? { stateFile: resolve(ctx.io.cwd, opts.stateFile) } : {}),
     });
-  let server: Awaited<ReturnType<StartAgentSessionServer>>;
+  let server: AgentSessionServer;
   try {
     server = await start();
   } catch (error) {
