@@ -164,10 +164,12 @@ describe('a keyed server: the key names the actor, and only an admin key adminis
   });
 
   test('an admin-only operation is refused without an admin key, and runs with one', async () => {
-    const refused = await dispatch('dev-key', envelope('governance:enforce', { rule_id: 'wp-ci-before-review', action: 'disable' }));
+    await workflow.createFeature({ slug: '001-login', title: 'Log in', actor: 'operator' });
+    const enforce = { feature_slug: '001-login', rule: 'wp-ci-before-review', action: 'disable' };
+    const refused = await dispatch('dev-key', envelope('governance:enforce', enforce));
     assert.equal(refused.body.ok, false, JSON.stringify(refused.body));
     assert.equal((refused.body.error as { code: string }).code, 'forbidden');
-    const allowed = await dispatch('lead-key', envelope('governance:enforce', { rule_id: 'wp-ci-before-review', action: 'disable' }));
+    const allowed = await dispatch('lead-key', envelope('governance:enforce', enforce));
     assert.equal(allowed.body.ok, true, JSON.stringify(allowed.body));
     assert.equal((allowed.body.audit as { actor: string }).actor, 'lead');
   });
