@@ -12,6 +12,7 @@ export function poolSettings(config: GatewayConfig) {
   return {
     maxIdleConns: pool.max_idle_conns,
     maxIdleConnsPerHost: pool.max_idle_conns_per_host,
+    maxConnsPerHost: pool.max_conns_per_host,
     idleConnTimeoutMs: pool.idle_conn_timeout,
     requestTimeoutMs: pool.request_timeout,
   };

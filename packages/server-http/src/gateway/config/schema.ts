@@ -196,6 +196,8 @@ const operationsSchema = z.strictObject({
     .strictObject({
       max_idle_conns: z.number().int().min(1).default(100),
       max_idle_conns_per_host: z.number().int().min(1).default(10),
+      // 0: no cap. Open connections are not what max_idle_conns_per_host bounds.
+      max_conns_per_host: z.number().int().min(0).default(0),
       idle_conn_timeout: durationSchema.default(90_000),
       request_timeout: durationSchema.default(60_000),
     })
