@@ -47,7 +47,7 @@ import { openTracing } from './openTracing.js';
 import { ProviderStatsCollector } from './providerStats.js';
 import { cooldownDurations, createHealthProbe, monitoredProviders, quotaExceededSettings, relayProviders } from './providers.js';
 import { pathsNeedingRestart, runningConfig } from './readAtStart.js';
-import { failoverSettings, healingSettings, healthSettings, poolSettings, websocketSettings } from './settings.js';
+import { cacheSettings, failoverSettings, healingSettings, healthSettings, poolSettings, websocketSettings } from './settings.js';
 
 /** Options of {@link Gateway.start}. */
 export interface GatewayOptions {
@@ -193,7 +193,7 @@ export class Gateway {
     this.guardedHosts.retain(config);
     const { lookup } = this.guardedHosts;
     this.transport = new UndiciTransport(poolSettings(config), { lookup });
-    this.cache = new ResponseCache({ enabled: ops.cache.enabled, size: ops.cache.size, ttlMs: ops.cache.ttl });
+    this.cache = new ResponseCache(cacheSettings(config));
     this.failover = new NodeFailover(failoverSettings(config), { scheduler: this.scheduler, lookup });
 
     // The relay is created before the probe needs it, so the probe reads it lazily.
@@ -454,7 +454,7 @@ export class Gateway {
     const ops = config.server.operations;
     this.current = config;
     this.transport.reconfigure(poolSettings(config));
-    this.cache.configure({ enabled: ops.cache.enabled, size: ops.cache.size, ttlMs: ops.cache.ttl });
+    this.cache.configure(cacheSettings(config));
     this.cooldowns.configure({
       detection: { enabled: ops.cooldown.enabled, windowMs: ops.cooldown.detection_window, errorThreshold: ops.cooldown.error_threshold },
       durations: cooldownDurations(config),

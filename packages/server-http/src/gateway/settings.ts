@@ -18,6 +18,12 @@ export function poolSettings(config: GatewayConfig) {
   };
 }
 
+/** The response cache (`server.operations.cache`), as `ResponseCache` takes it. */
+export function cacheSettings(config: GatewayConfig) {
+  const c = config.server.operations.cache;
+  return { enabled: c.enabled, streaming: c.streaming, sampled: c.sampled, size: c.size, ttlMs: c.ttl };
+}
+
 /** The websocket routes' limits (`server.websocket`). */
 export function websocketSettings(config: GatewayConfig) {
   const w = config.server.websocket;

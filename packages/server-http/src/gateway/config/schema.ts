@@ -211,7 +211,10 @@ const operationsSchema = z.strictObject({
     .prefault({}),
   cache: z
     .strictObject({
-      enabled: z.boolean().default(true),
+      // Off unless asked for: a completion is a sample, and a cached one is the same sample again.
+      enabled: z.boolean().default(false),
+      streaming: z.boolean().default(false),
+      sampled: z.boolean().default(false),
       size: z.number().int().min(1).default(1000),
       ttl: durationSchema.default(5 * 60_000),
     })
