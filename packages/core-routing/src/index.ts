@@ -72,7 +72,7 @@ export {
   SERVED_BY_HEADER,
 } from './relay/failover.js';
 export { type IngressFormat, ingressFormat, openAiFormat } from './relay/ingressFormat.js';
-export { globToRegExp, type ModelListing, ModelRouter, type RouteTarget } from './relay/modelRouter.js';
+export { Glob, type GlobSteps, globToRegExp, type ModelListing, ModelRouter, type RouteTarget } from './relay/modelRouter.js';
 export type { WireCodec } from './relay/providers/adapter.js';
 export { AdapterRegistry, type BuildInput, type ProviderAdapter, type Transport } from './relay/providers/adapter.js';
 export { anthropicAdapter } from './relay/providers/anthropic.js';
