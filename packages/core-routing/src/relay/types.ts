@@ -88,7 +88,8 @@ export interface RelayCredential {
 /** An HTTP request to an upstream. */
 export interface UpstreamRequest {
   url: string;
-  method: 'POST' | 'GET';
+  /** `HEAD` only for health probes configured so (`health_check.method: HEAD`). */
+  method: 'POST' | 'GET' | 'HEAD';
   headers: Record<string, string>;
   body?: Uint8Array | string;
 }

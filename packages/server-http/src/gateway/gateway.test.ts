@@ -170,9 +170,11 @@ describe('gateway: operations routes', async () => {
     });
     assert.equal(response.status, 200);
     const period = await json(response);
-    assert.equal(period.reason, 'manual');
+    assert.equal(period.reason, 'maintenance', 'the reason given is the reason kept');
     const status = await json(await call('/v0/operations/cooldown/status'));
     assert.deepEqual(status.providers_in_cooldown, ['alpha']);
+    assert.equal(status.cooldown_periods.alpha.reason, 'maintenance');
+    assert.equal(status.cooldown_periods.alpha.kind, 'manual');
     assert.ok(status.cooldown_periods.alpha.remaining_seconds > 290);
     for (let i = 0; i < 6; i++) {
       // Distinct prompts: an identical one would be answered from the response cache.

@@ -57,7 +57,8 @@ export function healingSettings(config: GatewayConfig) {
 export function failoverSettings(config: GatewayConfig) {
   const f = config.server.failover;
   return {
-    mode: f.mode,
+    // enabled: false turns failover off whatever the mode.
+    mode: f.enabled === false ? ('none' as const) : f.mode,
     backupUrl: f.backup_url,
     failoverTimeoutMs: f.failover_timeout,
     healthCheckIntervalMs: f.health_check_interval,

@@ -230,6 +230,12 @@ const operationsSchema = z.strictObject({
 /** `server.failover.*`. */
 const failoverSchema = z
   .strictObject({
+    /**
+     * The specification's switch. `false`: no failover, whatever `mode` says.
+     * `true`: `mode` must be `active_passive` or `active_active`. Left out:
+     * `mode` decides (`none`, the default, is off).
+     */
+    enabled: z.boolean().optional(),
     mode: z.enum(['none', 'active_passive', 'active_active']).default('none'),
     /** active_passive: where traffic goes when this node's providers are all down. */
     backup_url: httpUrl.optional(),
@@ -242,6 +248,16 @@ const failoverSchema = z
     self_url: httpUrl.optional(),
   })
   .superRefine((value, ctx) => {
+    if (value.enabled === true && value.mode === 'none') {
+      ctx.issues.push({
+        code: 'custom',
+        message: 'enabled: true needs mode active_passive or active_active',
+        path: ['mode'],
+        input: value,
+      });
+    }
+    // A disabled failover block may be half filled in: it is not used.
+    if (value.enabled === false) return;
     if (value.mode === 'active_passive' && !value.backup_url) {
       ctx.issues.push({ code: 'custom', message: 'backup_url is required for active_passive', path: ['backup_url'], input: value });
     }
@@ -296,6 +312,8 @@ const clusterSchema = z
     database_url: z.string().default(''),
     /** This node's name in cross-node events; empty: the host name. */
     node_id: z.string().default(''),
+    /** `subject.tenant_id` of the cross-node auth events this node publishes. */
+    tenant_id: z.string().min(1).max(64).default('default'),
     /** NOTIFY channel of credential events. Channels are database-wide: deployments (and test files) sharing a database each need their own. */
     auth_events_channel: z
       .string()

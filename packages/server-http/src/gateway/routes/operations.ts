@@ -144,12 +144,13 @@ export function registerOperationsRoutes(app: ControlPlaneApp, gateway: Gateway)
       }
       const problem = !(durationMs > 0) ? 'must be longer than 0' : durationMs > MAX_COOLDOWN_MS ? 'must be at most 24 days' : undefined;
       if (problem) throw new ApiError('validation_failed', `duration: ${problem}`, { details: [{ field: 'duration', message: problem }] });
-      const period = gateway.cooldowns.cooldown(p, durationMs, 'manual');
+      // The reason given is kept with the period, and shown as its reason in /cooldown/status.
+      const period = gateway.cooldowns.cooldown(p, durationMs, 'manual', body.reason || undefined);
       gateway.observability.logger.info({ provider: p, duration_ms: durationMs, note: body.reason ?? null }, 'manual_cooldown');
       return c.json(
         {
           provider: p,
-          reason: period.reason,
+          reason: period.note ?? period.reason,
           started_at: new Date(period.startedAt).toISOString(),
           ends_at: new Date(period.endsAt).toISOString(),
           note: body.reason ?? null,
