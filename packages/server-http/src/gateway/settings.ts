@@ -4,6 +4,7 @@
  * wires: each function reads one block and returns the options object its
  * component takes, at start and at every reload.
  */
+import { hostname } from 'node:os';
 import type { GatewayConfig } from './config/schema.js';
 
 /** The upstream connection pool (`server.operations.connection_pool`), as `UndiciTransport` takes it. */
@@ -53,6 +54,12 @@ export function healingSettings(config: GatewayConfig) {
   return { enabled: s.enabled, checkIntervalMs: s.check_interval, maxAttempts: s.max_attempts, backoffMs: s.backoff_duration };
 }
 
+/** This node's base URL by its listening address: the machine's host name when it listens on every interface. */
+function listeningUrl(config: GatewayConfig): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? hostname() : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
+}
+
 /** Failover (`server.failover`), as `NodeFailover` takes it. */
 export function failoverSettings(config: GatewayConfig) {
   const f = config.server.failover;
@@ -63,6 +70,7 @@ export function failoverSettings(config: GatewayConfig) {
     failoverTimeoutMs: f.failover_timeout,
     healthCheckIntervalMs: f.health_check_interval,
     peers: f.peers,
-    selfUrl: f.self_url,
+    // The specification's active_active names only peers: this node's own URL defaults to where it listens.
+    selfUrl: f.self_url ?? (f.mode === 'active_active' ? listeningUrl(config) : undefined),
   };
 }

@@ -179,6 +179,11 @@ providers:
     assert.throws(() => parseConfig('server:\n  failover:\n    enabled: true\n    mode: none\n'), /server\.failover\.mode/);
     assert.equal(failoverSettings(parseConfig('server:\n  failover:\n    mode: none\n')).mode, 'none');
     assert.equal(failoverSettings(parseConfig('')).mode, 'none');
+    // active_active needs no self_url (the specification names only peers): it defaults to the listening address.
+    const peersOnly = parseConfig(
+      'host: 10.1.2.3\nport: 8400\nserver:\n  failover:\n    mode: active_active\n    peers: [http://10.1.2.4:8400]\n',
+    );
+    assert.equal(failoverSettings(peersOnly).selfUrl, 'http://10.1.2.3:8400');
     // Left out, the mode decides, as before.
     const moded = parseConfig('server:\n  failover:\n    mode: active_active\n    self_url: http://a.example:8317\n');
     assert.equal(failoverSettings(moded).mode, 'active_active');

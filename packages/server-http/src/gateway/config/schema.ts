@@ -261,9 +261,6 @@ const failoverSchema = z
     if (value.mode === 'active_passive' && !value.backup_url) {
       ctx.issues.push({ code: 'custom', message: 'backup_url is required for active_passive', path: ['backup_url'], input: value });
     }
-    if (value.mode === 'active_active' && !value.self_url) {
-      ctx.issues.push({ code: 'custom', message: 'self_url is required for active_active', path: ['self_url'], input: value });
-    }
   });
 
 /** `server.websocket.*`: the websocket routes `/v1/ws` and `/v1/responses`. */
