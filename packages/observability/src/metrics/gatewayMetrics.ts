@@ -39,8 +39,20 @@ export interface GatewayMetricsOptions {
   knownProviders?: Iterable<string>;
   /** For cooldown remaining seconds at scrape time. */
   clock?: Clock;
+  /**
+   * The price of a provider's tokens per 1,000 (`providers.<p>.cost_per_1k_tokens`),
+   * read at each request so a reload applies; a provider without one costs
+   * nothing in `svc_cost_total` (and is left out of it).
+   */
+  tokenPrice?: (provider: string) => TokenPrice | undefined;
   requestDurationBuckets?: number[];
   ttfbBuckets?: number[];
+}
+
+/** A price per 1,000 tokens, input and output. */
+export interface TokenPrice {
+  input: number;
+  output: number;
 }
 
 /** Label value of requests that never reached a provider (every candidate cooling, say). */
@@ -57,6 +69,7 @@ interface PairCells {
   tokensIn: CounterCell;
   tokensOut: CounterCell;
   cacheHits: CounterCell;
+  cost: CounterCell;
 }
 
 /** The hot-path state of one provider. */
@@ -94,6 +107,8 @@ export class GatewayMetrics implements EventObserver {
   private readonly errorCells = new CounterCells<'provider' | 'error_type'>();
   private readonly tokenCells = new CounterCells<'provider' | 'model' | 'type'>();
   private readonly cacheCells = new CounterCells<'provider' | 'model'>();
+  private readonly costCells = new CounterCells<'provider' | 'model'>();
+  private readonly tokenPrice: ((provider: string) => TokenPrice | undefined) | undefined;
   private readonly attemptCells = new CounterCells<'provider' | 'outcome'>();
   private inFlight = 0;
   /** Active cooldowns by (folded) key → end time, for the remaining-seconds gauge. */
@@ -115,6 +130,7 @@ export class GatewayMetrics implements EventObserver {
   constructor(options: GatewayMetricsOptions = {}) {
     const registry = (this.registry = options.registry ?? new Registry());
     this.clock = options.clock ?? systemClock;
+    this.tokenPrice = options.tokenPrice;
     const max = options.maxLabelValues ?? 100;
     this.models = new LabelLimiter(max, options.knownModels);
     this.providers = new LabelLimiter(max, [...(options.knownProviders ?? []), NO_PROVIDER_LABEL]);
@@ -180,6 +196,16 @@ export class GatewayMetrics implements EventObserver {
       registers,
       collect() {
         self.cacheCells.flushInto(this);
+      },
+    });
+    // A metric of its own: the specification's svc_* metrics keep their labels.
+    new Counter({
+      name: 'svc_cost_total',
+      help: "Cost of the tokens used, by provider and model: tokens / 1000 x providers.<p>.cost_per_1k_tokens (input and output), in the prices' currency. Providers without a price are left out.",
+      labelNames: ['provider', 'model'],
+      registers,
+      collect() {
+        self.costCells.flushInto(this);
       },
     });
     new Counter({
@@ -281,6 +307,10 @@ export class GatewayMetrics implements EventObserver {
     if (event.tokens.input > 0) pair.tokensIn.value += event.tokens.input;
     if (event.tokens.output > 0) pair.tokensOut.value += event.tokens.output;
     if (event.cached) pair.cacheHits.value++;
+    if (this.tokenPrice && event.provider !== null && (event.tokens.input > 0 || event.tokens.output > 0)) {
+      const price = this.tokenPrice(event.provider);
+      if (price) pair.cost.value += (event.tokens.input * price.input + event.tokens.output * price.output) / 1000;
+    }
     provider.duration.observe(event.latencyMs / 1000);
     if (event.ttfbMs !== null) provider.ttfb.observe(event.ttfbMs / 1000);
   }
@@ -376,6 +406,7 @@ export class GatewayMetrics implements EventObserver {
         tokensIn: this.tokenCells.create({ provider: name, model, type: 'input' }),
         tokensOut: this.tokenCells.create({ provider: name, model, type: 'output' }),
         cacheHits: this.cacheCells.create({ provider: name, model }),
+        cost: this.costCells.create({ provider: name, model }),
       };
       provider.models.set(model, cells);
     }

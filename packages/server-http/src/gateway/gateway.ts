@@ -183,6 +183,8 @@ export class Gateway {
         scheduler: this.scheduler,
         knownProviders: Object.keys(config.providers),
         knownModels: Object.values(config.providers).flatMap((p) => p.models.filter((m) => !/[*?]/.test(m))),
+        // Read per request: a reload's prices apply at once.
+        tokenPrice: (provider) => this.current.providers[provider]?.cost_per_1k_tokens,
         logDestination: this.logTail,
         ...(tracer ? { tracing: tracer.gateway } : {}),
         httpDispatcher: this.outbound,
