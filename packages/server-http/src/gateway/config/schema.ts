@@ -430,6 +430,23 @@ export function oauthFlowName(provider: string, oauth: Pick<ProviderOAuth, 'flow
 }
 
 /** The parsed config, durations in milliseconds. */
+/**
+ * The config's JSON Schema (draft 2020-12), generated from {@link gatewayConfigSchema}
+ * as a config file is written (durations and sizes as strings or numbers), for
+ * editors: a `# yaml-language-server: $schema=...` line in a config file makes
+ * them complete and check its keys. Rules zod checks in code (a mode's required
+ * URL, say) are not in it; `switchyard config check` has them all.
+ *
+ * @example
+ * ```ts
+ * writeFileSync('config.schema.json', JSON.stringify(gatewayConfigJsonSchema(), null, 2));
+ * ```
+ */
+export function gatewayConfigJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(gatewayConfigSchema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+  return { ...schema, title: 'Switchyard gateway config' };
+}
+
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 /** The config as written. */
 export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;
