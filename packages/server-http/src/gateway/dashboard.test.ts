@@ -101,7 +101,7 @@ test('in Chromium: sign in, see providers, traffic and decisions, cool a provide
     await page.getByRole('button', { name: 'Cool primary down for 5 minutes' }).click();
     // Locators, not page-evaluated predicates: the page's CSP (rightly) forbids eval.
     const countdown = (text: RegExp) => page.locator('.countdown[data-provider="primary"]').filter({ hasText: text }).waitFor();
-    await countdown(/left \(manual\)/);
+    await countdown(/left \(manual: dashboard\)/);
     assert.ok(gateway.cooldowns.isCooling('primary'));
     await traffic(10);
     await page.waitForTimeout(2200);

@@ -80,7 +80,9 @@ function remaining(provider) {
   if (!period) return null;
   const left = Math.max(0, Math.round(period.remaining_seconds - (Date.now() - state.fetchedAt) / 1000));
   const m = Math.floor(left / 60), s = left % 60;
-  return (m > 0 ? m + 'm ' : '') + s + 's left (' + period.reason + ')';
+  // The kind (rate_limit, error, manual), and an operator's reason beside it when one was given.
+  const why = period.kind && period.kind !== period.reason ? period.kind + ': ' + period.reason : period.reason;
+  return (m > 0 ? m + 'm ' : '') + s + 's left (' + why + ')';
 }
 function actionButton(label, description, path, body) {
   const button = document.createElement('button');
