@@ -52,6 +52,7 @@ export type {
 } from './health/healthTypes.js';
 export {
   type HealingAction,
+  type HealingActionRecord,
   type HealingOutcome,
   type HealingStatus,
   SelfHealer,

@@ -196,3 +196,21 @@ test('maxIdleConns bounds the idle connections kept over all hosts', async () =>
     await bounded.close();
   }
 });
+
+test("resetConnections(origin) ends that origin's connections only", async () => {
+  const pooled = new UndiciTransport({ requestTimeoutMs: 5_000 });
+  try {
+    const other = url.replace('127.0.0.1', 'localhost');
+    for (const target of [url, other])
+      assert.equal(await text(await pooled.send({ url: target, method: 'POST', headers: {}, body: 'x' }, {})), 'echo x');
+    await until(() => pooled.idleConnections().total === 2, 'one idle connection per origin');
+    const before = openNow;
+    assert.equal(await pooled.resetConnections(new URL(url).origin), 1);
+    await until(() => openNow === before - 1, 'the reset origin’s connection to close');
+    assert.deepEqual(pooled.idleConnections().byOrigin, { [new URL(other).origin]: 1 });
+    // The pool of the reset origin still serves, on a new connection.
+    assert.equal(await text(await pooled.send({ url, method: 'POST', headers: {}, body: 'y' }, {})), 'echo y');
+  } finally {
+    await pooled.close();
+  }
+});

@@ -138,12 +138,43 @@ interface IdleLimits {
  */
 class IdleConnections {
   private readonly byOrigin = new Map<string, Set<TrackedClient>>();
+  /** Every client, busy or idle, by origin: what {@link retire} ends. */
+  private readonly clients = new Map<string, Set<TrackedClient>>();
   private total = 0;
 
   constructor(private readonly limits: IdleLimits) {}
 
+  /** A client the pool of `client.originKey` just created. */
+  add(client: TrackedClient): void {
+    let set = this.clients.get(client.originKey);
+    if (set === undefined) {
+      set = new Set();
+      this.clients.set(client.originKey, set);
+    }
+    set.add(client);
+  }
+
+  /** Ends every connection to `origin`: idle ones now, busy ones as their request ends. */
+  retire(origin: string): number {
+    let retired = 0;
+    for (const client of this.clients.get(origin) ?? []) {
+      if (!client.isConnected()) continue;
+      retired++;
+      if (client.idle) {
+        this.busy(client);
+        client.closeConnection();
+      } else client.retiring = true;
+    }
+    return retired;
+  }
+
   /** Called when `client` may have just turned idle: keep it, or close its connection. */
   settle(client: TrackedClient): void {
+    if (client.retiring && client.isIdle()) {
+      client.retiring = false;
+      client.closeConnection();
+      return;
+    }
     if (client.idle || !client.isIdle()) return;
     let idle = this.byOrigin.get(client.originKey);
     if (idle === undefined) {
@@ -182,6 +213,8 @@ type ClientOptions = ConstructorParameters<typeof Client>[1] & { connect?: unkno
 class TrackedClient extends Client {
   /** Whether this client sits in the idle set. */
   idle = false;
+  /** Close the connection once its request ends (a reset of its origin's pool). */
+  retiring = false;
   readonly originKey: string;
   private readonly socketRef: { socket: Socket | null };
   private readonly tracker: IdleConnections;
@@ -197,9 +230,10 @@ class TrackedClient extends Client {
           (callback as (error: Error | null, socket: Socket | null) => void)(error, socket as Socket | null);
         })) as buildConnector.connector,
     });
-    this.originKey = String(origin);
+    this.originKey = new URL(String(origin)).origin;
     this.socketRef = socketRef;
     this.tracker = tracker;
+    tracker.add(this);
     // `drain` follows the end of each request; the pool's own drain listener, added after this one,
     // may hand the client a queued request in the same turn, so decide once that has run.
     this.on('drain', () => queueMicrotask(() => tracker.settle(this)));
@@ -213,6 +247,10 @@ class TrackedClient extends Client {
   override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
     this.tracker.busy(this);
     return super.dispatch(options, handler);
+  }
+
+  isConnected(): boolean {
+    return this.socketRef.socket !== null;
   }
 
   isIdle(): boolean {
@@ -302,11 +340,19 @@ export class UndiciTransport implements Transport {
     return this.idle.counts();
   }
 
-  /** Drops every pooled connection (a self-healing action). */
-  async resetConnections(): Promise<void> {
+  /**
+   * Drops pooled connections (a self-healing action): those to `origin`
+   * (`https://api.example.com`) only when given, leaving every other
+   * provider's pool as it is, else all of them. Idle connections close at
+   * once, busy ones as their request ends. Resolves with the connections
+   * retired when `origin` is given.
+   */
+  async resetConnections(origin?: string): Promise<number | undefined> {
+    if (origin !== undefined) return this.idle.retire(new URL(origin).origin);
     const old = this.agent;
     this.agent = this.createAgent();
     await old.close().catch(() => undefined);
+    return undefined;
   }
 
   async send(request: UpstreamRequest, options: { signal?: AbortSignal }): Promise<UpstreamResponse> {

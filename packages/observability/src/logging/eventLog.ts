@@ -14,6 +14,8 @@ import type {
   CooldownStartEvent,
   CredentialRotatedEvent,
   EventObserver,
+  HealingActionEvent,
+  HealingOutcomeEvent,
   HealthChangeEvent,
   RequestEndEvent,
   WebsocketCloseEvent,
@@ -93,6 +95,24 @@ export class EventLog implements EventObserver {
       },
       'upstream_attempt',
     );
+  }
+
+  onHealingAction(event: HealingActionEvent): void {
+    const line = { provider: event.provider, attempt: event.attempt, action: event.action, ok: event.ok, error: event.error ?? null };
+    if (event.ok) this.logger.info(line, 'self_healing_action');
+    else this.logger.warn(line, 'self_healing_action');
+  }
+
+  onHealingOutcome(event: HealingOutcomeEvent): void {
+    const line = {
+      provider: event.provider,
+      attempt: event.attempt,
+      outcome: event.outcome,
+      error: event.error ?? null,
+      next_attempt_at: event.nextAttemptAt === undefined ? null : new Date(event.nextAttemptAt).toISOString(),
+    };
+    if (event.outcome === 'gave_up') this.logger.error(line, 'self_healing_check');
+    else this.logger.info(line, 'self_healing_check');
   }
 
   onCooldownStart(event: CooldownStartEvent): void {

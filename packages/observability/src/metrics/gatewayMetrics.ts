@@ -13,6 +13,8 @@ import type {
   CooldownStartEvent,
   CredentialRotatedEvent,
   EventObserver,
+  HealingActionEvent,
+  HealingOutcomeEvent,
   HealthChangeEvent,
   HealthCheckEvent,
   QuotaUpdateEvent,
@@ -126,6 +128,8 @@ export class GatewayMetrics implements EventObserver {
   private readonly quotaUsed: Gauge<'provider' | 'credential'>;
   private readonly quotaLimit: Gauge<'provider' | 'credential'>;
   private readonly rotations: Counter<'provider' | 'reason'>;
+  private readonly healingActions: Counter<'provider' | 'action' | 'result'>;
+  private readonly healingChecks: Counter<'provider' | 'outcome'>;
 
   constructor(options: GatewayMetricsOptions = {}) {
     const registry = (this.registry = options.registry ?? new Registry());
@@ -197,6 +201,18 @@ export class GatewayMetrics implements EventObserver {
       collect() {
         self.cacheCells.flushInto(this);
       },
+    });
+    this.healingActions = new Counter({
+      name: 'svc_self_healing_actions_total',
+      help: 'Self-healing actions run on unhealthy providers, by provider, action and result (ok or failed).',
+      labelNames: ['provider', 'action', 'result'],
+      registers,
+    });
+    this.healingChecks = new Counter({
+      name: 'svc_self_healing_checks_total',
+      help: 'Health checks after a self-healing attempt, by provider and outcome (recovered, retrying, gave_up, cancelled).',
+      labelNames: ['provider', 'outcome'],
+      registers,
     });
     // A metric of its own: the specification's svc_* metrics keep their labels.
     new Counter({
@@ -313,6 +329,18 @@ export class GatewayMetrics implements EventObserver {
     }
     provider.duration.observe(event.latencyMs / 1000);
     if (event.ttfbMs !== null) provider.ttfb.observe(event.ttfbMs / 1000);
+  }
+
+  onHealingAction(event: HealingActionEvent): void {
+    this.healingActions.inc({
+      provider: this.labelOf(this.provider(event.provider)),
+      action: event.action,
+      result: event.ok ? 'ok' : 'failed',
+    });
+  }
+
+  onHealingOutcome(event: HealingOutcomeEvent): void {
+    this.healingChecks.inc({ provider: this.labelOf(this.provider(event.provider)), outcome: event.outcome });
   }
 
   onAttemptEnd(event: AttemptEndEvent): void {

@@ -369,6 +369,7 @@ export class Gateway {
       relay: gateway.relay.events,
       cooldowns: gateway.cooldowns.events,
       health: gateway.health.events,
+      healer: gateway.healer.events,
       credentials: credentials.manager.events,
       websocket: gateway.websocket.events,
     });
@@ -538,12 +539,29 @@ export class Gateway {
     return result.ok;
   }
 
+  /** Where the shared transport connects for `provider` (its base URL, else its health probe's); undefined for in-process kinds. */
+  private providerOrigin(provider: string): string | undefined {
+    const config = relayProviders(this.current).find((p) => p.name === provider);
+    if (!config) return undefined;
+    const adapter = this.relay.adapter(config.kind);
+    // An adapter with a transport of its own (the mock) holds no connection in the shared pool.
+    if (!adapter || adapter.transport) return undefined;
+    const url = config.baseUrl ?? adapter.healthRequest(config, undefined).url;
+    try {
+      return new URL(url).origin;
+    } catch {
+      return undefined;
+    }
+  }
+
   private healingActions(): HealingAction[] {
     return [
       {
+        // Only the failing provider's connections: every other provider's pool keeps serving.
         name: 'reset_connection_pool',
-        run: async () => {
-          await this.transport.resetConnections();
+        run: async (provider) => {
+          const origin = this.providerOrigin(provider);
+          if (origin !== undefined) await this.transport.resetConnections(origin);
         },
       },
       {
