@@ -125,6 +125,12 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
       const config = await loadConfigFile(path, { knownKinds: knownKinds() });
       const gateway = await Gateway.start({ config, configPath: path, insecure: values.insecure === true });
       io.stdout(`switchyard gateway listening on ${gateway.url} (config ${path})\n`);
+      // Where a person goes next; the key itself is never printed.
+      io.stdout(
+        config['remote-management']['secret-key'] === ''
+          ? 'dashboard off: set remote-management.secret-key to turn it on\n'
+          : `dashboard on ${gateway.url}/dashboard (sign in with the management key, remote-management.secret-key in ${path})\n`,
+      );
       if (config.metrics.enabled) io.stdout(`metrics on http://${config.metrics.host}:${config.metrics.port}${config.metrics.path}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => {

@@ -118,6 +118,33 @@ test('in Chromium: sign in, see providers, traffic and decisions, cool a provide
   }
 });
 
+test("in Chromium: the gateway's address opens a page whose Dashboard link leads to the sign-in; metrics are shown off", {
+  skip: chromium.skip,
+  timeout: 60_000,
+}, async () => {
+  if (!chromium.available) return;
+  const { chromium: launcher } = await import('playwright-core');
+  const browser = await launcher.launch({ executablePath: chromium.executablePath, args: chromium.args });
+  try {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/status of 401/.test(message.text())) errors.push(message.text());
+    });
+    await page.goto(`${gateway.url}/`);
+    assert.equal(await page.title(), 'Switchyard gateway');
+    assert.match((await page.locator('main').textContent()) ?? '', /Metrics: off/);
+    await page.getByRole('link', { name: 'Health' }).waitFor();
+    await page.getByRole('link', { name: 'Dashboard' }).click();
+    await page.getByLabel('Management key').waitFor();
+    assert.match(page.url(), /\/dashboard$/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
 /** A form body one byte over the limit, `key=` first so a reader that took it whole would find a (wrong) key. */
 const oversizedForm = () => `key=${'k'.repeat(CONTROL_PLANE_BODY_LIMIT)}`;
 
