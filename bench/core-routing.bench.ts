@@ -11,7 +11,8 @@
  *
  *   pnpm bench core-routing [--smoke]
  */
-import { CooldownManager, FakeScheduler, HealthMonitor, Selector, STRATEGIES } from '@switchyard/core-routing';
+import { CooldownManager, HealthMonitor, Selector, STRATEGIES } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 import { type Row, report, throughput } from './lib.js';
 
 const N = 1000;

@@ -57,7 +57,7 @@ const MATCHED = process.argv.includes('--matched') && hasTaskset;
 const children: ChildProcess[] = [];
 
 if (!FROM_SOURCE) {
-  for (const pkg of ['core-routing', 'server-http']) {
+  for (const pkg of ['runtime', 'core-routing', 'translate', 'relay', 'http-kit', 'server-http']) {
     if (!existsSync(fileURLToPath(new URL(`../packages/${pkg}/dist/index.js`, import.meta.url)))) {
       console.error(`packages/${pkg}/dist is missing: run \`pnpm build\` first (or pass --source)`);
       process.exit(1);

@@ -8,7 +8,9 @@
  *
  *   pnpm bench translation [--smoke]
  */
-import { API_FAMILIES, type ApiFamily, passThroughTap, StreamTranslator } from '@switchyard/core-routing';
+
+import { passThroughTap } from '@switchyard/relay';
+import { API_FAMILIES, type ApiFamily, StreamTranslator } from '@switchyard/translate';
 import { type Row, report, SMOKE, throughput } from './lib.js';
 
 const DELTAS = SMOKE ? 200 : 2000;

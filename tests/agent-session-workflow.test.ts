@@ -7,7 +7,7 @@ import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { type AgentSessionServer, startAgentSessionServer } from '@switchyard/server-http';
+import { type AgentSessionServer, startAgentSessionServer } from '@switchyard/agent-session';
 import { AgentSessionAdapter } from '@switchyard/workflow';
 
 let server: AgentSessionServer | undefined;

@@ -4,14 +4,15 @@
 // cleared the credential's failure streak, so broken streams in a row never added up.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FakeScheduler, MemorySink, Relay } from '@switchyard/core-routing';
 import { CooldownTracker, CredentialPool, MemoryQuotaStore, parseCredential, QuotaTracker } from '@switchyard/credentials';
+import { MemorySink, Relay } from '@switchyard/relay';
+import { FakeScheduler } from '@switchyard/runtime';
 import {
   ANTHROPIC_OPENING_TOKENS,
   anthropicError,
   anthropicOpening,
   ScriptedStreams,
-} from '../packages/core-routing/src/relay/testing/scriptedStreams.js';
+} from '../packages/relay/src/testing/scriptedStreams.js';
 
 const T0 = Date.parse('2026-03-10T12:00:00.000Z');
 const KEY = 'claude-key';

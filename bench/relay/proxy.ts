@@ -5,7 +5,8 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CooldownManager, HealthMonitor, Relay, UndiciTransport } from '@switchyard/core-routing';
+import { CooldownManager, HealthMonitor } from '@switchyard/core-routing';
+import { Relay, UndiciTransport } from '@switchyard/relay';
 import { createDataPlane } from '@switchyard/server-http';
 import { Agent } from 'undici';
 

@@ -1,4 +1,4 @@
-import { startAgentSessionServer } from '@switchyard/server-http';
+import { startAgentSessionServer } from '@switchyard/agent-session';
 
 // Any interactive terminal program works; `port: 0` picks a free port (3284 by default).
 const server = await startAgentSessionServer({ command: 'python3', args: ['-i', '-q'], port: 0, stableWindowMs: 500 });

@@ -1,4 +1,5 @@
-import { CooldownManager, FakeScheduler } from '@switchyard/core-routing';
+import { CooldownManager } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 
 const start = Date.parse('2026-01-01T00:00:00Z');
 const clock = new FakeScheduler(start); // time moves only when told: the whole story runs in milliseconds

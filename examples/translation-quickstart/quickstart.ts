@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Anthropic from '@anthropic-ai/sdk';
-import { Relay } from '@switchyard/core-routing';
+import { Relay } from '@switchyard/relay';
 import { createDataPlane } from '@switchyard/server-http';
 
 // The demo provider speaks OpenAI chat completions; the client below speaks Anthropic Messages.

@@ -1,4 +1,4 @@
-import { translateRequest } from '@switchyard/core-routing';
+import { translateRequest } from '@switchyard/translate';
 
 const chat = {
   model: 'gpt-4o',

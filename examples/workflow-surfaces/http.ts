@@ -1,5 +1,5 @@
-import { startWorkflowHttpServer } from '@switchyard/server-http';
 import { MemoryWorkflowStore, Workflow } from '@switchyard/workflow';
+import { startWorkflowHttpServer } from '@switchyard/workflow-http';
 
 const workflow = new Workflow({ store: new MemoryWorkflowStore(), repoName: 'shop' });
 const server = await startWorkflowHttpServer({ workflow, apiKeys: ['s3cret'], port: 0 });

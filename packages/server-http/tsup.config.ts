@@ -2,9 +2,7 @@ import { defineConfig } from 'tsup';
 
 export default defineConfig([
   {
-    entry: { index: 'src/index.ts', agent: 'src/agent/engine/index.ts' },
-    // Native and optional: loaded at run time from the user's install, never bundled.
-    external: ['node-pty', '@xterm/headless'],
+    entry: { index: 'src/index.ts' },
     format: ['esm', 'cjs'],
     dts: true,
     sourcemap: true,
@@ -15,7 +13,6 @@ export default defineConfig([
   },
   {
     entry: { bin: 'src/bin.ts' },
-    external: ['node-pty', '@xterm/headless'],
     format: ['esm'],
     sourcemap: true,
     clean: false,

@@ -16,7 +16,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FakeScheduler } from './clock.js';
+import { FakeScheduler } from '@switchyard/runtime';
 import { CooldownManager } from './cooldown/cooldownManager.js';
 import type { CooldownPeriod, CooldownStateStore, CooldownStoreChange } from './cooldown/cooldownStateStore.js';
 

@@ -13,7 +13,7 @@ export type RoutingErrorCode =
   | 'invalid_config'
   | 'invalid_request'
   | 'unsupported_translation'
-  /** A provider's answer that cannot be carried to the client's family (see {@link TranslationError}). */
+  /** A provider's answer that cannot be carried to the client's family. */
   | 'invalid_response'
   | 'timeout'
   /** A shared store (PostgreSQL) could not read, write or migrate. */
@@ -75,34 +75,4 @@ export class ProviderNotFound extends RoutingError {
 export function errorMessage(error: unknown): string {
   const message = error instanceof Error ? error.message : String(error);
   return message.length > 300 ? `${message.slice(0, 297)}...` : message;
-}
-
-/** Codes of {@link TranslationError}. */
-export type TranslationErrorCode = 'invalid_request' | 'unsupported_translation' | 'invalid_response';
-
-/**
- * A request or response that cannot be carried from one API family to
- * another. A request: a malformed field (`invalid_request`), or a feature
- * the target family has no way to express (`unsupported_translation`), both
- * the client's to fix; `param` names the field, as a JSON path into the
- * client's body (`messages[2].content`). A response: the provider's answer
- * cannot be written in the client's family (`invalid_response`, for example
- * tool call arguments that are not JSON, for a family that wants an object),
- * the provider's fault, not the client's.
- *
- * @example
- * ```ts
- * try { translateRequest('openai-chat', 'anthropic-messages', body, ctx); }
- * catch (e) { if (e instanceof TranslationError) reply(400, e.param, e.message); }
- * ```
- */
-export class TranslationError extends RoutingError {
-  override name = 'TranslationError';
-  declare readonly code: TranslationErrorCode;
-  readonly param: string | undefined;
-
-  constructor(code: TranslationErrorCode, message: string, param?: string, options?: { cause?: unknown }) {
-    super(code, message, options);
-    this.param = param;
-  }
 }

@@ -136,20 +136,8 @@ export {
   type UpdateSource,
 } from './queue/authUpdateQueue.js';
 export { type RefreshEvents, type RefreshStatusRecord, RefreshWorker, type RefreshWorkerOptions } from './refresh/refreshWorker.js';
-export {
-  decodeCredentialFile,
-  encodeCredentialFile,
-  FILE_FORMAT_VERSION,
-  providerFromFileName,
-} from './store/credentialFile.js';
-export type {
-  CredentialStore,
-  DeleteOptions,
-  PutOptions,
-  StoreBackend,
-  StoreChange,
-  Unsubscribe,
-} from './store/credentialStore.js';
+export { decodeCredentialFile, encodeCredentialFile, FILE_FORMAT_VERSION, providerFromFileName } from './store/credentialFile.js';
+export type { CredentialStore, DeleteOptions, PutOptions, StoreBackend, StoreChange, Unsubscribe } from './store/credentialStore.js';
 export {
   type AuthFileInfo,
   FileCredentialStore,

@@ -5,7 +5,7 @@
  * Every requested delay is recorded, so tests assert the intervals
  * (`slow_down` adds five seconds) without waiting for them.
  */
-import type { Scheduler, TimerHandle } from '@switchyard/core-routing';
+import type { Scheduler, TimerHandle } from '@switchyard/runtime';
 
 export class InstantScheduler implements Scheduler {
   /** Delays requested, in order. */

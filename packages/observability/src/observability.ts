@@ -7,7 +7,7 @@
  * OpenTelemetry loads only when wanted) and plugs in as an observer.
  */
 import type { lookup as dnsLookup } from 'node:dns';
-import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
+import { type Scheduler, systemScheduler } from '@switchyard/runtime';
 import type { DestinationStream, Logger } from 'pino';
 import { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';

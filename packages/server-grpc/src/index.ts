@@ -10,13 +10,7 @@ export { AgentHub, type AgentHubOptions, type HubPrompt } from './agentHub.js';
 export { agentServiceHandlers } from './agentService.js';
 export { type Authorize, auditEntryMessage, type CoreServiceOptions, coreServiceHandlers, workPackageMessage } from './coreService.js';
 export type { ProtoGrpcType } from './generated/workflow.js';
-export {
-  decodeStatusDetails,
-  GrpcServerError,
-  type StatusDetails,
-  toServiceError,
-  WORKFLOW_GRPC_STATUS,
-} from './grpcErrors.js';
+export { decodeStatusDetails, GrpcServerError, type StatusDetails, toServiceError, WORKFLOW_GRPC_STATUS } from './grpcErrors.js';
 export { apiKeyAuthorizer, type GrpcServer, type GrpcServerOptions, startGrpcServer } from './grpcServer.js';
 export { AGENT_SERVICE, CORE_SERVICE, loadWorkflowProto, PROTO_LOADER_OPTIONS, WORKFLOW_PROTO_PATH } from './proto.js';
 export { fromStruct, fromValue, toStruct, toValue } from './struct.js';

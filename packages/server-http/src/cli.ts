@@ -7,8 +7,8 @@
  * at run time, 2 a usage or config error, 130 a cancelled sign-in.
  */
 import { parseArgs } from 'node:util';
-import { defaultAdapters } from '@switchyard/core-routing';
 import { CredentialsError } from '@switchyard/credentials';
+import { defaultAdapters } from '@switchyard/relay';
 import { ClusterUnavailableError } from './gateway/cluster.js';
 import { ConfigError, loadConfigFile } from './gateway/config/load.js';
 import { gatewayConfigJsonSchema } from './gateway/config/schema.js';

@@ -7,8 +7,9 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ApiFamily, type ProviderConfig, Relay, type RelayCredentialPool, UndiciTransport } from '@switchyard/core-routing';
+import { type ProviderConfig, Relay, type RelayCredentialPool, UndiciTransport } from '@switchyard/relay';
 import { type FakeUpstream, startFakeAnthropic, startFakeGemini, startFakeOpenAi } from '@switchyard/test-support';
+import type { ApiFamily } from '@switchyard/translate';
 import { createDataPlane } from '../src/dataPlane/dataPlane.js';
 
 /** The client key every matrix test uses. */

@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
-import { openEvents } from './sseClient.js';
+import { openEvents } from '@switchyard/test-support';
 
 test('a character whose UTF-8 bytes straddle two chunks is decoded whole', async () => {
   let response: ServerResponse | undefined;

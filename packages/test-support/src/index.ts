@@ -34,6 +34,7 @@ export { type TempGitRepo, tempGitRepo } from './gitRepo.js';
 export { assertMethodNotAllowed } from './methodNotAllowed.js';
 export { DEFAULT_PG_URL, type PostgresForTests, postgresForTests, sqlOnce } from './postgres.js';
 export { inCI, missing, type Requirement } from './requirement.js';
+export { openEvents, type SseConnection, type SseEvent as TestSseEvent } from './sseClient.js';
 export { type StagedLookup, stagedLookup } from './stagedLookup.js';
 export { startTcpProxy, type TcpProxy } from './tcpProxy.js';
 export { eventually } from './waitFor.js';

@@ -71,13 +71,7 @@ export {
 } from './errors.js';
 export { type AgentEvent, WorkflowEventEmitter, type WorkflowEvents } from './events.js';
 export { type Artifact, ArtifactStore, artifactHash, DEFAULT_ARTIFACT_ROOT } from './git/artifactStore.js';
-export {
-  type ConfinedFileOptions,
-  openConfinedFile,
-  readConfinedFile,
-  removeConfinedFile,
-  writeConfinedFile,
-} from './git/confinedFile.js';
+export { type ConfinedFileOptions, openConfinedFile, readConfinedFile, removeConfinedFile, writeConfinedFile } from './git/confinedFile.js';
 export {
   type BranchInfo,
   type CommitInfo,

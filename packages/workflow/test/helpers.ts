@@ -2,7 +2,7 @@
  * Shared setup for the workflow tests: a workflow on a memory store with a
  * fake clock, and shortcuts that satisfy the built-in gates.
  */
-import { FakeScheduler } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 import { MemoryWorkflowStore } from '../src/store/memoryWorkflowStore.js';
 import type { WorkflowStore } from '../src/store/workflowStore.js';
 import { Workflow } from '../src/workflow.js';

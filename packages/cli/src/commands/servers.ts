@@ -5,7 +5,7 @@
  * one store, one workflow and one agent dispatcher (jobs run in this
  * process; remote agents join through gRPC's AgentService). And
  * `yard agent serve … -- <command>`: one terminal agent behind the agent
- * session server of `@switchyard/server-http`.
+ * session server of `@switchyard/agent-session`.
  */
 import type { AgentAdapter } from '@switchyard/workflow';
 import { resolved } from '../config.js';
@@ -25,7 +25,7 @@ export function serveCommand(ctx: CommandContext, opts: { http?: string; grpc?: 
   return withRuntime(ctx, async (rt) => {
     const [{ createObservability }, http, grpc] = await Promise.all([
       import('@switchyard/observability'),
-      httpPort !== undefined ? import('@switchyard/server-http') : undefined,
+      httpPort !== undefined ? import('@switchyard/workflow-http') : undefined,
       grpcPort !== undefined ? import('@switchyard/server-grpc') : undefined,
     ]);
     const obs = createObservability(
@@ -97,19 +97,6 @@ export function serveCommand(ctx: CommandContext, opts: { http?: string; grpc?: 
   });
 }
 
-/** The session server's entry, as `@switchyard/server-http` exports it. */
-type StartAgentSessionServer = (options: {
-  host?: string;
-  port?: number;
-  agentType?: string;
-  transport?: 'pty' | 'acp';
-  command: string;
-  args?: string[];
-  cwd?: string;
-  allowedHosts?: string[];
-  apiKey?: string;
-}) => Promise<{ url: string; close(): Promise<void> }>;
-
 /** `yard agent serve [--port 3284] [--type kind] [--transport pty|acp] [--api-key-env NAME] -- <command> [args…]`. */
 export async function agentServeCommand(
   ctx: CommandContext,
@@ -123,11 +110,8 @@ export async function agentServeCommand(
   const apiKey = opts.apiKeyEnv === undefined ? undefined : ctx.io.env[opts.apiKeyEnv];
   if (opts.apiKeyEnv !== undefined && !apiKey)
     throw new CliError('invalid_argument', `--api-key-env: environment variable ${opts.apiKeyEnv} is not set`, { field: 'api_key_env' });
-  const mod = (await import('@switchyard/server-http')) as { startAgentSessionServer?: StartAgentSessionServer };
-  if (typeof mod.startAgentSessionServer !== 'function') {
-    throw new CliError('not_implemented', 'this build of @switchyard/server-http has no agent session server (startAgentSessionServer)');
-  }
-  const server = await mod.startAgentSessionServer({
+  const { startAgentSessionServer } = await import('@switchyard/agent-session');
+  const server = await startAgentSessionServer({
     host: opts.host,
     port,
     transport: opts.transport,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FakeScheduler } from '../clock.js';
+import { FakeScheduler } from '@switchyard/runtime';
 import { RoutingError } from '../errors.js';
 import { CooldownManager, MAX_COOLDOWN_MS } from './cooldownManager.js';
 import type { CooldownEvents, CooldownManagerOptions } from './cooldownTypes.js';

@@ -17,10 +17,10 @@
  *   in-memory view that `isCooling` reads. The request path never waits on
  *   the store.
  */
+
+import { type Scheduler, systemScheduler, type TimerHandle, withTimeout } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
-import { type Scheduler, systemScheduler, type TimerHandle } from '../clock.js';
 import { errorMessage, RoutingError } from '../errors.js';
-import { withTimeout } from '../timeout.js';
 import { positiveMs } from '../validate.js';
 import {
   DEFAULT_HEALTH_CHECK_TIMEOUT_MS,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { FakeScheduler } from '@switchyard/runtime';
 import fc from 'fast-check';
-import { FakeScheduler } from '../clock.js';
 import { CooldownManager } from './cooldownManager.js';
 import { FailureWindow } from './failureWindow.js';
 

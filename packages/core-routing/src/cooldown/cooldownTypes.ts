@@ -3,7 +3,7 @@
  * The public shapes of a `CooldownManager`: its options, the failures it
  * records, its typed events and its status for the operations API.
  */
-import type { Scheduler } from '../clock.js';
+import type { Scheduler } from '@switchyard/runtime';
 import type { CooldownDetection, CooldownDurations } from './cooldownSettings.js';
 import type { CooldownEndCause, CooldownPeriod, CooldownReason, CooldownStateStore } from './cooldownStateStore.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { FakeScheduler } from '@switchyard/runtime';
 import fc from 'fast-check';
-import { FakeScheduler } from '../clock.js';
 import { ProviderNotFound, RoutingError } from '../errors.js';
 import { HealthMonitor } from './healthMonitor.js';
 import type { HealthMonitorOptions, HealthSettings } from './healthTypes.js';

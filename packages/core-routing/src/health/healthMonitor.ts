@@ -7,10 +7,10 @@
  * (`recordRequest`) feed the status record in bounded windows but do not
  * decide health: reacting to request failures is the cooldown manager's job.
  */
+
+import { type Scheduler, systemScheduler, type TimerHandle, withTimeout } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
-import { type Scheduler, systemScheduler, type TimerHandle } from '../clock.js';
 import { errorMessage, ProviderNotFound, RoutingError } from '../errors.js';
-import { withTimeout } from '../timeout.js';
 import { boolean, definedOnly, integerIn, nameList, positiveMs } from '../validate.js';
 import type {
   HealthAggregate,

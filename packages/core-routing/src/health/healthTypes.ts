@@ -3,7 +3,7 @@
  * The public shapes of a `HealthMonitor`: settings, the probe it calls, its
  * typed events, and the records the operations API serves.
  */
-import type { Scheduler } from '../clock.js';
+import type { Scheduler } from '@switchyard/runtime';
 
 /** `server.operations.health_check`. */
 export interface HealthSettings {

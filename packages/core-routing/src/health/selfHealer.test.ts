@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FakeScheduler } from '../clock.js';
+import { FakeScheduler } from '@switchyard/runtime';
 import { ProviderNotFound, RoutingError } from '../errors.js';
 import { HealthMonitor } from './healthMonitor.js';
 import { type HealingAction, SelfHealer, type SelfHealingSettings } from './selfHealer.js';

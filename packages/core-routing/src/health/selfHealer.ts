@@ -9,10 +9,10 @@
  * gives up until the provider has been healthy again. Every attempt, action
  * and outcome is an event.
  */
+
+import { type Scheduler, systemScheduler, type TimerHandle, withTimeout } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
-import { type Scheduler, systemScheduler, type TimerHandle } from '../clock.js';
 import { errorMessage, ProviderNotFound, RoutingError } from '../errors.js';
-import { withTimeout } from '../timeout.js';
 import { boolean, definedOnly, integerIn, positiveMs } from '../validate.js';
 import type { HealthMonitor } from './healthMonitor.js';
 

@@ -16,8 +16,10 @@
  * once: its notification, arriving after a resync already reported the
  * period gone, is dropped.
  */
+
+import { every, type Scheduler, systemScheduler } from '@switchyard/runtime';
+import { type Migration, type PgConnection, PgListener, poolFor, type ReconnectBackoff, runMigrations } from '@switchyard/runtime/postgres';
 import type pg from 'pg';
-import { every, type Scheduler, systemScheduler } from '../clock.js';
 import {
   type CooldownDeleteOptions,
   type CooldownEndCause,
@@ -28,9 +30,6 @@ import {
   samePeriod,
 } from '../cooldown/cooldownStateStore.js';
 import { RoutingError } from '../errors.js';
-import { type Migration, runMigrations } from './migrations.js';
-import { PgListener, type ReconnectBackoff } from './pgListener.js';
-import { type PgConnection, poolFor } from './pgPool.js';
 
 /** The default NOTIFY channel of cooldown changes. */
 export const DEFAULT_COOLDOWN_CHANNEL = 'svc_cooldown_events_v1';
@@ -94,8 +93,8 @@ const fromRow = (row: Row): CooldownPeriod =>
  *
  * @example
  * ```ts
- * import { CooldownManager } from '@switchyard/core-routing';
- * import { PostgresCooldownStateStore } from '@switchyard/core-routing/postgres';
+ * import { CooldownManager } from '../cooldown/cooldownManager.js';
+ * import { PostgresCooldownStateStore } from './postgresCooldownStateStore.js';
  *
  * const store = await PostgresCooldownStateStore.open({ connection: 'postgres://postgres@127.0.0.1/gateway' });
  * const cooldowns = new CooldownManager({ store });

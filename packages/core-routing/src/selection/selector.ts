@@ -21,7 +21,7 @@
  * 7. An empty candidate list fails with `NoProviderAvailable`.
  * Ties go to the candidate picked least recently, so equals share the load.
  */
-import { type Clock, systemClock } from '../clock.js';
+import { type Clock, systemClock } from '@switchyard/runtime';
 import { AllProvidersInCooldown, NoProviderAvailable, RoutingError } from '../errors.js';
 import { IndexedHeap } from './indexedHeap.js';
 

@@ -17,7 +17,7 @@
  * | `auth.encryption.previous_keys` | `[]`: keys still readable during a rekey |
  */
 import { join } from 'node:path';
-import type { Scheduler } from '@switchyard/core-routing';
+import type { Scheduler } from '@switchyard/runtime';
 import { z } from 'zod';
 import { CredentialsError } from '../errors.js';
 import { CredentialManager } from '../manager/credentialManager.js';

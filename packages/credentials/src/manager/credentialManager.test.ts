@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { inspect } from 'node:util';
-import { FakeScheduler } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 import { FakeAuthServer } from '@switchyard/test-support';
 import { type CredentialsError, NoCredentials } from '../errors.js';
 import { cloudCodingAssistantFlow } from '../oauth/cloudCodingAssistantFlow.js';

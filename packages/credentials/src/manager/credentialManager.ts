@@ -12,7 +12,7 @@
  * of their own write that comes back through a watcher is recognised by its
  * revision and content, and changes nothing.
  */
-import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
+import { type Scheduler, systemScheduler } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
 import type { Credential, CredentialPatch, CredentialStatusRecord, NewCredential, QuotaStatus } from '../credential.js';
 import { CredentialNotFound, CredentialsError } from '../errors.js';

@@ -8,7 +8,7 @@
  * A stored change is then swapped into the pools.
  */
 import { randomBytes } from 'node:crypto';
-import type { Scheduler } from '@switchyard/core-routing';
+import type { Scheduler } from '@switchyard/runtime';
 import {
   type Credential,
   type CredentialPatch,

@@ -3,7 +3,7 @@
  * The options and events of the credential manager, and the small helpers
  * its parts share for events and error messages.
  */
-import type { Scheduler } from '@switchyard/core-routing';
+import type { Scheduler } from '@switchyard/runtime';
 import type { EventEmitter } from 'eventemitter3';
 import type { NewCredential } from '../credential.js';
 import { CredentialsError } from '../errors.js';

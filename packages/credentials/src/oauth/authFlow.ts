@@ -30,7 +30,7 @@
  * const manager = new CredentialManager({ store, flows: [myFlow] });
  * ```
  */
-import type { Scheduler } from '@switchyard/core-routing';
+import type { Scheduler } from '@switchyard/runtime';
 import type { Credential } from '../credential.js';
 import type { HttpClient } from './http.js';
 

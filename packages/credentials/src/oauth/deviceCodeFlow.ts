@@ -5,7 +5,7 @@
  * form-encoded. It is also the simplest example of a custom flow.
  */
 
-import type { Scheduler } from '@switchyard/core-routing';
+import type { Scheduler } from '@switchyard/runtime';
 import { CredentialsError } from '../errors.js';
 import type { AuthFlow, AuthFlowContext, FlowTokens, PendingSignIn } from './authFlow.js';
 import { ErrorAnswer, expiryFrom, serverText, startFormDeviceSignIn, TokenAnswer } from './deviceFlow.js';

@@ -15,7 +15,7 @@
  * `deviceCodeFlow` (in its own module) builds a complete flow on these
  * parts for any standard server.
  */
-import type { Scheduler } from '@switchyard/core-routing';
+import type { Scheduler } from '@switchyard/runtime';
 import { z } from 'zod';
 import { CredentialsError } from '../errors.js';
 import { sleep } from '../util/time.js';

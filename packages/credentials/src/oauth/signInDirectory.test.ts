@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { FakeScheduler, type Scheduler, systemScheduler } from '@switchyard/core-routing';
+import { FakeScheduler, type Scheduler, systemScheduler } from '@switchyard/runtime';
 import { eventually } from '@switchyard/test-support';
 import { ACCESS_TOKEN, controlledFlow, DEVICE_CODE } from '../../test/controlledFlow.js';
 import { runSignInDirectoryContract } from '../contract.js';

@@ -15,7 +15,7 @@
  * `cancelCheckIntervalMs`, should one be lost), aborts the flow.
  */
 import { randomBytes } from 'node:crypto';
-import { every, type Scheduler } from '@switchyard/core-routing';
+import { every, type Scheduler } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
 import type { CredentialStatusRecord } from '../credential.js';
 import { CredentialsError } from '../errors.js';

@@ -9,7 +9,7 @@
  * methods and events follow core-routing's `CooldownManager`, so either can
  * serve; this small tracker keeps the package independent of it meanwhile.
  */
-import { type Scheduler, systemScheduler, type TimerHandle } from '@switchyard/core-routing';
+import { type Scheduler, systemScheduler, type TimerHandle } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
 
 /** A failure that may start a cooldown. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FakeScheduler } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 import fc from 'fast-check';
 import type { z } from 'zod';
 import { type Credential, type CredentialSchema, type CredentialStatus, parseCredential } from '../credential.js';

@@ -14,7 +14,9 @@
  * changing its status. The slots and the upkeep of their state live in
  * `slotTable.ts`.
  */
-import { type Scheduler, Selector, systemScheduler } from '@switchyard/core-routing';
+
+import { Selector } from '@switchyard/core-routing';
+import { type Scheduler, systemScheduler } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
 import type { Credential, CredentialStatus, CredentialStatusRecord } from '../credential.js';
 import { CredentialsError } from '../errors.js';

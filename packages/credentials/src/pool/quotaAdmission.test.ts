@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FakeScheduler } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 import { parseCredential } from '../credential.js';
 import { MemoryQuotaStore, type QuotaDelta, type QuotaReservationAnswer, type QuotaReservationRequest } from '../store/quotaStore.js';
 import { CredentialPool } from './credentialPool.js';

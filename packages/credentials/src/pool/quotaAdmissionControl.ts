@@ -29,7 +29,7 @@
  * it if it comes later, so it holds no room for its ttl.
  */
 import { randomUUID } from 'node:crypto';
-import type { Scheduler } from '@switchyard/core-routing';
+import type { Scheduler } from '@switchyard/runtime';
 import type { QuotaDelta, QuotaReservationAnswer, QuotaReservationRequest, QuotaStore, QuotaTotal } from '../store/quotaStore.js';
 import { periodIso, type QuotaAdmission, type QuotaEntry } from './quotaEntry.js';
 

@@ -4,7 +4,7 @@
  * admission, and the per-credential entry that the tracker and its
  * admission control share.
  */
-import type { Scheduler } from '@switchyard/core-routing';
+import type { Scheduler } from '@switchyard/runtime';
 import type { QuotaStore } from '../store/quotaStore.js';
 import type { ResetSchedule } from '../util/time.js';
 

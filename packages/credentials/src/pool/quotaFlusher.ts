@@ -17,7 +17,7 @@
  * release and its tokens still leave together), and a failed one waits for
  * the next request to write rather than retrying on a timer.
  */
-import type { Scheduler } from '@switchyard/core-routing';
+import type { Scheduler } from '@switchyard/runtime';
 import type { QuotaDelta, QuotaReservationRequest, QuotaStore, QuotaUsage } from '../store/quotaStore.js';
 import { periodIso, type QuotaEntry, releasesOf } from './quotaEntry.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FakeScheduler } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 import { MemoryQuotaStore, type QuotaDelta, type QuotaTotal, type QuotaUsage } from '../store/quotaStore.js';
 import { QuotaTracker } from './quotaTracker.js';
 

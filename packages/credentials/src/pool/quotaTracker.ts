@@ -30,7 +30,7 @@
  * each, for as long as the store is open; a failed write after stop is
  * kept for the next one, never retried on a timer.
  */
-import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
+import { type Scheduler, systemScheduler } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
 import { type QuotaStatus, remainingOf } from '../credential.js';
 import type { QuotaStore, QuotaTotal, QuotaUsage } from '../store/quotaStore.js';

@@ -8,7 +8,9 @@
  * request path only picks. Kept apart from `CredentialPool`, which keeps
  * the request path and the public API.
  */
-import type { Scheduler, Selector, UnavailableReason as SelectorReason } from '@switchyard/core-routing';
+
+import type { Selector, UnavailableReason as SelectorReason } from '@switchyard/core-routing';
+import type { Scheduler } from '@switchyard/runtime';
 import type { EventEmitter } from 'eventemitter3';
 import type { CredentialStatus } from '../credential.js';
 import type { CooldownEvents, CredentialCooldowns } from './cooldownTracker.js';

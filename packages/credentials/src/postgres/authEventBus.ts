@@ -12,8 +12,8 @@
  * Events are handled one at a time, in the order they arrive, and the
  * reconciliation runs in the same line, so the two never race.
  */
-import { every, type Scheduler, systemScheduler } from '@switchyard/core-routing';
-import { type PgConnection, PgListener, type ReconnectBackoff } from '@switchyard/core-routing/postgres';
+import { every, type Scheduler, systemScheduler } from '@switchyard/runtime';
+import { type PgConnection, PgListener, type ReconnectBackoff } from '@switchyard/runtime/postgres';
 import { EventEmitter } from 'eventemitter3';
 import type pg from 'pg';
 import { CredentialsError } from '../errors.js';

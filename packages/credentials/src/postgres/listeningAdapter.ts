@@ -5,7 +5,7 @@
  * settings, make or take the pool, apply the migrations, and LISTEN when
  * asked, closing what was opened if any step fails.
  */
-import { type PgConnection, PgListener, poolFor, type ReconnectBackoff, runMigrations } from '@switchyard/core-routing/postgres';
+import { type PgConnection, PgListener, poolFor, type ReconnectBackoff, runMigrations } from '@switchyard/runtime/postgres';
 import type pg from 'pg';
 import { CredentialsError } from '../errors.js';
 import { CREDENTIALS_MIGRATIONS } from './schema.js';

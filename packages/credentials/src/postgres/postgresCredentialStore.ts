@@ -10,8 +10,8 @@
  * {@link AuthEventBus}.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { Scheduler } from '@switchyard/core-routing';
-import { type PgConnection, poolFor, runMigrations } from '@switchyard/core-routing/postgres';
+import type { Scheduler } from '@switchyard/runtime';
+import { type PgConnection, poolFor, runMigrations } from '@switchyard/runtime/postgres';
 import { EventEmitter } from 'eventemitter3';
 import type pg from 'pg';
 import { type Credential, parseCredential } from '../credential.js';

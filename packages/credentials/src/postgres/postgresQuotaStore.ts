@@ -26,7 +26,7 @@
  * back). The two meet on the primary key's index, whichever comes first.
  * The empty row lapses with the reservation's ttl like any other.
  */
-import type { PgConnection, PgListener, ReconnectBackoff } from '@switchyard/core-routing/postgres';
+import type { PgConnection, PgListener, ReconnectBackoff } from '@switchyard/runtime/postgres';
 import type pg from 'pg';
 import { CredentialsError } from '../errors.js';
 import {

@@ -10,7 +10,7 @@
  * between them. A node that dies while holding the lock loses its session,
  * and with it the lock.
  */
-import { type PgConnection, poolFor } from '@switchyard/core-routing/postgres';
+import { type PgConnection, poolFor } from '@switchyard/runtime/postgres';
 import type pg from 'pg';
 import { CredentialsError } from '../errors.js';
 import type { RefreshLock } from '../manager/credentialWriter.js';

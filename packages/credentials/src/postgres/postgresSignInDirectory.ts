@@ -9,7 +9,7 @@
  * for by the owner's own check of the flag (`SignInSessions`,
  * `cancelCheckIntervalMs`).
  */
-import type { PgListener } from '@switchyard/core-routing/postgres';
+import type { PgListener } from '@switchyard/runtime/postgres';
 import type pg from 'pg';
 import { CredentialsError } from '../errors.js';
 import { INTERRUPTED_ERROR, type SignInDirectory, type SignInRecord, type SignInRecordWrite } from '../oauth/signInDirectory.js';

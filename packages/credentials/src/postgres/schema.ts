@@ -31,7 +31,7 @@
  *   `cancel_requested` set by another node's cancel, `forget_at` when the
  *   row stops being shown and may be pruned.
  */
-import type { Migration } from '@switchyard/core-routing/postgres';
+import type { Migration } from '@switchyard/runtime/postgres';
 
 /**
  * First key of the two-integer advisory lock that orders quota writes against a credential's delete

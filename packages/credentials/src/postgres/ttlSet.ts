@@ -4,7 +4,7 @@
  * member lives the same time, so insertion order is expiry order and
  * pruning only ever looks at the oldest members.
  */
-import type { Clock } from '@switchyard/core-routing';
+import type { Clock } from '@switchyard/runtime';
 
 /** Remembers strings for `ttlMs`, at most `maxSize` of them (the oldest go first). */
 export class TtlSet {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FakeScheduler } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 import { type Credential, parseCredential } from '../credential.js';
 import { CredentialsError } from '../errors.js';
 import { CredentialManager } from '../manager/credentialManager.js';

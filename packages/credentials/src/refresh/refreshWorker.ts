@@ -16,7 +16,7 @@
  *   minutes. A rejected grant is not retried at all: the manager marks the
  *   credential `error`, and a person signs in again.
  */
-import type { Scheduler, TimerHandle } from '@switchyard/core-routing';
+import type { Scheduler, TimerHandle } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
 import type { Credential } from '../credential.js';
 import { CredentialsError } from '../errors.js';

@@ -4,7 +4,7 @@
  * UTC reset periods for quotas, timers that may lie weeks ahead, and
  * config durations (`100ms`, `30s`, `5m`).
  */
-import type { Scheduler } from '@switchyard/core-routing';
+import type { Scheduler } from '@switchyard/runtime';
 import { CredentialsError } from '../errors.js';
 
 /** How often a quota resets: at 00:00 UTC each day, or on the 1st of each month. */

@@ -7,7 +7,7 @@
  * holding. Notifications go out on the transitions, so a firing alert
  * notifies once (and once more when it resolves), never per evaluation.
  */
-import { every, type Scheduler, systemScheduler } from '@switchyard/core-routing';
+import { every, type Scheduler, systemScheduler } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
 import type { Logger } from 'pino';
 import { Gauge, type Registry } from 'prom-client';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeScheduler } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 import fc from 'fast-check';
 import { requestEnd } from '../testing/fixtures.js';
 import { parseCondition } from './expression.js';

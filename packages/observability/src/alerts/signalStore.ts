@@ -10,7 +10,7 @@
  * asks for, so memory is fixed and a window is exact to one bucket width
  * (horizon ÷ 120: 5 s for the default 10 minutes).
  */
-import { type Clock, systemClock } from '@switchyard/core-routing';
+import { type Clock, systemClock } from '@switchyard/runtime';
 import type {
   AttemptEndEvent,
   CooldownEndEvent,

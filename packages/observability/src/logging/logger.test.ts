@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { FakeScheduler } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
 import fc from 'fast-check';
 import { loggingConfigSchema } from '../config/schemas.js';

@@ -5,7 +5,7 @@
  * key and scrubbed from messages and errors, written to stdout, stderr or a
  * size-rotated file.
  */
-import { type Clock, systemClock } from '@switchyard/core-routing';
+import { type Clock, systemClock } from '@switchyard/runtime';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { LoggingConfig } from '../config/schemas.js';
 import { REDACTED, redactSecrets, scrubSecrets } from './redaction.js';

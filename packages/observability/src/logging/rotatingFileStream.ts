@@ -12,7 +12,7 @@
  */
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, extname, join } from 'node:path';
-import { type Clock, systemClock } from '@switchyard/core-routing';
+import { type Clock, systemClock } from '@switchyard/runtime';
 import { ObservabilityError } from '../errors.js';
 
 /** Options of {@link RotatingFileStream}. */

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { FakeScheduler } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 import { requirePromtool } from '@switchyard/test-support';
 import { EventEmitter } from 'eventemitter3';
 import { observeGateway } from '../observe.js';

@@ -5,7 +5,7 @@
  * (models, providers, credential ids, cooldown keys, error types) go
  * through a {@link LabelLimiter}, so the number of series stays bounded.
  */
-import { type Clock, systemClock } from '@switchyard/core-routing';
+import { type Clock, systemClock } from '@switchyard/runtime';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type {
   AttemptEndEvent,

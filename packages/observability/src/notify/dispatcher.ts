@@ -7,7 +7,7 @@
  * with jitter on the injected scheduler, and every outcome is counted and
  * kept in a short history for the operations API.
  */
-import { type Scheduler, systemScheduler } from '@switchyard/core-routing';
+import { type Scheduler, systemScheduler } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
 import type { Logger } from 'pino';
 import { Counter, type Registry } from 'prom-client';

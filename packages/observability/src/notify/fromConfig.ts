@@ -3,7 +3,7 @@
  * Builds the notifiers and the dispatcher from `notifications.*`.
  */
 import type { lookup as dnsLookup } from 'node:dns';
-import type { Scheduler } from '@switchyard/core-routing';
+import type { Scheduler } from '@switchyard/runtime';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { Dispatcher } from 'undici';

@@ -5,7 +5,7 @@
  * one per provider and reason per `minIntervalMs`; the suppressed ones are
  * counted in the next notice's log line rather than lost silently.
  */
-import { type Clock, systemClock } from '@switchyard/core-routing';
+import { type Clock, systemClock } from '@switchyard/runtime';
 import type { Channel } from '../config/schemas.js';
 import type { CredentialRotatedEvent, EventObserver } from '../events.js';
 import type { NotificationDispatcher } from './dispatcher.js';

@@ -12,7 +12,7 @@
  */
 import { type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import type { Clock } from '@switchyard/core-routing';
+import type { Clock } from '@switchyard/runtime';
 import type { AttemptEndEvent, EventObserver, RequestEndEvent, RequestStartEvent } from '../events.js';
 
 /** Options of {@link GatewayTracer}. */

@@ -20,7 +20,7 @@ import {
   TracerProvider,
 } from '@opentelemetry/sdk-trace';
 import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
-import { type Clock, systemClock } from '@switchyard/core-routing';
+import { type Clock, systemClock } from '@switchyard/runtime';
 import type { TracingConfig } from '../config/schemas.js';
 import { ConnectingZipkinExporter } from './connectingZipkinExporter.js';
 import { GatewayTracer } from './gatewayTracer.js';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { type ServerType, serve } from '@hono/node-server';
-import { FakeScheduler } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 import { Hono } from 'hono';
 import { managementAuth } from './managementAuth.js';
 

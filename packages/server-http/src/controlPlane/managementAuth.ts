@@ -13,9 +13,9 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { type Clock, systemClock } from '@switchyard/core-routing';
+import { respondError } from '@switchyard/http-kit';
+import { type Clock, systemClock } from '@switchyard/runtime';
 import type { MiddlewareHandler } from 'hono';
-import { respondError } from './apiError.js';
 
 /** What the guard reads; functions, so a config reload applies at once. */
 export interface ManagementAuthOptions {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Agent, type ClientRequest, createServer, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
-import { type ProviderConfig, Relay, UndiciTransport } from '@switchyard/core-routing';
+import { type ProviderConfig, Relay, UndiciTransport } from '@switchyard/relay';
 import { type FakeOpenAi, startFakeOpenAi } from '@switchyard/test-support';
 import OpenAI from 'openai';
 import { createDataPlane } from './dataPlane.js';

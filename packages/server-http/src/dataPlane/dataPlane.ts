@@ -15,17 +15,17 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { ApiKeySet, presentedKey } from '@switchyard/http-kit';
 import {
   AFFINITY_HEADER,
-  type ApiFamily,
   FORWARDED_HEADER,
   ingressFormat,
   nodeResponseSink,
   type Relay,
   type RelayFailure,
   type RelayRequest,
-} from '@switchyard/core-routing';
-import { ApiKeySet, presentedKey } from './apiKeys.js';
+} from '@switchyard/relay';
+import type { ApiFamily } from '@switchyard/translate';
 import { checkBody, familyOfPath, type IngressRoute, matchRoute } from './ingressRoutes.js';
 import { jsonArraySink } from './jsonArraySink.js';
 import { modelEntry, modelList } from './modelLists.js';

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
-import { FakeScheduler, NodeFailover, type ProviderConfig, Relay, UndiciTransport } from '@switchyard/core-routing';
+import { NodeFailover, type ProviderConfig, Relay, UndiciTransport } from '@switchyard/relay';
+import { FakeScheduler } from '@switchyard/runtime';
 import { createDataPlane } from './dataPlane.js';
 
 const cleanups: (() => Promise<void>)[] = [];

@@ -6,7 +6,7 @@
  * list, a boolean `stream`); field-by-field validation happens in the
  * translators (naming the field) or at the provider, in pass-through.
  */
-import type { ApiFamily } from '@switchyard/core-routing';
+import type { ApiFamily } from '@switchyard/translate';
 
 /** A route of the data plane. */
 export type IngressRoute =

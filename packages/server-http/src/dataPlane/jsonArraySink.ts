@@ -7,7 +7,7 @@
  * are dropped, and the array is closed at the end, even after an error
  * element.
  */
-import type { ResponseSink } from '@switchyard/core-routing';
+import type { ResponseSink } from '@switchyard/relay';
 
 /** Data payloads of the whole SSE events in `text`. */
 function payloads(text: string): string[] {

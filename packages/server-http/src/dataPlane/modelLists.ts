@@ -4,7 +4,9 @@
  * Anthropic's `{data, has_more, first_id, last_id}` (for clients that send
  * `anthropic-version`), and Gemini's `{models: [{name: "models/…"}]}`.
  */
-import type { ApiFamily, ModelListing } from '@switchyard/core-routing';
+
+import type { ModelListing } from '@switchyard/relay';
+import type { ApiFamily } from '@switchyard/translate';
 
 const GEMINI_METHODS = ['generateContent', 'streamGenerateContent', 'countTokens'];
 

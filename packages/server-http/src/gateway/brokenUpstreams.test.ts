@@ -12,8 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { MAX_SSE_EVENT_BYTES } from '@switchyard/core-routing';
 import { eventually, startFakeOpenAi } from '@switchyard/test-support';
+import { MAX_SSE_EVENT_BYTES } from '@switchyard/translate';
 import { parseConfig } from './config/load.js';
 import { Gateway } from './gateway.js';
 

@@ -11,7 +11,7 @@
  *   at every connection on every node whose config names them. Rows are only
  *   added: no node can tell that every other node's config has let a host go.
  */
-import type { Migration } from '@switchyard/core-routing/postgres';
+import type { Migration } from '@switchyard/runtime/postgres';
 
 /** The migration component of the gateway server's tables. */
 export const GATEWAY_MIGRATION_COMPONENT = 'gateway';

@@ -7,12 +7,18 @@
  * and no stack trace.
  */
 import { randomUUID } from 'node:crypto';
-import { OpenAPIHono } from '@hono/zod-openapi';
-import { type Clock, RoutingError } from '@switchyard/core-routing';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { RoutingError } from '@switchyard/core-routing';
+import {
+  ApiError,
+  type ApiErrorCode,
+  bodyCap,
+  createControlPlaneApp,
+  methodNotAllowedOrNotFound,
+  respondError,
+} from '@switchyard/http-kit';
+import type { Clock } from '@switchyard/runtime';
 import { HTTPException } from 'hono/http-exception';
-import { methodNotAllowedOrNotFound } from '../controlPlane/allowedMethods.js';
-import { ApiError, type ApiErrorCode, fieldIssues, respondError } from '../controlPlane/apiError.js';
-import { bodyCap } from '../controlPlane/bodyCap.js';
 import { type ManagementGuard, managementAuth, SessionStore } from '../controlPlane/managementAuth.js';
 import type { GatewayConfig } from './config/schema.js';
 import type { Gateway } from './gateway.js';
@@ -91,17 +97,7 @@ export function createGatewayManagement(config: () => GatewayConfig, clock: Cloc
  * ```
  */
 export function createControlPlane(gateway: Gateway, management: GatewayManagement): ControlPlaneApp {
-  const app: ControlPlaneApp = new OpenAPIHono<ControlPlaneEnv>({
-    defaultHook: (result, c) => {
-      if (result.success) return;
-      const target = (result as { target?: string }).target;
-      const issues = fieldIssues(result.error.issues);
-      const first = issues[0];
-      // A body that parses but breaks the rules is 422; a bad path or query parameter is 400.
-      const code: ApiErrorCode = target === 'json' ? 'validation_failed' : 'bad_request';
-      return respondError(c, code, first ? `${first.field}: ${first.message}` : 'invalid request', issues);
-    },
-  });
+  const app: ControlPlaneApp = createControlPlaneApp<ControlPlaneEnv>();
 
   app.use('*', async (c, next) => {
     const given = c.req.header('x-request-id');

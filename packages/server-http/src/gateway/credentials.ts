@@ -9,7 +9,6 @@
  * refresh for `/auth-files`).
  */
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { RelayCredential, RelayCredentialPool, Scheduler } from '@switchyard/core-routing';
 import {
   type AuthConfig,
   type CredentialManager,
@@ -17,6 +16,8 @@ import {
   type OpenedCredentials,
   openCredentials,
 } from '@switchyard/credentials';
+import type { RelayCredential, RelayCredentialPool } from '@switchyard/relay';
+import type { Scheduler } from '@switchyard/runtime';
 import type { GatewayConfig } from './config/schema.js';
 import { configuredFlows, flowKinds } from './flows.js';
 

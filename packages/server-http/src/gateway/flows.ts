@@ -14,8 +14,8 @@ import {
   codeAssistantFlow,
   deviceCodeFlow,
 } from '@switchyard/credentials';
+import { type FieldIssue, fieldIssues } from '@switchyard/http-kit';
 import { z } from 'zod';
-import { type FieldIssue, fieldIssues } from '../controlPlane/apiError.js';
 import { type GatewayConfig, oauthFlowName, type ProviderOAuth } from './config/schema.js';
 
 /** Keeps the optional settings a preset takes, leaving out the unset ones (the preset's defaults then apply). */

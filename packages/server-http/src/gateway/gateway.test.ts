@@ -213,7 +213,7 @@ describe('gateway: operations routes', async () => {
       body: JSON.stringify({ duration: 'forever' }),
     });
     assert.equal(bad.status, 422);
-    assert.equal((await json(bad)).error.details[0].field, 'duration');
+    assert.equal((await json(bad)).error.details.field, 'duration');
     const missing = await call('/v0/operations/providers/alpha/cooldown', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
@@ -260,7 +260,7 @@ describe('gateway: management routes', async () => {
       body: 'port: -1\nproviders:\n  x:\n    kind: nope\n',
     });
     assert.equal(bad.status, 422);
-    const fields = (await json(bad)).error.details.map((d: { field: string }) => d.field);
+    const fields = (await json(bad)).error.details.issues.map((d: { field: string }) => d.field);
     assert.ok(fields.includes('port'));
     assert.equal(await readFile(path, 'utf8'), before);
     const next = before.replace('models: [demo-model]\n  beta:', 'models: [demo-model, extra-model]\n  beta:');
@@ -284,7 +284,7 @@ describe('gateway: management routes', async () => {
     const error = (await json(partial)).error;
     assert.equal(error.code, 'conflict');
     assert.deepEqual(
-      error.details.map((d: { field: string }) => d.field),
+      error.details.issues.map((d: { field: string }) => d.field),
       ['remote-management.secret-key'],
     );
     assert.equal(await readFile(path, 'utf8'), before);

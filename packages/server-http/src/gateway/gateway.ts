@@ -11,24 +11,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import {
-  CooldownManager,
-  type HealingAction,
-  HealthMonitor,
-  NodeFailover,
-  Relay,
-  ResponseCache,
-  type Scheduler,
-  SelfHealer,
-  systemScheduler,
-  UndiciTransport,
-} from '@switchyard/core-routing';
+import { CooldownManager, type HealingAction, HealthMonitor, SelfHealer } from '@switchyard/core-routing';
 import { type AuthFlow, createHttpClient } from '@switchyard/credentials';
+import { continueWhenBodyIsRead } from '@switchyard/http-kit';
 import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import type { Tracing } from '@switchyard/observability/tracing';
+import { NodeFailover, Relay, ResponseCache, UndiciTransport } from '@switchyard/relay';
+import { type Scheduler, systemScheduler } from '@switchyard/runtime';
 import { Agent } from 'undici';
-import { continueWhenBodyIsRead } from '../controlPlane/expectContinue.js';
 import type { LookupFunction } from '../controlPlane/ssrf.js';
 import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
 import { serveWithoutUpgrade } from '../dataPlane/serveWithoutUpgrade.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
-import { openAiCompatibleAdapter, UndiciTransport } from '@switchyard/core-routing';
+import { openAiCompatibleAdapter, UndiciTransport } from '@switchyard/relay';
 import { parseConfig } from './config/load.js';
 import { createHealthProbe } from './providers.js';
 

@@ -179,7 +179,7 @@ describe('/v0/oauth: starting, polling and cancelling sign-ins', async () => {
       const error = (await json(response)).error;
       assert.equal(error.code, 'validation_failed');
       assert.ok(
-        error.details.some((issue: { field: string }) => issue.field === field),
+        error.details.issues.some((issue: { field: string }) => issue.field === field),
         `${JSON.stringify(body)} names ${field}: ${JSON.stringify(error.details)}`,
       );
     }

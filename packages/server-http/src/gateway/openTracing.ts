@@ -4,8 +4,9 @@
  * observability package, so it is imported here only when `tracing.enabled`
  * asks for it, and a missing install refuses the start with the packages to add.
  */
-import type { Scheduler } from '@switchyard/core-routing';
+
 import type { Tracing } from '@switchyard/observability/tracing';
+import type { Scheduler } from '@switchyard/runtime';
 import type { LookupFunction } from '../controlPlane/ssrf.js';
 import type { GatewayConfig } from './config/schema.js';
 

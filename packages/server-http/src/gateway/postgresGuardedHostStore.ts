@@ -4,7 +4,7 @@
  * management API on any node, so that a node which re-reads its config after
  * another node's reload signal (or restarts) guards the same hosts.
  */
-import { runMigrations } from '@switchyard/core-routing/postgres';
+import { runMigrations } from '@switchyard/runtime/postgres';
 import type pg from 'pg';
 import { GATEWAY_MIGRATION_COMPONENT, GATEWAY_MIGRATIONS } from './clusterSchema.js';
 import type { GuardedHostStore } from './guardedHostStore.js';

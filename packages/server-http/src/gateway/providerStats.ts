@@ -5,7 +5,9 @@
  * five minutes (requests, errors, mean latency), fed by the relay's events.
  * Memory is fixed: 300 one-second buckets per provider.
  */
-import type { Clock, DecisionEvent, RequestEndEvent } from '@switchyard/core-routing';
+
+import type { DecisionEvent, RequestEndEvent } from '@switchyard/core-routing';
+import type { Clock } from '@switchyard/runtime';
 
 const SECONDS = 300;
 

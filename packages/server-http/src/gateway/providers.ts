@@ -4,16 +4,15 @@
  * the relay's provider list, the cooldown durations, and the health probe
  * that calls each provider's health endpoint.
  */
+import type { CooldownDurations, HealthProbe } from '@switchyard/core-routing';
 import type {
-  CooldownDurations,
-  HealthProbe,
   ProviderAdapter,
   ProviderConfig,
   QuotaExceededSettings,
   RelayCredential,
   Transport,
   UpstreamRequest,
-} from '@switchyard/core-routing';
+} from '@switchyard/relay';
 import type { GatewayConfig, ProviderBlock } from './config/schema.js';
 
 /** The relay's view of the configured providers (disabled ones included, marked). */

@@ -12,8 +12,8 @@ import { z } from 'zod';
 import { slugSchema } from '../domain/model.js';
 import { InvalidArgumentError, WorkflowError } from '../errors.js';
 import { EXIT_CODES, exitCodeFor } from './exitCodes.js';
-import { runSubcommand, type SubcommandOutcome } from './index.js';
 import type { SubcommandContext, SubcommandRegistry } from './registry.js';
+import { runSubcommand, type SubcommandOutcome } from './runSubcommand.js';
 import type { SubcommandAuditLog } from './subcommandAuditLog.js';
 
 /** The tool's name, as MCP lists it and as the envelope's `command` spells it. */

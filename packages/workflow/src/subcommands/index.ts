@@ -2,70 +2,11 @@
  * @module subcommands
  * The built-in subcommands and the audited runner the surfaces call.
  */
-import { asWorkflowError } from '../errors.js';
-import { exitCodeFor } from './exitCodes.js';
 import { GIT_SUBCOMMANDS } from './gitSubcommands.js';
-import type { SubcommandContext, SubcommandRegistry } from './registry.js';
-import type { SubcommandAuditLog } from './subcommandAuditLog.js';
 import { WORKFLOW_SUBCOMMANDS } from './workflowSubcommands.js';
 
 /** Every built-in subcommand (24 documented, the rest what users of each category expect). */
 export const BUILTIN_SUBCOMMANDS = [...GIT_SUBCOMMANDS, ...WORKFLOW_SUBCOMMANDS];
-
-/** The outcome of an audited invocation. */
-export interface SubcommandOutcome {
-  command: string;
-  exit_code: number;
-  duration_ms: number;
-  result?: unknown;
-  error?: { code: string; message: string; details?: Record<string, unknown> };
-  /** The line written to `.agileplus/audit.jsonl`. */
-  audit: Record<string, unknown>;
-}
-
-/**
- * Runs a subcommand and writes exactly one line to the subcommand audit
- * log, whatever the outcome (including unknown subcommands and bad
- * arguments). Never throws for a failed subcommand: the outcome says.
- *
- * @example
- * ```ts
- * const outcome = await runSubcommand(registry, auditLog, 'branch:create', { name: 'x' }, ctx);
- * process.exitCode = outcome.exit_code;
- * ```
- */
-export async function runSubcommand(
-  registry: SubcommandRegistry,
-  log: SubcommandAuditLog,
-  command: string,
-  args: Record<string, unknown>,
-  ctx: SubcommandContext,
-): Promise<SubcommandOutcome> {
-  const started = performance.now();
-  let result: unknown;
-  let failure: unknown;
-  try {
-    result = await registry.invoke(command, args, ctx);
-  } catch (error) {
-    failure = error;
-  }
-  const duration = performance.now() - started;
-  const exitCode = exitCodeFor(failure);
-  const error = failure === undefined ? undefined : asWorkflowError(failure, 'store_failed');
-  // A failed run's line says why, as a refused one's does (`result.error`): the log alone tells them apart.
-  const entry = await log.record({
-    command,
-    args,
-    actor: ctx.actor,
-    exit_code: exitCode,
-    duration_ms: duration,
-    ...(error ? { result: { error: { code: error.code, message: error.message } } } : {}),
-  });
-  const outcome: SubcommandOutcome = { command, exit_code: exitCode, duration_ms: entry.duration_ms as number, audit: entry };
-  if (error === undefined) outcome.result = result;
-  else outcome.error = { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) };
-  return outcome;
-}
 
 export {
   DISPATCH_TOOL_NAME,
@@ -91,6 +32,7 @@ export {
   type SubcommandDefinition,
   SubcommandRegistry,
 } from './registry.js';
+export { runSubcommand, type SubcommandOutcome } from './runSubcommand.js';
 export {
   SUBCOMMAND_CHAIN,
   SUBCOMMAND_LOG_PATH,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, beforeEach, test } from 'node:test';
-import type { FakeScheduler } from '@switchyard/core-routing';
+import type { FakeScheduler } from '@switchyard/runtime';
 import { fakeServer, sendJson } from '../../test/fakeServer.js';
 import { makeWorkflow } from '../../test/helpers.js';
 import { WorkflowError } from '../errors.js';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { FakeScheduler } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 import fc from 'fast-check';
 import { chatAnswer, fakeServer } from '../../test/fakeServer.js';
 import { WorkflowError } from '../errors.js';

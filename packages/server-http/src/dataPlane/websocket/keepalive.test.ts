@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
-import { FakeScheduler } from '@switchyard/core-routing';
+import { FakeScheduler } from '@switchyard/runtime';
 import { eventually, open } from '../../../test/wsClient.js';
 import { createWebsocketGateway } from './websocketGateway.js';
 

@@ -14,9 +14,9 @@
  */
 import { type IncomingMessage, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { openAiErrorBody } from '@switchyard/core-routing';
+import { presentedKey } from '@switchyard/http-kit';
+import { openAiErrorBody } from '@switchyard/translate';
 import type { ManagementDecision } from '../../controlPlane/managementAuth.js';
-import { presentedKey } from '../apiKeys.js';
 
 /** The websocket routes. */
 export const WEBSOCKET_ROUTES = ['/v1/ws', '/v1/responses'] as const;

@@ -11,7 +11,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { every, type Relay, type Scheduler, systemScheduler } from '@switchyard/core-routing';
+import type { Relay } from '@switchyard/relay';
+import { every, type Scheduler, systemScheduler } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
 import { WebSocketServer } from 'ws';
 import { decideUpgrade, type ManagementCheck, refuseUpgrade } from './upgradeGate.js';

@@ -10,11 +10,12 @@
  * stays open.
  */
 import type { IncomingMessage } from 'node:http';
-import { AFFINITY_HEADER, type ErrorInfo, openAiErrorBody, type Relay, type RelayRequest } from '@switchyard/core-routing';
 import { CredentialsError, type RuntimeUpdate, type RuntimeUpdateResult } from '@switchyard/credentials';
+import { presentedKey } from '@switchyard/http-kit';
+import { AFFINITY_HEADER, type Relay, type RelayRequest } from '@switchyard/relay';
+import { type ErrorInfo, openAiErrorBody } from '@switchyard/translate';
 import type { EventEmitter } from 'eventemitter3';
 import { WebSocket } from 'ws';
-import { presentedKey } from '../apiKeys.js';
 import { checkBody } from '../ingressRoutes.js';
 import type { ManagementCheck, WebsocketRoute } from './upgradeGate.js';
 import {

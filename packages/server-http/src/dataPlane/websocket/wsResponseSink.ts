@@ -10,7 +10,7 @@
  * high-water mark `write` answers false and the relay waits on `drain`
  * before it reads more from upstream.
  */
-import type { ResponseSink } from '@switchyard/core-routing';
+import type { ResponseSink } from '@switchyard/relay';
 
 /** The socket side of a sink: shared by every request on one connection. */
 export interface WsOutlet {

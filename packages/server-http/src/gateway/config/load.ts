@@ -6,8 +6,8 @@
  * errors with their line and column.
  */
 import { readFile } from 'node:fs/promises';
+import { type FieldIssue, fieldIssues } from '@switchyard/http-kit';
 import { parseDocument } from 'yaml';
-import { type FieldIssue, fieldIssues } from '../../controlPlane/apiError.js';
 import { type GatewayConfig, gatewayConfigSchema } from './schema.js';
 
 /** A config that cannot be used, with every problem found. */

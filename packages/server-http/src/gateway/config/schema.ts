@@ -6,9 +6,11 @@
  * silently ignored), and every bad path is reported at once.
  * `docs/configuration.md` documents the same keys.
  */
-import { isAnthropicThinkingMode, STRATEGIES } from '@switchyard/core-routing';
+
+import { STRATEGIES } from '@switchyard/core-routing';
 import { AuthConfigSchema } from '@switchyard/credentials';
 import { durationSchema, observabilityConfigSchema, sizeSchema } from '@switchyard/observability';
+import { isAnthropicThinkingMode } from '@switchyard/translate';
 import { z } from 'zod';
 
 const port = z.number().int().min(0).max(65_535);

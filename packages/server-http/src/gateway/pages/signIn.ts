@@ -132,7 +132,7 @@ async function start(event) {
   } catch (error) {
     $('start-button').disabled = false;
     if (error.status === 422) {
-      const issues = (error.body && error.body.error.details) || [];
+      const issues = (error.body && error.body.error.details && error.body.error.details.issues) || [];
       $('form-error').textContent = issues.map((i) => i.field + ': ' + i.message).join('; ') || error.message;
       show('invalid', 'Fix the fields above and start again.', 'bad');
       return;

@@ -14,8 +14,8 @@
  * answer's body is capped at 1 MiB.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import { ApiError, fieldDetail } from '@switchyard/http-kit';
 import { request } from 'undici';
-import { ApiError } from '../../controlPlane/apiError.js';
 import { assertCallableUrl, guardedAgent, SsrfBlocked } from '../../controlPlane/ssrf.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
 import type { Gateway } from '../gateway.js';
@@ -61,7 +61,9 @@ export function registerApiCallRoute(app: ControlPlaneApp, gateway: Gateway): vo
       const call = c.req.valid('json');
       const usesToken = [call.url, call.data ?? '', ...Object.values(call.header)].some((v) => v.includes(TOKEN_PLACEHOLDER));
       if (usesToken && call.auth_index === undefined) {
-        throw new ApiError('validation_failed', `${TOKEN_PLACEHOLDER} needs auth_index`, { details: { field: 'auth_index' } });
+        throw new ApiError('validation_failed', `${TOKEN_PLACEHOLDER} needs auth_index`, {
+          details: fieldDetail('auth_index', 'required by the token placeholder'),
+        });
       }
       const token = call.auth_index === undefined ? '' : (await credentialAt(gateway, call.auth_index)).token;
       const fill = (value: string) => value.split(TOKEN_PLACEHOLDER).join(token);
@@ -71,7 +73,9 @@ export function registerApiCallRoute(app: ControlPlaneApp, gateway: Gateway): vo
         url = assertCallableUrl(fill(call.url), policy);
       } catch (error) {
         if (error instanceof SsrfBlocked) throw new ApiError('forbidden', error.message, { details: { range: error.range } });
-        throw new ApiError('validation_failed', (error as Error).message.split(token || '\0').join('***'), { details: { field: 'url' } });
+        throw new ApiError('validation_failed', (error as Error).message.split(token || '\0').join('***'), {
+          details: fieldDetail('url', 'not callable'),
+        });
       }
       const dispatcher = guardedAgent(policy);
       try {

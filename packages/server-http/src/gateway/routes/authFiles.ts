@@ -8,7 +8,7 @@
  * Contents never leave: a file is added as JSON and listed as metadata.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../../controlPlane/apiError.js';
+import { ApiError } from '@switchyard/http-kit';
 import type { ControlPlaneApp } from '../controlPlane.js';
 import type { Gateway } from '../gateway.js';
 import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';

@@ -9,7 +9,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { type CredentialStatusRecord, CredentialsError, type CredentialsErrorCode } from '@switchyard/credentials';
-import { ApiError, type ApiErrorCode } from '../../controlPlane/apiError.js';
+import { ApiError, type ApiErrorCode, fieldDetail, fieldDetails } from '@switchyard/http-kit';
 import type { ControlPlaneApp } from '../controlPlane.js';
 import type { Gateway } from '../gateway.js';
 import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';
@@ -43,7 +43,7 @@ export function credentialsApiError(error: unknown): ApiError | undefined {
   if (!(error instanceof CredentialsError)) return undefined;
   const code = CREDENTIALS_ERROR_CODES[error.code];
   if (!code) return undefined;
-  const details = error.issues ? { issues: error.issues } : error.field ? { field: error.field } : undefined;
+  const details = error.issues ? fieldDetails(error.issues) : error.field ? fieldDetail(error.field, error.message) : undefined;
   return new ApiError(code, error.message, details === undefined ? {} : { details });
 }
 

@@ -8,8 +8,8 @@
  * them (never to an arbitrary URL).
  */
 import type { IncomingMessage } from 'node:http';
+import { respondError } from '@switchyard/http-kit';
 import type { Context } from 'hono';
-import { respondError } from '../../controlPlane/apiError.js';
 import {
   isLoopback,
   type ManagementGuard,

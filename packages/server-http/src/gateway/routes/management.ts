@@ -8,9 +8,8 @@
  */
 import { readFile } from 'node:fs/promises';
 import { createRoute, z } from '@hono/zod-openapi';
+import { ApiError, bodyCap, fieldDetail, fieldDetails } from '@switchyard/http-kit';
 import { streamSSE } from 'hono/streaming';
-import { ApiError } from '../../controlPlane/apiError.js';
-import { bodyCap } from '../../controlPlane/bodyCap.js';
 import { ConfigError, parseConfig } from '../config/load.js';
 import { changedOutboundUrls, refusedOutboundUrls } from '../config/outboundUrls.js';
 import { redactConfig, setInYaml, writeFileAtomically } from '../config/persist.js';
@@ -51,7 +50,9 @@ async function replaceConfig(
     config = validate(gateway, text, 'request body');
   } catch (error) {
     if (error instanceof ConfigError) {
-      throw new ApiError('validation_failed', error.issues.map((i) => `${i.field}: ${i.message}`).join('; '), { details: error.issues });
+      throw new ApiError('validation_failed', error.issues.map((i) => `${i.field}: ${i.message}`).join('; '), {
+        details: fieldDetails(error.issues),
+      });
     }
     throw error;
   }
@@ -61,7 +62,7 @@ async function replaceConfig(
       throw new ApiError(
         'conflict',
         'the new config has no remote-management.secret-key, which would hide this API from everyone, you included; to turn remote management off, edit the config file',
-        { details: [{ field: 'remote-management.secret-key', message: 'required when the config is replaced through the API' }] },
+        { details: fieldDetail('remote-management.secret-key', 'required when the config is replaced through the API') },
       );
     }
     const refusals = await refusedOutboundUrls(config, gateway.config(), gateway.guardedHosts.resolve);

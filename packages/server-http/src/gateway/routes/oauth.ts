@@ -12,8 +12,8 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { CredentialsError, type SignInSession } from '@switchyard/credentials';
+import { ApiError, fieldDetails } from '@switchyard/http-kit';
 import type { Context, MiddlewareHandler } from 'hono';
-import { ApiError } from '../../controlPlane/apiError.js';
 import type { SessionStore } from '../../controlPlane/managementAuth.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
 import { signInRequest } from '../flows.js';
@@ -142,7 +142,7 @@ export function registerOAuthRoutes(app: ControlPlaneApp, gateway: Gateway, guar
       const parsed = signInRequest(kind, body);
       if ('issues' in parsed) {
         const first = parsed.issues[0]!;
-        throw new ApiError('validation_failed', `${first.field}: ${first.message}`, { details: parsed.issues });
+        throw new ApiError('validation_failed', `${first.field}: ${first.message}`, { details: fieldDetails(parsed.issues) });
       }
       const { options, priority } = parsed.request;
       const started = await manager().signIns.start(flow, options, priority === undefined ? {} : { priority });

@@ -5,8 +5,8 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { MAX_COOLDOWN_MS } from '@switchyard/core-routing';
+import { ApiError, fieldDetail } from '@switchyard/http-kit';
 import { parseDuration } from '@switchyard/observability';
-import { ApiError } from '../../controlPlane/apiError.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
 import type { Gateway } from '../gateway.js';
 import { ErrorSchema, jsonResponse, ProviderParam, protectedErrors } from './schemas.js';
@@ -145,11 +145,11 @@ export function registerOperationsRoutes(app: ControlPlaneApp, gateway: Gateway)
         durationMs = parseDuration(body.duration);
       } catch (error) {
         throw new ApiError('validation_failed', `duration: ${(error as Error).message}`, {
-          details: [{ field: 'duration', message: (error as Error).message }],
+          details: fieldDetail('duration', (error as Error).message),
         });
       }
       const problem = !(durationMs > 0) ? 'must be longer than 0' : durationMs > MAX_COOLDOWN_MS ? 'must be at most 24 days' : undefined;
-      if (problem) throw new ApiError('validation_failed', `duration: ${problem}`, { details: [{ field: 'duration', message: problem }] });
+      if (problem) throw new ApiError('validation_failed', `duration: ${problem}`, { details: fieldDetail('duration', problem) });
       // The reason given is kept with the period, and shown as its reason in /cooldown/status.
       const period = gateway.cooldowns.cooldown(p, durationMs, 'manual', body.reason || undefined);
       gateway.observability.logger.info({ provider: p, duration_ms: durationMs, note: body.reason ?? null }, 'manual_cooldown');

@@ -8,7 +8,7 @@
  * quota tracker (see `quotaSnapshot`).
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import { ApiError } from '../../controlPlane/apiError.js';
+import { ApiError, fieldDetail } from '@switchyard/http-kit';
 import type { ControlPlaneApp } from '../controlPlane.js';
 import type { Gateway } from '../gateway.js';
 import { fetchProviderQuota, type QuotaSnapshot } from '../quotaSnapshot.js';
@@ -99,7 +99,7 @@ export function registerProviderQuotaRoute(app: ControlPlaneApp, gateway: Gatewa
         const { file, token } = await credentialAt(gateway, Number(index));
         if (!codeAssistantOf(gateway, file)) {
           throw new ApiError('credential_not_found', `the credential at auth_index ${index} is not a ${KIND} credential`, {
-            details: { field: 'auth_index' },
+            details: fieldDetail('auth_index', 'no credential of this kind at this index'),
           });
         }
         return c.json({ snapshots: [await snapshotOf(gateway, file, token)] }, 200);

@@ -1,6 +1,6 @@
 // Original file: null
 
-import type { Value as _google_protobuf_Value, Value__Output as _google_protobuf_Value__Output } from '../../google/protobuf/Value.js';
+import type { Value as _google_protobuf_Value, Value__Output as _google_protobuf_Value__Output } from './Value.js';
 
 export interface ListValue {
   values?: _google_protobuf_Value[];

@@ -2,54 +2,45 @@
 
 import type * as grpc from '@grpc/grpc-js';
 import type { MethodDefinition } from '@grpc/proto-loader';
-import type {
-  Ack as _switchyard_workflow_v1_Ack,
-  Ack__Output as _switchyard_workflow_v1_Ack__Output,
-} from '../../../switchyard/workflow/v1/Ack.js';
+import type { Ack as _switchyard_workflow_v1_Ack, Ack__Output as _switchyard_workflow_v1_Ack__Output } from './Ack.js';
 import type {
   CompleteTaskRequest as _switchyard_workflow_v1_CompleteTaskRequest,
   CompleteTaskRequest__Output as _switchyard_workflow_v1_CompleteTaskRequest__Output,
-} from '../../../switchyard/workflow/v1/CompleteTaskRequest.js';
+} from './CompleteTaskRequest.js';
 import type {
   EndSessionRequest as _switchyard_workflow_v1_EndSessionRequest,
   EndSessionRequest__Output as _switchyard_workflow_v1_EndSessionRequest__Output,
-} from '../../../switchyard/workflow/v1/EndSessionRequest.js';
+} from './EndSessionRequest.js';
 import type {
   HeartbeatRequest as _switchyard_workflow_v1_HeartbeatRequest,
   HeartbeatRequest__Output as _switchyard_workflow_v1_HeartbeatRequest__Output,
-} from '../../../switchyard/workflow/v1/HeartbeatRequest.js';
+} from './HeartbeatRequest.js';
 import type {
   HeartbeatResponse as _switchyard_workflow_v1_HeartbeatResponse,
   HeartbeatResponse__Output as _switchyard_workflow_v1_HeartbeatResponse__Output,
-} from '../../../switchyard/workflow/v1/HeartbeatResponse.js';
+} from './HeartbeatResponse.js';
 import type {
   OutputChunk as _switchyard_workflow_v1_OutputChunk,
   OutputChunk__Output as _switchyard_workflow_v1_OutputChunk__Output,
-} from '../../../switchyard/workflow/v1/OutputChunk.js';
-import type {
-  Prompt as _switchyard_workflow_v1_Prompt,
-  Prompt__Output as _switchyard_workflow_v1_Prompt__Output,
-} from '../../../switchyard/workflow/v1/Prompt.js';
+} from './OutputChunk.js';
+import type { Prompt as _switchyard_workflow_v1_Prompt, Prompt__Output as _switchyard_workflow_v1_Prompt__Output } from './Prompt.js';
 import type {
   ReceivePromptsRequest as _switchyard_workflow_v1_ReceivePromptsRequest,
   ReceivePromptsRequest__Output as _switchyard_workflow_v1_ReceivePromptsRequest__Output,
-} from '../../../switchyard/workflow/v1/ReceivePromptsRequest.js';
+} from './ReceivePromptsRequest.js';
 import type {
   RegisterAgentRequest as _switchyard_workflow_v1_RegisterAgentRequest,
   RegisterAgentRequest__Output as _switchyard_workflow_v1_RegisterAgentRequest__Output,
-} from '../../../switchyard/workflow/v1/RegisterAgentRequest.js';
+} from './RegisterAgentRequest.js';
 import type {
   RegisterAgentResponse as _switchyard_workflow_v1_RegisterAgentResponse,
   RegisterAgentResponse__Output as _switchyard_workflow_v1_RegisterAgentResponse__Output,
-} from '../../../switchyard/workflow/v1/RegisterAgentResponse.js';
-import type {
-  Session as _switchyard_workflow_v1_Session,
-  Session__Output as _switchyard_workflow_v1_Session__Output,
-} from '../../../switchyard/workflow/v1/Session.js';
+} from './RegisterAgentResponse.js';
+import type { Session as _switchyard_workflow_v1_Session, Session__Output as _switchyard_workflow_v1_Session__Output } from './Session.js';
 import type {
   StartSessionRequest as _switchyard_workflow_v1_StartSessionRequest,
   StartSessionRequest__Output as _switchyard_workflow_v1_StartSessionRequest__Output,
-} from '../../../switchyard/workflow/v1/StartSessionRequest.js';
+} from './StartSessionRequest.js';
 
 export interface AgentServiceClient extends grpc.Client {
   CompleteTask(

@@ -9,7 +9,7 @@ import type { Value as _google_protobuf_Value, Value__Output as _google_protobuf
 import type {
   DispatchError as _switchyard_workflow_v1_DispatchError,
   DispatchError__Output as _switchyard_workflow_v1_DispatchError__Output,
-} from '../../../switchyard/workflow/v1/DispatchError.js';
+} from './DispatchError.js';
 
 export interface DispatchCommandResponse {
   ok?: boolean;

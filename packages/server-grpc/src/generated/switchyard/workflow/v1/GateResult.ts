@@ -3,7 +3,7 @@
 import type {
   Violation as _switchyard_workflow_v1_Violation,
   Violation__Output as _switchyard_workflow_v1_Violation__Output,
-} from '../../../switchyard/workflow/v1/Violation.js';
+} from './Violation.js';
 
 export interface GateResult {
   passed?: boolean;

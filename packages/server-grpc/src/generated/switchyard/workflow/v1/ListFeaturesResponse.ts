@@ -1,9 +1,6 @@
 // Original file: proto/switchyard/workflow/v1/workflow.proto
 
-import type {
-  Feature as _switchyard_workflow_v1_Feature,
-  Feature__Output as _switchyard_workflow_v1_Feature__Output,
-} from '../../../switchyard/workflow/v1/Feature.js';
+import type { Feature as _switchyard_workflow_v1_Feature, Feature__Output as _switchyard_workflow_v1_Feature__Output } from './Feature.js';
 
 export interface ListFeaturesResponse {
   features?: _switchyard_workflow_v1_Feature[];

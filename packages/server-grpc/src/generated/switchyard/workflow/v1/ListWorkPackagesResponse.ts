@@ -1,13 +1,10 @@
 // Original file: proto/switchyard/workflow/v1/workflow.proto
 
-import type {
-  Wave as _switchyard_workflow_v1_Wave,
-  Wave__Output as _switchyard_workflow_v1_Wave__Output,
-} from '../../../switchyard/workflow/v1/Wave.js';
+import type { Wave as _switchyard_workflow_v1_Wave, Wave__Output as _switchyard_workflow_v1_Wave__Output } from './Wave.js';
 import type {
   WorkPackage as _switchyard_workflow_v1_WorkPackage,
   WorkPackage__Output as _switchyard_workflow_v1_WorkPackage__Output,
-} from '../../../switchyard/workflow/v1/WorkPackage.js';
+} from './WorkPackage.js';
 
 export interface ListWorkPackagesResponse {
   work_packages?: _switchyard_workflow_v1_WorkPackage[];

@@ -3,7 +3,7 @@
 import type {
   WorkPackage as _switchyard_workflow_v1_WorkPackage,
   WorkPackage__Output as _switchyard_workflow_v1_WorkPackage__Output,
-} from '../../../switchyard/workflow/v1/WorkPackage.js';
+} from './WorkPackage.js';
 
 export interface WorkPackageStatus {
   work_package?: _switchyard_workflow_v1_WorkPackage | null;

@@ -1,0 +1,184 @@
+/**
+ * @module agentSessionServer
+ * The agent session server: starts one agent (PTY or ACP), puts the HTTP API
+ * in front of it on node:http, and tears both down together. This is what
+ * `yard agent serve` runs.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { Server } from 'node:http';
+import { createServer } from 'node:http';
+import { isIPv6 } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { getRequestListener } from '@hono/node-server';
+import { continueWhenBodyIsRead } from '@switchyard/http-kit';
+import type { Scheduler } from '@switchyard/runtime';
+import type { AcpPermissionPolicy } from './engine/acp/acpSession.js';
+import type { AgentSession } from './engine/agentSession.js';
+import type { MessageRules } from './engine/rules/messageRules.js';
+import { startAgentSession } from './engine/startAgentSession.js';
+import { type AgentApi, createAgentApi } from './http/agentApi.js';
+
+/** Options of {@link startAgentSessionServer}. */
+export interface AgentSessionServerOptions {
+  /** Interface to listen on (default 127.0.0.1). */
+  host?: string;
+  /** Port (default 3284; 0 picks a free one). */
+  port?: number;
+  /** Agent kind: picks the message rules (`generic`, `claude`, …; default `generic`, or `acp` over ACP). */
+  agentType?: string;
+  /** `pty` (default): a terminal program. `acp`: an Agent Client Protocol agent on stdio. */
+  transport?: 'pty' | 'acp';
+  command: string;
+  args?: string[];
+  /** Working directory of the agent (default: the server's). */
+  cwd?: string;
+  /** Environment of the agent (default: the server's). */
+  env?: NodeJS.ProcessEnv;
+  /** `Host` headers served (default localhost, 127.0.0.1, ::1). Add the names clients use when listening on other interfaces. */
+  allowedHosts?: string[];
+  /** Origins allowed to call the API from a browser (default: same origin only). */
+  cors?: { origins: string[] };
+  /** How long the screen must stay unchanged for `stable` (default 2000 ms; PTY only). */
+  stableWindowMs?: number;
+  /** Require `Authorization: Bearer <apiKey>` on the API. */
+  apiKey?: string;
+  /** Where `/upload` stores files (default: a new private temporary directory, removed on close). */
+  uploadDir?: string;
+  /** Largest upload (default 10 MiB). */
+  uploadLimitBytes?: number;
+  /** Terminal size (default 120×40; PTY only). */
+  cols?: number;
+  rows?: number;
+  /** Message rules to use instead of the agent kind's (PTY only). */
+  rules?: MessageRules;
+  /** Answer to ACP permission requests (default `reject`). */
+  acpPermissions?: AcpPermissionPolicy;
+  /** Receives an ACP agent's stderr. */
+  onStderr?: (text: string) => void;
+  /** Time and timers (tests). */
+  scheduler?: Scheduler;
+}
+
+/** A running server. */
+export interface AgentSessionServer {
+  /** Base URL, e.g. `http://127.0.0.1:3284`. */
+  url: string;
+  /** The agent behind it (for embedders: events, messages). */
+  session: AgentSession;
+  api: AgentApi;
+  /** Ends event streams, stops listening, stops the agent. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * The URL clients reach the server at. A wildcard address is where the server listens, not a name to
+ * call it by: `http://0.0.0.0:…` carries `Host: 0.0.0.0`, which the host allowlist refuses, so the
+ * loopback address of the same family stands in for it.
+ *
+ * @example
+ * ```ts
+ * serverUrl('0.0.0.0', 3284); // 'http://127.0.0.1:3284'
+ * ```
+ */
+export function serverUrl(host: string, port: number): string {
+  const bare = host.replace(/^\[(.*)\]$/, '$1');
+  const reachable = bare === '0.0.0.0' || bare === '' ? '127.0.0.1' : isIPv6(bare) && /^[0:]+$/.test(bare) ? '::1' : bare;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
+}
+
+/**
+ * Starts an agent and serves it over HTTP.
+ *
+ * @example
+ * ```ts
+ * const server = await startAgentSessionServer({ command: 'python3', args: ['-i'], port: 0 });
+ * console.log(`${server.url}/chat`);
+ * ```
+ */
+export async function startAgentSessionServer(options: AgentSessionServerOptions): Promise<AgentSessionServer> {
+  const host = options.host ?? '127.0.0.1';
+  const transport = options.transport ?? 'pty';
+  // Options both transports take, without the undefined ones (exactOptionalPropertyTypes).
+  const common = {
+    command: options.command,
+    ...(options.args ? { args: options.args } : {}),
+    ...(options.cwd ? { cwd: options.cwd } : {}),
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.agentType ? { agentType: options.agentType } : {}),
+  };
+  const session = await startAgentSession(
+    transport === 'acp'
+      ? {
+          transport: 'acp',
+          ...common,
+          ...(options.acpPermissions ? { permissions: options.acpPermissions } : {}),
+          ...(options.onStderr ? { onStderr: options.onStderr } : {}),
+          ...(options.scheduler ? { clock: options.scheduler } : {}),
+        }
+      : {
+          transport: 'pty',
+          ...common,
+          ...(options.rules ? { rules: options.rules } : {}),
+          ...(options.cols ? { cols: options.cols } : {}),
+          ...(options.rows ? { rows: options.rows } : {}),
+          ...(options.stableWindowMs !== undefined ? { stableWindowMs: options.stableWindowMs } : {}),
+          ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+        },
+  );
+  const ownUploadDir = options.uploadDir === undefined;
+  let uploadDir = options.uploadDir ?? '';
+  let server: Server | undefined;
+  let api: AgentApi | undefined;
+  try {
+    if (ownUploadDir) uploadDir = await mkdtemp(join(tmpdir(), 'switchyard-agent-uploads-'));
+    api = createAgentApi(session, {
+      uploadDir,
+      ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
+      ...(options.cors ? { cors: options.cors } : {}),
+      ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      ...(options.uploadLimitBytes ? { uploadLimitBytes: options.uploadLimitBytes } : {}),
+      ...(options.scheduler ? { scheduler: options.scheduler } : {}),
+    });
+    const listening = createServer(getRequestListener(api.app.fetch));
+    // `Expect: 100-continue` gets its 100 only once a route reads the body: an upload over the cap, a
+    // wrong key, host or media type is refused before the client sends it.
+    continueWhenBodyIsRead(listening);
+    server = listening;
+    await new Promise<void>((resolve, reject) => {
+      listening.once('error', reject);
+      listening.listen(options.port ?? 3284, host, () => {
+        listening.off('error', reject);
+        resolve();
+      });
+    });
+  } catch (error) {
+    server?.close();
+    await session.close();
+    if (ownUploadDir && uploadDir) await rm(uploadDir, { recursive: true, force: true });
+    throw error;
+  }
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : (options.port ?? 3284);
+  const url = serverUrl(host, port);
+  let closing: Promise<void> | undefined;
+  const readyApi = api;
+  const readyServer = server;
+  return {
+    url,
+    session,
+    api: readyApi,
+    close() {
+      closing ??= (async () => {
+        readyApi.close();
+        await new Promise<void>((resolve) => {
+          readyServer.close(() => resolve());
+          readyServer.closeAllConnections();
+        });
+        await session.close();
+        if (ownUploadDir) await rm(uploadDir, { recursive: true, force: true });
+      })();
+      return closing;
+    },
+  };
+}

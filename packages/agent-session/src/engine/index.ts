@@ -1,0 +1,39 @@
+/**
+ * @module @switchyard/agent-session/engine
+ * The agent session engine without HTTP: drive one interactive agent (any
+ * terminal program through node-pty and @xterm/headless, or an Agent Client
+ * Protocol agent over stdio) and read its conversation as messages, a
+ * status and typed events.
+ */
+export { ACP_PROTOCOL_VERSION, AcpAgentSession, type AcpPermissionPolicy, type AcpSessionOptions } from './acp/acpSession.js';
+export { JsonRpcError, type JsonRpcHandlers, JsonRpcPeer } from './acp/jsonRpc.js';
+export { type AgentSession, type AgentTransport, checkRawInput, checkUserMessage, INPUT_LIMITS } from './agentSession.js';
+export {
+  type AgentErrorEvent,
+  type AgentExit,
+  type AgentMessage,
+  type AgentRole,
+  type AgentStatus,
+  Conversation,
+  type ConversationChanges,
+  type ConversationEvents,
+  describeExit,
+  type MessageUpdateEvent,
+  type StatusChangeEvent,
+} from './conversation.js';
+export { AgentSessionError, type AgentSessionErrorCode } from './errors.js';
+export { HeadlessScreen, type ScreenSize, type ScreenSnapshot } from './pty/headlessScreen.js';
+export { PtyAgentSession, type PtySessionOptions, pasteSequence } from './pty/ptySession.js';
+export { resolveCommand, type SpawnOptions, spawnTerminalProgram, type TerminalProgram } from './pty/terminalProgram.js';
+export {
+  builtInMessageRules,
+  claudeRules,
+  genericRules,
+  inputBoxStart,
+  type MessageRules,
+  rulesFor,
+  type ScreenChange,
+  stripTrailingPrompt,
+} from './rules/messageRules.js';
+export { newSection, stripEcho, trimBlankLines } from './rules/text.js';
+export { type StartAgentSessionOptions, startAgentSession } from './startAgentSession.js';

@@ -1,0 +1,301 @@
+/**
+ * @module ptySession
+ * An agent on a terminal. The screen is watched on an injected scheduler:
+ * output marks it dirty, a snapshot follows shortly after (bursts coalesce),
+ * and the agent is `stable` once the screen has not changed for the
+ * stability window and no input is pending. The agent's message is what
+ * changed on the screen since the user's last message, cleaned by the
+ * agent kind's {@link MessageRules}.
+ *
+ * A user message is typed the way a terminal pastes: wrapped in bracketed
+ * paste markers when the program asked for them (DECSET 2004), newlines as
+ * carriage returns; once the program has shown it (or a timeout passes),
+ * Enter follows. Its echo is stripped from the reply by the rules.
+ */
+import { type Scheduler, systemScheduler, type TimerHandle } from '@switchyard/runtime';
+import type { IMarker } from '@xterm/headless';
+import { type AgentSession, checkRawInput, checkUserMessage } from '../agentSession.js';
+import { type AgentExit, Conversation, describeExit } from '../conversation.js';
+import { AgentSessionError } from '../errors.js';
+import { type MessageRules, rulesFor } from '../rules/messageRules.js';
+import { newSection } from '../rules/text.js';
+import type { ScreenSnapshot } from './headlessScreen.js';
+import { type SpawnOptions, spawnTerminalProgram, type TerminalProgram } from './terminalProgram.js';
+
+/** Options of {@link PtyAgentSession.start}. */
+export interface PtySessionOptions extends Partial<SpawnOptions> {
+  /** Agent kind: picks the message rules (default `generic`). */
+  agentType?: string;
+  /** Rules to use instead of the kind's shipped ones. */
+  rules?: MessageRules;
+  /** How long the screen must stay unchanged for the agent to be `stable` (default 2000 ms). */
+  stableWindowMs?: number;
+  /** Delay between output and the snapshot that reads it; bursts within it coalesce (default 50 ms). */
+  snapshotDelayMs?: number;
+  /** Longest wait for a paste to show before Enter is sent anyway (default 3000 ms). */
+  pasteTimeoutMs?: number;
+  /**
+   * A program that has shown nothing yet is still starting: it stays `running` until its first
+   * output has settled, or this long after the start for programs that print nothing (default 10 s).
+   */
+  startupGraceMs?: number;
+  /** Time and timers (default: the system's). */
+  scheduler?: Scheduler;
+  /** A program already on a terminal, instead of spawning `command` (tests, embedders with their own PTY). */
+  program?: TerminalProgram;
+}
+
+interface Turn {
+  /** Where the cursor was when the message was typed (scrollback extraction). */
+  mark: IMarker | undefined;
+  /** The buffer before the message (screen extraction). */
+  before: string[];
+  /** The prompt the program showed. */
+  prompt: string;
+}
+
+/** Turns text into what a terminal sends when it is pasted. */
+export function pasteSequence(text: string, bracketed: boolean): string {
+  const body = text.replace(/\r?\n/g, '\r');
+  return bracketed ? `\x1b[200~${body}\x1b[201~` : body;
+}
+
+/**
+ * An agent driven through a pseudo-terminal.
+ *
+ * @example
+ * ```ts
+ * const session = await PtyAgentSession.start({ command: 'python3', args: ['-i'], stableWindowMs: 500 });
+ * session.conversation.on('message_update', ({ message }) => console.log(message.role, message.content));
+ * ```
+ */
+export class PtyAgentSession implements AgentSession {
+  readonly transport = 'pty' as const;
+  readonly agentType: string;
+  readonly conversation: Conversation;
+  private readonly rules: MessageRules;
+  private readonly scheduler: Scheduler;
+  private readonly stableWindowMs: number;
+  private readonly snapshotDelayMs: number;
+  private readonly pasteTimeoutMs: number;
+  private readonly startupGraceMs: number;
+  private readonly startedAt: number;
+  private shownOutput = false;
+  private lastFingerprint = '';
+  private lastChangeAt: number;
+  private snapshotTimer: TimerHandle | undefined;
+  private stabilityTimer: TimerHandle | undefined;
+  private readonly changeWaiters = new Set<() => void>();
+  private pending = false;
+  private turn: Turn | undefined;
+  private exited: AgentExit | undefined;
+  private closed = false;
+  private readonly exitedPromise: Promise<void>;
+  private readonly stopWatching: () => void;
+
+  private constructor(
+    private readonly program: TerminalProgram,
+    options: PtySessionOptions,
+  ) {
+    this.scheduler = options.scheduler ?? systemScheduler;
+    this.agentType = options.agentType ?? 'generic';
+    this.rules = options.rules ?? rulesFor(options.agentType);
+    this.stableWindowMs = options.stableWindowMs ?? 2000;
+    this.snapshotDelayMs = options.snapshotDelayMs ?? 50;
+    this.pasteTimeoutMs = options.pasteTimeoutMs ?? 3000;
+    this.startupGraceMs = options.startupGraceMs ?? 10_000;
+    this.conversation = new Conversation(this.scheduler, 'running');
+    this.lastChangeAt = this.scheduler.now();
+    this.startedAt = this.lastChangeAt;
+    this.lastFingerprint = program.screen.fingerprint();
+    this.stopWatching = program.screen.onChange(() => this.onScreenChange());
+    this.exitedPromise = new Promise((resolve) => program.onExit((exit) => resolve(this.onExit(exit))));
+    this.scheduleStabilityCheck();
+  }
+
+  /** Starts `options.command` on a terminal (or adopts `options.program`). */
+  static async start(options: PtySessionOptions): Promise<PtyAgentSession> {
+    if (options.program) return new PtyAgentSession(options.program, options);
+    if (!options.command) throw new AgentSessionError('invalid_input', 'command is required', { field: 'command' });
+    return new PtyAgentSession(await spawnTerminalProgram({ ...options, command: options.command }), options);
+  }
+
+  get exit(): AgentExit | undefined {
+    return this.exited;
+  }
+
+  screen(): ScreenSnapshot {
+    return this.program.screen.snapshot();
+  }
+
+  async sendMessage(content: string): Promise<void> {
+    checkUserMessage(content);
+    this.assertOpen();
+    if (this.pending || this.conversation.status === 'running')
+      throw new AgentSessionError('busy', 'the agent is running; wait until its status is stable, or interrupt it with raw input');
+    this.pending = true;
+    this.conversation.setStatus('running');
+    try {
+      this.takeSnapshot();
+      this.startTurn();
+      this.conversation.addUser(content);
+      const quietMs = this.rules.pasteSettleMs ?? 100;
+      const shown = this.waitForScreen(quietMs, this.pasteTimeoutMs);
+      this.program.write(pasteSequence(content, this.program.screen.bracketedPaste));
+      await shown;
+      this.program.write('\r');
+    } catch (error) {
+      if (!(error instanceof AgentSessionError)) this.conversation.error(`could not type the message: ${(error as Error).message}`);
+      throw error;
+    } finally {
+      this.shownOutput = true;
+      this.pending = false;
+      this.lastChangeAt = this.scheduler.now();
+      this.scheduleStabilityCheck();
+    }
+  }
+
+  async sendRaw(data: string): Promise<void> {
+    checkRawInput(data);
+    this.assertOpen();
+    this.program.write(data);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.clearTimers();
+    this.stopWatching();
+    if (!this.exited) {
+      this.program.kill('SIGTERM');
+      const killTimer = setTimeout(() => this.program.kill('SIGKILL'), 2000);
+      killTimer.unref();
+      await this.exitedPromise;
+      clearTimeout(killTimer);
+    }
+    this.turn?.mark?.dispose();
+    this.program.screen.dispose();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new AgentSessionError('closed', 'the session is closed');
+    if (this.exited) throw new AgentSessionError('agent_exited', `the agent has exited (${describeExit(this.exited)})`);
+  }
+
+  private startTurn(): void {
+    this.turn?.mark?.dispose();
+    const screen = this.program.screen;
+    this.turn = { mark: screen.mark(), before: screen.lines(), prompt: screen.cursorLine() ?? '' };
+  }
+
+  private onScreenChange(): void {
+    for (const waiter of this.changeWaiters) waiter();
+    if (this.snapshotTimer !== undefined || this.closed) return;
+    this.snapshotTimer = this.scheduler.setTimeout(() => {
+      this.snapshotTimer = undefined;
+      this.takeSnapshot();
+    }, this.snapshotDelayMs);
+  }
+
+  /** Reads the screen; a change restarts the stability window and refreshes the agent's message. */
+  private takeSnapshot(): void {
+    if (this.snapshotTimer !== undefined) {
+      this.scheduler.clearTimeout(this.snapshotTimer);
+      this.snapshotTimer = undefined;
+    }
+    const fingerprint = this.program.screen.fingerprint();
+    if (fingerprint === this.lastFingerprint) return;
+    this.lastFingerprint = fingerprint;
+    this.lastChangeAt = this.scheduler.now();
+    this.shownOutput = true;
+    // While a message is being typed the screen shows a half-drawn echo: it is no reply yet.
+    if (!this.pending) this.refreshAgentMessage();
+    if (!this.exited) this.conversation.setStatus('running');
+    this.scheduleStabilityCheck();
+  }
+
+  private scheduleStabilityCheck(): void {
+    if (this.closed || this.exited) return;
+    if (this.stabilityTimer !== undefined) this.scheduler.clearTimeout(this.stabilityTimer);
+    const quietAt = this.lastChangeAt + this.stableWindowMs;
+    const settledAt = this.shownOutput ? quietAt : Math.max(quietAt, this.startedAt + this.startupGraceMs);
+    const due = Math.max(0, settledAt - this.scheduler.now());
+    this.stabilityTimer = this.scheduler.setTimeout(() => {
+      this.stabilityTimer = undefined;
+      this.checkStability();
+    }, due);
+  }
+
+  private checkStability(): void {
+    if (this.pending) return;
+    if (this.snapshotTimer !== undefined) this.takeSnapshot();
+    const quietFor = this.scheduler.now() - this.lastChangeAt;
+    const starting = !this.shownOutput && this.scheduler.now() - this.startedAt < this.startupGraceMs;
+    if (starting || quietFor < this.stableWindowMs) {
+      this.scheduleStabilityCheck();
+      return;
+    }
+    this.refreshAgentMessage();
+    this.conversation.setStatus('stable');
+  }
+
+  private refreshAgentMessage(): void {
+    const screen = this.program.screen;
+    const turn = this.turn;
+    let lines: string[];
+    if (this.rules.extraction === 'scrollback' && !screen.alternate) {
+      const from = turn?.mark && !turn.mark.isDisposed && turn.mark.line >= 0 ? turn.mark.line : 0;
+      lines = screen.lines(from);
+    } else {
+      lines = newSection(turn?.before ?? [], screen.lines());
+    }
+    const change = {
+      text: lines.join('\n'),
+      userInput: this.conversation.last('user')?.content ?? '',
+      prompt: turn?.prompt ?? '',
+      cursorLine: screen.cursorLine(),
+    };
+    try {
+      this.conversation.updateAgent(this.rules.format(change));
+    } catch (error) {
+      this.conversation.error(`message rules "${this.rules.kind}" failed: ${(error as Error).message}`);
+    }
+  }
+
+  /** Resolves once the screen changed and then stayed quiet for `quietMs`, or after `timeoutMs`. */
+  private waitForScreen(quietMs: number, timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      let quietTimer: TimerHandle | undefined;
+      const finish = () => {
+        this.changeWaiters.delete(onChange);
+        if (quietTimer !== undefined) this.scheduler.clearTimeout(quietTimer);
+        this.scheduler.clearTimeout(deadline);
+        resolve();
+      };
+      const onChange = () => {
+        if (quietTimer !== undefined) this.scheduler.clearTimeout(quietTimer);
+        quietTimer = this.scheduler.setTimeout(finish, quietMs);
+      };
+      const deadline = this.scheduler.setTimeout(finish, timeoutMs);
+      this.changeWaiters.add(onChange);
+    });
+  }
+
+  private onExit(exit: AgentExit): void {
+    this.exited = exit;
+    this.clearTimers();
+    for (const waiter of this.changeWaiters) waiter();
+    if (this.closed) return;
+    this.refreshAgentMessage();
+    this.conversation.error(`the agent exited (${describeExit(exit)})`, true);
+    this.conversation.end(exit);
+    this.conversation.emit('exit', exit);
+  }
+
+  private clearTimers(): void {
+    if (this.snapshotTimer !== undefined) this.scheduler.clearTimeout(this.snapshotTimer);
+    if (this.stabilityTimer !== undefined) this.scheduler.clearTimeout(this.stabilityTimer);
+    this.snapshotTimer = undefined;
+    this.stabilityTimer = undefined;
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * @module eventStream
+ * `GET /events`: the conversation as Server-Sent Events.
+ *
+ * - A new subscriber gets every message (`message_update`), then the status
+ *   (`status_change`); the status carries the id to resume from.
+ * - `Last-Event-ID` (header, or `?last_event_id=` for clients that cannot set
+ *   headers) resumes exactly: the messages changed since, in their current
+ *   form, the errors since, and the status if it changed. An id from another
+ *   session gets the full replay.
+ * - Frames are made when the subscriber can take them: each read gets what
+ *   changed since its previous one, as a resume would. A message that changed
+ *   many times meanwhile is sent once, in its current form, so a long reply
+ *   streamed in many small pieces costs a slow reader time, not memory, and
+ *   no subscriber is cut for reading slowly. What waits for a subscriber is
+ *   at most one such batch; the session never waits for it.
+ */
+import type { Scheduler, TimerHandle } from '@switchyard/runtime';
+import type { AgentSession } from '../engine/agentSession.js';
+import type { AgentErrorEvent, AgentExit, AgentStatus, MessageUpdateEvent, StatusChangeEvent } from '../engine/conversation.js';
+
+/** Options of {@link EventHub}. */
+export interface EventHubOptions {
+  scheduler: Scheduler;
+  /** Interval of `: ping` comments that keep proxies from closing an idle stream (default 15 s). */
+  heartbeatMs?: number;
+}
+
+interface Subscriber {
+  close(): void;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The body of `GET /status` and the data of `status_change` frames: the
+ * status, the agent's kind and transport, and how the agent ended once it has.
+ */
+export function statusPayload(session: AgentSession, state: { status: AgentStatus; exited?: AgentExit | undefined }) {
+  const { exited } = state;
+  return {
+    status: state.status,
+    agent_type: session.agentType,
+    transport: session.transport,
+    ...(exited ? { exited: { exit_code: exited.exitCode, signal: exited.signal } } : {}),
+  };
+}
+
+/** Formats one SSE frame; `data` is JSON on one line, so no line of it can end the frame early. */
+export function sseFrame(event: string, data: unknown, id?: string): string {
+  return `${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+/**
+ * The event streams of one session.
+ *
+ * @example
+ * ```ts
+ * const hub = new EventHub(session, { scheduler: systemScheduler });
+ * app.get('/events', (c) => hub.open(c.req.header('last-event-id')));
+ * ```
+ */
+export class EventHub {
+  private readonly subscribers = new Set<Subscriber>();
+
+  constructor(
+    private readonly session: AgentSession,
+    private readonly options: EventHubOptions,
+  ) {}
+
+  /** Open streams. */
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  private id(seq: number): string {
+    return `${this.session.conversation.epoch}-${seq}`;
+  }
+
+  private messageData(event: MessageUpdateEvent) {
+    // `message` repeats `content` for clients written against agentapi's event shape.
+    return { ...event.message, message: event.message.content };
+  }
+
+  private statusData(event: StatusChangeEvent) {
+    return statusPayload(this.session, event);
+  }
+
+  private errorData(event: AgentErrorEvent) {
+    return { message: event.message, fatal: event.fatal, time: event.time };
+  }
+
+  /** The frames of everything that changed after `seq`, in sequence order (what a resume sends). */
+  private framesSince(seq: number): string {
+    const changes = this.session.conversation.changesSince(seq);
+    const frames: { seq: number; text: string }[] = [
+      ...changes.messages.map((e) => ({ seq: e.seq, text: sseFrame('message_update', this.messageData(e), this.id(e.seq)) })),
+      ...changes.errors.map((e) => ({ seq: e.seq, text: sseFrame('agent_error', this.errorData(e), this.id(e.seq)) })),
+    ];
+    if (changes.status)
+      frames.push({
+        seq: changes.status.seq,
+        text: sseFrame('status_change', this.statusData(changes.status), this.id(changes.status.seq)),
+      });
+    return frames
+      .sort((a, b) => a.seq - b.seq)
+      .map((frame) => frame.text)
+      .join('');
+  }
+
+  /** The frames a subscriber starts with: a replay, or what it missed since `lastEventId`. */
+  private firstFrames(lastEventId: string | undefined): string {
+    const conversation = this.session.conversation;
+    const match = /^([0-9a-f]+)-(\d+)$/.exec(lastEventId?.trim() ?? '');
+    const seq = match && match[1] === conversation.epoch ? Number(match[2]) : Number.NaN;
+    if (Number.isSafeInteger(seq) && seq <= conversation.seq) return this.framesSince(seq);
+    const replay = conversation.replay();
+    // Replayed messages carry no id: a subscriber cut off mid-replay resumes with a full replay.
+    // The status closes the replay with the id of the latest change.
+    return [
+      ...replay.messages.map((e) => sseFrame('message_update', this.messageData(e))),
+      sseFrame('status_change', this.statusData(replay.status), this.id(conversation.seq)),
+    ].join('');
+  }
+
+  /**
+   * Opens a stream (the body of the `/events` response): the first frames
+   * at once, then, at each read, what changed since the previous one.
+   */
+  open(lastEventId?: string): ReadableStream<Uint8Array> {
+    const conversation = this.session.conversation;
+    const scheduler = this.options.scheduler;
+    const heartbeatMs = this.options.heartbeatMs ?? 15_000;
+    let open = true;
+    // The sequence number this subscriber has been sent everything up to.
+    let cursor = 0;
+    let pingDue = false;
+    let heartbeat: TimerHandle | undefined;
+    let wake: (() => void) | undefined;
+    const notify = () => {
+      const waiting = wake;
+      wake = undefined;
+      waiting?.();
+    };
+    const armHeartbeat = () => {
+      heartbeat = scheduler.setTimeout(() => {
+        heartbeat = undefined;
+        pingDue = true;
+        notify();
+      }, heartbeatMs);
+    };
+    let subscriber: Subscriber | undefined;
+    const detach = () => {
+      open = false;
+      conversation.off('message_update', notify);
+      conversation.off('status_change', notify);
+      conversation.off('agent_error', notify);
+      if (heartbeat !== undefined) scheduler.clearTimeout(heartbeat);
+      if (subscriber) this.subscribers.delete(subscriber);
+      notify();
+    };
+    return new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          subscriber = {
+            close: () => {
+              if (!open) return;
+              detach();
+              controller.close();
+            },
+          };
+          this.subscribers.add(subscriber);
+          // The first frames and the cursor are taken in the same tick: no change can fall between them.
+          controller.enqueue(encoder.encode(`retry: 2000\n\n${this.firstFrames(lastEventId)}`));
+          cursor = conversation.seq;
+          conversation.on('message_update', notify);
+          conversation.on('status_change', notify);
+          conversation.on('agent_error', notify);
+          armHeartbeat();
+        },
+        // Called only while the reader waits for more (highWaterMark 0): nothing is queued ahead of it.
+        pull: async (controller) => {
+          while (open) {
+            if (cursor < conversation.seq) {
+              const text = this.framesSince(cursor);
+              cursor = conversation.seq;
+              if (text) return controller.enqueue(encoder.encode(text));
+            }
+            if (pingDue) {
+              pingDue = false;
+              armHeartbeat();
+              return controller.enqueue(encoder.encode(': ping\n\n'));
+            }
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+            });
+          }
+        },
+        cancel: detach,
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  /** Ends every stream (server shutdown). */
+  closeAll(): void {
+    for (const subscriber of [...this.subscribers]) subscriber.close();
+  }
+}

@@ -1,0 +1,24 @@
+/**
+ * @module @switchyard/http-kit
+ * What every Switchyard control plane shares, so the same bad input gets the
+ * same answer from the gateway, the workflow API and the agent session
+ * server: one error body shape and its status table, body caps, 405/404
+ * answers, `Expect: 100-continue` handling and client API keys.
+ */
+export { methodNotAllowedOrNotFound } from './allowedMethods.js';
+export {
+  API_ERROR_STATUS,
+  ApiError,
+  type ApiErrorCode,
+  errorBody,
+  type FieldDetails,
+  type FieldIssue,
+  fieldDetail,
+  fieldDetails,
+  fieldIssues,
+  respondError,
+} from './apiError.js';
+export { ApiKeySet, presentedKey } from './apiKeys.js';
+export { bodyCap } from './bodyCap.js';
+export { createControlPlaneApp, type ValidationResult, validationHook } from './controlPlaneApp.js';
+export { continueWhenBodyIsRead, sendContinueOnFirstRead } from './expectContinue.js';

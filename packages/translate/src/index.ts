@@ -1,0 +1,72 @@
+/**
+ * @module @switchyard/translate
+ * Translators between the four LLM API families (OpenAI chat, OpenAI
+ * Responses, Anthropic Messages, Gemini): requests, responses and streams,
+ * through one intermediate representation. No runtime dependencies.
+ */
+export { aggregateStream } from './aggregate.js';
+export { anthropicThinkingMode, DEFAULT_THINKING_MODES, isAnthropicThinkingMode } from './anthropic/thinkingModes.js';
+export type { ApiFamily } from './apiFamily.js';
+export type {
+  AnthropicThinkingMode,
+  DecodeContext,
+  EncodeRequestOptions,
+  FamilyCodec,
+  StreamDecoder,
+  StreamEncodeContext,
+  StreamEncoder,
+} from './codec.js';
+export { EFFORT_BUDGETS, effortOfBudget } from './common.js';
+export {
+  anthropicErrorBody,
+  describeUpstreamError,
+  type ErrorInfo,
+  geminiErrorBody,
+  googleStatusOf,
+  openAiErrorBody,
+  statusOfErrorType,
+  type UpstreamErrorDescription,
+} from './errorShapes.js';
+export { TranslationError, type TranslationErrorCode } from './errors.js';
+export {
+  API_FAMILIES,
+  anthropicCodec,
+  codecFor,
+  geminiCodec,
+  openAiChatCodec,
+  responsesCodec,
+  type TranslatedRequest,
+  translateRequest,
+  translateResponse,
+} from './families.js';
+export { globToRegExp } from './glob.js';
+export type {
+  ChatRequest,
+  ChatResponse,
+  EncodeContext,
+  ImagePart,
+  Message,
+  Part,
+  ReasoningEffort,
+  ReasoningSettings,
+  ResponseFormat,
+  Role,
+  StopReason,
+  StreamEvent,
+  TextPart,
+  ThinkingPart,
+  TokenUsage,
+  ToolCallPart,
+  ToolChoice,
+  ToolDefinition,
+  ToolResultPart,
+} from './ir.js';
+export {
+  MAX_SSE_EVENT_BYTES,
+  type SseEvent,
+  SseParser,
+  type SseParserOptions,
+  sseEvent,
+  sseEventTooLarge,
+} from './sseParser.js';
+export { type ByteStreamDecoder, SseStreamDecoder, StreamTranslator } from './streamTranslator.js';

@@ -1,0 +1,14 @@
+import { defineConfig } from 'tsup';
+
+export default defineConfig({
+  entry: { index: 'src/index.ts', wire: 'src/wire.ts' },
+  format: ['esm', 'cjs'],
+  dts: true,
+  sourcemap: true,
+  clean: false,
+  target: 'node20',
+  platform: 'node',
+  // Keep `node:` specifiers: `node:test` has no unprefixed form.
+  removeNodeProtocol: false,
+  external: [],
+});

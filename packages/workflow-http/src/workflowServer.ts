@@ -1,0 +1,59 @@
+/**
+ * @module workflowServer
+ * Serves the workflow API on node:http through `@hono/node-server`, with
+ * `Expect: 100-continue` answered by the API's own checks.
+ */
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import { continueWhenBodyIsRead } from '@switchyard/http-kit';
+import { createWorkflowApi, type WorkflowApiOptions } from './workflowApi.js';
+
+/** Options of {@link startWorkflowHttpServer}. */
+export interface WorkflowHttpServerOptions extends WorkflowApiOptions {
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (any free port). */
+  port?: number;
+}
+
+/** A running server. */
+export interface WorkflowHttpServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the workflow API.
+ *
+ * @example
+ * ```ts
+ * const server = await startWorkflowHttpServer({ workflow, port: 8080 });
+ * console.log(`${server.url}/openapi.json`);
+ * await server.close();
+ * ```
+ */
+export async function startWorkflowHttpServer(options: WorkflowHttpServerOptions): Promise<WorkflowHttpServer> {
+  const app = createWorkflowApi(options);
+  const host = options.host ?? '127.0.0.1';
+  const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }) as Server;
+  // `Expect: 100-continue` gets its 100 only once a route reads the body: a wrong key or a declared
+  // length over the cap is refused before the client uploads.
+  continueWhenBodyIsRead(server);
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const { port } = server.address() as AddressInfo;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${port}`,
+    port,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
