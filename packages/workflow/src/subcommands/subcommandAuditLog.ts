@@ -36,6 +36,8 @@ export interface SubcommandRecord {
    * a run failed or was refused (`{ error: { code, message } }`).
    */
   result?: Record<string, unknown>;
+  /** Deprecation warnings the call drew (a `legacy:*` subcommand, a deprecated argument name). */
+  warnings?: string[];
 }
 
 const SECRET_KEY = /(token|secret|password|passphrase|api[_-]?key|authorization|credential|private[_-]?key)/i;
@@ -101,6 +103,8 @@ export class SubcommandAuditLog {
   private readonly log: AuditLog;
   private readonly clock: Clock;
   private readonly events: WorkflowEventEmitter | undefined;
+  /** Warnings every record of this view carries (see {@link SubcommandAuditLog.withWarnings}). */
+  private warnings: readonly string[] = [];
 
   private constructor(path: string, origin: string, store: JsonlAuditStore, options: SubcommandAuditLogOptions) {
     this.path = path;
@@ -149,8 +153,26 @@ export class SubcommandAuditLog {
     return repairJsonlFile(path, { origin, openFile: logOpener(resolve(repoRoot), constants.O_RDWR, options.beforeOpen) });
   }
 
+  /**
+   * This log, with `warnings` added to each line written through the returned view (the same
+   * file, chain and lock). It lets the runner that writes a call's one line carry the
+   * deprecation warnings its caller found.
+   *
+   * @example
+   * ```ts
+   * await log.withWarnings(['paths is deprecated; use files']).record(record);
+   * ```
+   */
+  withWarnings(warnings: readonly string[]): SubcommandAuditLog {
+    if (warnings.length === 0) return this;
+    const view = Object.create(this) as SubcommandAuditLog;
+    view.warnings = [...this.warnings, ...warnings];
+    return view;
+  }
+
   /** Appends one line; resolves once it is on disk. */
   async record(record: SubcommandRecord): Promise<AuditEntry> {
+    const warnings = [...this.warnings, ...(record.warnings ?? [])];
     const entry = await this.log.append({
       command: record.command,
       args: sanitizeArgs(record.args) as never,
@@ -158,6 +180,7 @@ export class SubcommandAuditLog {
       exit_code: record.exit_code,
       duration_ms: Math.max(0, Math.round(record.duration_ms)),
       ...(record.result !== undefined ? { result: sanitizeArgs(record.result) as never } : {}),
+      ...(warnings.length > 0 ? { warnings } : {}),
     });
     this.events?.emit('workflow:subcommand', {
       command: record.command,
