@@ -6,20 +6,45 @@
  * accepts the file. Writers in several processes take the file's lock, so
  * lines never interleave, tear or fork the chain. A crash mid-write can
  * still tear the last line; {@link SubcommandAuditLog.repair} fixes that.
+ *
+ * No action runs without its record. A run first writes its intent (the
+ * parsed arguments, the actor, the writing process) to a separate journal,
+ * `.agileplus/audit.intents.jsonl`, under the log's lock; after the run it
+ * journals the outcome, then appends the one record, which names its intent
+ * (`intent`). A run killed in between, or whose append timed out on the
+ * lock, leaves an intent with no record: the next {@link SubcommandAuditLog.open}
+ * appends that record, with the journalled outcome (or `interrupted`) and
+ * `result.recovered`, and {@link SubcommandAuditLog.verify} lists it.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access } from 'node:fs/promises';
+import { access, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
-import { type AuditEntry, AuditLog, JsonlAuditStore, type RepairResult, repairJsonlFile, verifyFile } from '@switchyard/audit-chain';
+import {
+  type AuditEntry,
+  AuditLog,
+  acquireFileLock,
+  currentProcessIdentity,
+  isProcessGone,
+  JsonlAuditStore,
+  type ProcessIdentity,
+  parseProcessIdentity,
+  type RepairResult,
+  repairJsonlFile,
+  verifyFile,
+} from '@switchyard/audit-chain';
 import { auditOrigin } from '../audit/auditTrail.js';
 import type { WorkflowEventEmitter } from '../events.js';
-import { type ConfinedFileOptions, openConfinedFile } from '../git/confinedFile.js';
+import { type ConfinedFileOptions, openConfinedFile, readConfinedFile, writeConfinedFile } from '../git/confinedFile.js';
 import { confinedPath } from '../git/safety.js';
 import { type Clock, systemClock } from '../util/clock.js';
+import { EXIT_CODES } from './exitCodes.js';
 
 /** Where the log lives, relative to the repository root. */
 export const SUBCOMMAND_LOG_PATH = join('.agileplus', 'audit.jsonl');
+
+/** The intent journal, relative to the repository root: what each run set out to do, before it ran. */
+export const SUBCOMMAND_INTENT_PATH = join('.agileplus', 'audit.intents.jsonl');
 
 /** The chain name inside the origin: `workflow:<repo name>/subcommands`. */
 export const SUBCOMMAND_CHAIN = 'subcommands';
@@ -38,29 +63,102 @@ export interface SubcommandRecord {
   result?: Record<string, unknown>;
 }
 
+/** A run's intent, journalled before it runs ({@link SubcommandAuditLog.begin}). */
+export interface SubcommandIntent {
+  id: string;
+  command: string;
+  args: Record<string, unknown>;
+  actor: string;
+  /** When the run started (ISO 8601). */
+  at: string;
+}
+
+/** What a finished run did, for {@link SubcommandAuditLog.finish}. */
+export type SubcommandRunOutcome = Pick<SubcommandRecord, 'exit_code' | 'duration_ms' | 'result'>;
+
+/** A record appended at open for an intent left without one. */
+export interface RecoveredRecord {
+  id: number;
+  command: string;
+  intent: string;
+  /** Whether the journal held the run's outcome (else it was cut off: `interrupted`). */
+  outcome_recorded: boolean;
+}
+
+/** {@link SubcommandAuditLog.verify}'s answer: the chain's verification, and the records appended by recovery. */
+export type SubcommandLogVerification = Awaited<ReturnType<typeof verifyFile>> & {
+  /** Records appended at a later start for runs that left only an intent: flagged for review. */
+  recovered: RecoveredRecord[];
+};
+
+type JournalLine =
+  | ({ type: 'intent'; owner: ProcessIdentity } & SubcommandIntent)
+  | ({ type: 'outcome'; id: string } & SubcommandRunOutcome);
+
+/** The `interrupted` error of a recovered record whose run left no outcome. */
+const INTERRUPTED = {
+  code: 'interrupted',
+  message: 'the run ended before its outcome was recorded (killed or crashed); recovered from the intent journal',
+};
+
 const SECRET_KEY = /(token|secret|password|passphrase|api[_-]?key|authorization|credential|private[_-]?key)/i;
 const MAX_STRING = 512;
+/** Nesting below this depth is replaced by a marker: no schema here nests deeper, and the walk stays bounded. */
+export const MAX_LOGGED_DEPTH = 8;
+/** At most this many items of an array, or keys of an object, are kept. */
+const MAX_ITEMS = 64;
+/** A budget of characters for one record's arguments; what is past it is replaced by a marker. */
+export const MAX_LOGGED_CHARS = 16_384;
+
+const digest = (value: string) => `[${Buffer.byteLength(value)} bytes sha256:${createHash('sha256').update(value).digest('hex')}]`;
 
 /**
  * Makes arguments safe and small to log: secret-looking keys are redacted,
- * and long strings (artifact contents) are replaced by their size and hash.
+ * long strings (artifact contents) are replaced by their size and hash, and
+ * the whole is bounded in depth ({@link MAX_LOGGED_DEPTH}), breadth and size
+ * ({@link MAX_LOGGED_CHARS}), so no argument can make the line fail to be written.
+ *
+ * @example
+ * ```ts
+ * sanitizeArgs({ token: 's3cret', name: 'x' }); // { token: '[redacted]', name: 'x' }
+ * ```
  */
 export function sanitizeArgs(args: Record<string, unknown>): Record<string, unknown> {
-  const clean = (key: string, value: unknown): unknown => {
-    if (SECRET_KEY.test(key) && value !== undefined && value !== null) return '[redacted]';
-    if (typeof value === 'string' && value.length > MAX_STRING) {
-      return `[${Buffer.byteLength(value)} bytes sha256:${createHash('sha256').update(value).digest('hex')}]`;
+  let budget = MAX_LOGGED_CHARS;
+  const spend = (value: unknown): unknown => {
+    const size = typeof value === 'string' ? value.length + 2 : 8;
+    if (budget < size) {
+      budget = 0;
+      return '[truncated]';
     }
-    if (Array.isArray(value)) return value.map((v) => clean('', v));
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, clean(k, v)]));
-    if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+    budget -= size;
     return value;
   };
-  return Object.fromEntries(
-    Object.entries(args)
-      .filter(([, v]) => v !== undefined)
-      .map(([k, v]) => [k, clean(k, v)]),
-  );
+  const clean = (key: string, value: unknown, depth: number): unknown => {
+    if (SECRET_KEY.test(key) && value !== undefined && value !== null) return spend('[redacted]');
+    if (typeof value === 'string') return spend(value.length > MAX_STRING ? digest(value) : value);
+    if (typeof value === 'number') return spend(Number.isFinite(value) ? value : String(value));
+    if (value === null || typeof value === 'boolean') return spend(value);
+    if (typeof value !== 'object') return spend(`[${typeof value}]`);
+    if (depth >= MAX_LOGGED_DEPTH) return spend('[too deep]');
+    if (Array.isArray(value)) {
+      const items = value.slice(0, MAX_ITEMS).map((v) => clean('', v, depth + 1));
+      return value.length > MAX_ITEMS ? [...items, `[${value.length - MAX_ITEMS} more]`] : items;
+    }
+    return cleanObject(value as Record<string, unknown>, depth + 1);
+  };
+  const cleanObject = (value: Record<string, unknown>, depth: number): Record<string, unknown> => {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined);
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of entries.slice(0, MAX_ITEMS)) {
+      const name = k.length > MAX_STRING ? digest(k) : k;
+      budget = Math.max(0, budget - name.length);
+      out[name] = clean(k, v, depth);
+    }
+    if (entries.length > MAX_ITEMS) out['[more keys]'] = entries.length - MAX_ITEMS;
+    return out;
+  };
+  return cleanObject(args, 0);
 }
 
 /** Options of {@link SubcommandAuditLog.open}. */
@@ -101,11 +199,20 @@ export class SubcommandAuditLog {
   private readonly log: AuditLog;
   private readonly clock: Clock;
   private readonly events: WorkflowEventEmitter | undefined;
+  private readonly repoRoot: string;
+  private readonly lockTimeoutMs: number;
+  private readonly beforeOpen: ConfinedFileOptions['beforeOpen'];
+  private owner: Promise<ProcessIdentity> | undefined;
+  /** Records whose append failed after their run (a lock timeout): retried before the next append and at close. */
+  private pending: { intent: SubcommandIntent; outcome: SubcommandRunOutcome }[] = [];
 
-  private constructor(path: string, origin: string, store: JsonlAuditStore, options: SubcommandAuditLogOptions) {
+  private constructor(repoRoot: string, path: string, origin: string, store: JsonlAuditStore, options: SubcommandAuditLogOptions) {
+    this.repoRoot = repoRoot;
     this.path = path;
     this.origin = origin;
     this.store = store;
+    this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
+    this.beforeOpen = options.beforeOpen;
     this.clock = options.clock ?? systemClock;
     this.events = options.events;
     this.log = new AuditLog(store, { origin, now: () => new Date(this.clock.now()) });
@@ -124,7 +231,17 @@ export class SubcommandAuditLog {
       lockTimeoutMs: options.lockTimeoutMs ?? 10_000,
       openFile: logOpener(resolve(repoRoot), constants.O_RDWR | constants.O_APPEND | constants.O_CREAT, options.beforeOpen),
     });
-    return new SubcommandAuditLog(path, origin, store, options);
+    const log = new SubcommandAuditLog(resolve(repoRoot), path, origin, store, options);
+    try {
+      await log.recoverIntents();
+    } catch (error) {
+      // A journal that cannot be read or locked now stays for the next start; the log itself works.
+      if ((error as { code?: unknown }).code !== 'LOCK_TIMEOUT') {
+        await log.close();
+        throw error;
+      }
+    }
+    return log;
   }
 
   /**
@@ -149,15 +266,72 @@ export class SubcommandAuditLog {
     return repairJsonlFile(path, { origin, openFile: logOpener(resolve(repoRoot), constants.O_RDWR, options.beforeOpen) });
   }
 
-  /** Appends one line; resolves once it is on disk. */
+  /**
+   * Appends one line; resolves once it is on disk. For a refusal or a maintenance action that has
+   * no run to journal; a run goes through {@link begin} and {@link finish}.
+   */
   async record(record: SubcommandRecord): Promise<AuditEntry> {
+    await this.retryPending();
+    return this.append(record);
+  }
+
+  /**
+   * Journals a run's intent before it runs, under the log's lock. Throws (and the caller must not
+   * run) when the intent cannot be written.
+   *
+   * @example
+   * ```ts
+   * const intent = await log.begin({ command: 'branch:create', args: { name: 'x' }, actor: 'alice' });
+   * const entry = await log.finish(intent, { exit_code: 0, duration_ms: 12 });
+   * ```
+   */
+  async begin(run: Pick<SubcommandRecord, 'command' | 'args' | 'actor'>): Promise<SubcommandIntent> {
+    await this.retryPending();
+    const intent: SubcommandIntent = {
+      id: randomUUID(),
+      command: run.command,
+      args: sanitizeArgs(run.args),
+      actor: run.actor,
+      at: new Date(this.clock.now()).toISOString(),
+    };
+    this.owner ??= currentProcessIdentity();
+    const line: JournalLine = { type: 'intent', ...intent, owner: await this.owner };
+    const release = await acquireFileLock(`${this.path}.lock`, { timeoutMs: this.lockTimeoutMs });
+    try {
+      await this.journal(line);
+    } finally {
+      await release();
+    }
+    return intent;
+  }
+
+  /**
+   * Journals a run's outcome, then appends its one record. When the append fails (the log's lock
+   * timed out), the outcome stays in the journal: this log retries it before its next append and
+   * at close, and the next {@link open} in any process appends it if this process is gone.
+   */
+  async finish(intent: SubcommandIntent, outcome: SubcommandRunOutcome): Promise<AuditEntry> {
+    const line: JournalLine = { type: 'outcome', id: intent.id, ...outcome };
+    // The journal's own lock, not the log's: an outcome must be kept even when the log's lock is what timed out.
+    await this.withJournalLock(() => this.journal(line)).catch(() => undefined);
+    try {
+      return await this.append({ ...intent, ...outcome }, intent.id);
+    } catch (error) {
+      this.pending.push({ intent, outcome });
+      throw error;
+    }
+  }
+
+  private async append(record: SubcommandRecord, intent?: string, recovered?: Record<string, unknown>): Promise<AuditEntry> {
+    const result = recovered ? { ...(record.result ?? {}), recovered } : record.result;
     const entry = await this.log.append({
       command: record.command,
       args: sanitizeArgs(record.args) as never,
       actor: record.actor,
       exit_code: record.exit_code,
       duration_ms: Math.max(0, Math.round(record.duration_ms)),
-      ...(record.result !== undefined ? { result: sanitizeArgs(record.result) as never } : {}),
+      ...(intent !== undefined ? { intent } : {}),
+      ...(result !== undefined ? { result: sanitizeArgs(result) as never } : {}),
     });
     this.events?.emit('workflow:subcommand', {
       command: record.command,
@@ -168,9 +342,137 @@ export class SubcommandAuditLog {
     return entry;
   }
 
-  /** Verifies the whole file against this repository's origin. */
-  verify() {
-    return verifyFile(this.path, { origin: this.origin });
+  private async retryPending(): Promise<void> {
+    while (this.pending.length > 0) {
+      const { intent, outcome } = this.pending[0]!;
+      await this.append({ ...intent, ...outcome }, intent.id);
+      this.pending.shift();
+    }
+  }
+
+  private async journal(line: JournalLine): Promise<void> {
+    const handle = await openConfinedFile(this.repoRoot, SUBCOMMAND_INTENT_PATH, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, {
+      field: 'audit_journal',
+      beforeOpen: this.beforeOpen,
+    });
+    try {
+      await handle.write(`${JSON.stringify(line)}\n`);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  private async withJournalLock<T>(body: () => Promise<T>): Promise<T> {
+    const journalPath = join(this.repoRoot, SUBCOMMAND_INTENT_PATH);
+    const release = await acquireFileLock(`${journalPath}.lock`, { timeoutMs: this.lockTimeoutMs });
+    try {
+      return await body();
+    } finally {
+      await release();
+    }
+  }
+
+  private async readJournal(): Promise<JournalLine[]> {
+    let text: string;
+    try {
+      text = (await readConfinedFile(this.repoRoot, SUBCOMMAND_INTENT_PATH, { field: 'audit_journal', beforeOpen: this.beforeOpen })).toString('utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    const lines: JournalLine[] = [];
+    for (const raw of text.split('\n')) {
+      if (raw.length === 0) continue;
+      try {
+        const line = JSON.parse(raw) as JournalLine;
+        if (typeof line?.id === 'string' && (line.type === 'intent' || line.type === 'outcome')) lines.push(line);
+      } catch {
+        // A line torn by a crash: its run never started (an intent) or its record is recovered as interrupted.
+      }
+    }
+    return lines;
+  }
+
+  /** The intent ids the log's records name. */
+  private async recordedIntents(): Promise<Set<string>> {
+    const ids = new Set<string>();
+    for await (const entry of this.store.read()) if (typeof entry.intent === 'string') ids.add(entry.intent);
+    return ids;
+  }
+
+  /**
+   * Appends the record of every intent whose process is gone and whose record never came, then
+   * drops resolved intents from the journal. Under the journal's lock, so two processes starting
+   * together recover each intent once; the rewrite also holds the log's lock, under which
+   * intents are written.
+   */
+  private async recoverIntents(): Promise<RecoveredRecord[]> {
+    if ((await this.readJournal()).length === 0) return [];
+    return this.withJournalLock(async () => {
+      const lines = await this.readJournal();
+      if (lines.length === 0) return [];
+      const recorded = await this.recordedIntents();
+      const outcomes = new Map<string, SubcommandRunOutcome>();
+      for (const line of lines) if (line.type === 'outcome') outcomes.set(line.id, line);
+      const recovered: RecoveredRecord[] = [];
+      for (const line of lines) {
+        if (line.type !== 'intent' || recorded.has(line.id)) continue;
+        const owner = parseProcessIdentity(line.owner);
+        if (owner && !(await isProcessGone(owner))) continue; // still running, or its append is being retried
+        const outcome = outcomes.get(line.id);
+        const record: SubcommandRecord = {
+          command: String(line.command),
+          args: line.args && typeof line.args === 'object' ? line.args : {},
+          actor: String(line.actor),
+          ...(outcome ?? { exit_code: EXIT_CODES.internal, duration_ms: 0, result: { error: INTERRUPTED } }),
+        };
+        const entry = await this.append(record, line.id, {
+          intent_at: line.at,
+          at: new Date(this.clock.now()).toISOString(),
+          outcome_recorded: outcome !== undefined,
+        });
+        recorded.add(line.id);
+        recovered.push({ id: entry.id, command: record.command, intent: line.id, outcome_recorded: outcome !== undefined });
+      }
+      await this.compactJournal(recorded);
+      return recovered;
+    });
+  }
+
+  /** Rewrites the journal without the runs that have their record. */
+  private async compactJournal(recorded: Set<string>): Promise<void> {
+    const release = await acquireFileLock(`${this.path}.lock`, { timeoutMs: this.lockTimeoutMs });
+    try {
+      const keep = (await this.readJournal()).filter((line) => !recorded.has(line.id));
+      const file = join(this.repoRoot, SUBCOMMAND_INTENT_PATH);
+      if (keep.length === 0) {
+        await rm(file, { force: true });
+        return;
+      }
+      await writeConfinedFile(this.repoRoot, SUBCOMMAND_INTENT_PATH, keep.map((line) => `${JSON.stringify(line)}\n`).join(''), {
+        field: 'audit_journal',
+      });
+    } finally {
+      await release();
+    }
+  }
+
+  /**
+   * Verifies the whole file against this repository's origin, and lists the records a later start
+   * appended for runs that left only their intent (`recovered`): the chain is intact, but those
+   * runs were cut off or their record came late, and deserve a look.
+   */
+  async verify(): Promise<SubcommandLogVerification> {
+    const result = await verifyFile(this.path, { origin: this.origin });
+    const recovered: RecoveredRecord[] = [];
+    for await (const entry of this.store.read()) {
+      const flag = (entry.result as { recovered?: { outcome_recorded?: unknown } } | undefined)?.recovered;
+      if (flag && typeof entry.intent === 'string') {
+        recovered.push({ id: entry.id, command: String(entry.command), intent: entry.intent, outcome_recorded: flag.outcome_recorded === true });
+      }
+    }
+    return { ...result, recovered };
   }
 
   /** The most recent lines, newest last. */
@@ -183,7 +485,9 @@ export class SubcommandAuditLog {
     return out;
   }
 
-  close(): Promise<void> {
-    return this.store.close();
+  /** Retries records still pending (see {@link finish}), then closes; what still fails stays in the journal. */
+  async close(): Promise<void> {
+    await this.retryPending().catch(() => undefined);
+    await this.store.close();
   }
 }

@@ -194,6 +194,7 @@ describe('audited invocations in a temporary repository', () => {
       'exit_code',
       'hash',
       'id',
+      'intent',
       'prev_hash',
       'timestamp',
     ]);
