@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { AuditChainError } from '../core/errors.js';
+import type { AuditChainError } from '../core/errors.js';
 import { acquireFileLock, currentProcessIdentity, isProcessGone } from './fileLock.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'audit-lock-'));
@@ -38,7 +38,9 @@ describe('acquireFileLock', () => {
     await release();
   });
 
-  test('breaks a lock naming this PID with another start time (a restarted PID 1 finding its predecessor\'s lock)', { skip: !hasProc && 'no /proc' }, async () => {
+  test("breaks a lock naming this PID with another start time (a restarted PID 1 finding its predecessor's lock)", {
+    skip: !hasProc && 'no /proc',
+  }, async () => {
     const path = lockPath();
     await writeFile(path, `${JSON.stringify({ ...me, start_ticks: (me.start_ticks ?? 0) + 12345, token: 't' })}\n`);
     const release = await acquireFileLock(path, { timeoutMs: 500 });

@@ -158,7 +158,11 @@ test('a refused call whose unknown key holds a 5,000-deep array leaves exactly o
 });
 
 test('logged arguments are bounded in depth, breadth and size', () => {
-  const clean = sanitizeArgs({ deep: deepArray(5_000), wide: Array.from({ length: 10_000 }, (_, i) => i), big: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, 'v'.repeat(500)])) });
+  const clean = sanitizeArgs({
+    deep: deepArray(5_000),
+    wide: Array.from({ length: 10_000 }, (_, i) => i),
+    big: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, 'v'.repeat(500)])),
+  });
   assert.ok(JSON.stringify(clean).length < MAX_LOGGED_CHARS * 2, 'the whole stays near the budget');
   let depth = 0;
   for (let v: unknown = clean.deep; Array.isArray(v); v = v[0]) depth++;
@@ -185,7 +189,9 @@ function child(root: string, mode: 'kill' | 'timeout', until: RegExp): Promise<{
 
 const intentWriter = fileURLToPath(new URL('../../test/fixtures/intentWriter.ts', import.meta.url));
 
-test('a run killed between its intent and its record is recorded at the next start, as interrupted, and verify flags it', { timeout: 60_000 }, async () => {
+test('a run killed between its intent and its record is recorded at the next start, as interrupted, and verify flags it', {
+  timeout: 60_000,
+}, async () => {
   const root = await tempDir();
   const { proc } = await child(root, 'kill', /ready\n/);
   const exited = once(proc, 'exit');
@@ -198,7 +204,10 @@ test('a run killed between its intent and its record is recorded at the next sta
     const lines = await logLines(root);
     assert.equal(lines.length, 1, 'exactly one record for the killed run');
     const [line] = lines as [Record<string, unknown>];
-    assert.deepEqual([line.command, line.args, line.actor, line.exit_code], ['branch:create', { name: 'topic' }, 'alice', EXIT_CODES.internal]);
+    assert.deepEqual(
+      [line.command, line.args, line.actor, line.exit_code],
+      ['branch:create', { name: 'topic' }, 'alice', EXIT_CODES.internal],
+    );
     const result = line.result as { error: { code: string }; recovered: { outcome_recorded: boolean } };
     assert.equal(result.error.code, 'interrupted');
     assert.equal(result.recovered.outcome_recorded, false);
@@ -217,7 +226,9 @@ test('a run killed between its intent and its record is recorded at the next sta
   assert.equal((await logLines(root)).length, 1, 'a second start recovers nothing twice');
 });
 
-test('a lock timeout after a successful run leaves its outcome journalled, and the next start records it', { timeout: 60_000 }, async () => {
+test('a lock timeout after a successful run leaves its outcome journalled, and the next start records it', {
+  timeout: 60_000,
+}, async () => {
   const root = await tempDir();
   const { proc, said } = await child(root, 'timeout', /(timed-out|appended).*\n/);
   await once(proc, 'exit').catch(() => undefined);
@@ -230,7 +241,10 @@ test('a lock timeout after a successful run leaves its outcome journalled, and t
     const lines = await logLines(root);
     assert.equal(lines.length, 1);
     assert.deepEqual([lines[0]!.command, lines[0]!.exit_code, lines[0]!.duration_ms], ['branch:create', 0, 7]);
-    assert.deepEqual((await log.verify()).recovered.map((r) => r.outcome_recorded), [true]);
+    assert.deepEqual(
+      (await log.verify()).recovered.map((r) => r.outcome_recorded),
+      [true],
+    );
   } finally {
     await log.close();
   }

@@ -351,10 +351,15 @@ export class SubcommandAuditLog {
   }
 
   private async journal(line: JournalLine): Promise<void> {
-    const handle = await openConfinedFile(this.repoRoot, SUBCOMMAND_INTENT_PATH, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, {
-      field: 'audit_journal',
-      beforeOpen: this.beforeOpen,
-    });
+    const handle = await openConfinedFile(
+      this.repoRoot,
+      SUBCOMMAND_INTENT_PATH,
+      constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT,
+      {
+        field: 'audit_journal',
+        beforeOpen: this.beforeOpen,
+      },
+    );
     try {
       await handle.write(`${JSON.stringify(line)}\n`);
       await handle.datasync();
@@ -376,7 +381,9 @@ export class SubcommandAuditLog {
   private async readJournal(): Promise<JournalLine[]> {
     let text: string;
     try {
-      text = (await readConfinedFile(this.repoRoot, SUBCOMMAND_INTENT_PATH, { field: 'audit_journal', beforeOpen: this.beforeOpen })).toString('utf8');
+      text = (
+        await readConfinedFile(this.repoRoot, SUBCOMMAND_INTENT_PATH, { field: 'audit_journal', beforeOpen: this.beforeOpen })
+      ).toString('utf8');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
@@ -469,7 +476,12 @@ export class SubcommandAuditLog {
     for await (const entry of this.store.read()) {
       const flag = (entry.result as { recovered?: { outcome_recorded?: unknown } } | undefined)?.recovered;
       if (flag && typeof entry.intent === 'string') {
-        recovered.push({ id: entry.id, command: String(entry.command), intent: entry.intent, outcome_recorded: flag.outcome_recorded === true });
+        recovered.push({
+          id: entry.id,
+          command: String(entry.command),
+          intent: entry.intent,
+          outcome_recorded: flag.outcome_recorded === true,
+        });
       }
     }
     return { ...result, recovered };
