@@ -161,6 +161,17 @@ export async function isProcessGone(owner: ProcessIdentity, procRoot = '/proc'):
   return now !== undefined && now !== owner.start_ticks;
 }
 
+/** This process's identity does not change while it runs: read once per `/proc` root. */
+const identities = new Map<string, Promise<ProcessIdentity>>();
+function ownIdentity(procRoot: string): Promise<ProcessIdentity> {
+  let identity = identities.get(procRoot);
+  if (!identity) {
+    identity = currentProcessIdentity(procRoot);
+    identities.set(procRoot, identity);
+  }
+  return identity;
+}
+
 interface LockContent {
   owner: ProcessIdentity | undefined;
   acquiredAt: number | undefined;
@@ -230,7 +241,7 @@ async function breakIfStale(path: string, options: Required<Omit<FileLockOptions
 export async function acquireFileLock(path: string, options: FileLockOptions = {}): Promise<ReleaseLock> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const judge = { staleMs: options.staleMs ?? 30_000, maxAgeMs: options.maxAgeMs ?? 600_000, procRoot: options.procRoot ?? '/proc' };
-  const owner = await currentProcessIdentity(judge.procRoot);
+  const owner = await ownIdentity(judge.procRoot);
   const token = `${JSON.stringify({ ...owner, token: randomUUID(), acquired_at: Date.now() })}\n`;
   const deadline = Date.now() + timeoutMs;
   let delay = 1;

@@ -194,6 +194,9 @@ test('a run killed between its intent and its record is recorded at the next sta
 }, async () => {
   const root = await tempDir();
   const { proc } = await child(root, 'kill', /ready\n/);
+  // While its writer lives, an intent is a run in progress: another start leaves it alone.
+  await (await SubcommandAuditLog.open(root, { repoName: 'demo' })).close();
+  assert.equal((await readFile(join(root, SUBCOMMAND_LOG_PATH), 'utf8')).length, 0, 'a live run is not recovered');
   const exited = once(proc, 'exit');
   proc.kill('SIGKILL');
   await exited;
@@ -266,6 +269,22 @@ test('in one process, a record whose append timed out is retried before the next
         ['branch:list', null],
       ],
     );
+  } finally {
+    await log.close();
+  }
+});
+
+test('a log kept open (yard serve) compacts its intent journal as it goes', async () => {
+  const root = await tempDir();
+  const log = await SubcommandAuditLog.open(root, { repoName: 'demo' });
+  try {
+    for (let i = 0; i < 70; i++) {
+      const intent = await log.begin({ command: 'branch:list', args: { n: i }, actor: 'alice' });
+      await log.finish(intent, { exit_code: 0, duration_ms: 1 });
+    }
+    const journal = (await readFile(join(root, SUBCOMMAND_INTENT_PATH), 'utf8')).split('\n').filter(Boolean);
+    assert.ok(journal.length <= 2 * 6, `${journal.length} journal lines after 70 runs: the first 64 runs' were dropped`);
+    assert.equal((await logLines(root)).length, 70);
   } finally {
     await log.close();
   }

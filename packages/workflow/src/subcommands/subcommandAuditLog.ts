@@ -92,8 +92,12 @@ export type SubcommandLogVerification = Awaited<ReturnType<typeof verifyFile>> &
 };
 
 type JournalLine =
-  | ({ type: 'intent'; owner: ProcessIdentity } & SubcommandIntent)
+  /** `after`: an id the log had reached before the intent was written; its record comes later. */
+  | ({ type: 'intent'; owner: ProcessIdentity; after?: number } & SubcommandIntent)
   | ({ type: 'outcome'; id: string } & SubcommandRunOutcome);
+
+/** Every this many records, a log compacts its intent journal (dropping the runs that have their record). */
+const COMPACT_EVERY = 64;
 
 /** The `interrupted` error of a recovered record whose run left no outcome. */
 const INTERRUPTED = {
@@ -203,6 +207,9 @@ export class SubcommandAuditLog {
   private readonly lockTimeoutMs: number;
   private readonly beforeOpen: ConfinedFileOptions['beforeOpen'];
   private owner: Promise<ProcessIdentity> | undefined;
+  /** The highest entry id this log has seen: a lower bound of the head, recorded with each intent. */
+  private lastSeenId = 0;
+  private sinceCompaction = 0;
   /** Records whose append failed after their run (a lock timeout): retried before the next append and at close. */
   private pending: { intent: SubcommandIntent; outcome: SubcommandRunOutcome }[] = [];
 
@@ -233,6 +240,7 @@ export class SubcommandAuditLog {
     });
     const log = new SubcommandAuditLog(resolve(repoRoot), path, origin, store, options);
     try {
+      log.lastSeenId = (await store.head()).size;
       await log.recoverIntents();
     } catch (error) {
       // A journal that cannot be read or locked now stays for the next start; the log itself works.
@@ -295,7 +303,7 @@ export class SubcommandAuditLog {
       at: new Date(this.clock.now()).toISOString(),
     };
     this.owner ??= currentProcessIdentity();
-    const line: JournalLine = { type: 'intent', ...intent, owner: await this.owner };
+    const line: JournalLine = { type: 'intent', ...intent, owner: await this.owner, after: this.lastSeenId };
     const release = await acquireFileLock(`${this.path}.lock`, { timeoutMs: this.lockTimeoutMs });
     try {
       await this.journal(line);
@@ -314,12 +322,19 @@ export class SubcommandAuditLog {
     const line: JournalLine = { type: 'outcome', id: intent.id, ...outcome };
     // The journal's own lock, not the log's: an outcome must be kept even when the log's lock is what timed out.
     await this.withJournalLock(() => this.journal(line)).catch(() => undefined);
+    let entry: AuditEntry;
     try {
-      return await this.append({ ...intent, ...outcome }, intent.id);
+      entry = await this.append({ ...intent, ...outcome }, intent.id);
     } catch (error) {
       this.pending.push({ intent, outcome });
       throw error;
     }
+    // A long-lived process (`yard serve`) opens its log once: the journal is compacted as it goes.
+    if (++this.sinceCompaction >= COMPACT_EVERY) {
+      this.sinceCompaction = 0;
+      await this.recoverIntents().catch(() => undefined);
+    }
+    return entry;
   }
 
   private async append(record: SubcommandRecord, intent?: string, recovered?: Record<string, unknown>): Promise<AuditEntry> {
@@ -333,6 +348,7 @@ export class SubcommandAuditLog {
       ...(intent !== undefined ? { intent } : {}),
       ...(result !== undefined ? { result: sanitizeArgs(result) as never } : {}),
     });
+    this.lastSeenId = Math.max(this.lastSeenId, entry.id);
     this.events?.emit('workflow:subcommand', {
       command: record.command,
       exitCode: record.exit_code,
@@ -342,10 +358,15 @@ export class SubcommandAuditLog {
     return entry;
   }
 
+  /** Appends what is pending; what still fails stays pending (and journalled), and never blocks the next record. */
   private async retryPending(): Promise<void> {
     while (this.pending.length > 0) {
       const { intent, outcome } = this.pending[0]!;
-      await this.append({ ...intent, ...outcome }, intent.id);
+      try {
+        await this.append({ ...intent, ...outcome }, intent.id);
+      } catch {
+        return;
+      }
       this.pending.shift();
     }
   }
@@ -401,10 +422,10 @@ export class SubcommandAuditLog {
     return lines;
   }
 
-  /** The intent ids the log's records name. */
-  private async recordedIntents(): Promise<Set<string>> {
+  /** The intent ids the log's records name, from entry `fromId` on (records come after their intents). */
+  private async recordedIntents(fromId: number): Promise<Set<string>> {
     const ids = new Set<string>();
-    for await (const entry of this.store.read()) if (typeof entry.intent === 'string') ids.add(entry.intent);
+    for await (const entry of this.store.read({ fromId })) if (typeof entry.intent === 'string') ids.add(entry.intent);
     return ids;
   }
 
@@ -419,7 +440,13 @@ export class SubcommandAuditLog {
     return this.withJournalLock(async () => {
       const lines = await this.readJournal();
       if (lines.length === 0) return [];
-      const recorded = await this.recordedIntents();
+      // Only the log's tail since the oldest intent in the journal can hold their records.
+      let from = Number.POSITIVE_INFINITY;
+      for (const line of lines) {
+        if (line.type === 'intent')
+          from = Math.min(from, Number.isSafeInteger(line.after) && (line.after as number) >= 0 ? (line.after as number) : 0);
+      }
+      const recorded = Number.isFinite(from) ? await this.recordedIntents(from + 1) : new Set<string>();
       const outcomes = new Map<string, SubcommandRunOutcome>();
       for (const line of lines) if (line.type === 'outcome') outcomes.set(line.id, line);
       const recovered: RecoveredRecord[] = [];
@@ -451,7 +478,10 @@ export class SubcommandAuditLog {
   private async compactJournal(recorded: Set<string>): Promise<void> {
     const release = await acquireFileLock(`${this.path}.lock`, { timeoutMs: this.lockTimeoutMs });
     try {
-      const keep = (await this.readJournal()).filter((line) => !recorded.has(line.id));
+      const lines = await this.readJournal();
+      const open = new Set(lines.filter((line) => line.type === 'intent' && !recorded.has(line.id)).map((line) => line.id));
+      // An outcome whose intent is gone (recorded, or a line torn by a crash) has nothing left to complete.
+      const keep = lines.filter((line) => open.has(line.id));
       const file = join(this.repoRoot, SUBCOMMAND_INTENT_PATH);
       if (keep.length === 0) {
         await rm(file, { force: true });
