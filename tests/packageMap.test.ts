@@ -30,7 +30,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'server-http': ['runtime', 'core-routing', 'translate', 'relay', 'credentials', 'observability', 'http-kit', 'audit-chain'],
   'agent-session': ['runtime', 'http-kit'],
   'workflow-http': ['workflow', 'http-kit', 'runtime', 'audit-chain', 'observability'],
-  'server-grpc': ['workflow', 'runtime', 'audit-chain', 'observability'],
+  'server-grpc': ['workflow', 'http-kit', 'runtime', 'audit-chain', 'observability'],
   cli: ['workflow', 'workflow-http', 'server-grpc', 'agent-session', 'observability', 'audit-chain', 'runtime', 'http-kit'],
   'test-support': [],
 };

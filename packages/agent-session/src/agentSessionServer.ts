@@ -11,13 +11,15 @@ import { isIPv6 } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import { continueWhenBodyIsRead } from '@switchyard/http-kit';
+import { assertSafeBind, continueWhenBodyIsRead, openLoopbackWarning } from '@switchyard/http-kit';
 import type { Scheduler } from '@switchyard/runtime';
 import type { AcpPermissionPolicy } from './engine/acp/acpSession.js';
 import type { AgentSession } from './engine/agentSession.js';
+import { inferAgentType } from './engine/rules/agentRules.js';
 import type { MessageRules } from './engine/rules/messageRules.js';
 import { startAgentSession } from './engine/startAgentSession.js';
 import { type AgentApi, createAgentApi } from './http/agentApi.js';
+import { AgentStateWriter, loadAgentState } from './stateFile.js';
 
 /** Options of {@link startAgentSessionServer}. */
 export interface AgentSessionServerOptions {
@@ -25,7 +27,10 @@ export interface AgentSessionServerOptions {
   host?: string;
   /** Port (default 3284; 0 picks a free one). */
   port?: number;
-  /** Agent kind: picks the message rules (`generic`, `claude`, …; default `generic`, or `acp` over ACP). */
+  /**
+   * Agent type: picks the message rules (`claude`, `codex`, `gemini`, …, `custom`). Default: inferred
+   * from the command's name (`generic` for other programs), or `acp` over ACP.
+   */
   agentType?: string;
   /** `pty` (default): a terminal program. `acp`: an Agent Client Protocol agent on stdio. */
   transport?: 'pty' | 'acp';
@@ -41,8 +46,12 @@ export interface AgentSessionServerOptions {
   cors?: { origins: string[] };
   /** How long the screen must stay unchanged for `stable` (default 2000 ms; PTY only). */
   stableWindowMs?: number;
-  /** Require `Authorization: Bearer <apiKey>` on the API. */
+  /** Require `Authorization: Bearer <apiKey>` on the API. Without one, only a loopback bind is served. */
   apiKey?: string;
+  /** Serve a non-loopback address without an API key anyway (refused otherwise: anyone could type into the agent). */
+  insecure?: boolean;
+  /** Receives the start-up warning of a key-less server (default: stderr). */
+  onWarning?: (message: string) => void;
   /** Where `/upload` stores files (default: a new private temporary directory, removed on close). */
   uploadDir?: string;
   /** Largest upload (default 10 MiB). */
@@ -52,10 +61,19 @@ export interface AgentSessionServerOptions {
   rows?: number;
   /** Message rules to use instead of the agent kind's (PTY only). */
   rules?: MessageRules;
-  /** Answer to ACP permission requests (default `reject`). */
+  /** Answer to ACP permission requests (default `reject`; `ask` shows each as a dialog for `POST /dialog`). */
   acpPermissions?: AcpPermissionPolicy;
+  /** With `acpPermissions: 'ask'`, how long a request waits before it is denied (default 5 minutes). */
+  acpPermissionTimeoutMs?: number;
   /** Receives an ACP agent's stderr. */
   onStderr?: (text: string) => void;
+  /** Sent as the first user message once the agent is first stable with no dialog shown. */
+  initialPrompt?: string;
+  /**
+   * Saves the `/messages` history here (atomically, mode 0600) and restores it on the next start.
+   * The agent's own context is not saved: it is the agent's affair.
+   */
+  stateFile?: string;
   /** Time and timers (tests). */
   scheduler?: Scheduler;
 }
@@ -87,6 +105,20 @@ export function serverUrl(host: string, port: number): string {
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`;
 }
 
+/** Sends `prompt` as a user message the first time the agent is stable with no dialog shown. */
+function sendWhenReady(session: AgentSession, prompt: string): void {
+  const conversation = session.conversation;
+  let sent = false;
+  const attempt = () => {
+    if (sent || session.exit || conversation.status !== 'stable' || conversation.dialog) return;
+    sent = true;
+    conversation.off('status_change', attempt);
+    session.sendMessage(prompt).catch((error: Error) => conversation.error(`the initial prompt was not sent: ${error.message}`));
+  };
+  conversation.on('status_change', attempt);
+  attempt();
+}
+
 /**
  * Starts an agent and serves it over HTTP.
  *
@@ -98,6 +130,16 @@ export function serverUrl(host: string, port: number): string {
  */
 export async function startAgentSessionServer(options: AgentSessionServerOptions): Promise<AgentSessionServer> {
   const host = options.host ?? '127.0.0.1';
+  // Before the agent starts: a refused bind must not leave a shell running.
+  assertSafeBind({
+    host,
+    hasKeys: Boolean(options.apiKey),
+    insecure: options.insecure ?? false,
+    server: 'the agent session server',
+    howToSetKey: 'pass --api-key-env NAME with the key in that environment variable (apiKey when embedding)',
+  });
+  const warning = openLoopbackWarning({ host, hasKeys: Boolean(options.apiKey), server: 'the agent session server' });
+  if (warning) (options.onWarning ?? ((message) => process.stderr.write(`warning: ${message}\n`)))(warning);
   const transport = options.transport ?? 'pty';
   // Options both transports take, without the undefined ones (exactOptionalPropertyTypes).
   const common = {
@@ -105,7 +147,7 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
     ...(options.args ? { args: options.args } : {}),
     ...(options.cwd ? { cwd: options.cwd } : {}),
     ...(options.env ? { env: options.env } : {}),
-    ...(options.agentType ? { agentType: options.agentType } : {}),
+    ...(options.agentType ? { agentType: options.agentType } : transport === 'pty' ? { agentType: inferAgentType(options.command) } : {}),
   };
   const session = await startAgentSession(
     transport === 'acp'
@@ -114,7 +156,8 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
           ...common,
           ...(options.acpPermissions ? { permissions: options.acpPermissions } : {}),
           ...(options.onStderr ? { onStderr: options.onStderr } : {}),
-          ...(options.scheduler ? { clock: options.scheduler } : {}),
+          ...(options.scheduler ? { clock: options.scheduler, scheduler: options.scheduler } : {}),
+          ...(options.acpPermissionTimeoutMs !== undefined ? { permissionTimeoutMs: options.acpPermissionTimeoutMs } : {}),
         }
       : {
           transport: 'pty',
@@ -126,6 +169,19 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
           ...(options.scheduler ? { scheduler: options.scheduler } : {}),
         },
   );
+  let stateWriter: AgentStateWriter | undefined;
+  try {
+    if (options.stateFile) {
+      session.conversation.restore(await loadAgentState(options.stateFile));
+      stateWriter = new AgentStateWriter(options.stateFile, session.conversation, session.agentType, (error) =>
+        session.conversation.error(`could not save the state file: ${error.message}`),
+      );
+    }
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
+  if (options.initialPrompt) sendWhenReady(session, options.initialPrompt);
   const ownUploadDir = options.uploadDir === undefined;
   let uploadDir = options.uploadDir ?? '';
   let server: Server | undefined;
@@ -154,6 +210,7 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
     });
   } catch (error) {
     server?.close();
+    await stateWriter?.close();
     await session.close();
     if (ownUploadDir && uploadDir) await rm(uploadDir, { recursive: true, force: true });
     throw error;
@@ -176,6 +233,7 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
           readyServer.closeAllConnections();
         });
         await session.close();
+        await stateWriter?.close();
         if (ownUploadDir) await rm(uploadDir, { recursive: true, force: true });
       })();
       return closing;

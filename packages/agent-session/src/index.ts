@@ -7,14 +7,17 @@
  * `@switchyard/agent-session/engine` subpath.
  */
 export { type AgentSessionServer, type AgentSessionServerOptions, startAgentSessionServer } from './agentSessionServer.js';
+export { CustomRulesSchema, type CustomRulesSpec, customAgentRules, inferAgentType } from './engine/rules/agentRules.js';
 export { DEFAULT_ALLOWED_HOSTS, hostAllowed, parseHost } from './http/access.js';
 export { type AgentApi, type AgentApiOptions, createAgentApi } from './http/agentApi.js';
 export { EventHub, type EventHubOptions, sseFrame } from './http/eventStream.js';
 export {
   AgentMessageSchema,
   AgentStatusSchema,
+  DialogSchema,
   ErrorBodySchema,
   MessagesResponseSchema,
+  PostDialogBodySchema,
   type PostMessageBody,
   PostMessageBodySchema,
   ScreenResponseSchema,
@@ -23,3 +26,4 @@ export {
   UploadResponseSchema,
 } from './http/schemas.js';
 export { DEFAULT_UPLOAD_LIMIT_BYTES, safeFileName, storeUpload } from './http/uploads.js';
+export { type AgentStateFile, AgentStateWriter, loadAgentState, saveAgentState } from './stateFile.js';

@@ -8,8 +8,8 @@
 import { CliError } from './errors.js';
 import { type GlobalOptions, outputFormat } from './io.js';
 
-/** A hidden subcommand's name. */
-export const HIDDEN_NAME = /^[a-z]+:[a-z][a-z0-9-]*$/;
+/** A hidden subcommand's name: `<category>:<action>`, or a deprecated one as `legacy:<category>:<action>`. */
+export const HIDDEN_NAME = /^(?:legacy:)?[a-z]+:[a-z][a-z0-9-]*$/;
 
 const VALUE_GLOBALS = new Set(['db', 'repo', 'actor', 'config', 'output']);
 

@@ -69,8 +69,32 @@ export const yardConfigSchema = z
       .optional(),
     /** HMAC secret of the tracker's webhooks (`POST /webhooks/tracker`). */
     webhook_secret: secret.optional(),
-    /** API keys of the HTTP and gRPC servers (open when empty). */
-    api_keys: z.array(secret).default([]),
+    /**
+     * Client keys of the HTTP and gRPC servers: a key, or `{key, name, admin}`. A key's name is the actor its
+     * calls are recorded under; an `admin` key may run admin-only operations. Without keys the servers serve
+     * only this machine.
+     */
+    api_keys: z
+      .array(z.union([secret, z.object({ key: secret, name: z.string().min(1).max(128), admin: z.boolean().default(false) }).strict()]))
+      .default([]),
+    /** The repository's own checks, the local CI command (`yard init` detects them). */
+    ci: z
+      .object({
+        checks: z
+          .array(
+            z
+              .object({
+                name: z.string().min(1),
+                kind: z.enum(['test', 'lint']),
+                /** The program and its arguments, run without a shell. */
+                run: z.array(z.string().min(1)).min(1),
+              })
+              .strict(),
+          )
+          .default([]),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 export type YardConfig = z.infer<typeof yardConfigSchema>;

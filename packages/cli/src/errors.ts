@@ -7,7 +7,7 @@
  */
 
 /** Codes of {@link CliError}; each has a stable exit code ({@link CLI_EXIT_CODES}). */
-export type CliErrorCode = 'invalid_argument' | 'not_found' | 'not_implemented' | 'internal' | 'audit_log_torn';
+export type CliErrorCode = 'invalid_argument' | 'not_found' | 'already_exists' | 'not_implemented' | 'internal' | 'audit_log_torn';
 
 /** Exit codes (the same numbers as `@switchyard/workflow`'s `EXIT_CODES`, kept here so `--help` loads nothing else). */
 export const CLI_EXIT_CODES = {
@@ -23,6 +23,7 @@ export const CLI_EXIT_CODES = {
 const EXIT_BY_CODE: Record<CliErrorCode, number> = {
   invalid_argument: CLI_EXIT_CODES.usage,
   not_found: CLI_EXIT_CODES.not_found,
+  already_exists: CLI_EXIT_CODES.conflict,
   not_implemented: CLI_EXIT_CODES.internal,
   internal: CLI_EXIT_CODES.internal,
   // A store failure like any other (exit 1); its own code so scripts can run `yard audit repair`.

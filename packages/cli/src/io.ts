@@ -20,6 +20,11 @@ export interface CliIO {
   cwd: string;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); servers close then. */
   stopSignal?: Promise<string>;
+  /**
+   * Standard input as keys, for `yard agent attach`: raw mode on a terminal (each key as typed,
+   * Ctrl-C included); `restore` puts the terminal back.
+   */
+  openKeys?(): { keys: AsyncIterable<Buffer | string>; restore(): void };
 }
 
 export const OUTPUT_FORMATS = ['table', 'json', 'markdown'] as const;
@@ -57,6 +62,17 @@ export function processIO(): CliIO {
     stdinIsTTY: process.stdin.isTTY === true,
     env: process.env,
     cwd: process.cwd(),
+    openKeys: () => {
+      const raw = process.stdin.isTTY === true;
+      if (raw) process.stdin.setRawMode(true);
+      return {
+        keys: process.stdin,
+        restore: () => {
+          if (raw) process.stdin.setRawMode(false);
+          process.stdin.pause();
+        },
+      };
+    },
   };
   // Installed only when a command asks for it (the servers, `implement`, the MCP server): a handler
   // for SIGINT/SIGTERM replaces Node's default exit, so a command that never listens would keep

@@ -59,6 +59,12 @@ export function buildProgram(
     .addHelpText('after', EXIT_CODES_HELP)
     .showSuggestionAfterError(true);
 
+  program
+    .command('init')
+    .description("Write .agileplus/config.yaml: the repository's test and lint commands as the local CI command, you as admin")
+    .option('--force', 'rewrite the ci section of an existing config (the rest is kept)')
+    .action(lazy(() => import('./commands/init.js'), 'initCommand'));
+
   const advance = (name: string, summary: string) =>
     program
       .command(`${name} <slug>`)
@@ -204,22 +210,43 @@ export function buildProgram(
     .description('Serve the workflow over HTTP and gRPC (one store; /metrics on the HTTP port)')
     .option('--http <port>', 'HTTP port (0 picks one)')
     .option('--grpc <port>', 'gRPC port (0 picks one)')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--host <host>', 'address to listen on (another than loopback needs api_keys in the config, or --insecure)', '127.0.0.1')
+    .option('--insecure', 'serve a non-loopback address without api_keys anyway (anyone who reaches it can drive the workflow)')
     .option('--agent-command <command>', 'agent executable for jobs started through the servers')
     .action(lazy(servers, 'serveCommand'));
-  program
-    .command('agent')
-    .description('Terminal agents')
+  const agent = program.command('agent').description('Terminal agents');
+  agent
     .command('serve')
     .description('Serve one terminal agent over HTTP: yard agent serve [options] -- <command> [args…]')
     .option('--port <port>', 'port', '3284')
-    .option('--host <host>', 'address to listen on', '127.0.0.1')
-    .option('--type <kind>', 'agent type (claude, codex, aider, goose, …)')
+    .option('--host <host>', 'address to listen on (another than loopback needs --api-key-env, or --insecure)', '127.0.0.1')
+    .option('--insecure', 'serve a non-loopback address without an API key anyway (anyone who reaches it can type into the agent)')
+    .option(
+      '--type <kind>',
+      'agent type: claude, codex, gemini, qwen, opencode, aider, goose, amp, copilot, cursor, auggie, amazonq, custom or generic (default: from the command name)',
+    )
+    .option('--term-width <columns>', 'terminal width (PTY)', '120')
+    .option('--term-height <rows>', 'terminal height (PTY)', '40')
+    .option('--allowed-origin <origin>', 'origin allowed to call the API from a browser, or * (repeatable)', collect, [])
+    .option('--initial-prompt <text>', 'first user message, sent once the agent is ready')
+    .option('--state-file <path>', 'save the /messages history here and restore it on restart')
+    .option('--rules <file>', 'message rules of your own (JSON: input_box, chrome, busy, bullet, prompt); the type becomes custom')
     .addOption(new Option('--transport <transport>', 'how to talk to the agent').choices(['pty', 'acp']).default('pty'))
+    .addOption(
+      new Option('--acp-permissions <policy>', 'ACP permission requests: reject, allow, or ask (a dialog answered through POST /dialog)')
+        .choices(['reject', 'allow', 'ask'])
+        .default('reject'),
+    )
     .option('--allowed-host <host>', 'Host header to accept (repeatable)', collect, [])
     .option('--api-key-env <name>', 'require Authorization: Bearer <key> on the API, the key read from this environment variable')
     .argument('<command...>', 'the agent command and its arguments, after --')
     .action(lazy(servers, 'agentServeCommand'));
+  agent
+    .command('attach')
+    .description("Mirror an agent session server's live screen here and forward keystrokes (Ctrl-] detaches)")
+    .argument('<url>', 'the agent session server, e.g. http://127.0.0.1:3284')
+    .option('--api-key-env <name>', 'send Authorization: Bearer <key>, the key read from this environment variable')
+    .action(lazy(servers, 'agentAttachCommand'));
 
   return program;
 }

@@ -198,7 +198,9 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
   const store = await openStore(location, repoRoot, io.cwd);
   await excludeLocalState(gitRepo);
   const events = new WorkflowEventEmitter();
-  const workflow = new Workflow({ store, repoName, admins: config.admins, events });
+  // Admin keys act under their names, so those names are admins too.
+  const adminKeys = config.api_keys.flatMap((entry) => (typeof entry === 'object' && entry.admin ? [entry.name] : []));
+  const workflow = new Workflow({ store, repoName, admins: [...config.admins, ...adminKeys], events });
   const artifacts = new ArtifactStore(join(repoRoot, DEFAULT_ARTIFACT_ROOT));
   const registry = new SubcommandRegistry(BUILTIN_SUBCOMMANDS);
   let log: Promise<SubcommandAuditLog> | undefined;

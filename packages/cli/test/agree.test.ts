@@ -135,9 +135,9 @@ test('work packages, with their waves', async () => {
 
 test('a governance check, with the same violations', async () => {
   const [c, h, g] = await Promise.all([
-    cli('governance:check', '--feature-slug', SLUG, '--wp', '1'),
-    get(`/features/${SLUG}/governance?wp=1`),
-    rpc('CheckGovernanceGate', { slug: SLUG, wp_sequence: 1 }),
+    cli('governance:check', '--feature-slug', SLUG, '--wp', '1', '--transition', 'REVIEW'),
+    get(`/features/${SLUG}/governance?wp=1&to=REVIEW`),
+    rpc('CheckGovernanceGate', { slug: SLUG, wp_sequence: 1, to: 'REVIEW' }),
   ]);
   assert.deepEqual(h.body, c.body);
   assert.deepEqual(g, c.body);

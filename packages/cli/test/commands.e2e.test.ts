@@ -124,8 +124,18 @@ describe('yard commands', { concurrency: 1 }, () => {
   });
 
   test('implement runs the agent in the package worktree through the review loop, with progress, and the package ends DONE', async () => {
-    // No CI in this repository: an admin turns the CI gate off, as a team without CI would.
-    await json('governance:enforce', '--rule-id', 'wp-ci-before-review', '--action', 'disable', '--config', 'yard.yaml');
+    // No CI in this repository: an admin turns the CI gate off for this feature, as a team without CI would.
+    await json(
+      'governance:enforce',
+      '--feature-slug',
+      SLUG,
+      '--rule',
+      'wp-ci-before-review',
+      '--action',
+      'disable',
+      '--config',
+      'yard.yaml',
+    );
     const r = await yard(
       [
         'implement',
@@ -188,7 +198,7 @@ describe('yard commands', { concurrency: 1 }, () => {
   });
 
   test('validate and ship pass only with their evidence; retrospective ends the lifecycle', async () => {
-    await json('governance:enforce', '--rule-id', 'wp-ci-before-review', '--action', 'enable', '--config', 'yard.yaml');
+    await json('governance:enforce', '--feature-slug', SLUG, '--rule', 'wp-ci-before-review', '--action', 'reset', '--config', 'yard.yaml');
     const open = await run('validate', SLUG, '--output', 'json');
     assert.equal(open.code, 4, 'package 3 is not DONE and there is no test evidence');
     const rules = (JSON.parse(open.stderr) as { error: { details: { violations: { rule_id: string }[] } } }).error.details.violations.map(

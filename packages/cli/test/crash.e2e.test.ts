@@ -24,9 +24,9 @@ const json = yardJson(() => repo.root);
 before(async () => {
   repo = await tempRepo();
   await writeFile(join(repo.root, 'yard.yaml'), 'admins: ["Test User"]\n');
-  // No CI in this repository: an admin turns the CI gate off, as a team without CI would.
-  await json('governance:enforce', '--rule-id', 'wp-ci-before-review', '--action', 'disable', '--config', 'yard.yaml');
   await json('specify', SLUG, '--title', 'Crash', '--description', 'Survive a kill.');
+  // No CI in this repository: an admin turns the CI gate off for this feature, as a team without CI would.
+  await json('governance:enforce', '--feature-slug', SLUG, '--rule', 'wp-ci-before-review', '--action', 'disable', '--config', 'yard.yaml');
   await json('plan', SLUG, '--force', '--wp', 'Form');
 });
 after(() => repo.cleanup());

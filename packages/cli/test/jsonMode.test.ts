@@ -40,11 +40,18 @@ test('<name>:<action> --help --output json prints the description and the argume
   const help = r.json<Record<string, unknown>>();
   assert.deepEqual(help, {
     name: 'branch:delete',
-    summary: 'Delete a branch (force deletes unmerged work)',
+    summary: 'Delete a branch (force deletes unmerged work; --remote deletes it on that remote)',
     documented: true,
     args: [
       { name: 'name', option: '--name', required: true, default: undefined, description: 'branch name' },
       { name: 'force', option: '--force', required: false, default: false, description: 'delete even when not merged' },
+      {
+        name: 'remote',
+        option: '--remote',
+        required: false,
+        default: undefined,
+        description: 'delete the branch on this remote instead (e.g. origin)',
+      },
     ].map(({ default: d, ...rest }) => (d === undefined ? rest : { ...rest, default: d })),
     input_schema: registry.jsonSchema('branch:delete'),
   });
@@ -169,7 +176,12 @@ test('--help --output json states types, defaults, choices, mandatory options an
     { name: 'command', description: 'the agent command and its arguments, after --', required: true, variadic: true },
   ]);
   const root = await help();
-  assert.deepEqual(root.subcommands.slice(0, 2), [
+  assert.deepEqual(root.subcommands.slice(0, 3), [
+    {
+      name: 'init',
+      usage: 'init [options]',
+      description: "Write .agileplus/config.yaml: the repository's test and lint commands as the local CI command, you as admin",
+    },
     { name: 'specify', usage: 'specify [options] <slug>', description: 'Create a feature (or update its spec) and move it to SPECIFIED' },
     { name: 'research', usage: 'research [options] <slug>', description: 'Move a feature to RESEARCHED' },
   ]);

@@ -27,10 +27,18 @@ before(async () => {
 after(() => repo.cleanup());
 
 /** Runs one subcommand with --output json and checks its one audit line. */
-async function sub(name: string, args: string[] = [], expectCode = 0, options: { stdin?: string } = {}): Promise<YardResult> {
+async function sub(
+  name: string,
+  args: string[] = [],
+  expectCode = 0,
+  options: { stdin?: string; warned?: boolean } = {},
+): Promise<YardResult> {
   covered.add(name);
   const before = (await auditLines(repo.root)).length;
-  const r = await yard([name, ...args, '--output', 'json'], { cwd: repo.root, ...options });
+  const r = await yard([name, ...args, '--output', 'json'], {
+    cwd: repo.root,
+    ...(options.stdin !== undefined ? { stdin: options.stdin } : {}),
+  });
   assert.equal(r.code, expectCode, `${name} ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
   const lines = await auditLines(repo.root);
   assert.equal(lines.length, before + 1, `${name} wrote exactly one audit line`);
@@ -40,7 +48,11 @@ async function sub(name: string, args: string[] = [], expectCode = 0, options: {
   assert.ok(Number.isInteger(line.duration_ms) && (line.duration_ms as number) >= 0, 'duration_ms is a whole number of ms');
   assert.equal(line.actor, 'Test User');
   for (const key of ['id', 'timestamp', 'prev_hash', 'hash', 'args']) assert.ok(key in line, `audit line has ${key}`);
-  if (expectCode === 0) assert.equal(r.stderr, '');
+  // A deprecated argument name is warned about on stderr, and in the audit line.
+  if (options.warned) {
+    assert.match(r.stderr, /^yard: warning: .* is deprecated/);
+    assert.ok(Array.isArray(line.warnings));
+  } else if (expectCode === 0) assert.equal(r.stderr, '');
   else assert.ok(r.json === undefined || r.stdout === '', 'a failure prints nothing on stdout');
   if (expectCode !== 0) {
     const body = JSON.parse(r.stderr) as { error: { code: string; message: string } };
@@ -133,8 +145,8 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
         `${Array.from({ length: 12 }, (_, i) => (i === 6 ? 'changed' : `line ${i}`)).join('\n')}\n`,
       );
       await sub('commit:create', ['--message', 'ctx changed']);
-      const shown = (await sub('diff:show')).json<{ from: string; to: string; context: number; diff: string }>();
-      assert.deepEqual([shown.from, shown.to, shown.context], ['HEAD~1', 'HEAD', 3]);
+      const shown = (await sub('diff:show')).json<{ from: string; to: string; unified: number; diff: string }>();
+      assert.deepEqual([shown.from, shown.to, shown.unified], ['HEAD~1', 'HEAD', 3]);
       assert.match(shown.diff, /@@ -4,7 \+4,7 @@/, 'three lines of context on each side');
       const stat = (await sub('diff:stat')).json<{ files: { path: string }[] }>();
       assert.deepEqual(
@@ -169,8 +181,10 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
   });
 
   describe('worktree', () => {
-    test('worktree:add defaults path to .worktrees/<slug>-wp<NN>, branch to <slug>/wp<NN>, base to main; list, remove, prune', async () => {
-      const added = (await sub('worktree:add', ['--feature-slug', SLUG, '--wp', '1'])).json<{ path: string; branch: string }>();
+    test('worktree:add takes --path and --branch (base main) with the package as metadata; list, remove, prune', async () => {
+      const added = (
+        await sub('worktree:add', ['--path', `.worktrees/${SLUG}-wp01`, '--branch', `${SLUG}/wp01`, '--feature-slug', SLUG, '--wp-id', '1'])
+      ).json<{ path: string; branch: string }>();
       assert.equal(added.path, join(repo.root, '.worktrees', `${SLUG}-wp01`));
       assert.equal(added.branch, `${SLUG}/wp01`);
       assert.equal(git('rev-parse', `${SLUG}/wp01`), git('rev-parse', 'main'));
@@ -184,6 +198,17 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
       await sub('worktree:remove', ['--path', `.worktrees/${SLUG}-wp01`]);
       await sub('worktree:prune');
       assert.equal((await sub('worktree:list')).json<unknown[]>().length, 1);
+    });
+
+    test('legacy:worktree:add keeps the old form (defaults from the slug and sequence), with a warning on stderr and in its audit line', async () => {
+      covered.add('legacy:worktree:add');
+      const r = await yard(['legacy:worktree:add', '--feature-slug', SLUG, '--wp', '1', '--output', 'json'], { cwd: repo.root });
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.json<{ path: string }>().path, join(repo.root, '.worktrees', `${SLUG}-wp01`));
+      assert.match(r.stderr, /^yard: warning: legacy:worktree:add is deprecated; use worktree:add/);
+      const line = (await auditLines(repo.root)).at(-1)!;
+      assert.deepEqual([line.command, (line.warnings as string[]).length], ['legacy:worktree:add', 1]);
+      await sub('worktree:remove', ['--path', `.worktrees/${SLUG}-wp01`]);
     });
   });
 
@@ -221,22 +246,51 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
   });
 
   describe('governance', () => {
-    test('check (next move by default; --wp for a package), list, show, and admin-only enforce and define', async () => {
-      const feature = (await sub('governance:check', ['--feature-slug', SLUG])).json<{ passed: boolean; transition: string }>();
+    test('check (--transition; --wp for a package; -v lists the rules checked), list, show, and admin-only enforce and define', async () => {
+      const feature = (await sub('governance:check', ['--feature-slug', SLUG, '--transition', 'RESEARCHED'])).json<{
+        passed: boolean;
+        transition: string;
+      }>();
       assert.deepEqual(feature, { passed: true, violations: [], transition: 'SPECIFIED -> RESEARCHED' });
-      const wp = (await sub('governance:check', ['--feature-slug', SLUG, '--wp', '1', '--to', 'DOING'])).json<{ transition: string }>();
-      assert.equal(wp.transition, 'PLANNED -> DOING');
+      const wp = (
+        await sub('governance:check', ['--feature-slug', SLUG, '--wp', '1', '--to', 'DOING', '--verbose'], 0, { warned: true })
+      ).json<{
+        transition: string;
+        checked_rules: string[];
+      }>();
+      assert.deepEqual([wp.transition, wp.checked_rules], ['PLANNED -> DOING', []]);
+      covered.add('legacy:governance:check');
+      const next = await yard(['legacy:governance:check', '--feature-slug', SLUG, '--output', 'json'], { cwd: repo.root });
+      assert.deepEqual(
+        [next.code, next.json<{ transition: string }>().transition],
+        [0, 'SPECIFIED -> RESEARCHED'],
+        'the old default: the next move',
+      );
       const rules = (await sub('governance:list')).json<{ rule_id: string }[]>();
       assert.ok(rules.some((r) => r.rule_id === 'wp-ci-before-review'));
       assert.equal((await sub('governance:show', ['--rule-id', 'wp-ci-before-review'])).json<{ enabled: boolean }>().enabled, true);
-      await sub('governance:enforce', ['--rule-id', 'feature-coverage-minimum', '--action', 'enable'], 6);
+      const enforce = ['--feature-slug', SLUG, '--rule', 'feature-coverage-minimum', '--action'];
+      await sub('governance:enforce', [...enforce, 'enable'], 6);
       await writeFile(join(repo.root, '.agileplus', 'config.yaml'), 'admins: ["Test User"]\n');
-      assert.equal(
-        (await sub('governance:enforce', ['--rule-id', 'feature-coverage-minimum', '--action', 'enable'])).json<{ enabled: boolean }>()
-          .enabled,
-        true,
+      assert.deepEqual(
+        Object.entries((await sub('governance:enforce', [...enforce, 'enable'])).json<Record<string, unknown>>()).filter(([k]) =>
+          ['enabled', 'global_enabled', 'override'].includes(k),
+        ),
+        [
+          ['enabled', true],
+          ['global_enabled', false],
+          ['override', true],
+        ],
       );
-      await sub('governance:enforce', ['--rule-id', 'feature-coverage-minimum', '--action', 'reset']);
+      await sub('governance:enforce', [...enforce, 'reset']);
+      // The global setting, as before the specification's arguments: legacy:governance:enforce.
+      covered.add('legacy:governance:enforce');
+      const global = await yard(
+        ['legacy:governance:enforce', '--rule-id', 'feature-coverage-minimum', '--action', 'reset', '--output', 'json'],
+        { cwd: repo.root },
+      );
+      assert.deepEqual([global.code, global.json<{ enabled: boolean }>().enabled], [0, false]);
+      assert.match(global.stderr, /legacy:governance:enforce is deprecated/);
       const defined = (
         await sub('governance:define', [
           '--rule-id',
@@ -258,7 +312,8 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
       const entries = (await sub('audit:log', ['--feature-slug', SLUG])).json<{ transition: string }[]>();
       assert.deepEqual(
         entries.map((e) => e.transition),
-        ['NONE -> CREATED', 'CREATED -> SPECIFIED', 'NONE -> PLANNED'],
+        // The governance test enabled a rule for this feature, then reset it: the feature's own trail records both.
+        ['NONE -> CREATED', 'CREATED -> SPECIFIED', 'NONE -> PLANNED', 'GLOBAL -> ENABLED', 'ENABLED -> GLOBAL'],
       );
       assert.equal((await sub('audit:log', ['--feature-slug', SLUG, '--limit', '1'])).json<unknown[]>().length, 1);
       const rows = (await sub('audit:query', ['--where', 'action = transition', '--group-by', 'to'])).json<
@@ -267,12 +322,12 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
       assert.deepEqual(rows, [{ to: 'SPECIFIED', count: 1 }]);
       await sub('audit:query', ['--where', 'actor = '], 2);
       const verified = (await sub('audit:verify', ['--feature-slug', SLUG])).json<{ valid: boolean; entries_verified: number }>();
-      assert.deepEqual([verified.valid, verified.entries_verified], [true, 3]);
+      assert.deepEqual([verified.valid, verified.entries_verified], [true, 5]);
       const exported = (await sub('audit:export', ['--feature-slug', SLUG])).json<{ origin: string; jsonl: string }>();
-      assert.equal(exported.jsonl.trim().split('\n').length, 3);
+      assert.equal(exported.jsonl.trim().split('\n').length, 5);
       assert.match(exported.origin, new RegExp(`^workflow:.+/${SLUG}$`));
       const head = (await sub('audit:checkpoint', ['--feature-slug', SLUG])).json<{ size: number; note: null }>();
-      assert.deepEqual([head.size, head.note], [3, null]);
+      assert.deepEqual([head.size, head.note], [5, null]);
       const chains = (await sub('audit:chains')).json<{ chain: string }[]>().map((c) => c.chain);
       assert.ok(chains.includes(SLUG));
     });
@@ -294,7 +349,7 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
       await sub('branch:teleport', [], 2);
       const unknownArg = await sub('branch:list', ['--colour', 'red'], 2);
       assert.match(unknownArg.stderr, /colour/);
-      await sub('diff:show', ['--context', 'many'], 2);
+      await sub('diff:show', ['--unified', 'many'], 2);
       await sub('audit:log', [], 2);
       await sub('audit:log', ['--feature-slug', SLUG, '--limit', '0'], 2);
     });
@@ -313,8 +368,8 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
         ],
         ['artifact:write', ['--feature-slug', '../x', '--relative-path', 'a.txt', '--content', 'x'], /feature_slug|slug/],
         ['artifact:write', ['--feature-slug', SLUG, '--relative-path', 'a.txt', '--from-file', '/etc/passwd'], /from_file/],
-        ['worktree:add', ['--feature-slug', SLUG, '--wp', '1', '--path', '../outside'], /path/],
-        ['commit:create', ['--message', 'x', '--paths', '../../etc/passwd'], /path/],
+        ['worktree:add', ['--feature-slug', SLUG, '--wp-id', '1', '--branch', 'x', '--path', '../outside'], /path/],
+        ['commit:create', ['--message', 'x', '--files', '../../etc/passwd'], /path/],
         ['audit:checkpoint', ['--feature-slug', SLUG, '--key-file', '/etc/shadow', '--key-name', 'k'], /key_file/],
       ];
       for (const [name, args, message] of attempts) {

@@ -11,12 +11,44 @@ import type { IncomingHttpHeaders } from 'node:http';
 // One-shot `hash` rather than `createHash`: this runs on every request, and a Hash object costs several microseconds.
 const digest = (key: string) => hash('sha256', key, 'buffer');
 
+/** A client key with the identity it carries: `name` is recorded as the actor; `admin` may run admin-only operations. */
+export interface ClientKey {
+  key: string;
+  name?: string;
+  admin?: boolean;
+}
+
+/** A configured key: the key alone (as `api-keys` always took), or the key with its identity. */
+export type ClientKeyEntry = string | ClientKey;
+
+/** Who presented a key. */
+export interface KeyIdentity {
+  name: string;
+  admin: boolean;
+}
+
 /** A set of accepted client keys. */
 export class ApiKeySet {
   private digests: Buffer[];
+  private identities: KeyIdentity[];
 
-  constructor(keys: readonly string[]) {
-    this.digests = keys.filter((k) => k.length > 0).map(digest);
+  constructor(keys: readonly ClientKeyEntry[]) {
+    const entries = keys.map((entry) => (typeof entry === 'string' ? { key: entry } : entry)).filter((entry) => entry.key.length > 0);
+    this.digests = entries.map((entry) => digest(entry.key));
+    // A key without a name is known by its position, never by any part of the key itself.
+    this.identities = entries.map((entry, index) => ({ name: entry.name ?? `key-${index + 1}`, admin: entry.admin === true }));
+  }
+
+  /**
+   * Who holds `key`, or undefined when it is not a configured key (also when none is configured).
+   * Every key is compared, whichever matches.
+   */
+  identify(key: string | undefined): KeyIdentity | undefined {
+    if (key === undefined || key.length === 0 || this.digests.length === 0) return undefined;
+    const candidate = digest(key);
+    let found: KeyIdentity | undefined;
+    for (let i = 0; i < this.digests.length; i++) if (timingSafeEqual(candidate, this.digests[i]!) && !found) found = this.identities[i];
+    return found;
   }
 
   /** True when no key is configured: `/v1/*` is open. */

@@ -5,6 +5,20 @@
  * server: one error body shape and its status table, body caps, 405/404
  * answers, `Expect: 100-continue` handling and client API keys.
  */
+
+export {
+  AccessPolicy,
+  type AccessPolicyOptions,
+  type AccessRefusal,
+  type AccessRequest,
+  type Authorization,
+  assertSafeBind,
+  isLoopbackAddress,
+  isLoopbackHost,
+  openLoopbackWarning,
+  parseHostHeader,
+  UnsafeBindError,
+} from './accessPolicy.js';
 export { methodNotAllowedOrNotFound } from './allowedMethods.js';
 export {
   API_ERROR_STATUS,
@@ -18,7 +32,7 @@ export {
   fieldIssues,
   respondError,
 } from './apiError.js';
-export { ApiKeySet, presentedKey } from './apiKeys.js';
+export { ApiKeySet, type ClientKey, type ClientKeyEntry, type KeyIdentity, presentedKey } from './apiKeys.js';
 export { bodyCap } from './bodyCap.js';
 export { createControlPlaneApp, type ValidationResult, validationHook } from './controlPlaneApp.js';
 export { continueWhenBodyIsRead, sendContinueOnFirstRead } from './expectContinue.js';

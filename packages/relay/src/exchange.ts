@@ -7,11 +7,12 @@
  * answer, the stream and the errors are translated.
  */
 
-import type { ChatResponse, EncodeContext, EncodeRequestOptions } from '@switchyard/translate';
+import type { ChatRequest, ChatResponse, DecodeContext, EncodeContext, EncodeRequestOptions } from '@switchyard/translate';
 import {
   aggregateStream,
   codecFor,
   describeUpstreamError,
+  responsesToolsOf,
   StreamTranslator,
   TranslationError,
   translateRequest,
@@ -127,6 +128,18 @@ function buildInput(input: ExchangeInput, body: Json, rawBody: Uint8Array) {
   };
 }
 
+function decodeContext(input: ExchangeInput): DecodeContext {
+  return { model: input.upstreamModel, stream: input.request.stream, hostedTools: input.provider.hostedTools ?? 'drop' };
+}
+
+/** What the client's answer is written with: its namespaced functions go back into their namespaces. */
+function encodeContext(input: ExchangeInput, neutral: ChatRequest): EncodeContext {
+  const context: EncodeContext = { model: input.request.model, requestId: input.request.requestId, now: input.now };
+  const namespaces = responsesToolsOf(neutral);
+  if (namespaces) context.responsesTools = namespaces;
+  return context;
+}
+
 /** Prepares one attempt. Throws {@link TranslationError} when the request cannot be expressed for this provider. */
 export function prepareExchange(input: ExchangeInput): Exchange {
   if (input.request.operation === 'count_tokens') return countTokensExchange(input);
@@ -155,9 +168,9 @@ export function prepareExchange(input: ExchangeInput): Exchange {
     };
   }
   const options: EncodeRequestOptions = adapter.encodeOptions?.(provider) ?? {};
-  const translated = translateRequest(ingress, family, request.body, { model: input.upstreamModel, stream: request.stream }, options);
+  const translated = translateRequest(ingress, family, request.body, decodeContext(input), options);
   const rawBody = Buffer.from(JSON.stringify(translated.body));
-  const context = { model: request.model, requestId: request.requestId, now: input.now };
+  const context = encodeContext(input, translated.request);
   return {
     request: adapter.buildRequest(provider, credential, buildInput(input, translated.body, rawBody)),
     translated: true,
@@ -191,7 +204,7 @@ function encodeAnswer(ingress: ApiFamily, response: ChatResponse, context: Encod
 function wireExchange(input: ExchangeInput, wire: WireCodec): Exchange {
   const { request, adapter, provider, credential } = input;
   const ingress = request.ingress;
-  const neutral = codecFor(ingress).decodeRequest(request.body, { model: input.upstreamModel, stream: request.stream });
+  const neutral = codecFor(ingress).decodeRequest(request.body, decodeContext(input));
   if (neutral.candidates !== undefined && neutral.candidates > 1)
     throw new TranslationError(
       'unsupported_translation',
@@ -199,7 +212,7 @@ function wireExchange(input: ExchangeInput, wire: WireCodec): Exchange {
       ingress === 'gemini' ? 'generationConfig.candidateCount' : 'n',
     );
   const body = wire.encodeRequest(neutral, { requestId: request.requestId, provider, credential });
-  const context = { model: request.model, requestId: request.requestId, now: input.now };
+  const context = encodeContext(input, neutral);
   return {
     request: adapter.buildRequest(provider, credential, { ...buildInput(input, body, Buffer.from(JSON.stringify(body))), stream: true }),
     translated: true,
@@ -232,7 +245,7 @@ function countTokensExchange(input: ExchangeInput): Exchange {
   const tap = (): StreamTap => {
     throw new TranslationError('invalid_request', 'token counts are not streamed', 'stream');
   };
-  const neutral = codecFor(ingress).decodeRequest(countTokensBody(ingress, request.body), { model: input.upstreamModel, stream: false });
+  const neutral = codecFor(ingress).decodeRequest(countTokensBody(ingress, request.body), { ...decodeContext(input), stream: false });
   const headers = droppedHeader(neutral.dropped);
   if (!adapter.countTokensRequest || !adapter.countFromResponse) {
     const estimate = estimateInputTokens(neutral);

@@ -66,6 +66,14 @@ export interface ProviderConfig {
   previewModels?: string[];
   /** Kind-specific settings (the mock provider's behaviour, for instance). */
   options?: Record<string, unknown>;
+  /**
+   * A client's hosted tools this provider cannot run (Responses'
+   * `web_search`, Anthropic's server tools, Gemini's `googleSearch`, …), in a
+   * translated request: `drop` (the default) leaves them out and names them
+   * in `x-switchyard-dropped-fields`; `refuse` answers 400
+   * `unsupported_translation`.
+   */
+  hostedTools?: 'drop' | 'refuse';
 }
 
 /** A credential as the relay uses it. */

@@ -28,15 +28,21 @@ import type { WorkPackage as WorkPackageMsg } from './generated/switchyard/workf
 import { echoed, failStream, GrpcServerError, toServiceError } from './grpcErrors.js';
 import { fromStruct, toStruct, toValue } from './struct.js';
 
-/** Checks a call's credentials (throws `unauthenticated`). */
-export type Authorize = (call: { metadata: import('@grpc/grpc-js').Metadata }) => void;
+/** The holder of the key a call presented: its name is the actor the call is recorded under. */
+export interface Caller {
+  name: string;
+  admin: boolean;
+}
+
+/** Checks a call's credentials (throws `unauthenticated`); returns who called, or undefined on a key-less server. */
+export type Authorize = (call: { metadata: import('@grpc/grpc-js').Metadata }) => Caller | undefined | void;
 
 /** Wraps an async handler: credentials first, then the result or the mapped error. */
-export function unary<Req, Res>(authorize: Authorize, fn: (request: Req) => Promise<Res>) {
+export function unary<Req, Res>(authorize: Authorize, fn: (request: Req, caller: Caller | undefined) => Promise<Res>) {
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
     Promise.resolve()
       .then(() => authorize(call))
-      .then(() => fn(call.request))
+      .then((caller) => fn(call.request, caller ?? undefined))
       .then(
         (result) => callback(null, result),
         (error: unknown) => callback(toServiceError(error)),
@@ -183,14 +189,18 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
         origin: v.origin,
       };
     }),
-    DispatchCommand: unary(authorize, async (req) => {
+    DispatchCommand: unary(authorize, async (req, caller) => {
       const tool = options.dispatchTool;
       if (!tool) throw new WorkflowError('not_implemented', 'the dispatch tool is not configured on this server');
-      const result = await tool.dispatch({
-        command: 'dispatch_command',
-        ...(req.feature_slug ? { feature_slug: req.feature_slug } : {}),
-        args: fromStruct(req.args),
-      });
+      // A keyed caller acts under its key's name; a key-less one (this machine only) as the server's actor.
+      const result = await tool.dispatch(
+        {
+          command: 'dispatch_command',
+          ...(req.feature_slug ? { feature_slug: req.feature_slug } : {}),
+          args: fromStruct(req.args),
+        },
+        caller ? { actor: caller.name } : {},
+      );
       return {
         ok: result.ok,
         command: result.command,
@@ -201,6 +211,7 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
           ? { error: { code: result.error.code, message: result.error.message, details: toStruct(result.error.details ?? {}) } }
           : {}),
         audit: toStruct(result.audit),
+        warnings: result.warnings ?? [],
       };
     }),
     GetAuditTrail: (call: ServerWritableStream<{ slug: string; limit: number; since: string }, AuditEntryMsg>) => {

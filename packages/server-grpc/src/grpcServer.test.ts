@@ -199,6 +199,19 @@ describe('CoreService', { concurrency: 1 }, () => {
       args: toStruct({ command: 'branch:create', name: '--upload-pack=x' }),
     });
     assert.deepEqual([bad.ok, bad.exit_code, bad.error.code], [false, 2, 'unsafe_argument']);
+    // An argument under its deprecated name runs, and the answer carries the warning (as the audit line does).
+    const aliased = await call<object, { ok: boolean; warnings: string[]; audit: never }>(core, 'DispatchCommand', {
+      args: toStruct({ command: 'diff:show', context: 1, from: 'HEAD', to: 'HEAD' }),
+    });
+    assert.deepEqual(
+      [aliased.ok, aliased.warnings],
+      [true, ['diff:show: context is deprecated; use unified (--context is now --unified)']],
+    );
+    assert.deepEqual(fromStruct(aliased.audit).warnings, aliased.warnings);
+    assert.deepEqual(
+      (await call<object, { warnings: string[] }>(core, 'DispatchCommand', { args: toStruct({ command: 'branch:list' }) })).warnings,
+      [],
+    );
   });
 
   test('errors map to gRPC codes, with the field or the violations in the details', async () => {

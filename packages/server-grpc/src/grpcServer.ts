@@ -6,9 +6,9 @@
  * <key>` or `x-api-key`) are compared in constant time; health and
  * reflection stay open, as load balancers and tools expect.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { type Metadata, Server, ServerCredentials } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
+import { ApiKeySet, assertSafeBind, type ClientKeyEntry } from '@switchyard/http-kit';
 import type { DispatchTool, Workflow } from '@switchyard/workflow';
 import { HealthImplementation } from 'grpc-health-check';
 import type { AgentHub } from './agentHub.js';
@@ -25,7 +25,10 @@ export interface GrpcServerOptions {
   /** Remote agents (`AgentService`); without it the service answers UNIMPLEMENTED. */
   agentHub?: AgentHub;
   /** API keys; open when empty or absent. */
-  apiKeys?: readonly string[];
+  /** Client keys (a key, or `{key, name, admin}`); without any, only loopback binds are allowed. */
+  apiKeys?: readonly ClientKeyEntry[];
+  /** Serve a non-loopback address without keys anyway (refused otherwise). */
+  insecure?: boolean;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0 (any free port). */
@@ -43,22 +46,19 @@ export interface GrpcServer {
   close(): Promise<void>;
 }
 
-const digest = (key: string) => createHash('sha256').update(key, 'utf8').digest();
-
-/** An authorizer for a set of keys: timing-safe on SHA-256 digests, no early exit. */
-export function apiKeyAuthorizer(keys: readonly string[]): Authorize {
-  const digests = keys.filter((k) => k.length > 0).map(digest);
+/** An authorizer for a set of keys: timing-safe on SHA-256 digests, no early exit; the caller is the key's holder. */
+export function apiKeyAuthorizer(keys: readonly ClientKeyEntry[]): Authorize {
+  const set = new ApiKeySet(keys);
   return (call: { metadata: Metadata }) => {
-    if (digests.length === 0) return;
+    if (set.open) return undefined;
     const authorization = call.metadata.get('authorization')[0];
     const bearer = typeof authorization === 'string' && /^bearer /i.test(authorization) ? authorization.slice(7).trim() : undefined;
     const header = call.metadata.get('x-api-key')[0];
     const key = bearer ?? (typeof header === 'string' ? header.trim() : undefined);
     if (!key) throw new GrpcServerError('unauthenticated', 'missing API key (metadata authorization: Bearer <key> or x-api-key)');
-    const candidate = digest(key);
-    let match = false;
-    for (const known of digests) match = timingSafeEqual(candidate, known) || match;
-    if (!match) throw new GrpcServerError('unauthenticated', 'wrong API key');
+    const caller = set.identify(key);
+    if (!caller) throw new GrpcServerError('unauthenticated', 'wrong API key');
+    return caller;
   };
 }
 
@@ -95,6 +95,14 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   health.addToServer(server);
   new ReflectionService(definition).addToServer(server);
   const host = options.host ?? '127.0.0.1';
+  // gRPC is out of a browser's reach, so Host and Origin do not apply; the key and bind rules do.
+  assertSafeBind({
+    host,
+    hasKeys: (options.apiKeys ?? []).length > 0,
+    insecure: options.insecure ?? false,
+    server: 'the gRPC server',
+    howToSetKey: 'set api_keys in .agileplus/config.yaml',
+  });
   const bindHost = host.includes(':') ? `[${host}]` : host;
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${bindHost}:${options.port ?? 0}`, ServerCredentials.createInsecure(), (error, bound) =>

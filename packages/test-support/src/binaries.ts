@@ -1,9 +1,13 @@
 /**
  * @module binaries
- * Headless Chromium and Prometheus' `promtool`, found on the machine.
+ * Headless Chromium and Prometheus' `promtool`, found on the machine, and
+ * the coding-agent CLIs the gateway is tested with, installed from npm at
+ * pinned versions as this package's devDependencies.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { missing, type Requirement } from './requirement.js';
 
 function findExecutable(candidates: readonly string[], env: NodeJS.ProcessEnv): string | undefined {
@@ -85,4 +89,33 @@ export function requirePromtool(env: NodeJS.ProcessEnv = process.env): Requireme
       return execFileSync(executablePath, ['check', 'metrics'], { input: text, encoding: 'utf8', stdio: ['pipe', 'pipe', 'pipe'] });
     },
   };
+}
+
+/** The Codex CLI (`@openai/codex`, its native binary inside the registry package). */
+export interface CodexCliForTests {
+  /** `node` and the package's launcher, which picks the platform's binary: run `[...command, 'exec', …]`. */
+  command: [string, string];
+  /** The installed version (`0.171.0`). */
+  version: string;
+}
+
+/**
+ * Finds the Codex CLI this package pins as a devDependency (`pnpm install`
+ * puts it, with the native binary of this platform, under node_modules).
+ *
+ * @example
+ * ```ts
+ * const codex = requireCodexCli();
+ * test('codex runs through the gateway', { skip: codex.skip }, async () => { ... });
+ * ```
+ */
+export function requireCodexCli(env: NodeJS.ProcessEnv = process.env): Requirement<CodexCliForTests> {
+  let manifest: string;
+  try {
+    manifest = createRequire(import.meta.url).resolve('@openai/codex/package.json');
+  } catch {
+    return missing('@openai/codex is not installed', 'Run `pnpm install` (it is a devDependency of @switchyard/test-support).', env);
+  }
+  const { version, bin } = JSON.parse(readFileSync(manifest, 'utf8')) as { version: string; bin: { codex: string } };
+  return { available: true, skip: false, command: [process.execPath, join(dirname(manifest), bin.codex)], version };
 }

@@ -1,7 +1,7 @@
 /**
  * @module @switchyard/test-support
  * Helpers for tests that need something outside Node: PostgreSQL, headless
- * Chromium, promtool (missing ones skip with a how-to, or fail under CI),
+ * Chromium, promtool, the Codex CLI (missing ones skip with a how-to, or fail under CI),
  * fake OpenAI, Anthropic, Gemini and cloud coding-assistant upstreams on
  * loopback, a fake OAuth device-flow server, a staged DNS lookup,
  * temporary git repositories, raw `Expect: 100-continue` requests, the
@@ -10,7 +10,14 @@
  * processes (built when the build is fresh, else from source).
  */
 
-export { type ChromiumForTests, type PromtoolForTests, requireChromium, requirePromtool } from './binaries.js';
+export {
+  type ChromiumForTests,
+  type CodexCliForTests,
+  type PromtoolForTests,
+  requireChromium,
+  requireCodexCli,
+  requirePromtool,
+} from './binaries.js';
 export { type ContinueOutcome, type ContinueRequest, sendExpectingContinue } from './expectContinue.js';
 export { anthropicDialect, startFakeAnthropic } from './fakeAnthropic.js';
 export { FakeAuthServer, type PollStep, type RecordedRequest } from './fakeAuthServer.js';

@@ -14,7 +14,17 @@ import type { SseEvent } from './sseParser.js';
 export interface DecodeContext {
   model: string;
   stream: boolean;
+  /**
+   * What to do with a tool only the client's own provider runs (Responses'
+   * `web_search`, Anthropic's server tools, Gemini's `googleSearch`, …):
+   * `drop` leaves it out and names it in {@link ChatRequest.dropped};
+   * `refuse` fails with `unsupported_translation`. Default `drop`.
+   */
+  hostedTools?: HostedToolsPolicy;
 }
+
+/** How hosted tools the upstream cannot run are treated: left out (and named as dropped), or refused. */
+export type HostedToolsPolicy = 'drop' | 'refuse';
 
 /** Settings for encoding a request to an upstream family. */
 export interface EncodeRequestOptions {

@@ -4,7 +4,8 @@
  * budgets, and the conversation clean-ups that Anthropic and Gemini both
  * need (consecutive turns of one role merged, tool names found from ids).
  */
-import { invalid, optionalInteger, optionalNumber } from './fields.js';
+import type { DecodeContext } from './codec.js';
+import { invalid, optionalInteger, optionalNumber, unsupported } from './fields.js';
 import type {
   ChatRequest,
   ImagePart,
@@ -187,4 +188,15 @@ export function readNumericSettings(request: ChatRequest, entries: readonly (rea
     request[key] = number;
     noteSettingPath(request, key, path);
   }
+}
+
+/**
+ * A hosted tool (one only the client's own provider runs) under
+ * `context.hostedTools`: `refuse` throws `unsupported_translation` naming
+ * `refusedAt` (the tool's type field); `drop` (the default) names `path` in
+ * `request.dropped`, and the conversation goes on without the tool.
+ */
+export function hostedTool(request: ChatRequest, context: DecodeContext, path: string, message: string, refusedAt = `${path}.type`): void {
+  if ((context.hostedTools ?? 'drop') === 'refuse') unsupported(refusedAt, message);
+  request.dropped.push(path);
 }

@@ -12,6 +12,7 @@ export type {
   DecodeContext,
   EncodeRequestOptions,
   FamilyCodec,
+  HostedToolsPolicy,
   StreamDecoder,
   StreamEncodeContext,
   StreamEncoder,
@@ -50,6 +51,8 @@ export type {
   ReasoningEffort,
   ReasoningSettings,
   ResponseFormat,
+  ResponsesToolName,
+  ResponsesToolNames,
   Role,
   StopReason,
   StreamEvent,
@@ -59,8 +62,10 @@ export type {
   ToolCallPart,
   ToolChoice,
   ToolDefinition,
+  ToolGroup,
   ToolResultPart,
 } from './ir.js';
+export { flatToolName, responsesToolsOf } from './responses/request.js';
 export {
   MAX_SSE_EVENT_BYTES,
   type SseEvent,

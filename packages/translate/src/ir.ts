@@ -93,7 +93,46 @@ export interface ToolDefinition {
   description?: string;
   parameters: Record<string, unknown>;
   strict?: boolean;
+  /**
+   * Set when the function came from inside an OpenAI Responses `namespace`
+   * tool: {@link name} is then the flat name other families see
+   * (`multi_agent_v1__close_agent`), and this says where it belongs, so its
+   * calls go back to a Responses client as `{namespace, name}`.
+   */
+  group?: ToolGroup;
+  /**
+   * Set when the function stands for an OpenAI Responses `custom` tool
+   * (free-form text input, as Codex's `apply_patch`): its one parameter is
+   * the text, `{"input": "…"}`, and its calls go back to a Responses client
+   * as `custom_tool_call` items. Holds what the function form cannot: the
+   * tool's own description and its input `format` (a grammar).
+   */
+  custom?: { description?: string; format?: Record<string, unknown> };
 }
+
+/** Where a flattened function sits in a Responses `namespace` tool. */
+export interface ToolGroup {
+  /** The namespace's name (`multi_agent_v1`). */
+  namespace: string;
+  /** The function's name inside it (`close_agent`). */
+  name: string;
+  /** The namespace's description. */
+  description?: string;
+}
+
+/**
+ * How a Responses client knows a function the other families see under a
+ * flat name: its name, its namespace (a flattened namespace function), and
+ * whether it is a free-form `custom` tool.
+ */
+export interface ResponsesToolName {
+  name: string;
+  namespace?: string;
+  custom?: boolean;
+}
+
+/** The Responses client's tools that other families see differently, by the name those families see. */
+export type ResponsesToolNames = ReadonlyMap<string, ResponsesToolName>;
 
 /** How the model may use tools. */
 export type ToolChoice = { type: 'auto' } | { type: 'none' } | { type: 'required' } | { type: 'tool'; name: string };
@@ -226,6 +265,12 @@ export interface EncodeContext {
   requestId: string;
   /** Epoch milliseconds (injected, so tests are deterministic). */
   now: number;
+  /**
+   * The Responses request's flattened namespace functions and free-form
+   * tools (flat name → namespace, name, custom), so a Responses client gets
+   * its calls back as it knows them. Absent when the request had none.
+   */
+  responsesTools?: ResponsesToolNames;
 }
 
 /** Merges a usage update into what is known so far (later values win, absent ones keep). */

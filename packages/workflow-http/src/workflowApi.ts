@@ -9,7 +9,15 @@
  * time. The routes translate; `@switchyard/workflow` decides.
  */
 import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
-import { ApiError, bodyCap, createControlPlaneApp, methodNotAllowedOrNotFound, respondError } from '@switchyard/http-kit';
+import {
+  type AccessPolicyOptions,
+  ApiError,
+  bodyCap,
+  type ClientKeyEntry,
+  createControlPlaneApp,
+  methodNotAllowedOrNotFound,
+  respondError,
+} from '@switchyard/http-kit';
 import {
   type AgentDispatcher,
   type DispatchTool,
@@ -22,7 +30,7 @@ import {
   type WorkPackageTransitionResult,
 } from '@switchyard/workflow';
 import { JSON_ONLY, respondWorkflowError } from './workflowErrors.js';
-import { apiKeyGuard, isJsonMediaType } from './workflowGuards.js';
+import { accessGuard, type CallerVariables, isJsonMediaType } from './workflowGuards.js';
 import * as s from './workflowSchemas.js';
 
 /** Where `/metrics` comes from (a prom-client `Registry`, e.g. `createObservability(...).registry`). */
@@ -41,8 +49,14 @@ export interface WorkflowApiOptions {
   /** The dispatch tool (`POST /dispatch`). */
   dispatchTool?: DispatchTool;
   metrics?: MetricsSource;
-  /** API keys; when empty or absent the API is open. Webhooks authenticate by signature instead. */
-  apiKeys?: readonly string[];
+  /**
+   * Client keys (a key, or `{key, name, admin}`): a caller's key name is the actor its dispatched subcommands are
+   * recorded under. When empty or absent, only callers on this machine are served, as the server's own actor.
+   * Webhooks authenticate by signature instead.
+   */
+  apiKeys?: readonly ClientKeyEntry[];
+  /** Host names, origins and trusted proxies of the shared access policy (default: a loopback server). */
+  access?: AccessPolicyOptions;
   /** Largest request body (default 1 MiB). */
   maxBodyBytes?: number;
 }
@@ -81,7 +95,7 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
   app.onError((error, c) => respondWorkflowError(c, error));
   // A path served under other methods is 405 with `Allow`; the key guard runs first, so without a key it is 401.
   app.notFound(methodNotAllowedOrNotFound(app));
-  app.use('*', apiKeyGuard(options.apiKeys ?? []));
+  app.use('*', accessGuard(options.apiKeys ?? [], options.access ?? { bindHost: '127.0.0.1' }));
   // After the key: a chunked body is read to be measured, and a caller without the key gets its 401 before that.
   // A declared length is judged unread, so an `Expect: 100-continue` upload over the cap is never sent.
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
@@ -345,7 +359,8 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
     async (c) => {
       if (!options.dispatchTool) throw new WorkflowError('not_implemented', 'the dispatch tool is not configured on this server');
       if (!isJsonMediaType(c.req.header('content-type'))) throw new ApiError('unsupported_media_type', JSON_ONLY);
-      return c.json((await options.dispatchTool.dispatch(await c.req.text())) as never, 200);
+      const caller = (c as unknown as { get(key: 'caller'): CallerVariables['caller'] }).get('caller');
+      return c.json((await options.dispatchTool.dispatch(await c.req.text(), caller ? { actor: caller.name } : {})) as never, 200);
     },
   );
 
@@ -355,10 +370,10 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       path: '/webhooks/tracker',
       tags: ['sync'],
       summary:
-        'A tracker delivery, signed with x-switchyard-signature: sha256=<HMAC of the raw body>; applied once per x-switchyard-delivery',
+        'A tracker delivery, signed with x-switchyard-signature: sha256=<HMAC of "<x-switchyard-timestamp>.<x-switchyard-delivery>.<raw body>">; refused when the timestamp is more than 5 minutes off; applied once per x-switchyard-delivery',
       responses: {
         200: json(s.webhookResult, 'applied, duplicate, conflict, ignored or in_sync'),
-        401: E('signature_invalid'),
+        401: E('signature_invalid (a bad signature, or a stale timestamp)'),
         422: E('missing delivery id or a body that is not JSON'),
         501: E('no webhook secret configured'),
       },

@@ -145,6 +145,10 @@ export const dispatchResult = z
     duration_ms: z.number().int(),
     result: z.unknown().optional(),
     error: z.object({ code: z.string(), message: z.string(), details: z.record(z.string(), z.unknown()).optional() }).optional(),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe('deprecation warnings of the call: a legacy:* subcommand, an argument given under its old name'),
     audit: z.record(z.string(), z.unknown()),
   })
   .openapi('DispatchResult');

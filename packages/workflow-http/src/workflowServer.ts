@@ -6,7 +6,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { continueWhenBodyIsRead } from '@switchyard/http-kit';
+import { assertSafeBind, continueWhenBodyIsRead, openLoopbackWarning } from '@switchyard/http-kit';
 import { createWorkflowApi, type WorkflowApiOptions } from './workflowApi.js';
 
 /** Options of {@link startWorkflowHttpServer}. */
@@ -15,6 +15,10 @@ export interface WorkflowHttpServerOptions extends WorkflowApiOptions {
   host?: string;
   /** Default 0 (any free port). */
   port?: number;
+  /** Serve a non-loopback address without API keys anyway (refused otherwise). */
+  insecure?: boolean;
+  /** Receives the start-up warning of a key-less server (default: stderr). */
+  onWarning?: (message: string) => void;
 }
 
 /** A running server. */
@@ -35,8 +39,18 @@ export interface WorkflowHttpServer {
  * ```
  */
 export async function startWorkflowHttpServer(options: WorkflowHttpServerOptions): Promise<WorkflowHttpServer> {
-  const app = createWorkflowApi(options);
   const host = options.host ?? '127.0.0.1';
+  const hasKeys = (options.apiKeys ?? []).length > 0;
+  assertSafeBind({
+    host,
+    hasKeys,
+    insecure: options.insecure ?? false,
+    server: 'the workflow API',
+    howToSetKey: 'set api_keys in .agileplus/config.yaml',
+  });
+  const warning = openLoopbackWarning({ host, hasKeys, server: 'the workflow API' });
+  if (warning) (options.onWarning ?? ((message) => process.stderr.write(`warning: ${message}\n`)))(warning);
+  const app = createWorkflowApi({ ...options, access: { bindHost: host, ...options.access } });
   const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }) as Server;
   // `Expect: 100-continue` gets its 100 only once a route reads the body: a wrong key or a declared
   // length over the cap is refused before the client uploads.

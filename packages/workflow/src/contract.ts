@@ -319,6 +319,29 @@ export function runWorkflowStoreContract(name: string, makeSubject: () => Promis
     );
 
     test(
+      'auditEntries reads a chain oldest first; inside a transaction it sees the transaction own appends',
+      withSubject(async ({ store }) => {
+        const seal = (fields: Record<string, string>) => (head: { size: number; hash: string | null }) => [
+          sealEntry({ id: head.size + 1, prevHash: head.hash ?? '0'.repeat(64), timestamp: T0, fields }),
+        ];
+        await store.transact((tx) => tx.appendAudit('trail', seal({ step: 'one' })));
+        const inside = await store.transact(async (tx) => {
+          await tx.appendAudit('trail', seal({ step: 'two' }));
+          return (await tx.auditEntries('trail')).map((e) => e.step);
+        });
+        assert.deepEqual(inside, ['one', 'two']);
+        assert.deepEqual(
+          (await store.reader.auditEntries('trail')).map((e) => [e.id, e.step]),
+          [
+            [1, 'one'],
+            [2, 'two'],
+          ],
+        );
+        assert.deepEqual(await store.reader.auditEntries('nothing-here'), []);
+      }),
+    );
+
+    test(
       'concurrent workflow changes on one feature keep state and chain consistent',
       withSubject(async ({ store }) => {
         const workflow = new Workflow({ store, repoName: 'contract' });

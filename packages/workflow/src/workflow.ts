@@ -349,11 +349,16 @@ export class Workflow {
   /**
    * Checks the gates of a move without applying it. Without `to`, checks
    * the next step (features) or the natural next move (work packages).
+   * `verbose` adds the ids of the rules that were checked (`checked_rules`).
    */
-  async checkGovernance(slug: string, options: { wp_sequence?: number; to?: string } = {}): Promise<GateResult & { transition: string }> {
+  async checkGovernance(
+    slug: string,
+    options: { wp_sequence?: number; to?: string; verbose?: boolean } = {},
+  ): Promise<GateResult & { transition: string; checked_rules?: string[] }> {
     const feature = await this.getFeature(slug);
     await this.governance.ready();
     const reader: WorkflowReader = this.store.reader;
+    const ruleOverrides = await this.governance.featureOverrides(slug, reader);
     if (options.wp_sequence !== undefined) {
       const wp = await reader.getWorkPackage(feature.id, options.wp_sequence);
       if (!wp) throw new NotFoundError('work package', `${slug}/${options.wp_sequence}`);
@@ -361,18 +366,29 @@ export class Workflow {
       if (!next) throw new WorkflowError('invalid_transition', `work package ${wp.sequence} is ${wp.state}; it has no next move`);
       assertWorkPackageMove(wp.state, next);
       const transition = transitionString(wp.state, next);
-      const { passed, violations } = await evaluateGates(reader, { feature, workPackage: wp, transitions: [transition] });
-      return { passed, violations, transition };
+      const gate = await evaluateGates(reader, { feature, workPackage: wp, transitions: [transition], ruleOverrides });
+      return {
+        passed: gate.passed,
+        violations: gate.violations,
+        transition,
+        ...(options.verbose ? { checked_rules: gate.checkedRules } : {}),
+      };
     }
     const index = FEATURE_STATES.indexOf(feature.state);
     const to = options.to !== undefined ? toFeatureState(options.to) : FEATURE_STATES[index + 1];
     if (!to) throw new WorkflowError('invalid_transition', `feature ${slug} is ${feature.state}, the end of its lifecycle`);
     const plan = planFeatureMove(feature.state, to, true);
-    const { passed, violations } = await evaluateGates(reader, {
+    const gate = await evaluateGates(reader, {
       feature,
       transitions: plan.steps.map((s) => transitionString(s.from, s.to)),
+      ruleOverrides,
     });
-    return { passed, violations, transition: transitionString(feature.state, to) };
+    return {
+      passed: gate.passed,
+      violations: gate.violations,
+      transition: transitionString(feature.state, to),
+      ...(options.verbose ? { checked_rules: gate.checkedRules } : {}),
+    };
   }
 
   // ---- helpers ----
@@ -408,7 +424,7 @@ export class Workflow {
       const result = await this.store.transact(async (tx) => {
         await tx.lock(slug);
         return work(tx, async (subject, transition) => {
-          const gate = await evaluateGates(tx, subject);
+          const gate = await evaluateGates(tx, { ...subject, ruleOverrides: await this.governance.featureOverrides(slug, tx) });
           if (!gate.passed) {
             failed = { transition, gate };
             throw new GateFailedError(transition, gate.violations);

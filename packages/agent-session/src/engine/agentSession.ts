@@ -8,6 +8,7 @@
 import type { AgentExit, Conversation } from './conversation.js';
 import { AgentSessionError } from './errors.js';
 import type { ScreenSnapshot } from './pty/headlessScreen.js';
+import type { Dialog } from './rules/dialogs.js';
 
 /** How the engine talks to the agent. */
 export type AgentTransport = 'pty' | 'acp';
@@ -39,16 +40,26 @@ export interface AgentSession {
   /** How the agent ended, once it has. */
   readonly exit: AgentExit | undefined;
   /**
-   * Sends a user message and records it. Rejects with `busy` while the
+   * Sends a user message and records it. Rejects with `dialog_open` while
+   * the agent shows a dialog (the text would answer it), `busy` while the
    * agent runs, `invalid_input` for empty or oversized content, and
    * `agent_exited` after the agent ended. Resolves once the message has
    * been handed to the agent, not when the agent has answered.
    */
   sendMessage(content: string): Promise<void>;
+  /** The choice or confirmation the agent shows, if any (also on `conversation.dialog`). */
+  dialog(): Dialog | undefined;
+  /**
+   * Picks option `option` (1-based) of the dialog the agent shows. Rejects with `no_dialog`
+   * when none is shown and `invalid_input` (field `option`) for an option it does not have.
+   */
+  answerDialog(option: number): Promise<void>;
   /** Sends keys (`\x03` for Ctrl-C, `\x1b` for Esc) without recording anything; accepted while the agent runs. */
   sendRaw(data: string): Promise<void>;
   /** The terminal screen (PTY only). */
   screen(): ScreenSnapshot | undefined;
+  /** Calls `listener` when the screen may have changed; returns the unsubscribe. Undefined without a screen (ACP). */
+  watchScreen?(listener: () => void): () => void;
   /** Stops the agent and releases everything. Idempotent. */
   close(): Promise<void>;
 }

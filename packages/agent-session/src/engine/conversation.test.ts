@@ -109,3 +109,30 @@ test('property: a subscriber that saw everything up to seq N and then applies ch
     }),
   );
 });
+
+test('restored history comes first, renumbered; the agent reply after it is a new message, not an edit of the restored one', () => {
+  const conversation = new Conversation(new FakeScheduler(0));
+  conversation.updateAgent('Banner');
+  conversation.restore([
+    { role: 'user', content: 'earlier question', time: '2026-01-01T00:00:00.000Z' },
+    { role: 'agent', content: 'earlier answer', time: '2026-01-01T00:00:01.000Z' },
+  ]);
+  conversation.updateAgent('Banner v2');
+  assert.deepEqual(
+    conversation.messages().map((m) => [m.id, m.role, m.content]),
+    [
+      [0, 'user', 'earlier question'],
+      [1, 'agent', 'earlier answer'],
+      [2, 'agent', 'Banner v2'],
+    ],
+  );
+  const fresh = new Conversation(new FakeScheduler(0));
+  fresh.restore([{ role: 'agent', content: 'old reply', time: '2026-01-01T00:00:00.000Z' }]);
+  fresh.appendAgent('new');
+  fresh.appendAgent(' reply');
+  assert.deepEqual(
+    fresh.messages().map((m) => m.content),
+    ['old reply', 'new reply'],
+  );
+  assert.equal(fresh.replay().messages.length, 2, 'a new subscriber gets the restored history too');
+});

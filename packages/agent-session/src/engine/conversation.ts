@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
+import type { Dialog } from './rules/dialogs.js';
 
 /** Who wrote a message. */
 export type AgentRole = 'user' | 'agent';
@@ -42,6 +43,8 @@ export interface StatusChangeEvent {
   status: AgentStatus;
   /** Set once the agent process has ended (see {@link Conversation.end}): it takes no more input. */
   exited?: AgentExit;
+  /** Set while the agent shows a choice or confirmation (see {@link Conversation.setDialog}). */
+  dialog?: Dialog;
 }
 
 /** Something went wrong on the agent's side (it exited, broke the protocol, a write failed). */
@@ -81,6 +84,8 @@ export interface ConversationChanges {
 
 const KEPT_ERRORS = 50;
 
+const copyDialog = (dialog: Dialog): Dialog => ({ text: dialog.text, options: [...dialog.options] });
+
 /**
  * Messages, status and errors of one session, with sequence numbers.
  *
@@ -99,6 +104,8 @@ export class Conversation extends EventEmitter<ConversationEvents> {
   private readonly entries: { message: AgentMessage; seq: number }[] = [];
   private current: StatusChangeEvent;
   private readonly errors: AgentErrorEvent[] = [];
+  /** Entries before this index were restored from an earlier run: the agent's replies never update them. */
+  private restoredCount = 0;
 
   constructor(
     private readonly clock: Clock,
@@ -136,10 +143,27 @@ export class Conversation extends EventEmitter<ConversationEvents> {
     return this.current.exited;
   }
 
+  /** The dialog the agent shows, if any. */
+  get dialog(): Dialog | undefined {
+    return this.current.dialog ? copyDialog(this.current.dialog) : undefined;
+  }
+
   setStatus(status: AgentStatus): void {
     if (status === this.current.status || this.current.exited) return;
-    this.current = { seq: ++this.sequence, status };
-    this.emit('status_change', { ...this.current });
+    const { dialog } = this.current;
+    this.current = { seq: ++this.sequence, status, ...(dialog ? { dialog } : {}) };
+    this.emit('status_change', this.currentStatus());
+  }
+
+  /**
+   * The agent shows a dialog (or no longer does, with `undefined`). The status keeps its value;
+   * a change of dialog is a status change, so `/events` subscribers and resumes learn of it.
+   */
+  setDialog(dialog: Dialog | undefined): void {
+    if (this.current.exited) return;
+    if (JSON.stringify(dialog) === JSON.stringify(this.current.dialog)) return;
+    this.current = { seq: ++this.sequence, status: this.current.status, ...(dialog ? { dialog: copyDialog(dialog) } : {}) };
+    this.emit('status_change', this.currentStatus());
   }
 
   /**
@@ -165,7 +189,7 @@ export class Conversation extends EventEmitter<ConversationEvents> {
    */
   updateAgent(content: string): void {
     const latest = this.entries.at(-1);
-    if (!latest || latest.message.role === 'user') {
+    if (!latest || latest.message.role === 'user' || this.entries.length <= this.restoredCount) {
       if (content !== '') this.append('agent', content);
       return;
     }
@@ -178,8 +202,25 @@ export class Conversation extends EventEmitter<ConversationEvents> {
   /** Appends text to the agent's current reply (streaming transports). */
   appendAgent(text: string): void {
     const latest = this.entries.at(-1);
-    const base = latest && latest.message.role === 'agent' ? latest.message.content : '';
+    const base = latest && latest.message.role === 'agent' && this.entries.length > this.restoredCount ? latest.message.content : '';
     this.updateAgent(base + text);
+  }
+
+  /**
+   * Puts the messages of an earlier run (a state file) before this run's, renumbered from 0.
+   * Meant for start-up, before anyone reads the conversation: this run's messages are renumbered
+   * after them. They are history only: the agent's next reply is a new message.
+   */
+  restore(messages: readonly Pick<AgentMessage, 'role' | 'content' | 'time'>[]): void {
+    const restored = messages.map((message) => ({
+      message: { id: 0, role: message.role, content: message.content, time: message.time },
+      seq: ++this.sequence,
+    }));
+    this.entries.unshift(...restored);
+    this.entries.forEach((entry, index) => {
+      entry.message = { ...entry.message, id: index };
+    });
+    this.restoredCount += restored.length;
   }
 
   /** Records and announces an agent-side error. */
@@ -217,8 +258,8 @@ export class Conversation extends EventEmitter<ConversationEvents> {
   }
 
   private currentStatus(): StatusChangeEvent {
-    const { exited } = this.current;
-    return { ...this.current, ...(exited ? { exited: { ...exited } } : {}) };
+    const { exited, dialog } = this.current;
+    return { ...this.current, ...(exited ? { exited: { ...exited } } : {}), ...(dialog ? { dialog: copyDialog(dialog) } : {}) };
   }
 
   private append(role: AgentRole, content: string): AgentMessage {

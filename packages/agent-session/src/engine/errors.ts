@@ -9,6 +9,10 @@
 export type AgentSessionErrorCode =
   /** A user message arrived while the agent was running or another message was being typed. */
   | 'busy'
+  /** A user message arrived while the agent shows a dialog; `details.dialog` is the dialog. */
+  | 'dialog_open'
+  /** A dialog answer arrived while the agent shows none. */
+  | 'no_dialog'
   /** The input failed validation; `field` names it. */
   | 'invalid_input'
   /** The transport cannot do this (raw keys over ACP, for example). */
@@ -41,10 +45,17 @@ export class AgentSessionError extends Error {
   readonly code: AgentSessionErrorCode;
   /** The input field at fault, for `invalid_input`. */
   readonly field: string | undefined;
+  /** What a client needs to act on the error (the open dialog, for `dialog_open`). */
+  readonly details: Record<string, unknown> | undefined;
 
-  constructor(code: AgentSessionErrorCode, message: string, options: { field?: string; cause?: unknown } = {}) {
+  constructor(
+    code: AgentSessionErrorCode,
+    message: string,
+    options: { field?: string; cause?: unknown; details?: Record<string, unknown> } = {},
+  ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.code = code;
     this.field = options.field;
+    this.details = options.details;
   }
 }

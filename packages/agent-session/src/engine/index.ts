@@ -26,12 +26,33 @@ export { HeadlessScreen, type ScreenSize, type ScreenSnapshot } from './pty/head
 export { PtyAgentSession, type PtySessionOptions, pasteSequence } from './pty/ptySession.js';
 export { resolveCommand, type SpawnOptions, spawnTerminalProgram, type TerminalProgram } from './pty/terminalProgram.js';
 export {
+  AGENT_TYPES,
+  type AgentScreenSpec,
+  agentRules,
+  bottomBoxStart,
   builtInMessageRules,
+  CustomRulesSchema,
+  type CustomRulesSpec,
+  customAgentRules,
+  dedent,
+  inferAgentType,
+  rulesFor,
+} from './rules/agentRules.js';
+export {
+  ARROW_DOWN,
+  ARROW_UP,
+  type DetectedDialog,
+  type Dialog,
+  type DialogScreen,
+  detectDialog,
+  dialogKeys,
+  publicDialog,
+} from './rules/dialogs.js';
+export {
   claudeRules,
   genericRules,
   inputBoxStart,
   type MessageRules,
-  rulesFor,
   type ScreenChange,
   stripTrailingPrompt,
 } from './rules/messageRules.js';

@@ -14,7 +14,8 @@
  *   constant time.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { respondError } from '@switchyard/http-kit';
+import type { IncomingMessage } from 'node:http';
+import { AccessPolicy, respondError } from '@switchyard/http-kit';
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 
@@ -104,6 +105,34 @@ export function bearerKey(apiKey: string): MiddlewareHandler {
         'WWW-Authenticate': 'Bearer',
       });
     }
+    return next();
+  };
+}
+
+/**
+ * Without an API key, the server is for this machine alone: a remote peer, or a request a reverse proxy on this
+ * host forwarded (`X-Forwarded-For`, `Forwarded`, `X-Real-IP` from a peer that is not a trusted proxy), is refused.
+ * State-changing requests must be JSON (multipart for `/upload`) or carry no body, so no HTML form can post here.
+ */
+export function localCallersOnly(trustedProxies: readonly string[]): MiddlewareHandler {
+  const policy = new AccessPolicy({ bindHost: '127.0.0.1', trustedProxies, allowedHosts: ['*'], allowedOrigins: ['*'] });
+  return async (c, next) => {
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    if (incoming && !policy.callerIsLocal(incoming.socket.remoteAddress, incoming.headers)) {
+      return respondError(
+        c,
+        'forbidden',
+        'this agent has no API key, so it serves only this machine; start it with --api-key-env to serve others',
+      );
+    }
+    const headers = incoming?.headers ?? Object.fromEntries(c.req.raw.headers);
+    const refusal = policy.check({
+      method: c.req.method,
+      headers: { host: 'localhost', ...headers },
+      authorization: 'loopback',
+      multipart: c.req.path === '/upload',
+    });
+    if (refusal) return respondError(c, refusal.code, refusal.message, refusal.details);
     return next();
   };
 }

@@ -343,8 +343,9 @@ describe('documentation', () => {
       components: { schemas: Record<string, unknown> };
     };
     assert.equal(document.openapi, '3.1.0');
-    for (const path of ['/status', '/messages', '/message', '/events', '/upload', '/screen']) assert.ok(document.paths[path], path);
-    for (const schema of ['PostMessageBody', 'AgentMessage', 'StatusResponse', 'ErrorBody'])
+    for (const path of ['/status', '/messages', '/message', '/dialog', '/events', '/upload', '/screen'])
+      assert.ok(document.paths[path], path);
+    for (const schema of ['PostMessageBody', 'PostDialogBody', 'Dialog', 'AgentMessage', 'StatusResponse', 'ErrorBody'])
       assert.ok(document.components.schemas[schema], schema);
     const docs = await fetch(`${server.url}/docs`);
     assert.match(docs.headers.get('content-security-policy') ?? '', /script-src 'self'/);
@@ -366,6 +367,7 @@ describe('documentation', () => {
     const answered: [method: string, path: string, statuses: number[]][] = [
       ['post', '/message', [400, 403, 409, 413, 415, 422, 503]],
       ['post', '/upload', [400, 403, 413, 415, 422]],
+      ['post', '/dialog', [400, 403, 409, 415, 422, 503]],
       ['get', '/status', [403]],
       ['get', '/messages', [403]],
       ['get', '/events', [403]],
@@ -390,5 +392,62 @@ describe('documentation', () => {
     } finally {
       await guarded.close();
     }
+  });
+});
+
+describe('dialogs', () => {
+  test('POST /dialog: 409 while no dialog is shown, 422 for a bad body, 415 for one that is not JSON', async () => {
+    await untilStable();
+    const none = await errorOf(await post('/dialog', JSON.stringify({ option: 1 })));
+    assert.deepEqual([none.status, none.code], [409, 'conflict']);
+    assert.match(none.message, /no dialog/);
+    for (const bad of [{ option: 0 }, { option: 1.5 }, { option: '1' }, {}, { option: 1, extra: true }]) {
+      const error = await errorOf(await post('/dialog', JSON.stringify(bad)));
+      assert.deepEqual([error.status, error.code], [422, 'validation_failed'], JSON.stringify(bad));
+    }
+    assert.equal((await post('/dialog', '{"option": 1}', { 'content-type': 'text/plain' })).status, 415);
+    assert.equal((await post('/dialog', '{"option":')).status, 400);
+  });
+});
+
+describe('the screen as a stream', () => {
+  test('GET /screen with Accept: text/event-stream sends the screen at once, then again when it changes', async () => {
+    await untilStable();
+    const response = await fetch(`${server.url}/screen`, { headers: { accept: 'text/event-stream' } });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    const nextScreen = async (): Promise<{ lines: string[]; cols: number }> => {
+      for (;;) {
+        const frame = /event: screen\ndata: (.*)\n\n/.exec(buffer);
+        if (frame) {
+          buffer = buffer.slice(frame.index + frame[0].length);
+          return JSON.parse(frame[1]!) as { lines: string[]; cols: number };
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the stream ended');
+        buffer += value;
+      }
+    };
+    try {
+      const first = await nextScreen();
+      assert.equal(first.cols, 120);
+      assert.ok(!first.lines.some((line) => line.trim() === '127'));
+      assert.equal((await post('/message', JSON.stringify({ content: 'print(123 + 4)\r', type: 'raw' }))).status, 200);
+      let screen = await nextScreen();
+      while (!screen.lines.some((line) => line.trim() === '127')) screen = await nextScreen();
+      assert.ok(
+        screen.lines.some((line) => line.includes('print(123 + 4)')),
+        'the frame is the whole screen',
+      );
+    } finally {
+      await reader.cancel();
+    }
+    await untilStable();
+    const document = (await (await fetch(`${server.url}/openapi.json`)).json()) as {
+      paths: { '/screen': { get: { responses: { 200: { content: Record<string, unknown> } } } } };
+    };
+    assert.deepEqual(Object.keys(document.paths['/screen'].get.responses[200].content).sort(), ['application/json', 'text/event-stream']);
   });
 });

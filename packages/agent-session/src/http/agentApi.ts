@@ -21,14 +21,16 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { type AgentSession, INPUT_LIMITS } from '../engine/agentSession.js';
 import { AgentSessionError, type AgentSessionErrorCode } from '../engine/errors.js';
-import { bearerKey, DEFAULT_ALLOWED_HOSTS, hostAllowlist, originPolicy } from './access.js';
+import { bearerKey, DEFAULT_ALLOWED_HOSTS, hostAllowlist, localCallersOnly, originPolicy } from './access.js';
 import { EventHub, statusPayload } from './eventStream.js';
 import { registerPages } from './pages/pages.js';
 import {
   AgentMessageSchema,
+  DialogSchema,
   ErrorBodySchema,
   MessagesResponseSchema,
   OkResponseSchema,
+  PostDialogBodySchema,
   PostMessageBodySchema,
   ScreenResponseSchema,
   StatusResponseSchema,
@@ -44,6 +46,8 @@ export interface AgentApiOptions {
   cors?: { origins: readonly string[] };
   /** When set, API routes need `Authorization: Bearer <apiKey>` (pages stay public; the chat page asks for the key). */
   apiKey?: string;
+  /** Proxies whose forwarded headers are believed; a forwarded request from any other peer is remote. */
+  trustedProxies?: readonly string[];
   /** Where `/upload` stores files. */
   uploadDir: string;
   /** Largest upload (default 10 MiB). */
@@ -65,6 +69,8 @@ export interface AgentApi {
 
 const ENGINE_ERRORS: Record<AgentSessionErrorCode, ApiErrorCode> = {
   busy: 'conflict',
+  dialog_open: 'conflict',
+  no_dialog: 'conflict',
   invalid_input: 'validation_failed',
   not_supported: 'validation_failed',
   agent_exited: 'service_unavailable',
@@ -84,7 +90,7 @@ const json = <T extends z.ZodType>(schema: T, description: string) => ({ content
 function handleError(error: unknown, c: Context): Response {
   if (error instanceof ApiError) return respondError(c, error.code, error.message, error.details, error.headers);
   if (error instanceof AgentSessionError) {
-    const details = error.field ? fieldDetail(error.field, error.message) : undefined;
+    const details = error.details ?? (error.field ? fieldDetail(error.field, error.message) : undefined);
     return respondError(c, ENGINE_ERRORS[error.code], error.message, details);
   }
   if (error instanceof HTTPException) {
@@ -120,9 +126,11 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
   // The CORS middleware answers OPTIONS on every path, so `Allow` names it beside the routes' methods.
   app.notFound(methodNotAllowedOrNotFound(app, ['OPTIONS']));
   app.use('*', hostAllowlist(options.allowedHosts?.length ? options.allowedHosts : DEFAULT_ALLOWED_HOSTS));
+  if (!options.apiKey) app.use('*', localCallersOnly(options.trustedProxies ?? []));
   for (const middleware of originPolicy(options.cors?.origins ?? [])) app.use('*', middleware);
   if (options.apiKey)
-    for (const path of ['/status', '/messages', '/message', '/events', '/upload', '/screen']) app.use(path, bearerKey(options.apiKey));
+    for (const path of ['/status', '/messages', '/message', '/dialog', '/events', '/upload', '/screen'])
+      app.use(path, bearerKey(options.apiKey));
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
   // The access rules answer before any route does, so every API route can answer these.
   const accessResponses = {
@@ -132,14 +140,16 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
     ...(options.apiKey ? { 401: errorResponse('A valid API key is required: `Authorization: Bearer <key>`') } : {}),
   };
 
-  const statusBody = () => statusPayload(session, { status: session.conversation.status, exited: session.exit });
+  const statusBody = () =>
+    statusPayload(session, { status: session.conversation.status, exited: session.exit, dialog: session.conversation.dialog });
 
   app.openapi(
     createRoute({
       method: 'get',
       path: '/status',
       summary: 'The agent status',
-      description: '`stable` when the screen has not changed for the stability window and no input is pending; `running` otherwise.',
+      description:
+        '`stable` when the screen has not changed for the stability window and no input is pending; `running` otherwise. While the agent shows a choice or confirmation, `dialog` carries its text and options: answer it with `POST /dialog`.',
       responses: { 200: json(StatusResponseSchema, 'The status'), ...accessResponses },
     }),
     (c) => c.json(statusBody(), 200),
@@ -173,7 +183,9 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
         200: json(OkResponseSchema, 'Handed to the agent'),
         400: errorResponse('The body is not valid JSON'),
         ...accessResponses,
-        409: errorResponse('The agent is running; wait for `stable`'),
+        409: errorResponse(
+          'The agent is running (code `conflict`; wait for `stable`), or shows a dialog (`details.dialog`: answer it with `POST /dialog` first)',
+        ),
         413: errorResponse('The message is too large'),
         415: errorResponse('The body is not JSON'),
         422: errorResponse('The body is not valid (empty content, unknown type)'),
@@ -192,13 +204,42 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
     },
   );
 
+  app.use('/dialog', bodyCap(4096, 'the request body must be at most 4096 bytes'));
+  app.use('/dialog', async (c, next) => {
+    if (c.req.method === 'POST') requireMediaType(c, 'application/json');
+    return next();
+  });
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/dialog',
+      summary: 'Answer the dialog the agent shows',
+      description:
+        'Picks option `option` (1-based, in the order of `dialog.options` in `/status`) of the choice or confirmation the agent shows, with the keys the dialog takes (arrow keys and Enter, or a letter and Enter). Raw messages remain a way to send keys of your own.',
+      request: { body: { content: { 'application/json': { schema: PostDialogBodySchema } }, required: true } },
+      responses: {
+        200: json(OkResponseSchema, 'The keys were sent'),
+        400: errorResponse('The body is not valid JSON'),
+        ...accessResponses,
+        409: errorResponse('The agent shows no dialog'),
+        415: errorResponse('The body is not JSON'),
+        422: errorResponse('`option` is not one of the dialog’s options'),
+        503: errorResponse('The agent has exited'),
+      },
+    }),
+    async (c) => {
+      await session.answerDialog(c.req.valid('json').option);
+      return c.json({ ok: true as const }, 200);
+    },
+  );
+
   app.openapi(
     createRoute({
       method: 'get',
       path: '/events',
       summary: 'Live updates (Server-Sent Events)',
       description:
-        'Events `message_update` (an AgentMessage, plus `message` = `content`), `status_change` (`{status, agent_type, transport}`, plus `exited` once the agent has ended, as in `/status`) and `agent_error` (`{message, fatal, time}`). A new subscriber first gets every message, then the status. Send `Last-Event-ID` (or `?last_event_id=`) to resume: only what changed since is sent. Each read gets what changed since the previous one: a reader that falls behind gets each changed message once, in its current form, and is never cut for reading slowly.',
+        'Events `message_update` (an AgentMessage, plus `message` = `content`), `status_change` (`{status, agent_type, transport}`, plus `exited` once the agent has ended and `dialog` while it shows one, as in `/status`; a dialog appearing or going is a `status_change`) and `agent_error` (`{message, fatal, time}`). A new subscriber first gets every message, then the status. Send `Last-Event-ID` (or `?last_event_id=`) to resume: only what changed since is sent. Each read gets what changed since the previous one: a reader that falls behind gets each changed message once, in its current form, and is never cut for reading slowly.',
       request: {
         headers: z.object({
           'last-event-id': z.string().optional().openapi({ description: 'The id of the last frame received: resume after it.' }),
@@ -270,8 +311,16 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       method: 'get',
       path: '/screen',
       summary: 'The terminal screen (PTY transport)',
+      description:
+        'The visible rows as JSON; with `Accept: text/event-stream`, a stream of `screen` events instead, each with the same body: one at once, then one whenever the screen changed (a slow reader gets the latest screen, never a backlog).',
       responses: {
-        200: json(ScreenResponseSchema, 'The visible rows'),
+        200: {
+          content: {
+            'application/json': { schema: ScreenResponseSchema },
+            'text/event-stream': { schema: z.string().openapi({ description: '`event: screen` frames; `data` is a ScreenResponse' }) },
+          },
+          description: 'The visible rows, or their stream',
+        },
         ...accessResponses,
         404: errorResponse('No screen: the agent speaks ACP'),
       },
@@ -279,7 +328,17 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
     (c) => {
       const screen = session.screen();
       if (!screen) throw new ApiError('not_found', 'this agent has no screen: it speaks ACP');
-      return c.json(screen, 200);
+      if (!(c.req.header('accept') ?? '').includes('text/event-stream')) return c.json(screen, 200);
+      const headers = {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+      };
+      // As for /events: a HEAD must not open a stream nobody reads.
+      if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers }) as never;
+      const stream = events.openScreen();
+      if (!stream) throw new ApiError('not_found', 'this agent has no screen: it speaks ACP');
+      return new Response(stream, { status: 200, headers }) as never;
     },
   );
 
@@ -294,6 +353,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       ...(options.apiKey ? { security: [{ bearer: [] }] } : {}),
     }) as unknown as Record<string, unknown>;
   app.openAPIRegistry.register('AgentMessage', AgentMessageSchema);
+  app.openAPIRegistry.register('Dialog', DialogSchema);
   registerPages(app, { openApiDocument, apiKeyRequired: Boolean(options.apiKey) });
   return { app, events, openApiDocument, close: () => events.closeAll() };
 }

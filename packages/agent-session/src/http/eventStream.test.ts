@@ -30,6 +30,12 @@ class ScriptedSession implements AgentSession {
   screen() {
     return undefined;
   }
+  dialog() {
+    return this.conversation.dialog;
+  }
+  async answerDialog() {
+    this.conversation.setDialog(undefined);
+  }
   async close() {}
 }
 
@@ -197,6 +203,38 @@ describe('stream mechanics', () => {
     const late = await openEvents(`${served.url}/events`);
     assert.deepEqual((await late.waitFor((e) => e.event === 'status_change', 'the end, replayed')).data.exited, exited);
     late.close();
+  });
+
+  test('a dialog appearing and going is a status change for live, resumed and new subscribers; the status keeps its value', async () => {
+    const session = new ScriptedSession();
+    const served = await serve(session);
+    cleanups.push(served.close);
+    const live = await openEvents(`${served.url}/events`);
+    await live.waitFor((e) => e.event === 'status_change', 'the replay');
+    const before = live.lastId()!;
+    const dialog = { text: 'Allow this tool?', options: ['Yes', 'No'] };
+    session.conversation.setDialog(dialog);
+    const shown = await live.waitFor((e) => e.event === 'status_change' && e.data.dialog !== undefined, 'the dialog, live');
+    assert.deepEqual(shown.data, { status: 'stable', agent_type: 'scripted', transport: 'pty', dialog });
+    const resumed = await openEvents(`${served.url}/events`, { 'last-event-id': before });
+    assert.deepEqual((await resumed.waitFor((e) => e.event === 'status_change', 'the dialog, resumed')).data.dialog, dialog);
+    resumed.close();
+    const late = await openEvents(`${served.url}/events`);
+    assert.deepEqual((await late.waitFor((e) => e.event === 'status_change', 'the dialog, replayed')).data.dialog, dialog);
+    late.close();
+    assert.deepEqual(await (await fetch(`${served.url}/status`)).json(), {
+      status: 'stable',
+      agent_type: 'scripted',
+      transport: 'pty',
+      dialog,
+    });
+    session.conversation.setDialog(undefined);
+    const gone = await live.waitFor(
+      (e) => e.event === 'status_change' && e.data.dialog === undefined && e.id !== shown.id,
+      'the dialog gone',
+    );
+    assert.equal(gone.data.status, 'stable');
+    live.close();
   });
 
   test('HEAD /events answers the stream headers and subscribes nothing', async () => {

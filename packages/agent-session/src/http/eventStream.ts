@@ -18,6 +18,7 @@
 import type { Scheduler, TimerHandle } from '@switchyard/runtime';
 import type { AgentSession } from '../engine/agentSession.js';
 import type { AgentErrorEvent, AgentExit, AgentStatus, MessageUpdateEvent, StatusChangeEvent } from '../engine/conversation.js';
+import type { Dialog } from '../engine/rules/dialogs.js';
 
 /** Options of {@link EventHub}. */
 export interface EventHubOptions {
@@ -36,13 +37,17 @@ const encoder = new TextEncoder();
  * The body of `GET /status` and the data of `status_change` frames: the
  * status, the agent's kind and transport, and how the agent ended once it has.
  */
-export function statusPayload(session: AgentSession, state: { status: AgentStatus; exited?: AgentExit | undefined }) {
-  const { exited } = state;
+export function statusPayload(
+  session: AgentSession,
+  state: { status: AgentStatus; exited?: AgentExit | undefined; dialog?: Dialog | undefined },
+) {
+  const { exited, dialog } = state;
   return {
     status: state.status,
     agent_type: session.agentType,
     transport: session.transport,
     ...(exited ? { exited: { exit_code: exited.exitCode, signal: exited.signal } } : {}),
+    ...(dialog ? { dialog: { text: dialog.text, options: [...dialog.options] } } : {}),
   };
 }
 
@@ -184,6 +189,94 @@ export class EventHub {
             if (cursor < conversation.seq) {
               const text = this.framesSince(cursor);
               cursor = conversation.seq;
+              if (text) return controller.enqueue(encoder.encode(text));
+            }
+            if (pingDue) {
+              pingDue = false;
+              armHeartbeat();
+              return controller.enqueue(encoder.encode(': ping\n\n'));
+            }
+            await new Promise<void>((resolve) => {
+              wake = resolve;
+            });
+          }
+        },
+        cancel: detach,
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  /**
+   * Opens a stream of the terminal screen (`GET /screen` as SSE): a `screen` frame with the
+   * snapshot at once, then one at each read after the screen changed. A reader that falls
+   * behind gets the screen as it is then, never a backlog. Undefined without a screen (ACP).
+   */
+  openScreen(): ReadableStream<Uint8Array> | undefined {
+    const session = this.session;
+    if (!session.screen() || !session.watchScreen) return undefined;
+    const watch = session.watchScreen.bind(session);
+    const scheduler = this.options.scheduler;
+    const heartbeatMs = this.options.heartbeatMs ?? 15_000;
+    let open = true;
+    let changed = false;
+    let pingDue = false;
+    let last = '';
+    let heartbeat: TimerHandle | undefined;
+    let wake: (() => void) | undefined;
+    const notify = () => {
+      const waiting = wake;
+      wake = undefined;
+      waiting?.();
+    };
+    const onChange = () => {
+      changed = true;
+      notify();
+    };
+    const armHeartbeat = () => {
+      heartbeat = scheduler.setTimeout(() => {
+        heartbeat = undefined;
+        pingDue = true;
+        notify();
+      }, heartbeatMs);
+    };
+    const frame = (): string | undefined => {
+      const screen = session.screen();
+      if (!screen) return undefined;
+      const data = JSON.stringify(screen);
+      if (data === last) return undefined;
+      last = data;
+      return `event: screen\ndata: ${data}\n\n`;
+    };
+    let stopWatching: (() => void) | undefined;
+    let subscriber: Subscriber | undefined;
+    const detach = () => {
+      open = false;
+      stopWatching?.();
+      if (heartbeat !== undefined) scheduler.clearTimeout(heartbeat);
+      if (subscriber) this.subscribers.delete(subscriber);
+      notify();
+    };
+    return new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          subscriber = {
+            close: () => {
+              if (!open) return;
+              detach();
+              controller.close();
+            },
+          };
+          this.subscribers.add(subscriber);
+          stopWatching = watch(onChange);
+          controller.enqueue(encoder.encode(`retry: 2000\n\n${frame() ?? ''}`));
+          armHeartbeat();
+        },
+        pull: async (controller) => {
+          while (open) {
+            if (changed) {
+              changed = false;
+              const text = frame();
               if (text) return controller.enqueue(encoder.encode(text));
             }
             if (pingDue) {

@@ -22,6 +22,19 @@ export const AgentMessageSchema = z
 
 export const MessagesResponseSchema = z.object({ messages: z.array(AgentMessageSchema) }).openapi('MessagesResponse');
 
+export const DialogSchema = z
+  .object({
+    text: z.string().openapi({ example: 'Do you trust the files in this folder?' }),
+    options: z.array(z.string()).openapi({
+      example: ['Yes, proceed', 'No, exit'],
+      description: 'The labels in screen order; `POST /dialog {"option": N}` picks the N-th (1-based).',
+    }),
+  })
+  .openapi('Dialog', {
+    description:
+      'A choice or confirmation the agent shows (trust prompt, API-key prompt, tool permission). While it is shown, user messages are refused with 409.',
+  });
+
 export const StatusResponseSchema = z
   .object({
     status: AgentStatusSchema,
@@ -34,6 +47,7 @@ export const StatusResponseSchema = z
         description:
           'Present once the agent process has ended; it takes no more messages. A program killed by a signal has `exit_code: null` and `signal` named, e.g. `SIGKILL`.',
       }),
+    dialog: DialogSchema.optional().openapi({ description: 'Present while the agent shows a choice or confirmation.' }),
   })
   .openapi('StatusResponse');
 
@@ -47,6 +61,13 @@ export const PostMessageBodySchema = z
   })
   .strict()
   .openapi('PostMessageBody');
+
+export const PostDialogBodySchema = z
+  .object({
+    option: z.number().int().min(1).openapi({ example: 1, description: 'The option to pick, 1-based, as in `dialog.options`.' }),
+  })
+  .strict()
+  .openapi('PostDialogBody');
 
 export const OkResponseSchema = z.object({ ok: z.literal(true) }).openapi('OkResponse');
 

@@ -4,12 +4,13 @@
  * never appear in `yard --help`; `yard <name> --help` describes one. Every
  * invocation, including unknown names and bad arguments, writes exactly one
  * hash-chained line to `.agileplus/audit.jsonl` through the workflow's
- * `runSubcommand`, and so does one refused before it could run, wherever a
- * log can be opened (`subcommandRefusal`).
+ * `invokeSubcommand`, and so does one refused before it could run, wherever a
+ * log can be opened (`subcommandRefusal`). A deprecated argument name or a
+ * `legacy:*` subcommand prints a warning on stderr, and its line records it.
  */
 import {
   BUILTIN_SUBCOMMANDS,
-  runSubcommand,
+  invokeSubcommand,
   type SubcommandAuditLog,
   type SubcommandDefinition,
   SubcommandRegistry,
@@ -38,7 +39,8 @@ function kindsOf(def: SubcommandDefinition | undefined): (key: string) => ArgKin
   if (!def) return () => undefined;
   const shape = def.args.shape as Record<string, z.ZodType>;
   return (key) => {
-    const schema = shape[key.replace(/-/g, '_')];
+    const name = key.replace(/-/g, '_');
+    const schema = shape[def.aliases[name] ?? name];
     return schema ? argKind(schema) : undefined;
   };
 }
@@ -57,7 +59,8 @@ export function subcommandHelp(registry: SubcommandRegistry, name: string): stri
     const width = Math.max(...d.args.map((a) => a.option.length));
     for (const a of d.args) {
       const dflt = a.required ? 'required' : a.default === undefined ? 'optional' : `default ${JSON.stringify(a.default)}`;
-      lines.push(`  ${a.option.padEnd(width)}  ${a.description} (${dflt})`);
+      const aliases = a.deprecated_aliases ? `; deprecated alias ${a.deprecated_aliases.join(', ')}` : '';
+      lines.push(`  ${a.option.padEnd(width)}  ${a.description} (${dflt}${aliases})`);
     }
   } else lines.push('No arguments.');
   lines.push('', 'Global options (-v, --output json|table|markdown, --repo, --db, --actor, --config) apply here too.');
@@ -76,7 +79,8 @@ export function subcommandHelpJson(registry: SubcommandRegistry, name: string) {
 /** How a subcommand's result shows outside JSON mode. */
 function presentation(command: string, result: unknown, globals: GlobalOptions): Presentation {
   const r = result as Record<string, unknown>;
-  switch (command) {
+  // A legacy:* subcommand prints as the one it was.
+  switch (command.replace(/^legacy:/, '')) {
     case 'artifact:read':
       return { text: String(r.content ?? '') };
     case 'audit:export':
@@ -157,7 +161,11 @@ export async function runHiddenSubcommand(argv: readonly string[], io: CliIO): P
     if (name === 'artifact:write' && args.content === undefined && args['from-file'] === undefined && args.from_file === undefined) {
       if (io.stdinIsTTY && globals.output !== 'json') io.stderr('yard: reading the artifact from standard input (end with Ctrl-D)\n');
     }
-    const outcome = toResult(await runSubcommand(rt.registry, log, name, args, rt.context()));
+    // `--verbose` is a global option, read before the subcommand sees it; one that has its own `verbose` gets it too.
+    const def = rt.registry.list().find((d) => d.name === name);
+    if (globals.verbose && def && 'verbose' in def.args.shape && args.verbose === undefined) args.verbose = true;
+    const outcome = toResult(await invokeSubcommand(rt.registry, log, name, args, rt.context()));
+    for (const warning of outcome.warnings ?? []) io.stderr(`yard: warning: ${warning}\n`);
     if (!outcome.ok) {
       reportError(io, globals, Object.assign(new Error(outcome.error!.message), outcome.error));
       return outcome.exit_code;

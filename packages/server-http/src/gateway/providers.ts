@@ -28,6 +28,7 @@ export function relayProviders(config: GatewayConfig): ProviderConfig[] {
     weight: p.weight,
     options: p.options,
     previewModels: p.preview_models,
+    hostedTools: p.translation?.hosted_tools ?? config.translation.hosted_tools,
     ...(p.base_url ? { baseUrl: p.base_url } : {}),
     ...(p.cost_per_1k_tokens ? { costPer1k: p.cost_per_1k_tokens } : {}),
   }));

@@ -12,7 +12,7 @@
  */
 
 import type { DecodeContext, EncodeRequestOptions } from '../codec.js';
-import { budgetOf, dropSettings, effortOf, isBlank, noteSettingPath, readNumericSettings, sendableTurns } from '../common.js';
+import { budgetOf, dropSettings, effortOf, hostedTool, isBlank, noteSettingPath, readNumericSettings, sendableTurns } from '../common.js';
 import {
   array,
   compact,
@@ -28,7 +28,17 @@ import {
   stringList,
   unsupported,
 } from '../fields.js';
-import type { ChatRequest, ImagePart, Message, Part, ReasoningEffort, ReasoningSettings, TextPart, ToolChoice } from '../ir.js';
+import type {
+  ChatRequest,
+  ImagePart,
+  Message,
+  Part,
+  ReasoningEffort,
+  ReasoningSettings,
+  TextPart,
+  ToolChoice,
+  ToolDefinition,
+} from '../ir.js';
 import { anthropicThinkingMode } from './thinkingModes.js';
 
 const KNOWN = new Set([
@@ -191,19 +201,32 @@ export function decodeMessagesRequest(body: Json, context: DecodeContext): ChatR
     dropped: [],
   };
   request.messages = array(body.messages, 'messages').map((m, i) => decodeMessage(m, `messages[${i}]`));
+  const hosted = new Set<string>();
   if (body.tools !== undefined) {
-    request.tools = array(body.tools, 'tools').map((raw, i) => {
+    const tools: ToolDefinition[] = [];
+    const entries = array(body.tools, 'tools');
+    entries.forEach((raw, i) => {
       const tool = object(raw, `tools[${i}]`);
-      if (tool.type !== undefined && tool.type !== 'custom')
-        unsupported(`tools[${i}].type`, `server tool ${JSON.stringify(tool.type)} has no equivalent in other families`);
-      return compact({
-        name: string(tool.name, `tools[${i}].name`),
-        description: optionalString(tool.description, `tools[${i}].description`),
-        parameters: object(tool.input_schema, `tools[${i}].input_schema`),
-      });
+      // Anthropic's own tools (web search, code execution, computer use, …) have a type and no schema another upstream could use.
+      if (tool.type !== undefined && tool.type !== null && tool.type !== 'custom') {
+        hostedTool(request, context, `tools[${i}]`, `server tool ${JSON.stringify(tool.type)} has no equivalent in other families`);
+        if (typeof tool.name === 'string') hosted.add(tool.name);
+      } else
+        tools.push(
+          compact({
+            name: string(tool.name, `tools[${i}].name`),
+            description: optionalString(tool.description, `tools[${i}].description`),
+            parameters: object(tool.input_schema, `tools[${i}].input_schema`),
+          }),
+        );
     });
+    // Server tools left out may leave none: an empty list is not sent.
+    if (tools.length > 0 || entries.length === 0) request.tools = tools;
   }
   decodeToolChoice(body.tool_choice, request);
+  // Forcing a tool that was left out would ask for an answer the upstream cannot give.
+  if (request.toolChoice?.type === 'tool' && hosted.has(request.toolChoice.name))
+    unsupported('tool_choice.name', `forces the server tool ${JSON.stringify(request.toolChoice.name)}, which other families cannot run`);
   readNumericSettings(request, [
     ['maxTokens', body.max_tokens, 'max_tokens'],
     ['temperature', body.temperature, 'temperature'],

@@ -19,6 +19,7 @@ import {
   budgetOf,
   dropSettings,
   EFFORT_BUDGETS,
+  hostedTool,
   isBlank,
   noteSettingPath,
   readNumericSettings,
@@ -162,15 +163,18 @@ function decodePart(raw: unknown, path: string, ids: IdState): Part | undefined 
   return invalid(path, 'must have text, inlineData, fileData, functionCall or functionResponse');
 }
 
-function decodeTools(body: Json, request: ChatRequest): void {
+function decodeTools(body: Json, request: ChatRequest, context: DecodeContext): void {
   const tools = member(body, 'tools');
   if (tools !== undefined) {
     const definitions: ToolDefinition[] = [];
     array(tools, 'tools').forEach((raw, i) => {
       const tool = object(raw, `tools[${i}]`);
+      // Google's own tools (`googleSearch`, `codeExecution`, `urlContext`, …) run at Google; one entry may hold several.
+      for (const key of Object.keys(tool))
+        if (key !== 'functionDeclarations' && key !== 'function_declarations')
+          hostedTool(request, context, `tools[${i}].${key}`, `only functionDeclarations can be translated (got ${key})`, `tools[${i}]`);
       const declarations = member(tool, 'functionDeclarations');
-      if (declarations === undefined)
-        unsupported(`tools[${i}]`, `only functionDeclarations can be translated (got ${Object.keys(tool).join(', ')})`);
+      if (declarations === undefined) return;
       array(declarations, `tools[${i}].functionDeclarations`).forEach((d, j) => {
         const path = `tools[${i}].functionDeclarations[${j}]`;
         const declaration = object(d, path);
@@ -188,7 +192,8 @@ function decodeTools(body: Json, request: ChatRequest): void {
         );
       });
     });
-    request.tools = definitions;
+    // Google's tools left out may leave none: an empty list is not sent.
+    if (definitions.length > 0 || array(tools, 'tools').length === 0) request.tools = definitions;
   }
   const config = member(body, 'toolConfig');
   if (config === undefined) return;
@@ -284,7 +289,7 @@ export function decodeGenerateContentRequest(body: Json, context: DecodeContext)
     const parts = array(content.parts, `contents[${i}].parts`).flatMap((p, j) => decodePart(p, `contents[${i}].parts[${j}]`, ids) ?? []);
     request.messages.push({ role: role === 'model' ? 'assistant' : 'user', parts, path: `contents[${i}].parts` });
   });
-  decodeTools(body, request);
+  decodeTools(body, request, context);
   decodeGenerationConfig(body, request);
   for (const key of Object.keys(body)) {
     const camel = key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());

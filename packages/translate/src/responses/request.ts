@@ -6,7 +6,8 @@
  * `function_call_output`, `reasoning`), `input_text`/`input_image` parts
  * (in messages and in a `function_call_output`'s list `output`, so a tool
  * result's images cross both ways), function tools (whose `strict` defaults to true here, unlike chat
- * completions), `text.format` and `reasoning`.
+ * completions), `namespace` tools (flattened), `custom` tools (as functions of one string),
+ * `text.format` and `reasoning`.
  *
  * The gateway is stateless: `previous_response_id`, `conversation` and item
  * references only mean something to OpenAI itself, so they pass through to
@@ -14,7 +15,16 @@
  */
 
 import type { DecodeContext } from '../codec.js';
-import { dropResultError, dropSettings, effortOf, noteSettingPath, readNumericSettings, resultContentAt } from '../common.js';
+import {
+  dropResultError,
+  dropSettings,
+  effortOf,
+  hostedTool,
+  noteSettingPath,
+  readNumericSettings,
+  resultContentAt,
+  toolNamesById,
+} from '../common.js';
 import {
   array,
   compact,
@@ -28,7 +38,18 @@ import {
   string,
   unsupported,
 } from '../fields.js';
-import type { ChatRequest, ImagePart, Message, Part, ReasoningEffort, TextPart, ToolChoice } from '../ir.js';
+import type {
+  ChatRequest,
+  ImagePart,
+  Message,
+  Part,
+  ReasoningEffort,
+  ResponsesToolNames,
+  TextPart,
+  ToolChoice,
+  ToolDefinition,
+  ToolGroup,
+} from '../ir.js';
 import { imageFromUrl } from '../openaiChat/request.js';
 
 const KNOWN = new Set([
@@ -104,14 +125,29 @@ function decodeItem(raw: unknown, path: string, request: ChatRequest): void {
       else invalid(`${path}.role`, 'must be user, assistant, system or developer');
       return;
     }
-    case 'function_call':
+    case 'function_call': {
+      const name = string(item.name, `${path}.name`);
+      const namespace = optionalString(item.namespace, `${path}.namespace`);
       assistantTurn(request, path).parts.push({
         type: 'tool_call',
         id: string(item.call_id, `${path}.call_id`),
-        name: string(item.name, `${path}.name`),
+        name: namespace === undefined ? name : flatToolName(namespace, name),
         arguments: string(item.arguments ?? '', `${path}.arguments`),
       });
       return;
+    }
+    case 'custom_tool_call': {
+      const name = string(item.name, `${path}.name`);
+      const namespace = optionalString(item.namespace, `${path}.namespace`);
+      assistantTurn(request, path).parts.push({
+        type: 'tool_call',
+        id: string(item.call_id, `${path}.call_id`),
+        name: namespace === undefined ? name : flatToolName(namespace, name),
+        arguments: JSON.stringify({ input: string(item.input ?? '', `${path}.input`) }),
+      });
+      return;
+    }
+    case 'custom_tool_call_output':
     case 'function_call_output':
       request.messages.push({
         role: 'user',
@@ -133,11 +169,175 @@ function decodeItem(raw: unknown, path: string, request: ChatRequest): void {
   }
 }
 
+/**
+ * Responses built-in tools that OpenAI runs on its side (search, files,
+ * code, computer use, image generation, remote MCP, tool search): no other
+ * family's upstream can run them, so they follow `hostedTools`.
+ */
+const HOSTED_TOOL = /^(web_search|file_search|code_interpreter|computer|image_generation|mcp$|tool_search)/;
+
+/**
+ * The flat name of a function inside a `namespace` tool, for families
+ * without namespaces: `multi_agent_v1` and `close_agent` are
+ * `multi_agent_v1__close_agent` (the `__` join Codex itself uses when it
+ * must flatten, with stray underscores around the join trimmed).
+ *
+ * @example
+ * ```ts
+ * flatToolName('multi_agent_v1', 'close_agent'); // 'multi_agent_v1__close_agent'
+ * ```
+ */
+export function flatToolName(namespace: string, name: string): string {
+  return `${namespace.replace(/_+$/, '')}__${name.replace(/^_+/, '')}`;
+}
+
+/**
+ * The request's namespaced functions and free-form tools by the name other
+ * families see (for the way back), or undefined when it has none: pass it
+ * as `EncodeContext.responsesTools` when writing the answer to a Responses
+ * client.
+ *
+ * @example
+ * ```ts
+ * const { request } = translateRequest('openai-responses', 'anthropic-messages', body, { model: 'claude-sonnet-4-5', stream: false });
+ * const responsesTools = responsesToolsOf(request);
+ * const context = { model: 'gpt-5-codex', requestId: 'r1', now: Date.now(), ...(responsesTools ? { responsesTools } : {}) };
+ * const answer = translateResponse('anthropic-messages', 'openai-responses', message, context);
+ * ```
+ */
+export function responsesToolsOf(request: ChatRequest): ResponsesToolNames | undefined {
+  const special = request.tools?.filter((tool) => tool.group !== undefined || tool.custom !== undefined);
+  if (!special || special.length === 0) return undefined;
+  return new Map(
+    special.map((tool) => [
+      tool.name,
+      compact({ name: tool.group?.name ?? tool.name, namespace: tool.group?.namespace, custom: tool.custom ? true : undefined }),
+    ]),
+  );
+}
+
+/** The text a free-form tool was called with: the function form's `input`, or the arguments as they came. */
+export function customInput(args: string): string {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    if (isObject(parsed) && typeof parsed.input === 'string') return parsed.input;
+  } catch {
+    // Not JSON: the model wrote the text itself.
+  }
+  return args;
+}
+
+/**
+ * A call as a Responses client knows it: a `function_call` item (with its
+ * namespace, for a flattened namespace function), or a `custom_tool_call`
+ * item for a free-form tool.
+ */
+export function responsesCallItem(name: string, callId: string, args: string, tools: ResponsesToolNames | undefined): Json {
+  const known = tools?.get(name);
+  const names = known ? compact({ name: known.name, namespace: known.namespace }) : { name };
+  if (known?.custom) return { type: 'custom_tool_call', call_id: callId, ...names, input: customInput(args) };
+  return { type: 'function_call', call_id: callId, ...names, arguments: args };
+}
+
+/** The one parameter of the function that stands for a free-form tool (a fresh object each time: encoders own what they get). */
+const customParameters = () => ({
+  type: 'object',
+  properties: { input: { type: 'string', description: 'The input of the tool, as free-form text.' } },
+  required: ['input'],
+  additionalProperties: false,
+});
+
+/**
+ * A `custom` (free-form) tool as a function taking `{"input": text}`. Only
+ * OpenAI holds the model to a grammar `format`: elsewhere the model is told
+ * the grammar in the description, and the format is named as dropped.
+ */
+function customTool(tool: Json, path: string, request: ChatRequest, group?: ToolGroup): ToolDefinition {
+  const description = optionalString(tool.description, `${path}.description`);
+  const format = tool.format === undefined || tool.format === null ? undefined : object(tool.format, `${path}.format`);
+  let told = description;
+  if (format !== undefined && format.type !== 'text') {
+    request.dropped.push(`${path}.format`);
+    const syntax = typeof format.syntax === 'string' ? `${format.syntax} ` : '';
+    const definition = typeof format.definition === 'string' ? format.definition : JSON.stringify(format);
+    told = `${description ?? ''}\n\nThe input must follow this ${syntax}grammar:\n${definition}`.trim();
+  }
+  return compact({
+    name: group ? flatToolName(group.namespace, group.name) : string(tool.name, `${path}.name`),
+    description: told,
+    parameters: customParameters(),
+    group,
+    custom: compact({ description, format }),
+  });
+}
+
+function functionTool(tool: Json, path: string, group?: ToolGroup): ToolDefinition {
+  return compact({
+    name: group ? flatToolName(group.namespace, group.name) : string(tool.name, `${path}.name`),
+    description: optionalString(tool.description, `${path}.description`),
+    parameters:
+      tool.parameters === undefined || tool.parameters === null
+        ? { type: 'object', properties: {} }
+        : object(tool.parameters, `${path}.parameters`),
+    // Responses tools are strict unless they say otherwise.
+    strict: optionalBoolean(tool.strict, `${path}.strict`) ?? true,
+    group,
+  });
+}
+
+/**
+ * Function tools as they are; each `namespace` tool's functions flattened to
+ * one function each (see {@link flatToolName}), refused if two tools would
+ * then share a name, so every call maps back to exactly one tool; hosted
+ * tools dropped or refused as `context.hostedTools` says.
+ */
+function decodeTools(raw: unknown, request: ChatRequest, context: DecodeContext): ToolDefinition[] {
+  const tools: ToolDefinition[] = [];
+  const seen = new Map<string, string>();
+  const add = (tool: ToolDefinition, path: string) => {
+    const first = seen.get(tool.name);
+    if (first !== undefined)
+      unsupported(path, `the tool name ${JSON.stringify(tool.name)} (namespaces flattened) is already taken by ${first}`);
+    seen.set(tool.name, path);
+    tools.push(tool);
+  };
+  array(raw, 'tools').forEach((entry, i) => {
+    const path = `tools[${i}]`;
+    const tool = object(entry, path);
+    if (tool.type === 'function') add(functionTool(tool, path), `${path}.name`);
+    else if (tool.type === 'custom') add(customTool(tool, path, request), `${path}.name`);
+    else if (tool.type === 'namespace') {
+      const namespace = string(tool.name, `${path}.name`);
+      const description = optionalString(tool.description, `${path}.description`);
+      array(tool.tools, `${path}.tools`).forEach((member, j) => {
+        const memberPath = `${path}.tools[${j}]`;
+        const fn = object(member, memberPath);
+        if (fn.type !== 'function' && fn.type !== 'custom')
+          unsupported(
+            `${memberPath}.type`,
+            `only function and custom tools inside a namespace can be translated (got ${JSON.stringify(fn.type)})`,
+          );
+        const group = compact({ namespace, name: string(fn.name, `${memberPath}.name`), description });
+        add(fn.type === 'custom' ? customTool(fn, memberPath, request, group) : functionTool(fn, memberPath, group), `${memberPath}.name`);
+      });
+    } else {
+      const message = `built-in tool ${JSON.stringify(tool.type)} exists only at OpenAI`;
+      if (typeof tool.type === 'string' && HOSTED_TOOL.test(tool.type)) hostedTool(request, context, path, message);
+      else unsupported(`${path}.type`, message);
+    }
+  });
+  return tools;
+}
+
 function decodeToolChoice(raw: unknown): ToolChoice | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (raw === 'auto' || raw === 'none' || raw === 'required') return { type: raw };
   const choice = object(raw, 'tool_choice');
-  if (choice.type === 'function') return { type: 'tool', name: string(choice.name, 'tool_choice.name') };
+  if (choice.type === 'function' || choice.type === 'custom') {
+    const name = string(choice.name, 'tool_choice.name');
+    const namespace = optionalString(choice.namespace, 'tool_choice.namespace');
+    return { type: 'tool', name: namespace === undefined ? name : flatToolName(namespace, name) };
+  }
   return unsupported('tool_choice.type', `${JSON.stringify(choice.type)} has no equivalent in other families`);
 }
 
@@ -173,20 +373,9 @@ export function decodeResponsesRequest(body: Json, context: DecodeContext): Chat
       decodeItem(item, `input[${i}]`, request);
     });
   if (body.tools !== undefined) {
-    request.tools = array(body.tools, 'tools').map((raw, i) => {
-      const tool = object(raw, `tools[${i}]`);
-      if (tool.type !== 'function') unsupported(`tools[${i}].type`, `built-in tool ${JSON.stringify(tool.type)} exists only at OpenAI`);
-      return compact({
-        name: string(tool.name, `tools[${i}].name`),
-        description: optionalString(tool.description, `tools[${i}].description`),
-        parameters:
-          tool.parameters === undefined || tool.parameters === null
-            ? { type: 'object', properties: {} }
-            : object(tool.parameters, `tools[${i}].parameters`),
-        // Responses tools are strict unless they say otherwise.
-        strict: optionalBoolean(tool.strict, `tools[${i}].strict`) ?? true,
-      });
-    });
+    const tools = decodeTools(body.tools, request, context);
+    // Hosted tools left out may leave none: an empty list some upstreams refuse is not sent.
+    if (tools.length > 0 || array(body.tools, 'tools').length === 0) request.tools = tools;
   }
   const choice = decodeToolChoice(body.tool_choice);
   if (choice) request.toolChoice = choice;
@@ -242,22 +431,54 @@ function functionOutput(content: readonly (TextPart | ImagePart)[]): string | Js
   return encodeContent(content, 'user');
 }
 
+/** Function tools, with flattened namespace functions grouped back into their `namespace` tools. */
+function encodeTools(tools: readonly ToolDefinition[]): Json[] {
+  const out: Json[] = [];
+  const groups = new Map<string, Json[]>();
+  for (const t of tools) {
+    const name = t.group ? t.group.name : t.name;
+    const fn = t.custom
+      ? compact({ type: 'custom', name, description: t.custom.description, format: t.custom.format })
+      : compact({ type: 'function', name, description: t.description, parameters: t.parameters, strict: t.strict ?? false });
+    if (!t.group) {
+      out.push(fn);
+      continue;
+    }
+    let members = groups.get(t.group.namespace);
+    if (!members) {
+      members = [];
+      groups.set(t.group.namespace, members);
+      out.push(compact({ type: 'namespace', name: t.group.namespace, description: t.group.description, tools: members }));
+    }
+    members.push(fn);
+  }
+  return out;
+}
+
 /** Writes an OpenAI Responses request body. */
 export function encodeResponsesRequest(request: ChatRequest): Json {
   if (request.candidates !== undefined && request.candidates > 1) unsupported('n', 'the Responses API returns one answer per request');
   const input: Json[] = request.system.slice(1).map((text) => ({ role: 'developer', content: text }));
+  const namespaces = responsesToolsOf(request);
+  const calls = toolNamesById(request.messages);
   request.messages.forEach((message, i) => {
     if (message.role === 'assistant') {
       const text = message.parts.filter((p) => p.type === 'text');
       if (text.length > 0) input.push({ type: 'message', role: 'assistant', content: encodeContent(text, 'assistant') });
       for (const part of message.parts)
-        if (part.type === 'tool_call') input.push({ type: 'function_call', call_id: part.id, name: part.name, arguments: part.arguments });
+        if (part.type === 'tool_call') input.push(responsesCallItem(part.name, part.id, part.arguments, namespaces));
       return;
     }
     for (const part of message.parts) {
       if (part.type !== 'tool_result') continue;
       dropResultError(request, part, `messages[${i}]`);
-      input.push({ type: 'function_call_output', call_id: part.callId, output: functionOutput(part.content) });
+      const called = namespaces?.get(calls.get(part.callId) ?? '');
+      const output = functionOutput(part.content);
+      input.push(
+        called?.custom
+          ? { type: 'custom_tool_call_output', call_id: part.callId, output: typeof output === 'string' ? output : JSON.stringify(output) }
+          : { type: 'function_call_output', call_id: part.callId, output },
+      );
     }
     const rest = message.parts.filter((p) => p.type === 'text' || p.type === 'image');
     if (rest.length > 0) input.push({ type: 'message', role: 'user', content: encodeContent(rest, 'user') });
@@ -267,10 +488,7 @@ export function encodeResponsesRequest(request: ChatRequest): Json {
   if (request.stream) body.stream = true;
   // Nothing the client sent asked OpenAI to keep the conversation.
   body.store = false;
-  if (request.tools)
-    body.tools = request.tools.map((t) =>
-      compact({ type: 'function', name: t.name, description: t.description, parameters: t.parameters, strict: t.strict ?? false }),
-    );
+  if (request.tools) body.tools = encodeTools(request.tools);
   const choice = request.toolChoice;
   if (choice) body.tool_choice = choice.type === 'tool' ? { type: 'function', name: choice.name } : choice.type;
   compact(

@@ -7,7 +7,8 @@
  */
 import { derivedId } from '../common.js';
 import { isObject, type Json } from '../fields.js';
-import type { ChatResponse, EncodeContext, StopReason, TokenUsage } from '../ir.js';
+import type { ChatResponse, EncodeContext, ResponsesToolNames, StopReason, TokenUsage } from '../ir.js';
+import { flatToolName, responsesCallItem } from './request.js';
 
 /** Neutral usage from a Responses `usage` object. */
 export function usageFromResponses(usage: unknown): Partial<TokenUsage> | undefined {
@@ -74,7 +75,7 @@ export function decodeResponsesResponse(json: unknown): ChatResponse {
       parts.push({
         type: 'tool_call',
         id: String(item.call_id ?? item.id ?? ''),
-        name: String(item.name ?? ''),
+        name: callName(item),
         arguments: String(item.arguments ?? ''),
       });
     }
@@ -91,8 +92,14 @@ export function decodeResponsesResponse(json: unknown): ChatResponse {
   return response;
 }
 
+/** A `function_call` item's name in the neutral model: flat when it names a namespace. */
+export function callName(item: Json): string {
+  const name = String(item.name ?? '');
+  return typeof item.namespace === 'string' ? flatToolName(item.namespace, name) : name;
+}
+
 /** One `output` item per run of text, per reasoning summary, per call. */
-export function responsesOutput(parts: ChatResponse['parts'], requestId: string): Json[] {
+export function responsesOutput(parts: ChatResponse['parts'], requestId: string, namespaces?: ResponsesToolNames): Json[] {
   const output: Json[] = [];
   let text: string | undefined;
   const flushText = () => {
@@ -117,14 +124,9 @@ export function responsesOutput(parts: ChatResponse['parts'], requestId: string)
       });
     } else {
       flushText();
-      output.push({
-        id: derivedId('fc_', requestId, output.length),
-        type: 'function_call',
-        status: 'completed',
-        call_id: part.id,
-        name: part.name,
-        arguments: part.arguments,
-      });
+      const item = responsesCallItem(part.name, part.id, part.arguments, namespaces);
+      const prefix = item.type === 'custom_tool_call' ? 'ctc_' : 'fc_';
+      output.push({ id: derivedId(prefix, requestId, output.length), status: 'completed', ...item });
     }
   }
   flushText();
@@ -165,7 +167,7 @@ export function encodeResponsesResponse(response: ChatResponse, context: EncodeC
   return {
     ...responseEnvelope(id, context, response.created ?? Math.floor(context.now / 1000)),
     ...responsesStatus(response.stopReason),
-    output: responsesOutput(response.parts, context.requestId),
+    output: responsesOutput(response.parts, context.requestId, context.responsesTools),
     usage: responsesUsage(response.usage),
   };
 }

@@ -17,7 +17,8 @@ import { type ErrorInfo, statusOfErrorType } from '../errorShapes.js';
 import { isObject, type Json } from '../fields.js';
 import type { StreamEvent } from '../ir.js';
 import { type SseEvent, sseEvent } from '../sseParser.js';
-import { responseEnvelope, responsesStatus, responsesUsage, stopReasonFromResponses, usageFromResponses } from './response.js';
+import { responsesCallItem } from './request.js';
+import { callName, responseEnvelope, responsesStatus, responsesUsage, stopReasonFromResponses, usageFromResponses } from './response.js';
 
 /** A Responses error (its `code` names the kind: `rate_limit_exceeded`, `server_error`, …) as a neutral event. */
 function streamError(message: unknown, code: unknown): StreamEvent {
@@ -57,9 +58,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
         if (item.type !== 'function_call') return [];
         const index = this.calls.size;
         this.calls.set(outputIndex, { index, streamed: false });
-        const out: StreamEvent[] = [
-          { type: 'tool_call_start', index, id: String(item.call_id ?? item.id ?? ''), name: String(item.name ?? '') },
-        ];
+        const out: StreamEvent[] = [{ type: 'tool_call_start', index, id: String(item.call_id ?? item.id ?? ''), name: callName(item) }];
         if (typeof item.arguments === 'string' && item.arguments.length > 0) {
           this.calls.get(outputIndex)!.streamed = true;
           out.push({ type: 'tool_call_delta', index, arguments: item.arguments });
@@ -111,7 +110,7 @@ export class ResponsesStreamDecoder implements StreamDecoder {
 type OpenItem =
   | { kind: 'message'; id: string; outputIndex: number; text: string }
   | { kind: 'reasoning'; id: string; outputIndex: number; text: string }
-  | { kind: 'call'; id: string; outputIndex: number; callId: string; name: string; arguments: string; source: number };
+  | { kind: 'call'; id: string; outputIndex: number; callId: string; name: string; arguments: string; source: number; custom: boolean };
 
 /** Writes a Responses event stream. */
 export class ResponsesStreamEncoder extends EncoderBase {
@@ -162,8 +161,14 @@ export class ResponsesStreamEncoder extends EncoderBase {
       out += this.event('response.reasoning_summary_part.done', { ...where, summary_index: 0, part });
       done = { id: item.id, type: 'reasoning', summary: [part] };
     } else {
-      out += this.event('response.function_call_arguments.done', { ...where, arguments: item.arguments });
-      done = { id: item.id, type: 'function_call', status: 'completed', call_id: item.callId, name: item.name, arguments: item.arguments };
+      const call = responsesCallItem(item.name, item.callId, item.arguments, this.context.responsesTools);
+      if (item.custom) {
+        // A free-form tool's text is inside the function form's JSON: sent whole, once the call is complete.
+        const input = call.input as string;
+        out += this.event('response.custom_tool_call_input.delta', { ...where, delta: input });
+        out += this.event('response.custom_tool_call_input.done', { ...where, input });
+      } else out += this.event('response.function_call_arguments.done', { ...where, arguments: item.arguments });
+      done = { id: item.id, status: 'completed', ...call };
     }
     this.output[item.outputIndex] = done;
     return out + this.event('response.output_item.done', { output_index: item.outputIndex, item: done });
@@ -234,7 +239,9 @@ export class ResponsesStreamEncoder extends EncoderBase {
         );
       }
       case 'tool_call_start': {
-        const id = derivedId('fc_', this.context.requestId, this.output.length);
+        const added = responsesCallItem(event.name, event.id, '', this.context.responsesTools);
+        const custom = added.type === 'custom_tool_call';
+        const id = derivedId(custom ? 'ctc_' : 'fc_', this.context.requestId, this.output.length);
         const item = {
           kind: 'call' as const,
           id,
@@ -243,21 +250,16 @@ export class ResponsesStreamEncoder extends EncoderBase {
           name: event.name,
           arguments: '',
           source: event.index,
+          custom,
         };
         this.calls.set(event.index, item);
-        return this.openItem(item, {
-          id,
-          type: 'function_call',
-          status: 'in_progress',
-          call_id: event.id,
-          name: event.name,
-          arguments: '',
-        });
+        return this.openItem(item, { id, status: 'in_progress', ...added });
       }
       case 'tool_call_delta': {
         const item = this.calls.get(event.index);
         if (!item) return '';
         item.arguments += event.arguments;
+        if (item.custom) return '';
         return this.event('response.function_call_arguments.delta', {
           item_id: item.id,
           output_index: item.outputIndex,

@@ -176,6 +176,34 @@ describe('agent adapters in a temporary repository', () => {
     }
   });
 
+  test('agent-session: an event past maxEventChars fails the job as upstream_failed instead of buffering it', async () => {
+    let sse: import('node:http').ServerResponse | undefined;
+    const server = await fakeServer(async (req, res) => {
+      if (req.url === '/status') sendJson(res, 200, { status: 'stable' });
+      else if (req.url === '/messages') sendJson(res, 200, { messages: [] });
+      else if (req.url === '/message' && req.method === 'POST') {
+        sendJson(res, 200, { ok: true });
+        sse?.write(`event: status_change\ndata: ${JSON.stringify({ status: 'running' })}\n\n`);
+        // An update that never ends: without a cap the reader would buffer it until the job times out.
+        sse?.write(`event: message_update\ndata: ${JSON.stringify({ id: 1, role: 'agent', message: 'x'.repeat(70_000) })}`);
+      } else if (req.url === '/events') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write(': connected\n\n');
+        sse = res;
+      } else res.writeHead(404).end();
+    });
+    try {
+      const adapter = new AgentSessionAdapter({ baseUrl: server.url, pollIntervalMs: 10, maxEventChars: 65_536 });
+      await assert.rejects(
+        adapter.run(task, { ...config, kind: 'agent-session', timeout_ms: 5_000 }, hooks()),
+        (e: unknown) => e instanceof WorkflowError && e.code === 'upstream_failed' && /sent an event over 65536 characters/.test(e.message),
+      );
+    } finally {
+      sse?.destroy();
+      await server.close();
+    }
+  });
+
   test('agent-session: an agent that has already exited is refused before the task is sent', async () => {
     const server = await fakeServer((req, res) => {
       if (req.url === '/status') sendJson(res, 200, { status: 'stable', exited: { exit_code: null, signal: 'SIGKILL' } });

@@ -20,6 +20,7 @@ import {
   headOf,
   reportedPrUrl,
 } from './agentAdapter.js';
+import { readSseEvents } from './sseEvents.js';
 
 /** Options of {@link AgentSessionAdapter}. */
 export interface AgentSessionOptions {
@@ -28,6 +29,8 @@ export interface AgentSessionOptions {
   apiKey?: string;
   /** How often to poll `/status` while waiting for the agent to be idle (default 500 ms). */
   pollIntervalMs?: number;
+  /** The most characters one `/events` event may take (default 1 Mi); a longer one fails the job as `upstream_failed`. */
+  maxEventChars?: number;
 }
 
 /** `exited` of `/status` and of `status_change` frames: the agent process has ended and takes no more messages. */
@@ -118,23 +121,14 @@ export class AgentSessionAdapter implements AgentAdapter {
       const seen = new Map<number, string>();
       let running = false;
       let exited: Exited | undefined;
-      let buffer = '';
-      for await (const chunk of events.body) {
-        buffer += (chunk as Buffer).toString('utf8').replace(/\r\n/g, '\n');
-        let cut = buffer.indexOf('\n\n');
-        let done = false;
-        while (cut >= 0) {
-          const frame = buffer.slice(0, cut);
-          buffer = buffer.slice(cut + 2);
-          cut = buffer.indexOf('\n\n');
-          const event = /^event: ?(.*)$/m.exec(frame)?.[1]?.trim() ?? 'message';
-          const data = frame
-            .split('\n')
-            .filter((l) => l.startsWith('data:'))
-            .map((l) => l.slice(5).replace(/^ /, ''))
-            .join('\n');
-          if (!data) continue;
-          const payload = JSON.parse(data) as { id?: number; message?: string; role?: string; status?: string; exited?: Exited };
+      try {
+        for await (const frame of readSseEvents(events.body, {
+          source: `agent session ${this.base.origin}/events`,
+          ...(this.options.maxEventChars !== undefined ? { maxEventChars: this.options.maxEventChars } : {}),
+        })) {
+          const event = frame.event ?? 'message';
+          if (!frame.data) continue;
+          const payload = JSON.parse(frame.data) as { id?: number; message?: string; role?: string; status?: string; exited?: Exited };
           if (event === 'message_update' && payload.role === 'agent' && typeof payload.id === 'number' && payload.id > lastId) {
             // Updates carry the whole message so far; stream only what is new.
             const previous = seen.get(payload.id) ?? '';
@@ -145,14 +139,15 @@ export class AgentSessionAdapter implements AgentAdapter {
             if (payload.exited) {
               // The agent died (mid-task, or before it took the prompt): its exit is the job's.
               exited = payload.exited;
-              done = true;
-            } else if (payload.status === 'running') running = true;
-            else if (payload.status === 'stable' && (running || seen.size > 0)) done = true;
+              break;
+            }
+            if (payload.status === 'running') running = true;
+            else if (payload.status === 'stable' && (running || seen.size > 0)) break;
           }
         }
-        if (done) break;
+      } finally {
+        events.body.destroy();
       }
-      events.body.destroy();
       const after = (await this.messages(signal)).filter((m) => m.role === 'agent' && m.id > lastId);
       const output = after.map((m) => m.content).join('\n');
       const exitCode = exited ? exitCodeOf(exited) : 0;

@@ -129,6 +129,8 @@ export interface GateSubject {
   workPackage?: WorkPackage;
   /** Every single step the move passes through (`"A -> B"`), in order. */
   transitions: string[];
+  /** This feature's own setting of rules (`governance:enforce --feature-slug`), over each rule's global one. */
+  ruleOverrides?: ReadonlyMap<string, boolean>;
 }
 
 /** The check result plus the evidence that satisfied the rules (for the audit entry). */
@@ -156,13 +158,15 @@ function thresholdViolation(rule: GovernanceRule, t: Threshold, value: number | 
 }
 
 /**
- * Checks every enabled rule guarding the subject's transitions.
+ * Checks every enabled rule guarding the subject's transitions (enabled for this feature:
+ * its own setting when it has one, else the rule's global one).
  * Evidence counts when it is attached to the target itself (the work
  * package, or the feature for feature rules) and did not fail.
  */
 export async function evaluateGates(reader: WorkflowReader, subject: GateSubject): Promise<GateEvaluation> {
   const scope = subject.workPackage ? 'work_package' : 'feature';
-  const rules = (await reader.listRules()).filter((r) => r.enabled && r.scope === scope && subject.transitions.includes(r.transition));
+  const enabled = (r: GovernanceRule) => subject.ruleOverrides?.get(r.rule_id) ?? r.enabled;
+  const rules = (await reader.listRules()).filter((r) => enabled(r) && r.scope === scope && subject.transitions.includes(r.transition));
   const violations: GateResult['violations'] = [];
   const used = new Set<number>();
   if (rules.length === 0) return { passed: true, violations, evidenceRefs: [], checkedRules: [] };

@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { appendFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { NotFoundError, WorkflowError } from '../errors.js';
 import { gitFailure } from './gitFailure.js';
@@ -60,6 +60,43 @@ export interface StashEntry {
   index: number;
   ref: string;
   message: string;
+}
+
+/** What `worktree:add` records about a worktree beyond its branch name. */
+export interface WorktreeMetadata {
+  feature_slug?: string;
+  wp_id?: number;
+}
+
+/** Recorded metadata lives in git's own administrative directory of the worktree, so it goes when the worktree goes. */
+const WORKTREE_METADATA_FILE = 'agileplus-worktree.json';
+
+/** The metadata recorded for a linked worktree (its `.git` file names the administrative directory); `{}` without any. */
+async function readWorktreeMetadata(path: string): Promise<WorktreeMetadata> {
+  try {
+    const pointer = /^gitdir: (.+)$/m.exec(await readFile(join(path, '.git'), 'utf8'));
+    if (!pointer) return {};
+    const recorded = JSON.parse(await readFile(join(resolve(path, pointer[1]!.trim()), WORKTREE_METADATA_FILE), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const out: WorktreeMetadata = {};
+    if (typeof recorded.feature_slug === 'string') out.feature_slug = recorded.feature_slug;
+    if (typeof recorded.wp_id === 'number') out.wp_id = recorded.wp_id;
+    return out;
+  } catch {
+    return {}; // a missing worktree directory or no recorded metadata: the branch name is all there is
+  }
+}
+
+/** `Name <email>`, as git's `--author` takes it without searching the history for a match. */
+function assertAuthor(author: string): string {
+  const value = assertSafeArgument(author, 'author');
+  if (!/^[^<>\n]+ <[^<>\s]+>$/.test(value))
+    throw new WorkflowError('invalid_argument', `author: expected "Name <email>", got ${JSON.stringify(value)}`, {
+      details: { field: 'author' },
+    });
+  return value;
 }
 
 /** The branch a work package's worktree uses: `<feature_slug>/wp<NN>`. */
@@ -159,12 +196,36 @@ export class GitRepository {
     return (await this.listBranches()).find((b) => b.name === name)!;
   }
 
-  /** Deletes `name`; `force` deletes even when it is not merged. */
-  async deleteBranch(name: string, options: { force?: boolean } = {}): Promise<{ name: string; deleted: true }> {
+  /**
+   * Deletes `name`; `force` deletes even when it is not merged. With `remote`, deletes the
+   * branch on that remote instead (`git push <remote> --delete`), leaving any local branch.
+   */
+  async deleteBranch(
+    name: string,
+    options: { force?: boolean; remote?: string } = {},
+  ): Promise<{ name: string; deleted: true; remote?: string }> {
     assertBranchName(name);
+    if (options.remote !== undefined) {
+      const remote = await this.requireRemote(options.remote);
+      const heads = await this.run(['ls-remote', '--heads', '--end-of-options', remote, `refs/heads/${name}`]);
+      if (heads.trim() === '') throw new NotFoundError('branch', `${remote}/${name}`);
+      await this.run(['push', '--delete', '--end-of-options', remote, `refs/heads/${name}`]);
+      return { name, deleted: true, remote };
+    }
     await this.requireCommit('branch', name, `refs/heads/${name}`);
     await this.run(['branch', options.force ? '-D' : '-d', '--end-of-options', name]);
     return { name, deleted: true };
+  }
+
+  /** A configured remote's name, or `not_found` (field `remote`). */
+  private async requireRemote(remote: string): Promise<string> {
+    const name = assertSafeArgument(remote, 'remote');
+    const remotes = (await this.run(['remote'])).split('\n').filter(Boolean);
+    if (!remotes.includes(name))
+      throw new WorkflowError('not_found', `no remote ${JSON.stringify(name)}; remotes: ${remotes.join(', ') || 'none'}`, {
+        details: { field: 'remote' },
+      });
+    return name;
   }
 
   async renameBranch(from: string, to: string): Promise<BranchInfo> {
@@ -175,15 +236,25 @@ export class GitRepository {
     return (await this.listBranches()).find((b) => b.name === to)!;
   }
 
-  async listBranches(): Promise<BranchInfo[]> {
-    const out = await this.run(['for-each-ref', '--format=%(refname:short)%00%(objectname)%00%(HEAD)%00%(upstream:short)', 'refs/heads']);
+  /**
+   * Local branches, or with `remote` the remote-tracking ones (`origin/main`; as of the last
+   * fetch or push). `pattern` is a glob over the short name (`feat/*`, `origin/wp*`).
+   */
+  async listBranches(options: { pattern?: string; remote?: boolean } = {}): Promise<BranchInfo[]> {
+    const namespace = options.remote ? 'refs/remotes' : 'refs/heads';
+    const pattern = options.pattern === undefined ? namespace : `${namespace}/${assertSafeArgument(options.pattern, 'pattern')}`;
+    const out = await this.run([
+      'for-each-ref',
+      '--format=%(refname:short)%00%(objectname)%00%(HEAD)%00%(upstream:short)%00%(symref)',
+      '--end-of-options',
+      pattern,
+    ]);
     return out
       .split('\n')
       .filter(Boolean)
-      .map((line) => {
-        const [name, commit, head, upstream] = line.split('\0');
-        return { name: name!, commit: commit!, current: head === '*', upstream: upstream || null };
-      });
+      .map((line) => line.split('\0'))
+      .filter(([, , , , symref]) => !symref) // origin/HEAD only points at another remote branch
+      .map(([name, commit, head, upstream]) => ({ name: name!, commit: commit!, current: head === '*', upstream: upstream || null }));
   }
 
   /** The checked-out branch, or null on a detached HEAD. */
@@ -194,10 +265,13 @@ export class GitRepository {
 
   // ---- commits ----
 
-  /** Commits staged changes; by default stages everything first (`all`), or only `paths`. The message goes through stdin. */
+  /**
+   * Commits staged changes; by default stages everything first (`all`), or only `paths`. The
+   * message goes through stdin. `author` (`Name <email>`) overrides the configured identity.
+   */
   async commit(
     message: string,
-    options: { all?: boolean; paths?: string[]; allowEmpty?: boolean; cwd?: string } = {},
+    options: { all?: boolean; paths?: string[]; allowEmpty?: boolean; author?: string; cwd?: string } = {},
   ): Promise<CommitInfo> {
     if (typeof message !== 'string' || message.trim() === '')
       throw new WorkflowError('invalid_argument', 'message: required', { details: { field: 'message' } });
@@ -208,25 +282,33 @@ export class GitRepository {
     } else if (options.all ?? true) {
       await this.run(['add', '-A'], { cwd });
     }
-    await this.run(['commit', '--file=-', ...(options.allowEmpty ? ['--allow-empty'] : [])], { cwd, input: message });
+    const author = options.author === undefined ? [] : [`--author=${assertAuthor(options.author)}`];
+    await this.run(['commit', '--file=-', ...author, ...(options.allowEmpty ? ['--allow-empty'] : [])], { cwd, input: message });
     return (await this.log({ limit: 1, cwd }))[0]!;
   }
 
-  /** Amends the last commit, keeping its message unless a new one is given. */
-  async amend(options: { message?: string; all?: boolean } = {}): Promise<CommitInfo> {
+  /**
+   * Amends the last commit, keeping its message unless a new one is given. git refuses an
+   * amend that leaves the commit with no changes unless `allowEmpty`.
+   */
+  async amend(options: { message?: string; all?: boolean; allowEmpty?: boolean } = {}): Promise<CommitInfo> {
     if (options.all ?? true) await this.run(['add', '-A']);
+    const allowEmpty = options.allowEmpty ? ['--allow-empty'] : [];
     await this.run(
-      options.message ? ['commit', '--amend', '--file=-'] : ['commit', '--amend', '--no-edit'],
+      options.message ? ['commit', '--amend', '--file=-', ...allowEmpty] : ['commit', '--amend', '--no-edit', ...allowEmpty],
       options.message ? { input: options.message } : {},
     );
     return (await this.log({ limit: 1 }))[0]!;
   }
 
-  /** Commits changes as a `fixup!` of `target`, for a later autosquash rebase. */
-  async fixup(target: string, options: { all?: boolean } = {}): Promise<CommitInfo> {
+  /**
+   * Commits changes as a `fixup!` of `target`, for a later autosquash rebase. A `message` goes
+   * in the fixup's body (git keeps the `fixup! <subject>` line autosquash looks for).
+   */
+  async fixup(target: string, options: { all?: boolean; message?: string } = {}): Promise<CommitInfo> {
     const rev = assertRevision(target, 'target');
     if (options.all ?? true) await this.run(['add', '-A']);
-    await this.run(['commit', `--fixup=${rev}`]);
+    await this.run(['commit', `--fixup=${rev}`, ...(options.message !== undefined ? [`--message=${options.message}`] : [])]);
     return (await this.log({ limit: 1 }))[0]!;
   }
 
@@ -292,13 +374,20 @@ export class GitRepository {
     return ['--end-of-options', from, to, '--', ...paths.map((p) => relative(cwd, p) || '.')];
   }
 
-  /** Unified diff from `from` (default `HEAD~1`) to `to` (default `HEAD`) with `context` lines (default 3). */
-  async diff(options: { from?: string; to?: string; context?: number; paths?: string[]; cwd?: string } = {}): Promise<string> {
+  /**
+   * Unified diff from `from` (default `HEAD~1`) to `to` (default `HEAD`) with `context` lines
+   * (default 3); with `stat`, git's diffstat of the same range instead of the patch.
+   */
+  async diff(
+    options: { from?: string; to?: string; context?: number; stat?: boolean; paths?: string[]; cwd?: string; field?: string } = {},
+  ): Promise<string> {
     const context = options.context ?? GIT_DEFAULTS.contextLines;
+    const field = options.field ?? 'context';
     if (!Number.isInteger(context) || context < 0 || context > 1000)
-      throw new WorkflowError('invalid_argument', 'context: an integer from 0 to 1000', { details: { field: 'context' } });
+      throw new WorkflowError('invalid_argument', `${field}: an integer from 0 to 1000`, { details: { field } });
+    const format = options.stat ? ['--stat'] : [`--unified=${context}`];
     return this.run(
-      ['diff', '--no-color', '--no-ext-diff', `--unified=${context}`, ...(await this.diffArgs(options))],
+      ['diff', '--no-color', '--no-ext-diff', ...format, ...(await this.diffArgs(options))],
       options.cwd ? { cwd: options.cwd } : {},
     );
   }
@@ -395,6 +484,8 @@ export class GitRepository {
     branch?: string;
     path?: string;
     base?: string;
+    /** The feature and work package the worktree serves, recorded with it (read back by {@link listWorktrees}). */
+    metadata?: WorktreeMetadata;
   }): Promise<Worktree> {
     const base = assertRevision(options.base ?? GIT_DEFAULTS.base, 'base');
     let branch = options.branch;
@@ -421,6 +512,10 @@ export class GitRepository {
         ? ['worktree', 'add', '--end-of-options', target, branch]
         : ['worktree', 'add', '-b', branch, '--end-of-options', target, base],
     );
+    if (options.metadata && (options.metadata.feature_slug !== undefined || options.metadata.wp_id !== undefined)) {
+      const adminDir = resolve(target, (await this.run(['rev-parse', '--git-dir'], { cwd: target })).trim());
+      await writeFile(join(adminDir, WORKTREE_METADATA_FILE), `${JSON.stringify(options.metadata)}\n`);
+    }
     return (await this.listWorktrees()).find((w) => w.path === target) ?? { path: target, branch, ...this.parseWorkPackageBranch(branch) };
   }
 
@@ -448,6 +543,7 @@ export class GitRepository {
         current.locked = line.slice('locked '.length);
       }
     }
+    for (const tree of trees.slice(1)) Object.assign(tree, await readWorktreeMetadata(tree.path));
     return trees;
   }
 

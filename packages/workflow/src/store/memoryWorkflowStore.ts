@@ -73,6 +73,10 @@ class MemoryReader implements WorkflowReader {
     const r = this.s.rules.get(ruleId);
     return r && copy(r);
   }
+  async auditEntries(chain: string) {
+    assertChainName(chain);
+    return (this.s.chains.get(chain) ?? []).map((sealed) => copy(sealed.entry) as AuditEntry);
+  }
   async listContracts(featureId: number, name?: string) {
     return [...this.s.contracts.values()]
       .filter((c) => c.feature_id === featureId && (name === undefined || c.name === name))

@@ -7,7 +7,7 @@
  * PostgreSQL (`@switchyard/workflow/postgres`); all run one contract suite
  * (`@switchyard/workflow/contract`).
  */
-import type { AuditStore, EntryBuilder, SealedEntry } from '@switchyard/audit-chain';
+import type { AuditEntry, AuditStore, EntryBuilder, SealedEntry } from '@switchyard/audit-chain';
 import type { Contract, Evidence, Feature, FeatureState, GovernanceRule, Metric, WorkPackage } from '../domain/model.js';
 import type { AgentJob, BacklogItem, BacklogStatus, ItemType, SyncLink } from '../domain/records.js';
 
@@ -30,6 +30,12 @@ export interface WorkflowReader {
   listMetrics(featureId: number, wpId?: number | null): Promise<Metric[]>;
   listRules(): Promise<GovernanceRule[]>;
   getRule(ruleId: string): Promise<GovernanceRule | undefined>;
+  /**
+   * The entries of an audit chain, oldest first, as this reader sees them (inside a
+   * transaction: with its own appends), for rules that read a feature's trail, such as its
+   * own governance settings.
+   */
+  auditEntries(chain: string): Promise<AuditEntry[]>;
   /** Contracts of a feature, by name then version. */
   listContracts(featureId: number, name?: string): Promise<Contract[]>;
   getBacklogItem(id: number): Promise<BacklogItem | undefined>;

@@ -12,15 +12,15 @@ import { z } from 'zod';
 import { slugSchema } from '../domain/model.js';
 import { InvalidArgumentError, WorkflowError } from '../errors.js';
 import { EXIT_CODES, exitCodeFor } from './exitCodes.js';
+import { type InvokedSubcommand, invokeSubcommand } from './invokeSubcommand.js';
 import type { SubcommandContext, SubcommandRegistry } from './registry.js';
-import { runSubcommand, type SubcommandOutcome } from './runSubcommand.js';
 import type { SubcommandAuditLog } from './subcommandAuditLog.js';
 
 /** The tool's name, as MCP lists it and as the envelope's `command` spells it. */
 export const DISPATCH_TOOL_NAME = 'dispatch_command';
 
-/** A subcommand name: `<category>:<action>` (lower case, dashes in the action). */
-export const SUBCOMMAND_NAME = /^[a-z]+:[a-z][a-z0-9-]*$/;
+/** A subcommand name: `<category>:<action>` (lower case, dashes in the action), or a deprecated one as `legacy:<category>:<action>`. */
+export const SUBCOMMAND_NAME = /^(?:legacy:)?[a-z]+:[a-z][a-z0-9-]*$/;
 
 /**
  * The envelope. `args` keys are the subcommand's option names in
@@ -39,7 +39,7 @@ export const dispatchEnvelopeSchema = z
 export type DispatchEnvelope = z.infer<typeof dispatchEnvelopeSchema>;
 
 /** What every surface answers: the outcome of the one subcommand (with its audit line), and whether it succeeded. */
-export interface DispatchResult extends SubcommandOutcome {
+export interface DispatchResult extends InvokedSubcommand {
   ok: boolean;
 }
 
@@ -107,7 +107,7 @@ export class DispatchTool {
       command = guessCommand(value) ?? DISPATCH_TOOL_NAME;
       return this.refuse(command, value, error, context.actor);
     }
-    return toResult(await runSubcommand(this.options.registry, this.options.log, command, args, context));
+    return toResult(await invokeSubcommand(this.options.registry, this.options.log, command, args, context));
   }
 
   /** The subcommand and arguments an envelope asks for (throws `invalid_argument` naming the field). */
@@ -130,7 +130,7 @@ export class DispatchTool {
     try {
       return this.options.registry.takesFeatureSlug(command);
     } catch {
-      return false; // unknown subcommands fail in runSubcommand, which logs them
+      return false; // unknown subcommands fail when run, which logs them
     }
   }
 
@@ -190,13 +190,14 @@ function guessCommand(input: unknown): string | undefined {
 }
 
 /** The surfaces' shape of an outcome. */
-export function toResult(outcome: SubcommandOutcome): DispatchResult {
+export function toResult(outcome: InvokedSubcommand): DispatchResult {
   return {
     ok: outcome.exit_code === EXIT_CODES.ok,
     command: outcome.command,
     exit_code: outcome.exit_code,
     duration_ms: outcome.duration_ms,
     ...(outcome.error ? { error: outcome.error } : { result: outcome.result }),
+    ...(outcome.warnings ? { warnings: outcome.warnings } : {}),
     audit: outcome.audit,
   };
 }

@@ -5,8 +5,43 @@
  * stash index 0 (the latest).
  */
 import { z } from 'zod';
+import { InvalidArgumentError } from '../errors.js';
 import { GIT_DEFAULTS } from '../git/gitRepository.js';
-import { arg, defineSubcommand, type SubcommandDefinition } from './registry.js';
+import { arg, defineSubcommand, legacySubcommand, type SubcommandDefinition } from './registry.js';
+
+/**
+ * A work package named by `wp_id`: its sequence, as `3`, `"3"`, `"03"` or `"wp03"`
+ * (the branch spelling), so the id a worktree reports is accepted back.
+ */
+const wpId = () =>
+  z
+    .union([z.number().int().positive(), z.string().regex(/^(?:wp)?0*[1-9][0-9]*$/i, 'a work-package sequence such as 3 or wp03')])
+    .transform((v) => (typeof v === 'number' ? v : Number(v.replace(/^wp/i, ''))))
+    .describe('work package (sequence, e.g. 3 or wp03); recorded with the worktree');
+
+/** `worktree:add` before the specification's arguments: a work package's worktree from its slug and sequence. */
+const worktreeAddV1 = defineSubcommand({
+  name: 'worktree:add',
+  summary: "Add a work package's worktree (branch <slug>/wp<NN> at .worktrees/<slug>-wp<NN>)",
+  args: z.object({
+    feature_slug: arg.slug(),
+    wp: arg.int('work-package sequence'),
+    base: arg.text('branch to start from').default(GIT_DEFAULTS.base),
+    path: arg.text('worktree directory (default .worktrees/<slug>-wp<NN>)').optional(),
+    branch: arg.text('branch name (default <slug>/wp<NN>)').optional(),
+  }),
+  run: async (ctx, a) => {
+    // A typo in the slug or sequence is not_found, not a stray branch and worktree for a package nobody planned.
+    await ctx.workflow.getWorkPackage(a.feature_slug, a.wp);
+    return ctx.git.addWorktree({
+      featureSlug: a.feature_slug,
+      wpSequence: a.wp,
+      base: a.base,
+      ...(a.path !== undefined ? { path: a.path } : {}),
+      ...(a.branch !== undefined ? { branch: a.branch } : {}),
+    });
+  },
+});
 
 export const GIT_SUBCOMMANDS: SubcommandDefinition[] = [
   defineSubcommand({
@@ -30,16 +65,23 @@ export const GIT_SUBCOMMANDS: SubcommandDefinition[] = [
   defineSubcommand({
     name: 'branch:delete',
     documented: true,
-    summary: 'Delete a branch (force deletes unmerged work)',
-    args: z.object({ name: arg.text('branch name'), force: arg.bool('delete even when not merged').default(false) }),
-    run: (ctx, a) => ctx.git.deleteBranch(a.name, { force: a.force }),
+    summary: 'Delete a branch (force deletes unmerged work; --remote deletes it on that remote)',
+    args: z.object({
+      name: arg.text('branch name'),
+      force: arg.bool('delete even when not merged').default(false),
+      remote: arg.text('delete the branch on this remote instead (e.g. origin)').optional(),
+    }),
+    run: (ctx, a) => ctx.git.deleteBranch(a.name, { force: a.force, ...(a.remote !== undefined ? { remote: a.remote } : {}) }),
   }),
   defineSubcommand({
     name: 'branch:list',
     documented: true,
-    summary: 'List local branches',
-    args: z.object({}),
-    run: (ctx) => ctx.git.listBranches(),
+    summary: 'List local branches (--remote: remote-tracking ones; --pattern: a glob)',
+    args: z.object({
+      pattern: arg.text('glob over branch names, e.g. "feat/*" (* stops at a slash)').optional(),
+      remote: arg.bool('list remote-tracking branches (origin/…) instead').default(false),
+    }),
+    run: (ctx, a) => ctx.git.listBranches({ remote: a.remote, ...(a.pattern !== undefined ? { pattern: a.pattern } : {}) }),
   }),
   defineSubcommand({
     name: 'branch:rename',
@@ -56,28 +98,44 @@ export const GIT_SUBCOMMANDS: SubcommandDefinition[] = [
   defineSubcommand({
     name: 'commit:create',
     documented: true,
-    summary: 'Commit changes (all by default, or only the given paths)',
+    summary: 'Commit changes (all by default, or only the given files)',
     args: z.object({
       message: arg.text('commit message'),
       all: arg.bool('stage every change first').default(true),
-      paths: arg.list('stage only these paths').default([]),
+      files: arg.list('stage only these paths (comma separated)').default([]),
+      author: arg.text('author as "Name <email>" (default: the configured git identity)').optional(),
       allow_empty: arg.bool('commit even with no changes').default(false),
     }),
-    run: (ctx, a) => ctx.git.commit(a.message, { all: a.all, paths: a.paths, allowEmpty: a.allow_empty }),
+    aliases: { paths: 'files' },
+    run: (ctx, a) =>
+      ctx.git.commit(a.message, {
+        all: a.all,
+        paths: a.files,
+        allowEmpty: a.allow_empty,
+        ...(a.author !== undefined ? { author: a.author } : {}),
+      }),
   }),
   defineSubcommand({
     name: 'commit:amend',
     documented: true,
     summary: 'Amend the last commit (keeps its message unless one is given)',
-    args: z.object({ message: arg.text('new message').optional(), all: arg.bool('stage every change first').default(true) }),
-    run: (ctx, a) => ctx.git.amend({ ...(a.message !== undefined ? { message: a.message } : {}), all: a.all }),
+    args: z.object({
+      message: arg.text('new message').optional(),
+      all: arg.bool('stage every change first').default(true),
+      allow_empty: arg.bool('amend even when the commit is left with no changes').default(false),
+    }),
+    run: (ctx, a) => ctx.git.amend({ ...(a.message !== undefined ? { message: a.message } : {}), all: a.all, allowEmpty: a.allow_empty }),
   }),
   defineSubcommand({
     name: 'commit:fixup',
     documented: true,
     summary: 'Commit changes as a fixup of a commit',
-    args: z.object({ target: arg.text('commit to fix up'), all: arg.bool('stage every change first').default(true) }),
-    run: (ctx, a) => ctx.git.fixup(a.target, { all: a.all }),
+    args: z.object({
+      target: arg.text('commit to fix up'),
+      message: arg.text("explanation, in the fixup's body").optional(),
+      all: arg.bool('stage every change first').default(true),
+    }),
+    run: (ctx, a) => ctx.git.fixup(a.target, { all: a.all, ...(a.message !== undefined ? { message: a.message } : {}) }),
   }),
   defineSubcommand({
     name: 'commit:rebase',
@@ -113,14 +171,22 @@ export const GIT_SUBCOMMANDS: SubcommandDefinition[] = [
   defineSubcommand({
     name: 'diff:show',
     documented: true,
-    summary: 'Unified diff between two revisions',
+    summary: 'Unified diff between two revisions (--stat: the diffstat)',
     args: z.object({
       from: arg.text('old revision').default(GIT_DEFAULTS.diffFrom),
       to: arg.text('new revision').default(GIT_DEFAULTS.diffTo),
-      context: arg.int('context lines').default(GIT_DEFAULTS.contextLines),
+      stat: arg.bool("git's diffstat instead of the patch").default(false),
+      unified: arg.int('context lines').default(GIT_DEFAULTS.contextLines),
       paths: arg.list('limit to these paths').default([]),
     }),
-    run: async (ctx, a) => ({ from: a.from, to: a.to, context: a.context, diff: await ctx.git.diff(a) }),
+    aliases: { context: 'unified' },
+    run: async (ctx, a) => ({
+      from: a.from,
+      to: a.to,
+      unified: a.unified,
+      stat: a.stat,
+      diff: await ctx.git.diff({ from: a.from, to: a.to, paths: a.paths, context: a.unified, stat: a.stat, field: 'unified' }),
+    }),
   }),
   defineSubcommand({
     name: 'diff:stat',
@@ -188,26 +254,33 @@ export const GIT_SUBCOMMANDS: SubcommandDefinition[] = [
   defineSubcommand({
     name: 'worktree:add',
     documented: true,
-    summary: "Add a work package's worktree (branch <slug>/wp<NN> at .worktrees/<slug>-wp<NN>)",
+    summary: 'Add a worktree at --path on --branch (created from --base when new), recording its feature and work package',
     args: z.object({
-      feature_slug: arg.slug(),
-      wp: arg.int('work-package sequence'),
-      base: arg.text('branch to start from').default(GIT_DEFAULTS.base),
-      path: arg.text('worktree directory (default .worktrees/<slug>-wp<NN>)').optional(),
-      branch: arg.text('branch name (default <slug>/wp<NN>)').optional(),
+      path: arg.text('worktree directory, inside the repository'),
+      branch: arg.text('branch to check out there (created from base when it does not exist)'),
+      feature_slug: arg.slug().optional(),
+      wp_id: wpId().optional(),
+      base: arg.text('branch to start a new branch from').default(GIT_DEFAULTS.base),
     }),
+    aliases: { wp: 'wp_id' },
     run: async (ctx, a) => {
-      // A typo in the slug or sequence is not_found, not a stray branch and worktree for a package nobody planned.
-      await ctx.workflow.getWorkPackage(a.feature_slug, a.wp);
+      if (a.wp_id !== undefined && a.feature_slug === undefined)
+        throw new InvalidArgumentError('feature_slug', 'required with wp_id (a work package belongs to a feature)');
+      // A typo in the slug or sequence is not_found, not a worktree recorded for a package nobody planned.
+      if (a.wp_id !== undefined) await ctx.workflow.getWorkPackage(a.feature_slug!, a.wp_id);
+      else if (a.feature_slug !== undefined) await ctx.workflow.getFeature(a.feature_slug);
       return ctx.git.addWorktree({
-        featureSlug: a.feature_slug,
-        wpSequence: a.wp,
+        path: a.path,
+        branch: a.branch,
         base: a.base,
-        ...(a.path !== undefined ? { path: a.path } : {}),
-        ...(a.branch !== undefined ? { branch: a.branch } : {}),
+        metadata: {
+          ...(a.feature_slug !== undefined ? { feature_slug: a.feature_slug } : {}),
+          ...(a.wp_id !== undefined ? { wp_id: a.wp_id } : {}),
+        },
       });
     },
   }),
+  legacySubcommand(worktreeAddV1, 'worktree:add --path P --branch B --feature-slug F --wp-id N'),
   defineSubcommand({
     name: 'worktree:remove',
     documented: true,

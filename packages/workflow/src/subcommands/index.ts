@@ -21,16 +21,22 @@ export {
   toResult,
 } from './dispatchTool.js';
 export { EXIT_CODES, exitCodeFor } from './exitCodes.js';
+export { type InvokedSubcommand, invokeSubcommand } from './invokeSubcommand.js';
 export {
   type ArgumentDescription,
   arg,
   argumentsJsonSchema,
   defineSubcommand,
+  LEGACY_PREFIX,
+  legacySubcommand,
+  type RegistryShape,
+  registryShape,
   SUBCOMMAND_CATEGORIES,
   type SubcommandCategory,
   type SubcommandContext,
   type SubcommandDefinition,
   SubcommandRegistry,
+  versioningViolations,
 } from './registry.js';
 export { runSubcommand, type SubcommandOutcome } from './runSubcommand.js';
 export {

@@ -5,7 +5,10 @@
  * CLI, the dispatch tool and MCP only translate into `invoke`; argument
  * keys may be kebab-case or snake_case (`relative-path` or
  * `relative_path`). Versioning: arguments are never removed, new ones are
- * optional with defaults, deprecated subcommands move to `legacy:*`.
+ * optional with defaults, deprecated subcommands move to `legacy:*`. A
+ * renamed argument keeps its old name as a deprecated alias, and a call that
+ * uses one (or a `legacy:*` subcommand) gets a warning ({@link
+ * SubcommandRegistry.deprecations}) in its result and its audit line.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
@@ -37,6 +40,9 @@ export interface SubcommandContext {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** The namespace deprecated subcommands move to: `legacy:<category>:<action>`. */
+export const LEGACY_PREFIX = 'legacy:';
+
 /** One subcommand. */
 export interface SubcommandDefinition {
   name: string;
@@ -46,6 +52,10 @@ export interface SubcommandDefinition {
   /** One of the 24 documented subcommands (their arguments and defaults are a contract). */
   documented: boolean;
   args: z.ZodObject;
+  /** Deprecated argument names (snake_case) and the argument each now is. */
+  aliases: Readonly<Record<string, string>>;
+  /** Set on a `legacy:*` subcommand: what to call instead. */
+  deprecated?: { replacement: string };
   run(ctx: SubcommandContext, args: Record<string, unknown>): Promise<unknown>;
 }
 
@@ -71,15 +81,27 @@ export const arg = {
       .describe(description),
 };
 
-/** Defines a subcommand with typed arguments. */
+/**
+ * Defines a subcommand with typed arguments. `aliases` keeps renamed arguments working: each
+ * old name maps to the argument it became, is accepted in its place (required ones too), and
+ * draws a deprecation warning.
+ */
 export function defineSubcommand<S extends z.ZodObject>(def: {
   name: `${SubcommandCategory}:${string}`;
   summary: string;
   documented?: boolean;
   args: S;
+  aliases?: Record<string, keyof z.output<S> & string>;
   run: (ctx: SubcommandContext, args: z.output<S>) => Promise<unknown>;
 }): SubcommandDefinition {
   const [category, action] = def.name.split(':') as [SubcommandCategory, string];
+  const aliases = def.aliases ?? {};
+  for (const [alias, target] of Object.entries(aliases)) {
+    if (alias in def.args.shape || !(target in def.args.shape))
+      throw new WorkflowError('invalid_argument', `${def.name}: alias ${alias} must be a free name for one of its arguments`, {
+        details: { field: alias },
+      });
+  }
   return {
     name: def.name,
     category,
@@ -87,7 +109,28 @@ export function defineSubcommand<S extends z.ZodObject>(def: {
     summary: def.summary,
     documented: def.documented ?? false,
     args: def.args.strict(),
+    aliases,
     run: def.run as SubcommandDefinition['run'],
+  };
+}
+
+/**
+ * Moves a subcommand to the `legacy:*` namespace, unchanged: the same arguments (never removed),
+ * the same handler, undocumented, and a warning naming `replacement` on every call.
+ *
+ * @example
+ * ```ts
+ * const old = legacySubcommand(defineSubcommand({ name: 'demo:echo', summary: 'v1', args: z.object({}), run: async () => 1 }), 'demo:say');
+ * old.name; // 'legacy:demo:echo'
+ * ```
+ */
+export function legacySubcommand(def: SubcommandDefinition, replacement: string): SubcommandDefinition {
+  return {
+    ...def,
+    name: `${LEGACY_PREFIX}${def.name}`,
+    summary: `Deprecated, use ${replacement}: ${def.summary}`,
+    documented: false,
+    deprecated: { replacement },
   };
 }
 
@@ -99,6 +142,8 @@ export interface ArgumentDescription {
   required: boolean;
   default: unknown;
   description: string;
+  /** Deprecated names still accepted for it (command-line spelling). */
+  deprecated_aliases?: string[];
 }
 
 const snake = (key: string) => key.replace(/-/g, '_');
@@ -149,7 +194,10 @@ export class SubcommandRegistry {
     return 'feature_slug' in this.get(name).args.shape;
   }
 
-  /** Normalizes keys (kebab-case to snake_case) and validates against the schema, applying defaults. */
+  /**
+   * Normalizes keys (kebab-case to snake_case, deprecated aliases to their arguments) and
+   * validates against the schema, applying defaults.
+   */
   parseArgs(name: string, raw: Record<string, unknown>): Record<string, unknown> {
     const def = this.get(name);
     const normalized: Record<string, unknown> = {};
@@ -158,7 +206,32 @@ export class SubcommandRegistry {
       if (k in normalized) throw new InvalidArgumentError(key, 'given twice (kebab-case and snake_case)');
       if (value !== undefined) normalized[k] = value;
     }
+    for (const [alias, target] of Object.entries(def.aliases)) {
+      if (!(alias in normalized)) continue;
+      if (target in normalized) throw new InvalidArgumentError(alias, `given with ${target}, of which it is the deprecated alias`);
+      normalized[target] = normalized[alias];
+      delete normalized[alias];
+    }
     return parseInput(def.args, normalized) as Record<string, unknown>;
+  }
+
+  /**
+   * The deprecation warnings a call draws: a `legacy:*` subcommand, and each deprecated
+   * argument alias it uses. Never throws (an unknown subcommand draws none; it fails when run).
+   */
+  deprecations(name: string, raw: Record<string, unknown>): string[] {
+    const def = this.byName.get(name);
+    if (!def) return [];
+    const warnings: string[] = [];
+    if (def.deprecated) warnings.push(`${def.name} is deprecated; use ${def.deprecated.replacement}`);
+    const given = new Set(Object.keys(raw).map(snake));
+    for (const [alias, target] of Object.entries(def.aliases)) {
+      if (given.has(alias))
+        warnings.push(
+          `${def.name}: ${alias} is deprecated; use ${target} (--${alias.replace(/_/g, '-')} is now --${target.replace(/_/g, '-')})`,
+        );
+    }
+    return warnings;
   }
 
   /** Parses the arguments and runs the handler. */
@@ -170,15 +243,19 @@ export class SubcommandRegistry {
   /** Arguments of a subcommand, with their defaults, for help text. */
   describe(name: string): { name: string; summary: string; documented: boolean; args: ArgumentDescription[] } {
     const def = this.get(name);
-    const args = Object.entries(def.args.shape).map(([key, schema]) => {
+    const args = Object.entries(def.args.shape).map(([key, schema]): ArgumentDescription => {
       const s = schema as z.ZodType;
       const parsed = s.safeParse(undefined);
+      const aliases = Object.entries(def.aliases)
+        .filter(([, target]) => target === key)
+        .map(([alias]) => `--${alias.replace(/_/g, '-')}`);
       return {
         name: key,
         option: `--${key.replace(/_/g, '-')}`,
         required: !parsed.success,
         default: parsed.success ? parsed.data : undefined,
         description: describedBy(s),
+        ...(aliases.length ? { deprecated_aliases: aliases } : {}),
       };
     });
     return { name: def.name, summary: def.summary, documented: def.documented, args };
@@ -188,6 +265,60 @@ export class SubcommandRegistry {
   jsonSchema(name: string): Record<string, unknown> {
     return argumentsJsonSchema(this.get(name).args);
   }
+}
+
+/** The argument contract of a registry: subcommand to argument to whether it is required. */
+export type RegistryShape = Record<string, Record<string, { required: boolean }>>;
+
+/** The argument contract of `registry` (for {@link versioningViolations}). */
+export function registryShape(registry: SubcommandRegistry): RegistryShape {
+  return Object.fromEntries(
+    registry
+      .list()
+      .map((def) => [def.name, Object.fromEntries(registry.describe(def.name).args.map((a) => [a.name, { required: a.required }]))]),
+  );
+}
+
+/**
+ * Where `next` breaks the versioning rules against `previous`: a subcommand removed without
+ * moving to `legacy:*`, an argument no longer accepted (under its name or as a deprecated
+ * alias), a new argument that is required. A subcommand whose old form lives on as
+ * `legacy:<name>` may change its arguments (that is what the namespace is for), but the legacy
+ * form must keep every old argument.
+ *
+ * @example
+ * ```ts
+ * versioningViolations(registryShape(v1), v2); // [] when v2 is a compatible successor
+ * ```
+ */
+export function versioningViolations(previous: RegistryShape, next: SubcommandRegistry): string[] {
+  const violations: string[] = [];
+  const has = (name: string) => next.list().some((d) => d.name === name);
+  const accepts = (name: string, arg: string) => {
+    const def = next.get(name);
+    return arg in def.args.shape || arg in def.aliases;
+  };
+  for (const [name, args] of Object.entries(previous)) {
+    const legacy = name.startsWith(LEGACY_PREFIX) ? undefined : `${LEGACY_PREFIX}${name}`;
+    const movedToLegacy = legacy !== undefined && has(legacy);
+    if (movedToLegacy) {
+      for (const arg of Object.keys(args)) if (!accepts(legacy, arg)) violations.push(`${legacy} no longer takes ${arg}`);
+    }
+    if (!has(name)) {
+      if (!movedToLegacy) violations.push(`${name} was removed; a deprecated subcommand moves to ${legacy ?? 'legacy:*'}`);
+      continue;
+    }
+    if (movedToLegacy) continue;
+    for (const arg of Object.keys(args)) if (!accepts(name, arg)) violations.push(`${name} no longer takes ${arg}`);
+    const def = next.get(name);
+    const renamedFrom = new Map(Object.entries(def.aliases).map(([alias, target]) => [target, alias]));
+    for (const described of next.describe(name).args) {
+      const old = args[described.name] ?? args[renamedFrom.get(described.name) ?? ''];
+      if (!old && described.required) violations.push(`${name} has a new required argument ${described.name}; new arguments are optional`);
+      if (old && !old.required && described.required) violations.push(`${name} now requires ${described.name}`);
+    }
+  }
+  return violations;
 }
 
 /**

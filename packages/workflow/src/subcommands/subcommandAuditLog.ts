@@ -61,6 +61,8 @@ export interface SubcommandRecord {
    * a run failed or was refused (`{ error: { code, message } }`).
    */
   result?: Record<string, unknown>;
+  /** Deprecation warnings the call drew (a `legacy:*` subcommand, a deprecated argument name). */
+  warnings?: string[];
 }
 
 /** A run's intent, journalled before it runs ({@link SubcommandAuditLog.begin}). */
@@ -71,6 +73,19 @@ export interface SubcommandIntent {
   actor: string;
   /** When the run started (ISO 8601). */
   at: string;
+  /** Deprecation warnings of the call (see {@link SubcommandAuditLog.withWarnings}). */
+  warnings?: string[];
+}
+
+/** The one record of a run, from its intent and its outcome. */
+function recordOf(intent: SubcommandIntent, outcome: SubcommandRunOutcome): SubcommandRecord {
+  return {
+    command: intent.command,
+    args: intent.args,
+    actor: intent.actor,
+    ...outcome,
+    ...(intent.warnings !== undefined ? { warnings: intent.warnings } : {}),
+  };
 }
 
 /** What a finished run did, for {@link SubcommandAuditLog.finish}. */
@@ -206,12 +221,21 @@ export class SubcommandAuditLog {
   private readonly repoRoot: string;
   private readonly lockTimeoutMs: number;
   private readonly beforeOpen: ConfinedFileOptions['beforeOpen'];
-  private owner: Promise<ProcessIdentity> | undefined;
-  /** The highest entry id this log has seen: a lower bound of the head, recorded with each intent. */
-  private lastSeenId = 0;
-  private sinceCompaction = 0;
-  /** Records whose append failed after their run (a lock timeout): retried before the next append and at close. */
-  private pending: { intent: SubcommandIntent; outcome: SubcommandRunOutcome }[] = [];
+  /**
+   * What changes as the log is used, in one object that views ({@link withWarnings}) share with
+   * the log they were made from: the process's identity, the highest entry id seen (a lower bound
+   * of the head, recorded with each intent), records since the journal was last compacted, and
+   * records whose append failed after their run (a lock timeout), retried before the next append
+   * and at close.
+   */
+  private readonly state: {
+    owner: Promise<ProcessIdentity> | undefined;
+    lastSeenId: number;
+    sinceCompaction: number;
+    pending: { record: SubcommandRecord; intent: string }[];
+  } = { owner: undefined, lastSeenId: 0, sinceCompaction: 0, pending: [] };
+  /** Warnings every record of this view carries (see {@link SubcommandAuditLog.withWarnings}). */
+  private warnings: readonly string[] = [];
 
   private constructor(repoRoot: string, path: string, origin: string, store: JsonlAuditStore, options: SubcommandAuditLogOptions) {
     this.repoRoot = repoRoot;
@@ -240,7 +264,7 @@ export class SubcommandAuditLog {
     });
     const log = new SubcommandAuditLog(resolve(repoRoot), path, origin, store, options);
     try {
-      log.lastSeenId = (await store.head()).size;
+      log.state.lastSeenId = (await store.head()).size;
       await log.recoverIntents();
     } catch (error) {
       // A journal that cannot be read or locked now stays for the next start; the log itself works.
@@ -275,12 +299,29 @@ export class SubcommandAuditLog {
   }
 
   /**
+   * This log, with `warnings` added to each line written through the returned view (the same
+   * file, chain and lock). It lets the runner that writes a call's one line carry the
+   * deprecation warnings its caller found.
+   *
+   * @example
+   * ```ts
+   * await log.withWarnings(['paths is deprecated; use files']).record(record);
+   * ```
+   */
+  withWarnings(warnings: readonly string[]): SubcommandAuditLog {
+    if (warnings.length === 0) return this;
+    const view = Object.create(this) as SubcommandAuditLog;
+    view.warnings = [...this.warnings, ...warnings];
+    return view;
+  }
+
+  /**
    * Appends one line; resolves once it is on disk. For a refusal or a maintenance action that has
    * no run to journal; a run goes through {@link begin} and {@link finish}.
    */
   async record(record: SubcommandRecord): Promise<AuditEntry> {
     await this.retryPending();
-    return this.append(record);
+    return this.append({ ...record, warnings: [...this.warnings, ...(record.warnings ?? [])] });
   }
 
   /**
@@ -301,9 +342,10 @@ export class SubcommandAuditLog {
       args: sanitizeArgs(run.args),
       actor: run.actor,
       at: new Date(this.clock.now()).toISOString(),
+      ...(this.warnings.length > 0 ? { warnings: [...this.warnings] } : {}),
     };
-    this.owner ??= currentProcessIdentity();
-    const line: JournalLine = { type: 'intent', ...intent, owner: await this.owner, after: this.lastSeenId };
+    this.state.owner ??= currentProcessIdentity();
+    const line: JournalLine = { type: 'intent', ...intent, owner: await this.state.owner, after: this.state.lastSeenId };
     const release = await acquireFileLock(`${this.path}.lock`, { timeoutMs: this.lockTimeoutMs });
     try {
       await this.journal(line);
@@ -322,16 +364,17 @@ export class SubcommandAuditLog {
     const line: JournalLine = { type: 'outcome', id: intent.id, ...outcome };
     // The journal's own lock, not the log's: an outcome must be kept even when the log's lock is what timed out.
     await this.withJournalLock(() => this.journal(line)).catch(() => undefined);
+    const record = recordOf(intent, outcome);
     let entry: AuditEntry;
     try {
-      entry = await this.append({ ...intent, ...outcome }, intent.id);
+      entry = await this.append(record, intent.id);
     } catch (error) {
-      this.pending.push({ intent, outcome });
+      this.state.pending.push({ record, intent: intent.id });
       throw error;
     }
     // A long-lived process (`yard serve`) opens its log once: the journal is compacted as it goes.
-    if (++this.sinceCompaction >= COMPACT_EVERY) {
-      this.sinceCompaction = 0;
+    if (++this.state.sinceCompaction >= COMPACT_EVERY) {
+      this.state.sinceCompaction = 0;
       await this.recoverIntents().catch(() => undefined);
     }
     return entry;
@@ -347,8 +390,9 @@ export class SubcommandAuditLog {
       duration_ms: Math.max(0, Math.round(record.duration_ms)),
       ...(intent !== undefined ? { intent } : {}),
       ...(result !== undefined ? { result: sanitizeArgs(result) as never } : {}),
+      ...(record.warnings !== undefined && record.warnings.length > 0 ? { warnings: [...record.warnings] } : {}),
     });
-    this.lastSeenId = Math.max(this.lastSeenId, entry.id);
+    this.state.lastSeenId = Math.max(this.state.lastSeenId, entry.id);
     this.events?.emit('workflow:subcommand', {
       command: record.command,
       exitCode: record.exit_code,
@@ -360,14 +404,15 @@ export class SubcommandAuditLog {
 
   /** Appends what is pending; what still fails stays pending (and journalled), and never blocks the next record. */
   private async retryPending(): Promise<void> {
-    while (this.pending.length > 0) {
-      const { intent, outcome } = this.pending[0]!;
+    const { pending } = this.state;
+    while (pending.length > 0) {
+      const { record, intent } = pending[0]!;
       try {
-        await this.append({ ...intent, ...outcome }, intent.id);
+        await this.append(record, intent);
       } catch {
         return;
       }
-      this.pending.shift();
+      pending.shift();
     }
   }
 
@@ -459,7 +504,14 @@ export class SubcommandAuditLog {
           command: String(line.command),
           args: line.args && typeof line.args === 'object' ? line.args : {},
           actor: String(line.actor),
-          ...(outcome ?? { exit_code: EXIT_CODES.internal, duration_ms: 0, result: { error: INTERRUPTED } }),
+          ...(outcome && Number.isSafeInteger(outcome.exit_code)
+            ? {
+                exit_code: outcome.exit_code,
+                duration_ms: Number(outcome.duration_ms) || 0,
+                ...(outcome.result && typeof outcome.result === 'object' ? { result: outcome.result } : {}),
+              }
+            : { exit_code: EXIT_CODES.internal, duration_ms: 0, result: { error: INTERRUPTED } }),
+          ...(Array.isArray(line.warnings) ? { warnings: line.warnings.map(String) } : {}),
         };
         const entry = await this.append(record, line.id, {
           intent_at: line.at,

@@ -33,26 +33,26 @@ const auditChainBin = fileURLToPath(new URL('../../../audit-chain/src/bin.ts', i
 const DOCUMENTED_DEFAULTS: Record<string, Record<string, unknown>> = {
   'branch:create': { name: undefined, base: 'main', checkout: false },
   'branch:checkout': { name: undefined, create: false },
-  'branch:delete': { name: undefined, force: false },
-  'branch:list': {},
-  'commit:create': { message: undefined, all: true, paths: [], allow_empty: false },
-  'commit:amend': { message: undefined, all: true },
-  'commit:fixup': { target: undefined, all: true },
+  'branch:delete': { name: undefined, force: false, remote: undefined },
+  'branch:list': { pattern: undefined, remote: false },
+  'commit:create': { message: undefined, all: true, files: [], author: undefined, allow_empty: false },
+  'commit:amend': { message: undefined, all: true, allow_empty: false },
+  'commit:fixup': { target: undefined, message: undefined, all: true },
   'commit:rebase': { onto: 'main', autosquash: true },
-  'diff:show': { from: 'HEAD~1', to: 'HEAD', context: 3, paths: [] },
+  'diff:show': { from: 'HEAD~1', to: 'HEAD', stat: false, unified: 3, paths: [] },
   'diff:stat': { from: 'HEAD~1', to: 'HEAD', paths: [] },
   'stash:push': { message: undefined, include_untracked: false },
   'stash:pop': { index: 0 },
   'stash:list': {},
-  'worktree:add': { feature_slug: undefined, wp: undefined, base: 'main', path: undefined, branch: undefined },
+  'worktree:add': { path: undefined, branch: undefined, feature_slug: undefined, wp_id: undefined, base: 'main' },
   'worktree:remove': { path: undefined, force: false },
   'worktree:list': {},
   'artifact:write': { feature_slug: undefined, relative_path: undefined, content: undefined, from_file: undefined },
   'artifact:read': { feature_slug: undefined, relative_path: undefined },
   'artifact:hash': { feature_slug: undefined, relative_path: undefined },
-  'governance:check': { feature_slug: undefined, wp: undefined, to: undefined },
-  'governance:enforce': { rule_id: undefined, action: undefined },
-  'audit:log': { feature_slug: undefined, limit: 50, since: undefined },
+  'governance:check': { feature_slug: undefined, transition: undefined, wp: undefined, verbose: false },
+  'governance:enforce': { feature_slug: undefined, rule: undefined, action: undefined },
+  'audit:log': { feature_slug: undefined, actor: undefined, since: undefined, limit: 50, output: undefined },
   'audit:query': { feature_slug: undefined, where: undefined, group_by: undefined, order_by: undefined, limit: undefined },
   // Optional anchors added later (issue 24): new arguments are optional, as the registry's versioning says.
   'audit:verify': { feature_slug: undefined, checkpoint_file: undefined, public_key: undefined, trusted_state: undefined },
@@ -90,7 +90,7 @@ test('more than 40 subcommands in 8 categories; the 24 documented ones take exac
   assert.ok(registry.takesFeatureSlug('artifact:write'));
   assert.ok(!registry.takesFeatureSlug('branch:list'));
   const schema = registry.jsonSchema('diff:show') as { properties: Record<string, { default?: unknown }> };
-  assert.equal(schema.properties.context!.default, 3);
+  assert.equal(schema.properties.unified!.default, 3);
 });
 
 test('jsonSchema states every default, booleans and lists included, as the defaults the arguments parse to', () => {
@@ -101,8 +101,8 @@ test('jsonSchema states every default, booleans and lists included, as the defau
     default: false,
   });
   const commit = schema('commit:create').properties;
-  assert.deepEqual([commit.all?.default, commit.paths?.default, commit.allow_empty?.default], [true, [], false]);
-  assert.equal(commit.paths?.type, 'array');
+  assert.deepEqual([commit.all?.default, commit.files?.default, commit.allow_empty?.default], [true, [], false]);
+  assert.equal(commit.files?.type, 'array');
   for (const def of registry.list()) {
     const properties = schema(def.name).properties;
     for (const arg of registry.describe(def.name).args) {
@@ -134,10 +134,11 @@ test('arguments: kebab-case or snake_case, strings coerced, unknown ones refused
     feature_slug: 'f',
     relative_path: 'a.md',
   });
-  assert.deepEqual(registry.parseArgs('diff:show', { context: '5', paths: 'a.ts,b.ts' }), {
+  assert.deepEqual(registry.parseArgs('diff:show', { unified: '5', paths: 'a.ts,b.ts' }), {
     from: 'HEAD~1',
     to: 'HEAD',
-    context: 5,
+    stat: false,
+    unified: 5,
     paths: ['a.ts', 'b.ts'],
   });
   assert.deepEqual(registry.parseArgs('branch:delete', { name: 'x', force: 'true' }), { name: 'x', force: true });
@@ -148,7 +149,7 @@ test('arguments: kebab-case or snake_case, strings coerced, unknown ones refused
   );
   assert.throws(() => registry.parseArgs('artifact:hash', { 'feature-slug': 'f', feature_slug: 'g', relative_path: 'a' }), /given twice/);
   assert.throws(() => registry.parseArgs('branch:create', {}), { message: 'name: required' });
-  assert.throws(() => registry.parseArgs('diff:show', { context: 'many' }), { message: 'context: expected a number; got "many"' });
+  assert.throws(() => registry.parseArgs('diff:show', { unified: 'many' }), { message: 'unified: expected a number; got "many"' });
   assert.throws(() => registry.parseArgs('stash:pop', { index: '1.5' }), { message: 'index: expected an integer; got "1.5"' });
   assert.throws(() => registry.get('branch:explode'), /branch has branch:create/);
 });
@@ -204,11 +205,11 @@ describe('audited invocations in a temporary repository', () => {
       ['branch:nope', {}, EXIT_CODES.usage],
       ['audit:verify', { feature_slug: 'missing' }, EXIT_CODES.not_found],
       ['governance:check', { feature_slug: 'f', to: 'SHIPPED' }, EXIT_CODES.ok],
-      ['governance:enforce', { rule_id: 'wp-ci-before-review', action: 'disable' }, EXIT_CODES.forbidden],
+      ['governance:enforce', { feature_slug: 'f', rule: 'wp-ci-before-review', action: 'disable' }, EXIT_CODES.forbidden],
       ['audit:query', { where: 'actor ==' }, EXIT_CODES.usage],
       ['artifact:read', { feature_slug: 'f', relative_path: '../../etc/passwd' }, EXIT_CODES.usage],
       ['audit:log', { feature_slug: 'missing' }, EXIT_CODES.not_found],
-      ['worktree:add', { feature_slug: 'f', wp: 9 }, EXIT_CODES.not_found],
+      ['worktree:add', { path: '.worktrees/f-wp09', branch: 'f/wp09', feature_slug: 'f', wp_id: 9 }, EXIT_CODES.not_found],
     ];
     for (const [command, args, expected] of cases) {
       const outcome = await runSubcommand(registry, log, command, args, ctx);
@@ -294,8 +295,15 @@ describe('audited invocations in a temporary repository', () => {
     const takingSlug = registry.list().filter((d) => registry.takesFeatureSlug(d.name));
     assert.ok(takingSlug.length >= 10, takingSlug.map((d) => d.name).join(', '));
     for (const def of takingSlug) {
+      // Every other required argument is given ('1' reads as a text or an integer), so only the slug can fail.
+      const others = Object.fromEntries(
+        registry
+          .describe(def.name)
+          .args.filter((a) => a.required && a.name !== 'feature_slug')
+          .map((a) => [a.name, a.name === 'action' ? 'enable' : '1']),
+      );
       assert.throws(
-        () => registry.parseArgs(def.name, { feature_slug: '../x' }),
+        () => registry.parseArgs(def.name, { ...others, feature_slug: '../x' }),
         (e: unknown) => (e as { details?: { field?: string } }).details?.field === 'feature_slug',
         def.name,
       );

@@ -7,18 +7,44 @@ import { open } from 'node:fs/promises';
 import { isAbsolute } from 'node:path';
 import { createNoteSigner, createNoteVerifier, type NoteVerifier, type TrustedState } from '@switchyard/audit-chain';
 import { z } from 'zod';
+import type { AuditTrailEntry } from '../domain/model.js';
 import { InvalidArgumentError, NotFoundError, WorkflowError } from '../errors.js';
 import { confinedPath } from '../git/safety.js';
 import {
   arg,
   artifactContent,
   defineSubcommand,
+  legacySubcommand,
   readRepositoryFile,
   type SubcommandContext,
   type SubcommandDefinition,
 } from './registry.js';
 
 const relativePath = () => arg.text('path inside the feature, e.g. spec.md');
+
+/** `governance:check` before the specification's arguments: `--to` optional (default the next move). */
+const governanceCheckV1 = defineSubcommand({
+  name: 'governance:check',
+  summary: 'Check the gates of the next move (of the feature, or of a work package with --wp)',
+  args: z.object({
+    feature_slug: arg.slug(),
+    wp: arg.int('work-package sequence').optional(),
+    to: arg.text('target state (default: the next one)').optional(),
+  }),
+  run: (ctx, a) =>
+    ctx.workflow.checkGovernance(a.feature_slug, {
+      ...(a.wp !== undefined ? { wp_sequence: a.wp } : {}),
+      ...(a.to !== undefined ? { to: a.to } : {}),
+    }),
+});
+
+/** `governance:enforce` before the specification's arguments: a rule's global setting. */
+const governanceEnforceV1 = defineSubcommand({
+  name: 'governance:enforce',
+  summary: 'Enable, disable or reset a rule for every feature (admins only; audited)',
+  args: z.object({ rule_id: arg.text('rule id'), action: z.enum(['enable', 'disable', 'reset']).describe('what to do') }),
+  run: (ctx, a) => ctx.workflow.governance.enforce(a.rule_id, a.action, ctx.actor),
+});
 
 /**
  * Refuses a feature that does not exist (not_found), as audit:* and HTTP do: artifacts
@@ -192,25 +218,35 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
   defineSubcommand({
     name: 'governance:check',
     documented: true,
-    summary: 'Check the gates of the next move (of the feature, or of a work package with --wp)',
+    summary: 'Check the gates of a move to --transition (of the feature, or of a work package with --wp)',
     args: z.object({
       feature_slug: arg.slug(),
+      transition: arg.text('target state, e.g. REVIEW'),
       wp: arg.int('work-package sequence').optional(),
-      to: arg.text('target state (default: the next one)').optional(),
+      verbose: arg.bool('also list the rules that were checked (checked_rules)').default(false),
     }),
+    aliases: { to: 'transition' },
     run: (ctx, a) =>
       ctx.workflow.checkGovernance(a.feature_slug, {
+        to: a.transition,
+        verbose: a.verbose,
         ...(a.wp !== undefined ? { wp_sequence: a.wp } : {}),
-        ...(a.to !== undefined ? { to: a.to } : {}),
       }),
   }),
+  legacySubcommand(governanceCheckV1, 'governance:check --transition <state>'),
   defineSubcommand({
     name: 'governance:enforce',
     documented: true,
-    summary: 'Enable, disable or reset a rule (admins only; audited)',
-    args: z.object({ rule_id: arg.text('rule id'), action: z.enum(['enable', 'disable', 'reset']).describe('what to do') }),
-    run: (ctx, a) => ctx.workflow.governance.enforce(a.rule_id, a.action, ctx.actor),
+    summary: 'Enable, disable or reset (to the global setting) a rule for one feature (admins only; audited)',
+    args: z.object({
+      feature_slug: arg.slug(),
+      rule: arg.text('rule id'),
+      action: z.enum(['enable', 'disable', 'reset']).describe('enable, disable, or reset to the global setting'),
+    }),
+    aliases: { rule_id: 'rule' },
+    run: (ctx, a) => ctx.workflow.governance.enforceForFeature(a.feature_slug, a.rule, a.action, ctx.actor),
   }),
+  legacySubcommand(governanceEnforceV1, 'governance:enforce --feature-slug F --rule R (per feature)'),
   defineSubcommand({
     name: 'governance:show',
     summary: 'One governance rule',
@@ -255,16 +291,27 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
   defineSubcommand({
     name: 'audit:log',
     documented: true,
-    summary: "A feature's audit entries (newest --limit, default 50)",
+    summary: "A feature's audit entries (newest --limit, default 50; --actor: only that actor's)",
     args: z.object({
       feature_slug: arg.slug(),
-      limit: arg.int('how many of the newest').min(1).default(50),
+      actor: arg.text('only entries by this actor').optional(),
       since: arg.text('only entries at or after this RFC 3339 time').optional(),
+      limit: arg.int('how many of the newest').min(1).default(50),
+      output: z.enum(['json', 'table', 'markdown']).describe('how the CLI prints it (the result is the same entries)').optional(),
     }),
     run: async (ctx, a) => {
       // An unknown feature is not_found here as on HTTP and gRPC, not an empty trail.
       await ctx.workflow.getFeature(a.feature_slug);
-      return ctx.workflow.audit.entries(a.feature_slug, { limit: a.limit, ...(a.since !== undefined ? { since: a.since } : {}) });
+      const since = a.since !== undefined ? { since: a.since } : {};
+      let entries: AuditTrailEntry[];
+      if (a.actor === undefined) entries = await ctx.workflow.audit.entries(a.feature_slug, { limit: a.limit, ...since });
+      else {
+        const mine = (await ctx.workflow.audit.entries(a.feature_slug, since)).filter((e) => e.actor === a.actor);
+        entries = mine.slice(Math.max(0, mine.length - a.limit));
+      }
+      // The dispatch tool answers JSON: a table or markdown is the rendered text (the CLI renders its own --output).
+      if (a.output === undefined || a.output === 'json') return entries;
+      return { output: a.output, count: entries.length, text: renderAuditEntries(entries, a.output) };
     },
   }),
   defineSubcommand({
@@ -342,6 +389,30 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
     run: async (ctx) => (await ctx.workflow.store.auditChains()).map((chain) => ({ chain, origin: ctx.workflow.audit.origin(chain) })),
   }),
 ];
+
+const AUDIT_COLUMNS = ['id', 'timestamp', 'actor', 'wp_sequence', 'transition', 'action'] as const;
+
+/** Audit entries as a plain-text table or a markdown table, one row per entry. */
+function renderAuditEntries(entries: readonly AuditTrailEntry[], format: 'table' | 'markdown'): string {
+  const rows = entries.map((e) =>
+    AUDIT_COLUMNS.map((c) => {
+      const v = (e as unknown as Record<string, unknown>)[c];
+      return v === null || v === undefined ? '' : String(v).replace(/\r?\n/g, ' ');
+    }),
+  );
+  if (format === 'markdown') {
+    const esc = (t: string) => t.replace(/\|/g, '\\|');
+    const line = (cells: readonly string[]) => `| ${cells.map(esc).join(' | ')} |`;
+    return `${[line(AUDIT_COLUMNS), line(AUDIT_COLUMNS.map(() => '---')), ...rows.map(line)].join('\n')}\n`;
+  }
+  const widths = AUDIT_COLUMNS.map((c, i) => Math.max(c.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((t, i) => t.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return `${[line(AUDIT_COLUMNS), ...rows.map(line)].join('\n')}\n`;
+}
 
 function parseBounds(text: string | undefined, field: string): [string, number][] {
   if (text === undefined) return [];

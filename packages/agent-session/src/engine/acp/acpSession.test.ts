@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { FakeScheduler } from '@switchyard/runtime';
 import { eventually } from '@switchyard/test-support';
 import type { AgentSession } from '../agentSession.js';
 import type { AgentSessionError } from '../errors.js';
@@ -50,6 +51,34 @@ describe('ACP transport', () => {
         [1, 'agent', 'You said: hello'],
       ],
     );
+  });
+
+  test('asked permission requests are a dialog: a message is refused, POST /dialog answers; one left unanswered is denied on the clock', async () => {
+    const clock = new FakeScheduler(Date.parse('2026-01-01T00:00:00Z'));
+    const asking = await start({ permissions: 'ask', scheduler: clock, clock, permissionTimeoutMs: 60_000 });
+    await asking.sendMessage('write notes');
+    await eventually('the permission dialog', () => asking.dialog() !== undefined, 20_000);
+    assert.deepEqual(asking.dialog(), { text: 'The agent asks for permission: Write notes.txt', options: ['Allow', 'Reject'] });
+    assert.equal(asking.conversation.status, 'running', 'the turn goes on while the agent waits');
+    await assert.rejects(asking.sendMessage('hello'), (error: AgentSessionError) => error.code === 'dialog_open');
+    await assert.rejects(asking.answerDialog(3), (error: AgentSessionError) => error.code === 'invalid_input' && error.field === 'option');
+    await asking.answerDialog(1);
+    assert.equal(asking.dialog(), undefined);
+    await settled(asking);
+    assert.equal(asking.conversation.last('agent')?.content, 'permission granted');
+    await assert.rejects(asking.answerDialog(1), (error: AgentSessionError) => error.code === 'no_dialog');
+
+    const errors: string[] = [];
+    asking.conversation.on('agent_error', ({ message }) => errors.push(message));
+    await asking.sendMessage('write more notes');
+    await eventually('the second permission dialog', () => asking.dialog() !== undefined, 20_000);
+    await clock.advance(59_999);
+    assert.ok(asking.dialog(), 'still waiting just before the timeout');
+    await clock.advance(1);
+    assert.equal(asking.dialog(), undefined);
+    assert.deepEqual(errors, ['the permission request "Write notes.txt" was not answered within 60 s: denied']);
+    await settled(asking);
+    assert.equal(asking.conversation.last('agent')?.content, 'permission refused');
   });
 
   test('permission requests follow the policy: reject by default, allow when told', async () => {

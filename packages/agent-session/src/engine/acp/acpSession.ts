@@ -8,11 +8,13 @@
  *
  * This client advertises no file-system or terminal capabilities: the agent
  * uses its own tools. Permission requests are answered by a policy
- * (`reject` by default); raw input maps Ctrl-C and Esc to `session/cancel`.
+ * (`reject` by default), or with `ask` shown as a dialog the client answers
+ * (`answerDialog`), denied when nobody does in time; raw input maps Ctrl-C
+ * and Esc to `session/cancel`.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { type Clock, systemClock } from '@switchyard/runtime';
+import { type Clock, type Scheduler, systemClock, systemScheduler, type TimerHandle } from '@switchyard/runtime';
 import { type AgentSession, checkRawInput, checkUserMessage } from '../agentSession.js';
 import { type AgentExit, Conversation, describeExit } from '../conversation.js';
 import { AgentSessionError } from '../errors.js';
@@ -22,8 +24,14 @@ import { ConnectionClosed, JsonRpcError, JsonRpcPeer, RPC_METHOD_NOT_FOUND } fro
 /** The ACP version this client speaks. */
 export const ACP_PROTOCOL_VERSION = 1;
 
-/** How permission requests are answered: the first option of the matching kind is chosen. */
-export type AcpPermissionPolicy = 'allow' | 'reject';
+/**
+ * How permission requests are answered: `allow` and `reject` choose the first option of the
+ * matching kind; `ask` shows the request as a dialog for the client to answer.
+ */
+export type AcpPermissionPolicy = 'allow' | 'reject' | 'ask';
+
+/** How long an `ask` permission request waits for an answer before it is denied (5 minutes). */
+export const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
 
 /** Options of {@link AcpAgentSession.start}. */
 export interface AcpSessionOptions {
@@ -35,6 +43,10 @@ export interface AcpSessionOptions {
   agentType?: string;
   /** Answer to `session/request_permission` (default `reject`: the agent may not edit or run anything that needs a grant). */
   permissions?: AcpPermissionPolicy;
+  /** With `permissions: 'ask'`, how long a request waits for an answer before it is denied (default 5 minutes). */
+  permissionTimeoutMs?: number;
+  /** Timers (the permission timeout); default: the system's. */
+  scheduler?: Scheduler;
   /** An `authMethods[].id` from the agent's `initialize` answer, to authenticate with before the session starts. */
   authMethodId?: string;
   /** Longest wait for `initialize`, `authenticate` and `session/new` (default 30 s). */
@@ -47,6 +59,14 @@ export interface AcpSessionOptions {
 interface PermissionOption {
   optionId: string;
   kind: string;
+  name?: string;
+}
+
+/** A permission request waiting for the client (policy `ask`). */
+interface PendingPermission {
+  options: PermissionOption[];
+  title: string;
+  answer(outcome: unknown): void;
 }
 
 /** How long an agent that closed its output may take to exit before it is stopped. */
@@ -78,6 +98,7 @@ export class AcpAgentSession implements AgentSession {
   /** The agent closed its output: nothing it says can reach us any more. */
   private outputClosed = false;
   private readonly exitedPromise: Promise<void>;
+  private pendingPermission: PendingPermission | undefined;
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -133,9 +154,28 @@ export class AcpAgentSession implements AgentSession {
     return undefined;
   }
 
+  /** A permission request waiting for an answer (policy `ask`), as a dialog. */
+  dialog() {
+    return this.conversation.dialog;
+  }
+
+  async answerDialog(option: number): Promise<void> {
+    this.assertOpen();
+    const pending = this.pendingPermission;
+    if (!pending) throw new AgentSessionError('no_dialog', 'the agent asks nothing (no permission request is waiting)');
+    if (!Number.isInteger(option) || option < 1 || option > pending.options.length)
+      throw new AgentSessionError('invalid_input', `option must be an integer from 1 to ${pending.options.length}`, { field: 'option' });
+    pending.answer({ outcome: 'selected', optionId: pending.options[option - 1]!.optionId });
+  }
+
   async sendMessage(content: string): Promise<void> {
     checkUserMessage(content);
     this.assertOpen();
+    const dialog = this.conversation.dialog;
+    if (dialog)
+      throw new AgentSessionError('dialog_open', 'the agent asks for permission: answer it with POST /dialog {"option": N} first', {
+        details: { dialog },
+      });
     if (this.prompting || this.conversation.status === 'running')
       throw new AgentSessionError(
         'busy',
@@ -163,7 +203,11 @@ export class AcpAgentSession implements AgentSession {
           field: 'content',
         },
       );
-    if (this.prompting) this.peer.notify('session/cancel', { sessionId: this.sessionId });
+    if (this.prompting) {
+      // ACP: a client that cancels answers the permission requests still open with `cancelled`.
+      this.pendingPermission?.answer({ outcome: 'cancelled' });
+      this.peer.notify('session/cancel', { sessionId: this.sessionId });
+    }
   }
 
   async close(): Promise<void> {
@@ -249,6 +293,7 @@ export class AcpAgentSession implements AgentSession {
 
   private endTurn(stopReason: unknown, error?: Error): void {
     this.prompting = false;
+    this.pendingPermission?.answer({ outcome: 'cancelled' });
     // A connection that ended is reported once, as the exit, not as a failed prompt.
     if (error && !this.closed && !this.exited && !(error instanceof ConnectionClosed)) {
       const detail = error instanceof JsonRpcError ? `${error.message} (code ${error.rpcCode})` : error.message;
@@ -273,9 +318,47 @@ export class AcpAgentSession implements AgentSession {
   private async onRequest(method: string, params: unknown): Promise<unknown> {
     if (method !== 'session/request_permission') throw new JsonRpcError(RPC_METHOD_NOT_FOUND, `${method} is not supported by this client`);
     const options = ((params as { options?: unknown })?.options ?? []) as PermissionOption[];
+    if (this.options.permissions === 'ask') return this.ask(params as { toolCall?: { title?: unknown } }, options);
     const wanted = this.options.permissions === 'allow' ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
     const choice = wanted.map((kind) => options.find((option) => option?.kind === kind)).find(Boolean);
     return choice ? { outcome: { outcome: 'selected', optionId: choice.optionId } } : { outcome: { outcome: 'cancelled' } };
+  }
+
+  /**
+   * Shows a permission request as a dialog and waits for `answerDialog`. Nobody answering within
+   * the timeout denies it (the first reject option, else `cancelled`), and an `agent_error` says so;
+   * a turn that ends meanwhile (cancelled, the agent gone) withdraws it.
+   */
+  private ask(params: { toolCall?: { title?: unknown } }, options: PermissionOption[]): Promise<unknown> {
+    this.pendingPermission?.answer({ outcome: 'cancelled' });
+    const scheduler = this.options.scheduler ?? systemScheduler;
+    const timeoutMs = this.options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
+    const title = typeof params.toolCall?.title === 'string' ? params.toolCall.title : 'a tool call';
+    return new Promise((resolve) => {
+      let timer: TimerHandle | undefined;
+      const pending: PendingPermission = {
+        options,
+        title,
+        answer: (outcome) => {
+          if (this.pendingPermission !== pending) return;
+          this.pendingPermission = undefined;
+          if (timer !== undefined) scheduler.clearTimeout(timer);
+          this.conversation.setDialog(undefined);
+          resolve({ outcome });
+        },
+      };
+      this.pendingPermission = pending;
+      this.conversation.setDialog({
+        text: `The agent asks for permission: ${title}`,
+        options: options.map((option) => option.name ?? option.kind ?? option.optionId),
+      });
+      timer = scheduler.setTimeout(() => {
+        timer = undefined;
+        const reject = options.find((option) => option.kind === 'reject_once') ?? options.find((option) => option.kind === 'reject_always');
+        this.conversation.error(`the permission request "${title}" was not answered within ${Math.round(timeoutMs / 1000)} s: denied`);
+        pending.answer(reject ? { outcome: 'selected', optionId: reject.optionId } : { outcome: 'cancelled' });
+      }, timeoutMs);
+    });
   }
 
   private assertOpen(): void {
@@ -286,6 +369,7 @@ export class AcpAgentSession implements AgentSession {
 
   private onExit(exit: AgentExit): void {
     this.exited = exit;
+    this.pendingPermission?.answer({ outcome: 'cancelled' });
     this.peer.close(new AgentSessionError('agent_exited', `the agent exited (${describeExit(exit)})`));
     if (this.closed) return;
     this.conversation.error(`the agent exited (${describeExit(exit)})`, true);

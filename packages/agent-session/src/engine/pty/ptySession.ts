@@ -17,7 +17,9 @@ import type { IMarker } from '@xterm/headless';
 import { type AgentSession, checkRawInput, checkUserMessage } from '../agentSession.js';
 import { type AgentExit, Conversation, describeExit } from '../conversation.js';
 import { AgentSessionError } from '../errors.js';
-import { type MessageRules, rulesFor } from '../rules/messageRules.js';
+import { rulesFor } from '../rules/agentRules.js';
+import { type DetectedDialog, type Dialog, detectDialog, dialogKeys, publicDialog } from '../rules/dialogs.js';
+import type { MessageRules } from '../rules/messageRules.js';
 import { newSection } from '../rules/text.js';
 import type { ScreenSnapshot } from './headlessScreen.js';
 import { type SpawnOptions, spawnTerminalProgram, type TerminalProgram } from './terminalProgram.js';
@@ -128,9 +130,26 @@ export class PtyAgentSession implements AgentSession {
     return this.program.screen.snapshot();
   }
 
+  watchScreen(listener: () => void): () => void {
+    return this.program.screen.onChange(listener);
+  }
+
+  dialog(): Dialog | undefined {
+    return this.conversation.dialog;
+  }
+
   async sendMessage(content: string): Promise<void> {
     checkUserMessage(content);
     this.assertOpen();
+    const dialog = this.pending ? undefined : this.detectDialog();
+    if (dialog) {
+      this.conversation.setDialog(publicDialog(dialog));
+      throw new AgentSessionError(
+        'dialog_open',
+        'the agent shows a dialog: answer it with POST /dialog {"option": N} (or keys as a raw message) before sending a message',
+        { details: { dialog: publicDialog(dialog) } },
+      );
+    }
     if (this.pending || this.conversation.status === 'running')
       throw new AgentSessionError('busy', 'the agent is running; wait until its status is stable, or interrupt it with raw input');
     this.pending = true;
@@ -151,6 +170,33 @@ export class PtyAgentSession implements AgentSession {
       this.shownOutput = true;
       this.pending = false;
       this.lastChangeAt = this.scheduler.now();
+      this.scheduleStabilityCheck();
+    }
+  }
+
+  async answerDialog(option: number): Promise<void> {
+    this.assertOpen();
+    if (this.pending) throw new AgentSessionError('busy', 'input is being typed; wait until the status is stable');
+    const dialog = this.detectDialog();
+    if (!dialog) throw new AgentSessionError('no_dialog', 'the agent shows no dialog');
+    if (!Number.isInteger(option) || option < 1 || option > dialog.options.length)
+      throw new AgentSessionError('invalid_input', `option must be an integer from 1 to ${dialog.options.length}`, { field: 'option' });
+    this.pending = true;
+    try {
+      // One key per write, each once the screen has taken the previous one: menus built on
+      // terminal UI toolkits read a burst of keys as one unknown key.
+      for (const key of dialogKeys(dialog, option)) {
+        const shown = this.waitForScreen(30, 500);
+        this.program.write(key);
+        await shown;
+      }
+    } finally {
+      this.pending = false;
+      this.takeSnapshot();
+      // The screen may have changed while the keys went in, when snapshots leave the dialog alone.
+      this.refreshDialog();
+      this.lastChangeAt = this.scheduler.now();
+      this.conversation.setStatus('running');
       this.scheduleStabilityCheck();
     }
   }
@@ -209,7 +255,10 @@ export class PtyAgentSession implements AgentSession {
     this.lastChangeAt = this.scheduler.now();
     this.shownOutput = true;
     // While a message is being typed the screen shows a half-drawn echo: it is no reply yet.
-    if (!this.pending) this.refreshAgentMessage();
+    if (!this.pending) {
+      this.refreshAgentMessage();
+      this.refreshDialog();
+    }
     if (!this.exited) this.conversation.setStatus('running');
     this.scheduleStabilityCheck();
   }
@@ -235,8 +284,43 @@ export class PtyAgentSession implements AgentSession {
       this.scheduleStabilityCheck();
       return;
     }
+    if (this.busyIndicatorShown()) {
+      // Quiet, but the agent says it works (a paused spinner, a tool waiting): look again a window later.
+      this.conversation.setStatus('running');
+      this.stabilityTimer = this.scheduler.setTimeout(() => {
+        this.stabilityTimer = undefined;
+        this.checkStability();
+      }, this.stableWindowMs);
+      return;
+    }
     this.refreshAgentMessage();
+    this.refreshDialog();
     this.conversation.setStatus('stable');
+  }
+
+  /** The dialog on the visible screen, per the rules. A rule that throws shows no dialog. */
+  private detectDialog(): DetectedDialog | undefined {
+    try {
+      const lines = this.program.screen.snapshot().lines;
+      return this.rules.dialog ? this.rules.dialog({ lines }) : detectDialog({ lines });
+    } catch {
+      return undefined;
+    }
+  }
+
+  private refreshDialog(): void {
+    const dialog = this.detectDialog();
+    this.conversation.setDialog(dialog ? publicDialog(dialog) : undefined);
+  }
+
+  /** The agent's own busy indicator (spinner, "esc to interrupt") is on the visible screen. */
+  private busyIndicatorShown(): boolean {
+    if (!this.rules.busy) return false;
+    try {
+      return this.rules.busy({ lines: this.program.screen.snapshot().lines });
+    } catch {
+      return false;
+    }
   }
 
   private refreshAgentMessage(): void {
@@ -251,7 +335,8 @@ export class PtyAgentSession implements AgentSession {
     }
     const change = {
       text: lines.join('\n'),
-      userInput: this.conversation.last('user')?.content ?? '',
+      // Before this session's first message there is no echo to strip, whatever history was restored.
+      userInput: turn ? (this.conversation.last('user')?.content ?? '') : '',
       prompt: turn?.prompt ?? '',
       cursorLine: screen.cursorLine(),
     };

@@ -48,7 +48,7 @@ async function loadPty(): Promise<NodePty> {
     ptyModule = undefined;
     throw new AgentSessionError(
       'missing_dependency',
-      'the pty transport needs node-pty: run `npm install node-pty` next to @switchyard/agent-session',
+      'the pty transport needs node-pty, which is missing or not built: run `npm install node-pty` next to @switchyard/agent-session (it builds from source with node-gyp: it needs python3, make and a C++ compiler, on Debian or Ubuntu `apt-get install python3 make g++`)',
       {
         cause: error,
       },

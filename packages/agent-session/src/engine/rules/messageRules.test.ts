@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { claudeRules, genericRules, inputBoxStart, rulesFor, type ScreenChange, stripTrailingPrompt } from './messageRules.js';
+import { rulesFor } from './agentRules.js';
+import { claudeRules, genericRules, inputBoxStart, type ScreenChange, stripTrailingPrompt } from './messageRules.js';
 
 const change = (text: string, userInput: string, extra: Partial<ScreenChange> = {}): ScreenChange => ({
   text,
@@ -82,12 +83,13 @@ describe('claude rules (full-screen agents with an input box)', () => {
 });
 
 test('rulesFor picks shipped rules by kind (case-insensitive), custom rules first, generic otherwise', () => {
-  assert.equal(rulesFor('claude'), claudeRules);
-  assert.equal(rulesFor('Claude-Code'), claudeRules);
+  assert.equal(rulesFor('claude').format, claudeRules.format);
+  assert.equal(rulesFor('Claude-Code').kind, 'claude');
   assert.equal(rulesFor('python'), genericRules);
   assert.equal(rulesFor(undefined), genericRules);
   assert.equal(rulesFor('constructor'), genericRules, 'names of Object.prototype members are not rules');
   const mine = { ...genericRules, kind: 'mine' };
   assert.equal(rulesFor('mine', { mine }), mine);
   assert.equal(rulesFor('claude', { claude: mine }), mine);
+  assert.equal(rulesFor('codex').kind, 'codex');
 });

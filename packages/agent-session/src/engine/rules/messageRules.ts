@@ -7,7 +7,7 @@
  * strip. They are plain objects, so an embedder can plug in rules of its own
  * (see docs/agent-session.md, "Message rules").
  *
- * Shipped kinds:
+ * Shipped kinds (the other agents' rules, built on these, are in agentRules.ts):
  * - `generic`: line-oriented programs (`python3 -i`, `bash`, `node`, most
  *   REPLs and CLIs). The change is read from the scrollback; the echo and
  *   the trailing prompt are stripped.
@@ -17,6 +17,7 @@
  *   screen; the box, everything under it, spinners, the `> …` echo and the
  *   reply bullets are stripped.
  */
+import { type DetectedDialog, type DialogScreen, detectDialog } from './dialogs.js';
 import { stripEcho, trimBlankLines } from './text.js';
 
 /** What a rule gets to format. */
@@ -61,6 +62,16 @@ export interface MessageRules {
   readonly pasteSettleMs?: number;
   /** Turns the change into the message (`''` when there is nothing to say yet). */
   format(change: ScreenChange): string;
+  /**
+   * The choice or confirmation the agent shows, if any (default: {@link detectDialog}). While
+   * one is shown, user messages are refused: typed text would answer the dialog instead.
+   */
+  dialog?(screen: DialogScreen): DetectedDialog | undefined;
+  /**
+   * True while the visible screen shows the agent's own busy indicator (a spinner, "esc to
+   * interrupt"): the agent stays `running` however long the screen has been quiet.
+   */
+  busy?(screen: DialogScreen): boolean;
 }
 
 /** Prompts of common REPLs and shells: `>>>`, `...`, `In [3]:`, `user@host:~$`, `bash-5.2#`, `>`, `❯`. */
@@ -122,7 +133,8 @@ export const claudeRules: MessageRules = {
   extraction: 'screen',
   pasteSettleMs: 300,
   format(change) {
-    let lines = change.text.split('\n');
+    // Blank rows under the box (a screen taller than its content) must not hide the box from the search.
+    let lines = trimBlankLines(change.text).split('\n');
     const box = inputBoxStart(lines);
     if (box >= 0) lines = lines.slice(0, box);
     lines = lines.filter((line) => !SPINNER.test(line));
@@ -131,27 +143,4 @@ export const claudeRules: MessageRules = {
   },
 };
 
-/** The shipped rules by kind, with aliases. */
-export const builtInMessageRules: Readonly<Record<string, MessageRules>> = {
-  generic: genericRules,
-  custom: genericRules,
-  claude: claudeRules,
-  'claude-code': claudeRules,
-};
-
-/**
- * The rules for an agent kind: `custom` entries first, then the shipped
- * ones; an unknown or missing kind gets {@link genericRules}.
- *
- * @example
- * ```ts
- * rulesFor('claude').extraction; // 'screen'
- * rulesFor('python').kind; // 'generic'
- * ```
- */
-export function rulesFor(agentType: string | undefined, custom: Readonly<Record<string, MessageRules>> = {}): MessageRules {
-  if (!agentType) return genericRules;
-  const key = agentType.toLowerCase();
-  if (Object.hasOwn(custom, key)) return custom[key]!;
-  return Object.hasOwn(builtInMessageRules, key) ? builtInMessageRules[key]! : genericRules;
-}
+// The rules of every other agent type, and `rulesFor`, are in agentRules.ts.

@@ -6,12 +6,14 @@ import { fileURLToPath } from 'node:url';
 import { requireChromium } from '@switchyard/test-support';
 import { type Browser, chromium } from 'playwright-core';
 import { type AgentSessionServer, startAgentSessionServer } from '../../agentSessionServer.js';
+import { DIALOG_AGENT } from '../dialogAgent.fixture.js';
 
 const browserBinary = requireChromium();
 let server: AgentSessionServer | undefined;
 let ended: AgentSessionServer | undefined;
 let restarted: AgentSessionServer | undefined;
 let guarded: AgentSessionServer | undefined;
+let asking: AgentSessionServer | undefined;
 let browser: Browser | undefined;
 after(async () => {
   await browser?.close();
@@ -19,6 +21,7 @@ after(async () => {
   await ended?.close();
   await restarted?.close();
   await guarded?.close();
+  await asking?.close();
 });
 
 test('a message sent on /chat gets its reply; the page reconnects on its own', { skip: browserBinary.skip, timeout: 120_000 }, async () => {
@@ -133,4 +136,36 @@ test('a key the server refuses is asked for again, not retried for good', { skip
   await input.fill('print(6 * 7)');
   await input.press('Enter');
   await page.getByRole('log', { name: 'Conversation' }).locator('li.agent .content', { hasText: /^42$/ }).waitFor({ timeout: 30_000 });
+});
+
+test('a dialog the agent shows is a set of buttons; a click answers it and the chat goes on', {
+  skip: browserBinary.skip,
+  timeout: 120_000,
+}, async () => {
+  if (!browserBinary.available) return;
+  asking = await startAgentSessionServer({ command: process.execPath, args: ['-e', DIALOG_AGENT], port: 0, stableWindowMs: 300 });
+  browser ??= await chromium.launch({ executablePath: browserBinary.executablePath, args: browserBinary.args });
+  const page = await browser.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(`${asking.url}/chat`);
+  const dialog = page.getByRole('group', { name: /Do you trust the files in this folder\?/ });
+  await dialog.waitFor({ timeout: 30_000 });
+  assert.deepEqual(await dialog.getByRole('button').allTextContents(), ['Yes, proceed', 'Yes, and remember this folder', 'No, exit']);
+
+  const input = page.getByLabel('Message', { exact: true });
+  await input.fill('hello');
+  await input.press('Enter');
+  await page.getByRole('alert').filter({ hasText: 'pick one of its options' }).waitFor({ timeout: 10_000 });
+  assert.equal(await page.getByRole('log', { name: 'Conversation' }).locator('li.user').count(), 0, 'nothing was typed into the dialog');
+
+  await dialog.getByRole('button', { name: 'Yes, and remember this folder' }).click();
+  await dialog.waitFor({ state: 'hidden', timeout: 30_000 });
+  await page.getByRole('status').filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  await page.getByRole('button', { name: 'Send', exact: true }).click();
+  await page
+    .getByRole('log', { name: 'Conversation' })
+    .locator('li.agent .content', { hasText: /^You said: hello$/ })
+    .waitFor({ timeout: 30_000 });
+  assert.deepEqual(problems, []);
 });

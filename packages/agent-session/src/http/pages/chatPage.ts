@@ -5,7 +5,9 @@
  * and an API key), reconnects on its own with backoff, resumes where it
  * left off, and posts to `/message` and `/upload`. The message list is an
  * ARIA live log, the status and connection are announced, every control has
- * a label and works from the keyboard.
+ * a label and works from the keyboard. While the agent shows a dialog (a
+ * trust or permission prompt), the page shows its question with one button
+ * per option; a button posts to `/dialog`.
  */
 import { BASE_CSS } from './html.js';
 
@@ -44,6 +46,10 @@ button.primary { background: var(--accent); border-color: var(--accent); color: 
 button[aria-disabled="true"] { opacity: 0.6; cursor: not-allowed; }
 .tools { display: flex; flex-wrap: wrap; gap: 0.5rem; max-width: 60rem; margin: 0.5rem auto 0; font-size: 0.875rem; align-items: center; }
 .tools button, .tools .upload { padding: 0.2rem 0.6rem; }
+#dialog { max-width: 60rem; margin: 0 auto 0.75rem; padding: 0.6rem 0.9rem; border: 2px solid var(--accent); border-radius: 0.5rem; }
+#dialog[hidden] { display: none; }
+#dialog-text { white-space: pre-wrap; margin: 0 0 0.5rem; }
+#dialog-options { display: flex; flex-wrap: wrap; gap: 0.5rem; }
 #notice { max-width: 60rem; margin: 0.4rem auto 0; color: var(--warn); min-height: 1.5em; font-size: 0.875rem; }
 </style>
 </head>
@@ -58,6 +64,10 @@ button[aria-disabled="true"] { opacity: 0.6; cursor: not-allowed; }
   <ol id="log" role="log" aria-live="polite" aria-label="Conversation"></ol>
 </main>
 <form id="composer" aria-label="Send a message">
+  <section id="dialog" role="group" aria-labelledby="dialog-text" hidden>
+    <p id="dialog-text"></p>
+    <div id="dialog-options"></div>
+  </section>
   <div class="composer">
     <label for="content" class="visually-hidden">Message</label>
     <textarea id="content" name="content" placeholder="Message the agent (Enter sends, Shift+Enter adds a line)" autocomplete="off" required></textarea>
@@ -83,6 +93,7 @@ export const CHAT_SCRIPT = String.raw`(() => {
   const $ = (id) => document.getElementById(id);
   const log = $('log'), main = $('main'), input = $('content'), send = $('send'), notice = $('notice');
   const statusPill = $('status'), statusText = $('status-text'), connPill = $('connection'), connText = $('connection-text');
+  const dialogBox = $('dialog'), dialogText = $('dialog-text'), dialogOptions = $('dialog-options');
   const items = new Map();
   let status = 'running', lastEventId = '', resumeFrom = '', firstFrame = true, retryMs = 1000, apiKey = sessionStorage.getItem('switchyard-agent-key') || '';
 
@@ -140,6 +151,29 @@ export const CHAT_SCRIPT = String.raw`(() => {
     send.setAttribute('aria-disabled', status === 'stable' ? 'false' : 'true');
   }
 
+  // The agent's question, one button per option; the composer waits until it is answered.
+  function setDialog(dialog) {
+    dialogBox.hidden = !dialog;
+    dialogOptions.replaceChildren();
+    if (!dialog) { dialogText.textContent = ''; return; }
+    dialogText.textContent = dialog.text || 'The agent asks:';
+    dialog.options.forEach((label, index) => {
+      const button = document.createElement('button');
+      button.type = 'button';
+      button.textContent = label;
+      button.dataset.option = String(index + 1);
+      button.addEventListener('click', () => answer(index + 1));
+      dialogOptions.append(button);
+    });
+  }
+
+  async function answer(option) {
+    const response = await fetch('dialog', { method: 'POST', headers: headers({ 'content-type': 'application/json' }), body: JSON.stringify({ option }) });
+    if (response.ok) return say('');
+    const body = await response.json().catch(() => ({}));
+    say((body.error && body.error.message) || 'The server answered ' + response.status);
+  }
+
   function setConnection(state, text) {
     connPill.dataset.connection = state;
     connText.textContent = text;
@@ -164,7 +198,7 @@ export const CHAT_SCRIPT = String.raw`(() => {
     }
     const payload = JSON.parse(data);
     if (event === 'message_update') showMessage(payload);
-    else if (event === 'status_change') setStatus(payload.status, payload.exited);
+    else if (event === 'status_change') { setStatus(payload.status, payload.exited); setDialog(payload.exited ? undefined : payload.dialog); }
     else if (event === 'agent_error') showError('Agent error: ' + payload.message);
   }
 
@@ -214,6 +248,7 @@ export const CHAT_SCRIPT = String.raw`(() => {
     const content = input.value;
     if (!content.trim()) return say('Type a message first.');
     if (status === 'exited') return say('The agent has exited; it takes no more messages.');
+    if (!dialogBox.hidden) return say('The agent asks a question first: pick one of its options above.');
     if (status !== 'stable') return say('The agent is still working; wait until it is ready, or press Ctrl-C to interrupt it.');
     say('');
     if (await post({ content, type: 'user' })) input.value = '';

@@ -402,6 +402,31 @@ describe('websocket Responses traffic', async () => {
     socket.ws.close();
   });
 
+  test('a generate: false warm-up is answered without an upstream call; previous_response_id of this socket expands to the whole conversation', async () => {
+    // As Codex does over the websocket: a warm-up, then each turn sends only its new items, chained on the last response.
+    const socket = await open(ws('/v1/responses'), client);
+    const before = anthropic.requests.length;
+    socket.send({ type: 'response.create', model: 'claude-model', instructions: 'Be brief.', input: 'setup', generate: false });
+    const warm = await socket.next(isEnd);
+    assert.deepEqual([warm.type, warm.response.status, warm.response.output], ['response.completed', 'completed', []]);
+    assert.equal(anthropic.requests.length, before, 'a warm-up asks nothing of the model');
+    socket.send({ type: 'response.create', model: 'claude-model', previous_response_id: warm.response.id, input: 'first turn' });
+    const first = await socket.next(isEnd);
+    assert.equal(first.type, 'response.completed', JSON.stringify(first));
+    socket.send({ type: 'response.create', model: 'claude-model', previous_response_id: first.response.id, input: 'second turn' });
+    const second = await socket.next(isEnd);
+    assert.equal(second.type, 'response.completed', JSON.stringify(second));
+    const sent = JSON.stringify(anthropic.requests.at(-1)?.body?.messages);
+    for (const said of ['setup', 'first turn', first.response.output[0].content[0].text, 'second turn'])
+      assert.ok(sent.includes(said), `${said} in ${sent}`);
+    assert.equal(anthropic.requests.length, before + 2);
+    // A response this socket does not know is still state kept by OpenAI: refused for another family, as over HTTP.
+    socket.send({ type: 'response.create', model: 'claude-model', previous_response_id: 'resp_elsewhere', input: 'x' });
+    const unknown = await socket.next(isEnd);
+    assert.deepEqual([unknown.status, unknown.error.code, unknown.error.param], [400, 'unsupported_translation', 'previous_response_id']);
+    socket.ws.close();
+  });
+
   test('response.create on /v1/ws is refused: Responses traffic lives on /v1/responses', async () => {
     const socket = await open(ws('/v1/ws'), client);
     socket.send({ type: 'response.create', model: 'up-model', input: 'x' });

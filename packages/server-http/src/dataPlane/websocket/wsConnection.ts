@@ -6,7 +6,9 @@
  * acknowledged once applied. `response.create` (on `/v1/responses` only)
  * runs through the relay exactly as `POST /v1/responses` does, streaming
  * the Responses events back; several may be in flight, each aborted when
- * the socket closes. A bad message gets an `error` message and the socket
+ * the socket closes. The socket remembers its latest responses, so that a
+ * `previous_response_id` naming one works (Codex's incremental requests),
+ * and answers a `generate: false` warm-up itself. A bad message gets an `error` message and the socket
  * stays open.
  */
 import type { IncomingMessage } from 'node:http';
@@ -60,6 +62,15 @@ export interface WsConnectionDeps {
   logError(fields: Record<string, unknown>, message: string): void;
 }
 
+/** Completed responses a socket keeps for `previous_response_id`: a client chains on its latest one. */
+const MAX_CONVERSATIONS = 4;
+
+/** A Responses `input` as a list of items (a string is one user message). */
+function inputItems(input: unknown): unknown[] {
+  if (typeof input === 'string') return [{ type: 'message', role: 'user', content: [{ type: 'input_text', text: input }] }];
+  return Array.isArray(input) ? input : [];
+}
+
 /** Labels of outgoing messages: a fixed set, so metrics stay bounded. */
 type OutKind = 'event' | 'error' | 'auth.ack';
 
@@ -83,6 +94,14 @@ export class WsConnection implements WsOutlet {
   private drainWaiters: (() => void)[] = [];
   private messagesIn = 0;
   private messagesOut = 0;
+  /**
+   * The whole conversation of this socket's latest completed responses (their
+   * input, then their output items), by response id: a `response.create` that
+   * names one as `previous_response_id` (Codex sends only the new items that
+   * way) is expanded into the full input here, so it works for every
+   * provider, though the gateway keeps no state beyond the socket.
+   */
+  private readonly conversations = new Map<string, unknown[]>();
   private markClosed!: () => void;
   /** Resolves once the socket has closed. */
   readonly closed = new Promise<void>((resolve) => {
@@ -234,6 +253,39 @@ export class WsConnection implements WsOutlet {
     this.send(ackMessage(requestId, applied.id, applied.revision), 'auth.ack');
   }
 
+  /**
+   * `generate: false` (Codex's prewarm on connecting): nothing is asked of the
+   * model, so nothing goes upstream; the answer is an empty completed
+   * Response whose id the next `response.create` may chain on.
+   */
+  private warmUp(requestId: string | undefined, model: string, input: unknown[]): void {
+    const response = {
+      id: `resp_${crypto.randomUUID().replaceAll('-', '')}`,
+      object: 'response',
+      created_at: Math.floor(this.deps.clock.now() / 1000),
+      status: 'completed',
+      error: null,
+      incomplete_details: null,
+      model,
+      output: [],
+      usage: { input_tokens: 0, output_tokens: 0, total_tokens: 0 },
+    };
+    const tag = requestId === undefined ? {} : { request_id: requestId };
+    this.send(
+      JSON.stringify({ type: 'response.created', sequence_number: 0, response: { ...response, status: 'in_progress' }, ...tag }),
+      'event',
+    );
+    this.send(JSON.stringify({ type: 'response.completed', sequence_number: 1, response, ...tag }), 'event');
+    this.remember(response, input);
+  }
+
+  /** Keeps a completed response's conversation for a later `previous_response_id` (the latest few only). */
+  private remember(response: Record<string, unknown>, input: unknown[]): void {
+    if (typeof response.id !== 'string' || !Array.isArray(response.output)) return;
+    this.conversations.set(response.id, [...input, ...response.output]);
+    while (this.conversations.size > MAX_CONVERSATIONS) this.conversations.delete(this.conversations.keys().next().value!);
+  }
+
   /** An error for a `response.create` refused before the relay saw it, in the OpenAI error shape. */
   private refuseResponse(requestId: string | undefined, info: ErrorInfo): void {
     const { error } = openAiErrorBody(info) as { error: unknown };
@@ -261,9 +313,15 @@ export class WsConnection implements WsOutlet {
     if (stream === false) return bad('stream is implied over a websocket; leave it out', 'stream');
     if (background === true) return bad('background responses are not served over a websocket', 'background');
     const body: Record<string, unknown> = { ...rest, stream: true };
+    const history = typeof body.previous_response_id === 'string' ? this.conversations.get(body.previous_response_id) : undefined;
+    if (history) {
+      body.input = [...history, ...inputItems(body.input)];
+      delete body.previous_response_id;
+    }
     const route = { kind: 'generate', family: 'openai-responses', operation: 'generate' } as const;
     const problem = checkBody(route, body);
     if ('message' in problem) return bad(problem.message, problem.param);
+    if (body.generate === false) return this.warmUp(requestId, problem.model, inputItems(body.input));
     if (this.inFlight.size >= this.deps.maxInFlight()) {
       return this.refuseResponse(requestId, {
         status: 429,
@@ -287,7 +345,10 @@ export class WsConnection implements WsOutlet {
       ...this.identity,
     };
     this.deps.relay
-      .handle(request, wsResponseSink(this, requestId, controller.signal))
+      .handle(
+        request,
+        wsResponseSink(this, requestId, controller.signal, (response) => this.remember(response, inputItems(body.input))),
+      )
       .catch((error) => {
         this.deps.logError({ err: error, request_id: request.requestId }, 'websocket_response_failed');
         this.refuseResponse(requestId, { status: 500, code: 'internal', type: 'server_error', message: 'internal error' });

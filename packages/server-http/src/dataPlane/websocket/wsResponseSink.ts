@@ -8,7 +8,8 @@
  * an error body becomes one `{type: "error", status, error}` message in the
  * OpenAI error shape. The socket's buffer is the backpressure: past the
  * high-water mark `write` answers false and the relay waits on `drain`
- * before it reads more from upstream.
+ * before it reads more from upstream. `onCompleted` sees the finished
+ * Response, so the connection can serve a later `previous_response_id`.
  */
 import type { ResponseSink } from '@switchyard/relay';
 
@@ -43,7 +44,12 @@ function dataOf(event: string): string | undefined {
  * await relay.handle(request, wsResponseSink(outlet, 'req-1', controller.signal));
  * ```
  */
-export function wsResponseSink(outlet: WsOutlet, requestId: string | undefined, signal?: AbortSignal): ResponseSink {
+export function wsResponseSink(
+  outlet: WsOutlet,
+  requestId: string | undefined,
+  signal?: AbortSignal,
+  onCompleted?: (response: Record<string, unknown>) => void,
+): ResponseSink {
   const decoder = new TextDecoder();
   let status = 0;
   let streaming = false;
@@ -52,6 +58,11 @@ export function wsResponseSink(outlet: WsOutlet, requestId: string | undefined, 
   let carry = '';
   let body = '';
   const tag = (message: Record<string, unknown>) => (requestId === undefined ? message : { ...message, request_id: requestId });
+  const completed = (event: Record<string, unknown>) => {
+    const response = event.response;
+    if (event.type === 'response.completed' && typeof response === 'object' && response !== null)
+      onCompleted?.(response as Record<string, unknown>);
+  };
 
   const sendEvent = (data: string): boolean => {
     let event: unknown;
@@ -63,6 +74,7 @@ export function wsResponseSink(outlet: WsOutlet, requestId: string | undefined, 
     if (typeof event !== 'object' || event === null || Array.isArray(event)) return true;
     const message = requestId === undefined ? data : JSON.stringify(tag(event as Record<string, unknown>));
     const kind = (event as { type?: unknown }).type === 'error' ? 'error' : 'event';
+    completed(event as Record<string, unknown>);
     return outlet.send(message, kind);
   };
 
@@ -89,6 +101,7 @@ export function wsResponseSink(outlet: WsOutlet, requestId: string | undefined, 
     const object = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
     if (status >= 200 && status < 300 && object?.object === 'response') {
       outlet.send(JSON.stringify(tag({ type: 'response.completed', response: object })), 'event');
+      completed({ type: 'response.completed', response: object });
       return;
     }
     const error =

@@ -81,6 +81,19 @@ const providerOAuthSchema = z
     }
   });
 
+/**
+ * What a translated request does with a client's hosted tools (Responses'
+ * `web_search`, Anthropic's server tools, Gemini's `googleSearch`, …), which
+ * no other family's upstream runs: `drop` leaves them out and names them in
+ * `x-switchyard-dropped-fields`; `refuse` answers 400 `unsupported_translation`.
+ */
+export const hostedToolsSchema = z.enum(['drop', 'refuse']);
+
+/** `translation` (top level): the defaults every provider's `translation` block may override. */
+const translationSchema = z.strictObject({
+  hosted_tools: hostedToolsSchema.default('drop'),
+});
+
 /** `providers.<name>`. */
 export const providerSchema = z
   .strictObject({
@@ -112,6 +125,8 @@ export const providerSchema = z
     options: z.record(z.string(), z.unknown()).default({}),
     /** The device sign-in that creates this provider's credentials (`/v0/oauth/{flow}`, `switchyard login`). */
     oauth: providerOAuthSchema.optional(),
+    /** Translation settings for this provider; each absent key takes the top-level `translation` one. */
+    translation: z.strictObject({ hosted_tools: hostedToolsSchema.optional() }).optional(),
   })
   .superRefine((provider, ctx) => {
     if (provider.kind === 'openai-compatible' && !provider.base_url) {
@@ -376,6 +391,8 @@ export const gatewayConfigSchema = z
       })
       .prefault({}),
     cluster: clusterSchema.prefault({}),
+    /** How translated requests treat what the upstream family cannot do (`providers.<p>.translation` overrides it). */
+    translation: translationSchema.prefault({}),
     ...observabilityConfigSchema.shape,
   })
   .superRefine((config, ctx) => {

@@ -155,6 +155,11 @@ class SqlReader implements WorkflowReader {
     const [r] = await this.s.all('SELECT body FROM governance_rules WHERE rule_id = ?', [ruleId]);
     return r && (JSON.parse(String(r.body)) as GovernanceRule);
   }
+  async auditEntries(chain: string) {
+    assertChainName(chain);
+    const rows = await this.s.all('SELECT line FROM audit_entries WHERE chain = ? ORDER BY id', [chain]);
+    return rows.map((r) => JSON.parse(String(r.line)) as AuditEntry);
+  }
   async listContracts(featureId: number, name?: string) {
     const rows =
       name === undefined

@@ -19,6 +19,7 @@ export interface DispatchCommandResponse {
   result?: _google_protobuf_Value | null;
   error?: _switchyard_workflow_v1_DispatchError | null;
   audit?: _google_protobuf_Struct | null;
+  warnings?: string[];
 }
 
 export interface DispatchCommandResponse__Output {
@@ -29,4 +30,5 @@ export interface DispatchCommandResponse__Output {
   result: _google_protobuf_Value__Output | null;
   error: _switchyard_workflow_v1_DispatchError__Output | null;
   audit: _google_protobuf_Struct__Output | null;
+  warnings: string[];
 }

@@ -1,0 +1,404 @@
+/**
+ * @module agentRules
+ * Message rules for every major terminal agent, and the agent type a
+ * command stands for. Each agent draws its own chrome around the
+ * conversation: a banner, an input box, a status line under it, spinners
+ * while it works. The rules here know, per agent, where the input box
+ * starts, which lines are chrome, what its reply bullets look like and
+ * which indicators say it is busy, so that `/messages` carries the
+ * conversation only and `running` lasts as long as the agent says it works.
+ *
+ * The shapes come from the agents' screens at the versions named in
+ * docs/agent-session.md; the recordings in agentRecordings.test.ts stand
+ * for them.
+ */
+import { z } from 'zod';
+import { AgentSessionError } from '../errors.js';
+import type { DialogScreen } from './dialogs.js';
+import { claudeRules, genericRules, inputBoxStart, type MessageRules, type ScreenChange, stripTrailingPrompt } from './messageRules.js';
+import { stripEcho, trimBlankLines } from './text.js';
+
+/** What distinguishes one agent's screen. */
+export interface AgentScreenSpec {
+  kind: string;
+  description: string;
+  /** `screen` for full-screen agents (the default), `scrollback` for line-oriented ones. */
+  extraction?: 'screen' | 'scrollback';
+  pasteSettleMs?: number;
+  /** Where the input area starts (everything from there down is chrome), or -1. */
+  inputBox(lines: readonly string[]): number;
+  /** Lines that are chrome wherever they are: banners, status and token lines, tool headers. */
+  chrome: readonly RegExp[];
+  /** The agent's busy indicators: dropped from messages, and the agent is `running` while one is on screen. */
+  busy: readonly RegExp[];
+  /** Reply bullets to strip at the start of lines (`⏺ `, `✦ `, `● `). */
+  bullet?: RegExp;
+  /** Rows of echoed input left at the top (`> text`, `│ > text │`); `null` when replies may start that way. */
+  echoRows?: RegExp | null;
+  /** The prompt a line-oriented agent prints after its reply (scrollback extraction). */
+  prompt?: RegExp;
+}
+
+/** The last box (╭…╮ or ┌…┐) that starts in the bottom `near` rows and closes in the bottom 8: the input box, or -1. */
+export function bottomBoxStart(lines: readonly string[], near = 14): number {
+  const last = lastFilled(lines);
+  for (let close = last; close >= Math.max(0, last - 8); close--) {
+    if (!/^\s*[╰└]/u.test(lines[close]!)) continue;
+    for (let open = close - 1; open >= Math.max(0, last - near); open--) if (/^\s*[╭┌]/u.test(lines[open]!)) return open;
+    return -1;
+  }
+  return -1;
+}
+
+function lastFilled(lines: readonly string[]): number {
+  let last = lines.length - 1;
+  while (last > 0 && lines[last]!.trim() === '') last--;
+  return last;
+}
+
+/** The last row in the bottom `near` rows whose text starts with `marker`, or -1. */
+function lastRowStarting(lines: readonly string[], marker: RegExp, near = 6): number {
+  const last = lastFilled(lines);
+  for (let i = last; i >= Math.max(0, last - near); i--) if (marker.test(lines[i]!)) return i;
+  return -1;
+}
+
+/** Drops a block of echoed input at the top: `> text` or `│ > text │` rows, up to the first blank row. */
+function dropEchoRows(text: string, echo: RegExp): string {
+  const lines = trimBlankLines(text).split('\n');
+  if (!echo.test(lines[0] ?? '')) return lines.join('\n');
+  const end = lines.findIndex((line) => line.trim() === '');
+  return end < 0 ? '' : lines.slice(end).join('\n');
+}
+
+/** Removes the indentation every non-blank line shares (full-screen agents indent their replies). */
+export function dedent(text: string): string {
+  const rows = text.split('\n');
+  const indents = rows.filter((row) => row.trim() !== '').map((row) => /^ */u.exec(row)![0].length);
+  const cut = indents.length ? Math.min(...indents) : 0;
+  return cut === 0 ? text : rows.map((row) => row.slice(Math.min(cut, /^ */u.exec(row)![0].length))).join('\n');
+}
+
+/**
+ * Rules from an {@link AgentScreenSpec}.
+ *
+ * @example
+ * ```ts
+ * const mine = agentRules({ kind: 'mine', description: 'my agent', inputBox: bottomBoxStart, chrome: [], busy: [/working/] });
+ * ```
+ */
+export function agentRules(spec: AgentScreenSpec): MessageRules {
+  const isChrome = (line: string) => spec.chrome.some((re) => re.test(line)) || spec.busy.some((re) => re.test(line));
+  return {
+    kind: spec.kind,
+    description: spec.description,
+    extraction: spec.extraction ?? 'screen',
+    pasteSettleMs: spec.pasteSettleMs ?? 300,
+    format(change: ScreenChange) {
+      let lines = change.text.split('\n');
+      const box = spec.inputBox(lines);
+      if (box >= 0) lines = lines.slice(0, box);
+      lines = lines.filter((line) => !isChrome(line));
+      let text = stripEcho(trimBlankLines(lines.join('\n')), change.userInput);
+      const echoRows = spec.echoRows === undefined ? /^\s*(?:[│┃┆|]\s*)?[>›❯]\s/u : spec.echoRows;
+      if (echoRows) text = dropEchoRows(text, echoRows);
+      if (spec.bullet) text = text.replace(spec.bullet, '$1');
+      text = trimBlankLines(text.replace(/^\s*[╰└][─━]+[╯┘]\s*$/gmu, ''));
+      if (spec.prompt) {
+        const rows = text.split('\n');
+        if (spec.prompt.test(rows.at(-1)?.trim() ?? '')) rows.pop();
+        text = trimBlankLines(rows.join('\n'));
+      }
+      return dedent(spec.extraction === 'scrollback' ? stripTrailingPrompt(text, change) : text);
+    },
+    busy(screen: DialogScreen) {
+      return screen.lines.some((line) => spec.busy.some((re) => re.test(line)));
+    },
+  };
+}
+
+const SPINNER = /^\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏⣾⣽⣻⢿⡿⣟⣯⣷◐◓◑◒]\s/u;
+const ESC_TO_INTERRUPT = /\b(?:esc|ctrl\+?\s?c)\b[^)\n]{0,12}\b(?:to )?(?:interrupt|cancel)\b/iu;
+
+/** Claude Code: the shipped `claude` rules, with its spinner as the busy indicator. */
+const claude: MessageRules = {
+  ...claudeRules,
+  busy: (screen) => screen.lines.some((line) => ESC_TO_INTERRUPT.test(line)),
+};
+
+const codex = agentRules({
+  kind: 'codex',
+  description: 'OpenAI Codex CLI: `›` composer and footer, `•` bullets, "Working (… esc to interrupt)"',
+  inputBox: (lines) => {
+    const at = lastRowStarting(lines, /^\s*▌?\s*›/u);
+    return at >= 0 && at > 0 && lines[at - 1]!.trim() === '' ? at - 1 : at;
+  },
+  chrome: [
+    /^\s*[│╭╰].*(?:OpenAI Codex|model:|directory:)/u,
+    /^\s*>_ OpenAI Codex/u,
+    /^\s*To get started, describe a task/u,
+    /^\s*user$/u,
+    /^\s*codex$/u,
+  ],
+  busy: [/^\s*▌?\s*[•◦]\s+Working \(/u, ESC_TO_INTERRUPT],
+  bullet: /^(\s*)[•] /gmu,
+});
+
+const geminiLike = (kind: string, name: string) =>
+  agentRules({
+    kind,
+    description: `${name}: logo banner, boxed input with a status line under it, \`✦\` replies, "(esc to cancel, …)" spinner`,
+    inputBox: bottomBoxStart,
+    chrome: [/^[\s█░▓▒▄▀▐▌╗╔╝╚═║]+$/u, /^\s*Tips for getting started/u, /^\s*\d\. (?:Ask questions|Be specific|Create \w+\.md|\/help)/u],
+    busy: [/\(esc to cancel/iu, SPINNER],
+    bullet: /^(\s*)✦ /gmu,
+  });
+
+const opencode = agentRules({
+  kind: 'opencode',
+  description: 'OpenCode: `┃` input area closed by `╹▀▀▀`, mode and model under it, "esc interrupt" while working',
+  inputBox: (lines) => {
+    const end = lastRowStarting(lines, /^\s*╹▀{5,}/u, 8);
+    if (end < 0) return -1;
+    let start = end;
+    while (start > 0 && /^\s*┃/u.test(lines[start - 1]!)) start--;
+    return start;
+  },
+  chrome: [/^\s*opencode v\d/u, /^\s*(?:Build|Plan)\s+\S+-\d{8}\s*$/u, /tab switch agent|ctrl\+p commands/u],
+  busy: [/\besc interrupt\b/iu, /^\s*[⬝■]{3,}/u],
+  bullet: /^(\s*)┃ /gmu,
+});
+
+const aider = agentRules({
+  kind: 'aider',
+  description: 'aider: line-oriented; token and cost lines, the `───` rule and `>` prompt stripped; "Waiting for" spinner',
+  extraction: 'scrollback',
+  pasteSettleMs: 100,
+  inputBox: (lines) => inputBoxStart(lines),
+  chrome: [
+    /^\s*Tokens: [\d.]+k? sent/u,
+    /^\s*Aider v\d/u,
+    /^\s*(?:Main model|Weak model|Git repo|Repo-map|Use \/help)\b/u,
+    /^\s*─{10,}\s*$/u,
+  ],
+  busy: [/^\s*[░█▒▓]{2,}\s*Waiting for\b/u, /^\s*Waiting for \S+/u],
+  prompt: /^(?:\w+\s*)?>$/u,
+});
+
+const goose = agentRules({
+  kind: 'goose',
+  description: 'Goose: line-oriented with a `( O)>` prompt; session banner and spinner stripped',
+  extraction: 'scrollback',
+  pasteSettleMs: 100,
+  inputBox: () => -1,
+  chrome: [/^\s*(?:starting session|logging to|working directory:|Goose is running!)/iu, /^\s*__\( O\)>/u, /^\s*\\____\)/u, /^\s*L L\s/u],
+  busy: [SPINNER],
+  prompt: /^\(\s?O\)>$/u,
+});
+
+const amp = agentRules({
+  kind: 'amp',
+  description: 'Amp: a tall box at the bottom (mode in its top border), `┃` echo, "✓ Thinking" lines, "esc to cancel"',
+  inputBox: bottomBoxStart,
+  chrome: [/^\s*[✓∿≈]\s+Thinking\b/u, /^\s*\d+% of \d+k\s*$/u, /^\s*Welcome to Amp\s*$/u],
+  busy: [ESC_TO_INTERRUPT, /^\s*[∿≈]\s+(?:Thinking|Running)/u],
+});
+
+const copilot = agentRules({
+  kind: 'copilot',
+  description: 'GitHub Copilot CLI: boxed input with a footer, `●` replies and `○` tool lines, "(Esc to cancel)"',
+  inputBox: bottomBoxStart,
+  chrome: [/^\s*Ctrl\+c Exit\b/iu, /^\s*Welcome to GitHub Copilot CLI/u, /^\s*Version \d+\.\d+\.\d+/u, /^\s*[○✓✗] /u, /^\s*[$↪] /u],
+  busy: [ESC_TO_INTERRUPT, /^\s*[◉◎∙]\s+(?:Thinking|Working)/u],
+  bullet: /^(\s*)● /gmu,
+});
+
+const cursor = agentRules({
+  kind: 'cursor',
+  description: 'Cursor agent: `┌ → Add a follow-up ┘` input box, model and hint lines under it, "⬡ Thinking" / "Generating"',
+  inputBox: bottomBoxStart,
+  chrome: [/^\s*Cursor Agent\s*$/u, /^\s*\/ for commands · @ for files/u, /^\s*(?:Claude|GPT|OpenAI|Auto|Gemini)[\w .-]*$/u],
+  busy: [/^\s*[⬡⬢]\s+(?:Thinking|Generating|Reading|Running)/u, /ctrl\+c to stop/iu],
+});
+
+const auggie = agentRules({
+  kind: 'auggie',
+  description: 'Augment Auggie: `│ ›` input box with a hint line under it, `●`/`»` replies, "(… esc to interrupt)"',
+  inputBox: bottomBoxStart,
+  chrome: [/^\s*Type \/ for commands/u, /^\s*Indexing/u],
+  // Its footer always says "Esc/Ctrl+C to interrupt"; only the timed form means it works.
+  busy: [/\(\s*\d+s\s*•\s*esc to interrupt\s*\)/iu, SPINNER],
+  bullet: /^(\s*)[»●] /gmu,
+});
+
+const amazonq = agentRules({
+  kind: 'amazonq',
+  description: 'Amazon Q Developer CLI: line prompt `>`, "Thinking..." spinner, tool headers stripped',
+  extraction: 'scrollback',
+  pasteSettleMs: 200,
+  inputBox: () => -1,
+  chrome: [/^\s*🛠️\s+Using tool:/u, /^\s*⋮\s*$/u, /^\s*● (?:Running|Reading|Completed)\b/u, /^\s*● Completed in /u],
+  busy: [/^\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏]\s+Thinking/u],
+  echoRows: null,
+  bullet: /^(\s*)> (?=\S)/gmu,
+  prompt: /^(?:\[[\w-]+\]\s*)?!?>$/u,
+});
+
+/** The shipped rules by agent type, with aliases. */
+export const builtInMessageRules: Readonly<Record<string, MessageRules>> = {
+  generic: genericRules,
+  custom: genericRules,
+  claude,
+  'claude-code': claude,
+  codex,
+  gemini: geminiLike('gemini', 'Gemini CLI'),
+  qwen: geminiLike('qwen', 'Qwen Code'),
+  opencode,
+  aider,
+  goose,
+  amp,
+  copilot,
+  cursor,
+  'cursor-agent': cursor,
+  auggie,
+  amazonq,
+  q: amazonq,
+};
+
+/** The agent types `--type` accepts (aliases aside). */
+export const AGENT_TYPES = [
+  'claude',
+  'codex',
+  'gemini',
+  'qwen',
+  'opencode',
+  'aider',
+  'goose',
+  'amp',
+  'copilot',
+  'cursor',
+  'auggie',
+  'amazonq',
+  'custom',
+  'generic',
+] as const;
+
+/**
+ * The rules for an agent type: `custom` entries first, then the shipped
+ * ones; an unknown or missing type gets the generic rules.
+ *
+ * @example
+ * ```ts
+ * rulesFor('codex').kind; // 'codex'
+ * rulesFor('python').kind; // 'generic'
+ * ```
+ */
+export function rulesFor(agentType: string | undefined, custom: Readonly<Record<string, MessageRules>> = {}): MessageRules {
+  if (!agentType) return genericRules;
+  const key = agentType.toLowerCase();
+  if (Object.hasOwn(custom, key)) return custom[key]!;
+  return Object.hasOwn(builtInMessageRules, key) ? builtInMessageRules[key]! : genericRules;
+}
+
+const COMMAND_TYPES: Readonly<Record<string, string>> = {
+  claude: 'claude',
+  'claude-code': 'claude',
+  codex: 'codex',
+  gemini: 'gemini',
+  qwen: 'qwen',
+  opencode: 'opencode',
+  aider: 'aider',
+  goose: 'goose',
+  amp: 'amp',
+  copilot: 'copilot',
+  'cursor-agent': 'cursor',
+  cursor: 'cursor',
+  auggie: 'auggie',
+  q: 'amazonq',
+  qchat: 'amazonq',
+  amazonq: 'amazonq',
+};
+
+/**
+ * The agent type a command stands for, from its file name (`/usr/local/bin/codex` is `codex`,
+ * `cursor-agent` is `cursor`, `q` is `amazonq`); `generic` for any other program.
+ *
+ * @example
+ * ```ts
+ * inferAgentType('/opt/node/bin/gemini'); // 'gemini'
+ * inferAgentType('python3'); // 'generic'
+ * ```
+ */
+export function inferAgentType(command: string): string {
+  const base = (command.split(/[\\/]/u).at(-1) ?? '').toLowerCase().replace(/\.(?:js|mjs|cjs|cmd|exe|ps1|sh)$/u, '');
+  return Object.hasOwn(COMMAND_TYPES, base) ? COMMAND_TYPES[base]! : 'generic';
+}
+
+/** A regular expression given as text: it must compile. */
+const pattern = z
+  .string()
+  .min(1)
+  .refine(
+    (source) => {
+      try {
+        new RegExp(source, 'u');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'not a valid regular expression' },
+  );
+
+/**
+ * User-supplied rules for `--type custom` (`yard agent serve --rules file.json`): where the input
+ * area starts, which lines are chrome, which say the agent is busy, the reply bullet and the prompt.
+ */
+export const CustomRulesSchema = z
+  .object({
+    description: z.string().optional(),
+    extraction: z.enum(['screen', 'scrollback']).default('screen'),
+    /** `bottom-box`: a ╭…╯ or ┌…┘ box at the bottom; `rule`: a `───` line with a `>` line under it; `none`. */
+    input_box: z.enum(['bottom-box', 'rule', 'none']).default('bottom-box'),
+    chrome: z.array(pattern).default([]),
+    busy: z.array(pattern).default([]),
+    bullet: pattern.optional(),
+    prompt: pattern.optional(),
+  })
+  .strict();
+
+export type CustomRulesSpec = z.input<typeof CustomRulesSchema>;
+
+/**
+ * Rules from a user's spec (parsed JSON). Throws `invalid_input` naming the field at fault.
+ *
+ * @example
+ * ```ts
+ * const rules = customAgentRules({ chrome: ['^Tokens: '], busy: ['Working…'], bullet: '^● ' });
+ * ```
+ */
+export function customAgentRules(spec: unknown): MessageRules {
+  const parsed = CustomRulesSchema.safeParse(spec);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path.join('.') || 'rules';
+    throw new AgentSessionError('invalid_input', `custom rules: ${field}: ${issue.message}`, { field });
+  }
+  const rules = parsed.data;
+  const inputBox =
+    rules.input_box === 'bottom-box'
+      ? bottomBoxStart
+      : rules.input_box === 'rule'
+        ? (lines: readonly string[]) => inputBoxStart(lines)
+        : () => -1;
+  return agentRules({
+    kind: 'custom',
+    description: rules.description ?? 'custom rules',
+    extraction: rules.extraction,
+    inputBox,
+    chrome: rules.chrome.map((source) => new RegExp(source, 'u')),
+    busy: rules.busy.map((source) => new RegExp(source, 'iu')),
+    ...(rules.bullet ? { bullet: new RegExp(`^(\\s*)(?:${rules.bullet.replace(/^\^/u, '')})`, 'gmu') } : {}),
+    ...(rules.prompt ? { prompt: new RegExp(rules.prompt, 'u') } : {}),
+  });
+}
