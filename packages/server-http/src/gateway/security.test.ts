@@ -203,6 +203,15 @@ describe('management lockout', () => {
     // A navigation that sent no Origin still says where it came from.
     const noOrigin = await send(open.port, 'POST', '/dashboard/login', { ...form, 'sec-fetch-site': 'cross-site' }, 'key=wrong');
     assert.equal(noOrigin.status, 403);
+    // A page with no-referrer posts with `Origin: null`; only the gateway's own page is same-origin.
+    const opaque = await send(
+      open.port,
+      'POST',
+      '/dashboard/login',
+      { ...form, origin: 'null', 'sec-fetch-site': 'cross-site' },
+      'key=wrong',
+    );
+    assert.equal(opaque.status, 403);
     assert.equal((await send(open.port, 'GET', '/v0/management/config', { 'x-management-key': SECRET })).status, 200);
     const login = await send(
       open.port,
@@ -284,7 +293,13 @@ describe('management lockout', () => {
   });
 
   test('the session cookie is Secure when a trusted proxy says the request came over TLS', async () => {
-    const overTls = await send(proxied.port, 'POST', '/dashboard/login', { ...form, 'x-forwarded-proto': 'https' }, 'key=short-management-key');
+    const overTls = await send(
+      proxied.port,
+      'POST',
+      '/dashboard/login',
+      { ...form, 'x-forwarded-proto': 'https' },
+      'key=short-management-key',
+    );
     assert.equal(overTls.status, 303);
     assert.match(String(overTls.headers['set-cookie']), /; Secure/);
     const plain = await send(proxied.port, 'POST', '/dashboard/login', form, 'key=short-management-key');
@@ -314,7 +329,13 @@ describe('a reload that would open a public bind', () => {
 
   test('PUT config.yaml emptying api-keys on 0.0.0.0 is 422 naming api-keys; the config and file stay', async () => {
     const { gateway, port, configPath, text } = await publicGateway();
-    const answer = await send(port, 'PUT', '/v0/management/config.yaml', { 'x-management-key': SECRET, 'content-type': 'application/yaml' }, publicConfig('[]'));
+    const answer = await send(
+      port,
+      'PUT',
+      '/v0/management/config.yaml',
+      { 'x-management-key': SECRET, 'content-type': 'application/yaml' },
+      publicConfig('[]'),
+    );
     assert.equal(answer.status, 422, answer.text);
     const { error } = JSON.parse(answer.text) as { error: { code: string; message: string; details: unknown } };
     assert.equal(error.code, 'validation_failed');
@@ -334,7 +355,13 @@ describe('a reload that would open a public bind', () => {
 
   test('--insecure at start keeps allowing it', async () => {
     const { gateway, port } = await publicGateway({ insecure: true });
-    const answer = await send(port, 'PUT', '/v0/management/config.yaml', { 'x-management-key': SECRET, 'content-type': 'application/yaml' }, publicConfig('[]'));
+    const answer = await send(
+      port,
+      'PUT',
+      '/v0/management/config.yaml',
+      { 'x-management-key': SECRET, 'content-type': 'application/yaml' },
+      publicConfig('[]'),
+    );
     assert.equal(answer.status, 200, answer.text);
     assert.deepEqual(gateway.config()['api-keys'], []);
   });
@@ -348,7 +375,9 @@ test('a log follower that never reads holds a bounded queue: the oldest lines ar
     text += chunk;
   });
   after(() => socket.destroy());
-  socket.write(`GET /v0/management/logs?follow=true&lines=1 HTTP/1.1\r\nHost: 127.0.0.1:${proxied.port}\r\nX-Management-Key: short-management-key\r\n\r\n`);
+  socket.write(
+    `GET /v0/management/logs?follow=true&lines=1 HTTP/1.1\r\nHost: 127.0.0.1:${proxied.port}\r\nX-Management-Key: short-management-key\r\n\r\n`,
+  );
   await eventually('the follower to attach', () => proxied.gateway.logTail.followerCount > 0);
   socket.pause();
   // One synchronous burst: the route cannot send a line before it ends, so everything past the bound waits in the queue.

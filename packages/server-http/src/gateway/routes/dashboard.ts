@@ -88,10 +88,14 @@ const one = (value: string | string[] | undefined) => (Array.isArray(value) ? va
 /** Why a form post must be refused as another site's, or undefined when it came from the gateway's own page (or no browser). */
 export function crossSiteForm(policy: AccessPolicy, headers: IncomingHttpHeaders): string | undefined {
   const origin = one(headers.origin);
+  const site = one(headers['sec-fetch-site']);
+  // The pages send `Referrer-Policy: no-referrer`, under which a browser posts their forms with `Origin: null`;
+  // `Sec-Fetch-Site` still tells the gateway's own page from another's.
+  if (origin === 'null' && site === 'same-origin') return undefined;
   if (!policy.originAllowed(origin, one(headers.host))) {
     return `posts from origin ${JSON.stringify(origin)} are not accepted here; sign in from the gateway's own page (or add the origin to allowed-origins)`;
   }
-  if (origin === undefined && one(headers['sec-fetch-site']) === 'cross-site') return 'cross-site posts are not accepted here';
+  if (origin === undefined && site === 'cross-site') return 'cross-site posts are not accepted here';
   return undefined;
 }
 
@@ -132,7 +136,10 @@ export function registerDashboardRoutes(app: ControlPlaneApp, gateway: Gateway, 
     if (result === 'missing') return html(c, loginPage('Enter the management key.', next), 400);
     if (result === 'wrong') return html(c, loginPage('That is not the management key.', next), 401);
     const token = sessions.create();
-    c.header('set-cookie', `${SESSION_COOKIE}=${token}; ${cookieAttributes(gateway, access.incoming(c), Math.floor(sessions.ttlMs / 1000))}`);
+    c.header(
+      'set-cookie',
+      `${SESSION_COOKIE}=${token}; ${cookieAttributes(gateway, access.incoming(c), Math.floor(sessions.ttlMs / 1000))}`,
+    );
     return c.redirect(next, 303);
   });
 

@@ -206,7 +206,8 @@ export function registerManagementRoutes(app: ControlPlaneApp, gateway: Gateway)
       },
       responses: {
         200: {
-          description: 'JSON `{lines: [...]}`, or `text/event-stream` with one `log` event per line when following, and a `dropped` event (`{"dropped": n}`) where a slow reader missed lines',
+          description:
+            'JSON `{lines: [...]}`, or `text/event-stream` with one `log` event per line when following, and a `dropped` event (`{"dropped": n}`) where a slow reader missed lines',
           content: {
             'application/json': { schema: z.object({ lines: z.array(z.unknown()) }) },
             'text/event-stream': { schema: z.string() },
