@@ -226,6 +226,17 @@ export function presentedManagementKey(headers: IncomingMessage['headers']): str
 const TRACKED_ADDRESSES = 10_000;
 
 /**
+ * The headers as the access policy should judge them. The gateway's pages send `Referrer-Policy: no-referrer`, under
+ * which a browser may send their own same-origin requests with `Origin: null`; `Sec-Fetch-Site: same-origin` says
+ * they are the page's own, so the opaque Origin is dropped rather than refused.
+ */
+function sameOriginHeaders(headers: IncomingMessage['headers']): IncomingMessage['headers'] {
+  if (headers.origin !== 'null' || headers['sec-fetch-site'] !== 'same-origin') return headers;
+  const { origin: _opaque, ...rest } = headers;
+  return rest;
+}
+
+/**
  * The guard, as Hono middleware (the node-server adapter passes the
  * node:http request as `c.env.incoming`).
  *
@@ -341,7 +352,9 @@ export function managementAuth(options: ManagementAuthOptions): ManagementGuard 
     if (decision.ok) {
       // Authorized by the cookie alone: the browser sent it, so the page that made it send must be ours.
       if (!key && session && incoming && options.access) {
-        const refusal = options.access().check({ method: c.req.method, headers: incoming.headers, authorization: 'cookie' });
+        const refusal = options
+          .access()
+          .check({ method: c.req.method, headers: sameOriginHeaders(incoming.headers), authorization: 'cookie' });
         if (refusal) return respondError(c, refusal.code, refusal.message, refusal.details);
       }
       return next();

@@ -248,6 +248,16 @@ describe('management lockout', () => {
     assert.equal(crossSite.status, 403, crossSite.text);
     const fetchSite = await send(proxied.port, 'PUT', path, { cookie, ...json, 'sec-fetch-site': 'cross-site' }, '{"value":false}');
     assert.equal(fetchSite.status, 403, fetchSite.text);
+    const opaque = await send(
+      proxied.port,
+      'PUT',
+      path,
+      { cookie, ...json, origin: 'null', 'sec-fetch-site': 'same-site' },
+      '{"value":false}',
+    );
+    assert.equal(opaque.status, 403, opaque.text);
+    const plainText = await send(proxied.port, 'PUT', path, { cookie, 'content-type': 'text/plain' }, '{"value":false}');
+    assert.equal(plainText.status, 415, plainText.text);
     assert.equal(proxied.gateway.config()['quota-exceeded']['switch-project'], true);
     const sameOrigin = await send(
       proxied.port,
@@ -258,6 +268,15 @@ describe('management lockout', () => {
     );
     assert.equal(sameOrigin.status, 200, sameOrigin.text);
     assert.equal(proxied.gateway.config()['quota-exceeded']['switch-project'], false);
+    // The gateway's own no-referrer page may send `Origin: null`; the browser's Sec-Fetch-Site vouches for it.
+    const ownPage = await send(
+      proxied.port,
+      'PUT',
+      path,
+      { cookie, ...json, origin: 'null', 'sec-fetch-site': 'same-origin' },
+      '{"value":true}',
+    );
+    assert.equal(ownPage.status, 200, ownPage.text);
   });
 
   test('IPv6 failures are bucketed by /64: rotating addresses inside one /64 does not reset the count', async () => {
