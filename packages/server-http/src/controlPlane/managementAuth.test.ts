@@ -4,7 +4,7 @@ import { after, describe, test } from 'node:test';
 import { type ServerType, serve } from '@hono/node-server';
 import { FakeScheduler } from '@switchyard/runtime';
 import { Hono } from 'hono';
-import { managementAuth } from './managementAuth.js';
+import { lockoutBucket, managementAuth } from './managementAuth.js';
 
 const servers: ServerType[] = [];
 after(() => {
@@ -98,5 +98,24 @@ describe('management auth', () => {
     assert.equal((await call({ authorization: 'Bearer wrong', 'x-forwarded-for': '198.51.100.9' })).status, 429);
     assert.equal((await call({ authorization: 'Bearer wrong' })).status, 401);
     assert.equal((await call({ authorization: 'Bearer s3cret' })).status, 200);
+  });
+});
+
+describe('lockout buckets', () => {
+  test('an IPv6 address counts with its /64, however it is written; IPv4 addresses stay their own', () => {
+    const bucket = lockoutBucket('2001:db8:1:2::1');
+    assert.equal(bucket, '2001:db8:1:2::/64');
+    for (const same of [
+      '2001:0db8:0001:0002:ffff:ffff:ffff:ffff',
+      '2001:DB8:1:2:0:0:0:9',
+      '2001:db8:1:2::192.0.2.1',
+      '2001:db8:1:2::1%eth0',
+    ]) {
+      assert.equal(lockoutBucket(same), bucket, same);
+    }
+    assert.notEqual(lockoutBucket('2001:db8:1:3::1'), bucket);
+    assert.equal(lockoutBucket('::1'), '0:0:0:0::/64');
+    assert.equal(lockoutBucket('198.51.100.7'), '198.51.100.7');
+    assert.equal(lockoutBucket('not an address'), 'not an address');
   });
 });

@@ -145,11 +145,14 @@ describe('/v1 without api-keys on loopback', () => {
     assert.equal(sdk.status, 200, sdk.text);
   });
 
-  test('a form-encoded or text/plain body (what a page can send without CORS) is refused', async () => {
+  test('a form-encoded, text/plain or untyped body (what a page can send without CORS) is refused', async () => {
     for (const type of ['application/x-www-form-urlencoded', 'text/plain', 'multipart/form-data; boundary=x']) {
       const answer = await send(open.port, 'POST', '/v1/chat/completions', { 'content-type': type }, chat);
       assert.equal(answer.status, 415, type);
     }
+    // A page's fetch with a Blob body sends no content type at all, still without CORS.
+    const untyped = await send(open.port, 'POST', '/v1/chat/completions', {}, chat);
+    assert.equal(untyped.status, 415, untyped.text);
   });
 
   test('keyed requests are judged on the key: a foreign Host and an Origin pass with it; a cross-site websocket does not', async () => {
