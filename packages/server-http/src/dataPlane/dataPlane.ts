@@ -169,6 +169,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     res: ServerResponse,
     route: Extract<IngressRoute, { kind: 'generate' }>,
     requestId: string,
+    clientKey: string | undefined,
   ): Promise<void> {
     const family = route.family;
     const bad = (message: string, param?: string, status = 400) =>
@@ -216,6 +217,8 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       rawBody,
       headers: forwardedHeaders(req),
       noCache: wantsNoCache(req),
+      // The response cache keeps each client's answers apart.
+      cacheScope: clientKey ?? '',
       signal: connectionSignal(req.socket),
       ...(route.operation === 'count_tokens' ? { operation: 'count_tokens' as const } : {}),
       // Failover forwards the request to another node on the very route it came in on.
@@ -371,7 +374,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
           return true;
         default:
           options.onRelayRequest?.(requestId, req.headers);
-          await generate(req, res, route, requestId);
+          await generate(req, res, route, requestId, key);
           return true;
       }
     },
