@@ -6,4 +6,5 @@
  */
 export { type Clock, every, FakeScheduler, type Scheduler, systemClock, systemScheduler, type TimerHandle } from './clock.js';
 export { RuntimeError, type RuntimeErrorCode } from './errors.js';
+export { Teardown } from './teardown.js';
 export { withTimeout } from './timeout.js';
