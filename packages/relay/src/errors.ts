@@ -17,6 +17,8 @@ export type RelayErrorCode =
   | 'invalid_api_key'
   | 'not_found'
   | 'payload_too_large'
+  /** Refused by the gateway's access rules (a foreign Host, a cross-site Origin, a caller not on this machine). */
+  | 'forbidden'
   /** The client closed the request before its answer (status 499, as Nginx logs it). */
   | 'client_closed';
 
@@ -26,7 +28,7 @@ export interface RelayFailure {
   code: RelayErrorCode;
   message: string;
   /** OpenAI-style error type. */
-  type: 'invalid_request_error' | 'authentication_error' | 'rate_limit_error' | 'server_error' | 'not_found_error';
+  type: 'invalid_request_error' | 'authentication_error' | 'permission_error' | 'rate_limit_error' | 'server_error' | 'not_found_error';
   /** The upstream's status, for `upstream_error`. */
   upstreamStatus?: number;
   /** Seconds, for `Retry-After`. */

@@ -4,7 +4,7 @@ import { after, describe, test } from 'node:test';
 import { type ServerType, serve } from '@hono/node-server';
 import { FakeScheduler } from '@switchyard/runtime';
 import { Hono } from 'hono';
-import { managementAuth } from './managementAuth.js';
+import { lockoutBucket, managementAuth } from './managementAuth.js';
 
 const servers: ServerType[] = [];
 after(() => {
@@ -54,13 +54,16 @@ describe('management auth', () => {
   test('5 wrong keys lock the address out for 30 minutes with 429 and Retry-After', async () => {
     const { call, clock } = await guarded({ secret: 's3cret' });
     for (let i = 0; i < 5; i++) assert.equal((await call({ authorization: 'Bearer wrong' })).status, 401);
-    const locked = await call({ authorization: 'Bearer s3cret' });
-    assert.equal(locked.status, 429, 'even the right key waits out the lockout');
+    const locked = await call({ authorization: 'Bearer wrong' });
+    assert.equal(locked.status, 429, 'a wrong key waits out the lockout');
     assert.equal(locked.headers.get('retry-after'), '1800');
+    assert.equal((await call()).status, 429, 'so does a missing one');
+    assert.equal((await call({ authorization: 'Bearer s3cret' })).status, 200, 'the right key is never locked out');
+    for (let i = 0; i < 5; i++) await call({ authorization: 'Bearer wrong' });
     await clock.advance(29 * 60_000);
-    assert.equal((await call({ authorization: 'Bearer s3cret' })).headers.get('retry-after'), '60');
+    assert.equal((await call({ authorization: 'Bearer wrong' })).headers.get('retry-after'), '60');
     await clock.advance(60_000);
-    assert.equal((await call({ authorization: 'Bearer s3cret' })).status, 200);
+    assert.equal((await call({ authorization: 'Bearer wrong' })).status, 401);
   });
 
   test('missing keys do not count toward the lockout; a success resets the count', async () => {
@@ -83,15 +86,36 @@ describe('management auth', () => {
     const untrusted = await guarded({ secret: 's3cret' });
     assert.equal(
       (await untrusted.call({ authorization: 'Bearer s3cret', 'x-forwarded-for': '203.0.113.7' })).status,
-      200,
-      'a forged header from a direct client is ignored',
+      403,
+      'a forwarding header from a peer that is not a trusted proxy makes the caller remote',
     );
+    assert.equal((await untrusted.call({ authorization: 'Bearer s3cret' })).status, 200);
   });
 
   test('lockouts are per address: a locked-out remote client does not lock out localhost', async () => {
     const { call } = await guarded({ secret: 's3cret', trusted: ['127.0.0.1'], allowRemote: true });
     for (let i = 0; i < 5; i++) await call({ authorization: 'Bearer wrong', 'x-forwarded-for': '198.51.100.9' });
-    assert.equal((await call({ authorization: 'Bearer s3cret', 'x-forwarded-for': '198.51.100.9' })).status, 429);
+    assert.equal((await call({ authorization: 'Bearer wrong', 'x-forwarded-for': '198.51.100.9' })).status, 429);
+    assert.equal((await call({ authorization: 'Bearer wrong' })).status, 401);
     assert.equal((await call({ authorization: 'Bearer s3cret' })).status, 200);
+  });
+});
+
+describe('lockout buckets', () => {
+  test('an IPv6 address counts with its /64, however it is written; IPv4 addresses stay their own', () => {
+    const bucket = lockoutBucket('2001:db8:1:2::1');
+    assert.equal(bucket, '2001:db8:1:2::/64');
+    for (const same of [
+      '2001:0db8:0001:0002:ffff:ffff:ffff:ffff',
+      '2001:DB8:1:2:0:0:0:9',
+      '2001:db8:1:2::192.0.2.1',
+      '2001:db8:1:2::1%eth0',
+    ]) {
+      assert.equal(lockoutBucket(same), bucket, same);
+    }
+    assert.notEqual(lockoutBucket('2001:db8:1:3::1'), bucket);
+    assert.equal(lockoutBucket('::1'), '0:0:0:0::/64');
+    assert.equal(lockoutBucket('198.51.100.7'), '198.51.100.7');
+    assert.equal(lockoutBucket('not an address'), 'not an address');
   });
 });

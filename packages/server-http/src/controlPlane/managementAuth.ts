@@ -4,16 +4,23 @@
  *
  * 1. an empty `remote-management.secret-key` hides every route (404);
  * 2. a client that is not on this machine gets 403 unless `allow-remote`
- *    is true (`X-Forwarded-For` counts only from `trusted-proxies`);
- * 3. an address locked out after 5 failed keys gets 429 with `Retry-After`
- *    for 30 minutes;
- * 4. the key (`Authorization: Bearer` or `X-Management-Key`) is compared in
- *    constant time; a missing or wrong key is 401, and a wrong one counts
- *    toward the lockout.
+ *    is true (`X-Forwarded-For` counts only from `trusted-proxies`, and a
+ *    forwarding header from any other peer makes the caller remote: a
+ *    reverse proxy on this host must not make everyone local);
+ * 3. the key (`Authorization: Bearer` or `X-Management-Key`) is compared in
+ *    constant time; the right key, or a live session, is always served;
+ * 4. otherwise an address locked out after 5 failed keys (IPv6: its /64)
+ *    gets 429 with `Retry-After` for 30 minutes, as does everyone while the
+ *    failures of all addresses together pass a global rate;
+ * 5. a missing or wrong key is 401, and a wrong one counts toward both.
+ *
+ * A session cookie is ambient authority: a change it authorizes must come
+ * from the gateway's own origin (`Origin`, or `Sec-Fetch-Site`).
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { respondError } from '@switchyard/http-kit';
+import type { TLSSocket } from 'node:tls';
+import { type AccessPolicy, respondError } from '@switchyard/http-kit';
 import { type Clock, systemClock } from '@switchyard/runtime';
 import type { MiddlewareHandler } from 'hono';
 
@@ -30,6 +37,14 @@ export interface ManagementAuthOptions {
   clock?: Clock;
   /** Dashboard sessions: a valid session cookie stands in for the key. */
   sessions?: SessionStore;
+  /** Failed keys from all addresses together, within `globalWindowMs`, past which every wrong key is 429 (default 100). */
+  maxGlobalFailures?: number;
+  /** The window of `maxGlobalFailures` (default 1 minute). */
+  globalWindowMs?: number;
+  /** The Host and Origin rules that a cookie-authorized request must pass. */
+  access?: () => AccessPolicy;
+  /** Told of a loopback peer that sent forwarding headers without being a trusted proxy (the caller is then remote). */
+  onUntrustedForward?: (peer: string) => void;
 }
 
 /** Name of the dashboard's session cookie. */
@@ -104,6 +119,8 @@ export interface ManagementGuard {
   checkKey(address: string, key: string | undefined): KeyCheck;
   /** The client address of a request, as the guard sees it. */
   address(incoming: IncomingMessage): string;
+  /** Whether the caller is on this machine (a forwarding header from an untrusted peer says it is not). */
+  isLocal(incoming: IncomingMessage): boolean;
   /**
    * Every rule for a caller that presented `key` (the websocket upgrade uses
    * this with `X-Management-Key`). `session` lets a valid dashboard session
@@ -128,6 +145,57 @@ export function normalizeAddress(address: string): string {
 export function isLoopback(address: string): boolean {
   const ip = normalizeAddress(address);
   return ip === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(ip);
+}
+
+const FORWARDING_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const;
+
+/** True when a request carries a forwarding header from a peer that is not a trusted proxy. */
+export function forwardedByUntrustedPeer(req: IncomingMessage, trustedProxies: readonly string[]): boolean {
+  if (trustedProxies.includes(normalizeAddress(req.socket.remoteAddress ?? ''))) return false;
+  return FORWARDING_HEADERS.some((name) => req.headers[name] !== undefined);
+}
+
+/**
+ * Whether a request reached the gateway over TLS: its own socket, or a trusted proxy's `X-Forwarded-Proto: https`
+ * (the first hop's word, as the proxy nearest the client set it).
+ */
+export function cameOverTls(req: IncomingMessage, trustedProxies: readonly string[]): boolean {
+  if ((req.socket as Partial<TLSSocket>).encrypted === true) return true;
+  if (!trustedProxies.includes(normalizeAddress(req.socket.remoteAddress ?? ''))) return false;
+  const proto = req.headers['x-forwarded-proto'];
+  const first = (Array.isArray(proto) ? proto[0] : proto)?.split(',', 1)[0]?.trim().toLowerCase();
+  return first === 'https';
+}
+
+/** The hextets of an IPv6 address (`::` expanded, an embedded IPv4 tail as two), or undefined when it is not one. */
+function ipv6Groups(address: string): string[] | undefined {
+  if (!address.includes(':')) return undefined;
+  let text = address.toLowerCase().split('%', 1)[0]!;
+  const v4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return undefined;
+  const head = halves[0] ? halves[0].split(':') : [];
+  const tail = halves.length === 2 && halves[1] ? halves[1].split(':') : [];
+  const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
+  const groups = [...head, ...Array<string>(Math.max(0, fill)).fill('0'), ...tail];
+  return groups.length === 8 && groups.every((g) => /^[0-9a-f]{1,4}$/.test(g)) ? groups : undefined;
+}
+
+/**
+ * The lockout bucket of an address: an IPv4 address is its own, an IPv6 address counts with its /64 (one
+ * subscriber's allocation, through which a caller could otherwise rotate past any per-address limit).
+ */
+export function lockoutBucket(address: string): string {
+  const groups = ipv6Groups(address);
+  if (!groups) return address;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 /**
@@ -158,6 +226,17 @@ export function presentedManagementKey(headers: IncomingMessage['headers']): str
 const TRACKED_ADDRESSES = 10_000;
 
 /**
+ * The headers as the access policy should judge them. The gateway's pages send `Referrer-Policy: no-referrer`, under
+ * which a browser may send their own same-origin requests with `Origin: null`; `Sec-Fetch-Site: same-origin` says
+ * they are the page's own, so the opaque Origin is dropped rather than refused.
+ */
+function sameOriginHeaders(headers: IncomingMessage['headers']): IncomingMessage['headers'] {
+  if (headers.origin !== 'null' || headers['sec-fetch-site'] !== 'same-origin') return headers;
+  const { origin: _opaque, ...rest } = headers;
+  return rest;
+}
+
+/**
  * The guard, as Hono middleware (the node-server adapter passes the
  * node:http request as `c.env.incoming`).
  *
@@ -170,51 +249,87 @@ export function managementAuth(options: ManagementAuthOptions): ManagementGuard 
   const clock = options.clock ?? systemClock;
   const maxFailures = options.maxFailures ?? 5;
   const lockoutMs = options.lockoutMs ?? 30 * 60_000;
+  const maxGlobalFailures = options.maxGlobalFailures ?? 100;
+  const globalWindowMs = options.globalWindowMs ?? 60_000;
   // Bounded: an attacker cycling addresses cannot grow it without limit.
   const failures = new Map<string, { count: number; lockedUntil: number }>();
+  // When the last `maxGlobalFailures` failures happened (at most that many kept).
+  const recentFailures: number[] = [];
+
+  /** When the global rate lets wrong keys be judged again, or undefined when it is not exceeded. */
+  const globalLockedUntil = (): number | undefined => {
+    const now = clock.now();
+    while (recentFailures.length > 0 && recentFailures[0]! <= now - globalWindowMs) recentFailures.shift();
+    return recentFailures.length >= maxGlobalFailures ? recentFailures[0]! + globalWindowMs : undefined;
+  };
 
   const lockedUntil = (address: string): number | undefined => {
-    const entry = failures.get(address);
-    if (!entry || entry.lockedUntil <= clock.now()) return undefined;
-    return entry.lockedUntil;
+    const entry = failures.get(lockoutBucket(address));
+    const own = entry && entry.lockedUntil > clock.now() ? entry.lockedUntil : undefined;
+    const global = globalLockedUntil();
+    if (own === undefined) return global;
+    return global === undefined ? own : Math.max(own, global);
   };
 
   const recordFailure = (address: string) => {
-    const entry = failures.get(address) ?? { count: 0, lockedUntil: 0 };
+    const bucket = lockoutBucket(address);
+    const entry = failures.get(bucket) ?? { count: 0, lockedUntil: 0 };
     if (entry.lockedUntil !== 0 && entry.lockedUntil <= clock.now()) {
       entry.count = 0;
       entry.lockedUntil = 0;
     }
     entry.count++;
     if (entry.count >= maxFailures) entry.lockedUntil = clock.now() + lockoutMs;
-    failures.delete(address);
-    failures.set(address, entry);
+    failures.delete(bucket);
+    failures.set(bucket, entry);
     if (failures.size > TRACKED_ADDRESSES) failures.delete(failures.keys().next().value!);
+    recentFailures.push(clock.now());
+    if (recentFailures.length > maxGlobalFailures) recentFailures.shift();
+  };
+
+  const matches = (key: string): boolean => {
+    const secret = options.secretKey();
+    return secret.length > 0 && timingSafeEqual(digest(key), digest(secret));
   };
 
   const checkKey = (address: string, key: string | undefined): KeyCheck => {
+    // The right key is served whatever the lockout: a lockout slows guessing, it must not lock the operator out.
+    if (key && matches(key)) {
+      failures.delete(lockoutBucket(address));
+      return 'ok';
+    }
     if (lockedUntil(address) !== undefined) return 'locked';
     if (!key) return 'missing';
-    if (!timingSafeEqual(digest(key), digest(options.secretKey()))) {
-      // Only a wrong key counts toward a lockout: a missing one guesses nothing.
-      recordFailure(address);
-      return 'wrong';
+    // Only a wrong key counts toward a lockout: a missing one guesses nothing.
+    recordFailure(address);
+    return 'wrong';
+  };
+
+  const addressOf = (incoming: IncomingMessage): { address: string; local: boolean } => {
+    const trusted = options.trustedProxies();
+    const address = clientAddress(incoming, trusted);
+    if (!isLoopback(address)) return { address, local: false };
+    if (forwardedByUntrustedPeer(incoming, trusted)) {
+      // A reverse proxy on this host that is not in trusted-proxies: its callers are not this machine.
+      options.onUntrustedForward?.(address);
+      return { address, local: false };
     }
-    failures.delete(address);
-    return 'ok';
+    return { address, local: true };
   };
 
   const authorize: ManagementGuard['authorize'] = (incoming, key, authorizeOptions = {}) => {
     if (options.secretKey().length === 0) {
       return { ok: false, code: 'not_found', message: 'remote management is disabled (remote-management.secret-key is empty)' };
     }
-    const address = incoming ? clientAddress(incoming, options.trustedProxies()) : '';
-    if (!options.allowRemote() && !isLoopback(address)) {
+    const { address, local } = incoming ? addressOf(incoming) : { address: '', local: false };
+    if (!options.allowRemote() && !local) {
       return { ok: false, code: 'forbidden', message: 'remote management is disabled (remote-management.allow-remote is false)' };
     }
-    const until = lockedUntil(address);
-    if (until !== undefined) {
-      const seconds = Math.max(1, Math.ceil((until - clock.now()) / 1000));
+    if (!key && authorizeOptions.session) return { ok: true };
+    const result = checkKey(address, key || undefined);
+    if (result === 'ok') return { ok: true };
+    if (result === 'locked') {
+      const seconds = Math.max(1, Math.ceil(((lockedUntil(address) ?? clock.now()) - clock.now()) / 1000));
       return {
         ok: false,
         code: 'too_many_requests',
@@ -222,15 +337,11 @@ export function managementAuth(options: ManagementAuthOptions): ManagementGuard 
         retryAfterSeconds: seconds,
       };
     }
-    if (!key && authorizeOptions.session) return { ok: true };
-    if (checkKey(address, key || undefined) !== 'ok') {
-      return {
-        ok: false,
-        code: 'unauthorized',
-        message: key ? 'wrong management key' : 'missing management key (Authorization: Bearer or X-Management-Key)',
-      };
-    }
-    return { ok: true };
+    return {
+      ok: false,
+      code: 'unauthorized',
+      message: key ? 'wrong management key' : 'missing management key (Authorization: Bearer or X-Management-Key)',
+    };
   };
 
   const middleware: MiddlewareHandler = async (c, next) => {
@@ -238,7 +349,16 @@ export function managementAuth(options: ManagementAuthOptions): ManagementGuard 
     const key = incoming ? presentedManagementKey(incoming.headers) : undefined;
     const session = options.sessions?.valid(sessionToken(incoming?.headers.cookie)) ?? false;
     const decision = authorize(incoming, key, { session });
-    if (decision.ok) return next();
+    if (decision.ok) {
+      // Authorized by the cookie alone: the browser sent it, so the page that made it send must be ours.
+      if (!key && session && incoming && options.access) {
+        const refusal = options
+          .access()
+          .check({ method: c.req.method, headers: sameOriginHeaders(incoming.headers), authorization: 'cookie' });
+        if (refusal) return respondError(c, refusal.code, refusal.message, refusal.details);
+      }
+      return next();
+    }
     // With management off, the routes are hidden rather than refused.
     if (decision.code === 'not_found') return respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`);
     const headers = decision.retryAfterSeconds === undefined ? undefined : { 'retry-after': String(decision.retryAfterSeconds) };
@@ -250,10 +370,8 @@ export function managementAuth(options: ManagementAuthOptions): ManagementGuard 
     lockedOut: lockedUntil,
     checkKey,
     address: (incoming) => clientAddress(incoming, options.trustedProxies()),
+    isLocal: (incoming) => addressOf(incoming).local,
     authorize,
-    matches: (key) => {
-      const secret = options.secretKey();
-      return secret.length > 0 && timingSafeEqual(digest(key), digest(secret));
-    },
+    matches,
   };
 }

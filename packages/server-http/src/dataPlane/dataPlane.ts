@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { ApiKeySet, presentedKey } from '@switchyard/http-kit';
+import { type AccessPolicy, ApiKeySet, presentedKey } from '@switchyard/http-kit';
 import {
   AFFINITY_HEADER,
   FORWARDED_HEADER,
@@ -42,6 +42,26 @@ export interface DataPlaneOptions {
   providerStats?: () => unknown;
   /** Called with each authorized request the relay is about to take, before it starts (the tracer reads `traceparent`). */
   onRelayRequest?: (requestId: string, headers: IncomingMessage['headers']) => void;
+  /**
+   * Who may call without a key (when `apiKeys` is empty): the Host allowlist, Origin and content-type rules, and
+   * the trusted proxies. Without it, a key-less data plane serves anyone (an embedder's own gate in front).
+   */
+  access?: DataPlaneAccess;
+}
+
+/** The access rules of a key-less data plane, built once per config. */
+export interface DataPlaneAccess {
+  policy: AccessPolicy;
+  /** Serve key-less callers that are not on this machine (`--insecure` on a public bind). */
+  remoteCallers: boolean;
+  /** Told of a loopback peer that forwarded someone's request without being a trusted proxy. */
+  onUntrustedForward?: (peer: string | undefined) => void;
+}
+
+/** Why a request was refused before any route ran: a status and words for the client's own error shape. */
+export interface AccessDenial {
+  status: 400 | 403 | 415;
+  message: string;
 }
 
 /** A node:http handler for `/v1/*`; resolves true when it answered the request. */
@@ -53,6 +73,13 @@ export interface DataPlane {
   setApiKeys(keys: readonly string[]): void;
   /** Whether a client key passes the `api-keys` rule (the websocket upgrade checks it too). */
   acceptsClientKey(key: string | undefined): boolean;
+  /** Replaces the key-less access rules (config reload). */
+  setAccess(access: DataPlaneAccess | undefined): void;
+  /**
+   * The refusal a request earns from the access rules, or undefined: a key-less caller must be on this machine
+   * and pass Host, Origin and content type; a websocket upgrade must pass Origin whatever authorized it.
+   */
+  accessDenial(req: IncomingMessage, options?: { upgrade?: boolean }): AccessDenial | undefined;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -132,6 +159,7 @@ function connectionSignal(socket: Socket): AbortSignal {
  */
 export function createDataPlane(options: DataPlaneOptions): DataPlane {
   let keys = new ApiKeySet(options.apiKeys);
+  let access = options.access;
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   const { relay } = options;
   let modelsCreated = Math.floor(Date.now() / 1000);
@@ -230,6 +258,34 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     res.end(JSON.stringify(modelList(family, models, modelsCreated)));
   }
 
+  /** Only header reads per request: the policy was built with the config. */
+  function accessDenial(req: IncomingMessage, denialOptions: { upgrade?: boolean } = {}): AccessDenial | undefined {
+    if (access === undefined) return undefined;
+    const open = keys.open;
+    if (!open && !denialOptions.upgrade) return undefined;
+    const { policy } = access;
+    if (open && !access.remoteCallers) {
+      const peer = req.socket.remoteAddress;
+      if (!policy.callerIsLocal(peer, req.headers)) {
+        const forwarded = policy.forwardedByUntrustedPeer(peer, req.headers);
+        if (forwarded) access.onUntrustedForward?.(peer);
+        return {
+          status: 403,
+          message: forwarded
+            ? 'this gateway has no api-keys, so it serves only callers on this machine, and this request was forwarded for another (a reverse proxy not in remote-management.trusted-proxies); set api-keys to serve others'
+            : 'this gateway has no api-keys, so it serves only callers on this machine; set api-keys to serve others',
+        };
+      }
+    }
+    const refusal = policy.check({
+      method: req.method ?? 'GET',
+      headers: req.headers,
+      authorization: open ? 'loopback' : 'key',
+      ...(denialOptions.upgrade ? { upgrade: true } : {}),
+    });
+    return refusal && { status: refusal.status, message: refusal.message };
+  }
+
   return {
     maxBodyBytes,
     acceptsClientKey: (key) => keys.accepts(key),
@@ -237,6 +293,10 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       keys = new ApiKeySet(next);
       modelsCreated = Math.floor(Date.now() / 1000);
     },
+    setAccess(next) {
+      access = next;
+    },
+    accessDenial,
     async handle(req, res) {
       const url = req.url ?? '/';
       const [path = '/', search = ''] = url.split('?', 2);
@@ -253,6 +313,16 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
           { status: 401, code: 'invalid_api_key', type: 'authentication_error', message: 'missing or invalid API key' },
           requestId,
         );
+        return true;
+      }
+      const denial = keys.open ? accessDenial(req) : undefined;
+      if (denial) {
+        const { status, message } = denial;
+        const failure: RelayFailure =
+          status === 403
+            ? { status, code: 'forbidden', type: 'permission_error', message }
+            : { status, code: 'invalid_request', type: 'invalid_request_error', message };
+        sendFailure(res, family, failure, requestId);
         return true;
       }
       if (path === '/v1/metrics/providers' && req.method === 'GET' && options.providerStats) {

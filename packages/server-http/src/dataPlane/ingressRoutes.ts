@@ -35,6 +35,25 @@ export function familyOfPath(path: string, headers: Record<string, string | stri
   return 'openai-chat';
 }
 
+/** A path segment decoded, or undefined when its `%` escapes are malformed (a client's mistake: 400, not 500). */
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
+function malformed(family: ApiFamily): IngressRoute {
+  return { kind: 'bad_path', family, message: 'the path has a malformed % escape', param: 'model' };
+}
+
+/** A model-list route for `id`, or the 400 a malformed escape earns. */
+function modelRoute(family: ApiFamily, raw: string): IngressRoute {
+  const id = decodeSegment(raw);
+  return id === undefined ? malformed(family) : { kind: 'models', family, id };
+}
+
 function post(method: string, family: ApiFamily, route: IngressRoute): IngressRoute {
   return method === 'POST' ? route : { kind: 'method_not_allowed', family, allow: 'POST' };
 }
@@ -54,11 +73,11 @@ export function matchRoute(method: string, path: string, query: URLSearchParams,
     case '/v1beta/models':
       return method === 'GET' ? { kind: 'models', family } : { kind: 'method_not_allowed', family, allow: 'GET' };
   }
-  if (path.startsWith('/v1/models/') && method === 'GET')
-    return { kind: 'models', family, id: decodeURIComponent(path.slice('/v1/models/'.length)) };
+  if (path.startsWith('/v1/models/') && method === 'GET') return modelRoute(family, path.slice('/v1/models/'.length));
   const action = GEMINI_MODEL_ACTION.exec(path);
   if (action) {
-    const model = decodeURIComponent(action[1]!);
+    const model = decodeSegment(action[1]!);
+    if (model === undefined) return malformed(family);
     if (!MODEL_NAME.test(model))
       return { kind: 'bad_path', family, message: `${JSON.stringify(model)} is not a model name`, param: 'model' };
     switch (action[2]) {
@@ -79,8 +98,7 @@ export function matchRoute(method: string, path: string, query: URLSearchParams,
         return undefined;
     }
   }
-  if (path.startsWith('/v1beta/models/') && method === 'GET')
-    return { kind: 'models', family, id: decodeURIComponent(path.slice('/v1beta/models/'.length)) };
+  if (path.startsWith('/v1beta/models/') && method === 'GET') return modelRoute(family, path.slice('/v1beta/models/'.length));
   return undefined;
 }
 

@@ -8,6 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { type FileWatch, watchFile } from '@switchyard/credentials';
+import { UnsafeBindError } from '@switchyard/http-kit';
 import { ConfigError, parseConfig } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
 
@@ -103,7 +104,10 @@ export class ConfigFile {
 
   private refused(text: string, error: unknown): void {
     this.lastText = text;
-    const issues = error instanceof ConfigError ? error.issues : [{ field: '(file)', message: (error as Error).message }];
+    const issues =
+      error instanceof ConfigError
+        ? error.issues
+        : [{ field: error instanceof UnsafeBindError ? 'api-keys' : '(file)', message: (error as Error).message }];
     this.options.logError({ path: this.options.path, issues }, 'config_reload_rejected_keeping_running_config');
   }
 

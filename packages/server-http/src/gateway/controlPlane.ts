@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import { RoutingError } from '@switchyard/core-routing';
 import {
+  type AccessPolicy,
   ApiError,
   type ApiErrorCode,
   bodyCap,
@@ -72,11 +73,17 @@ export interface GatewayManagement {
  * const management = createGatewayManagement(() => gateway.config(), gateway.scheduler);
  * ```
  */
-export function createGatewayManagement(config: () => GatewayConfig, clock: Clock): GatewayManagement {
+export function createGatewayManagement(
+  config: () => GatewayConfig,
+  clock: Clock,
+  hooks: { access?: () => AccessPolicy; onUntrustedForward?: (peer: string) => void } = {},
+): GatewayManagement {
   const remote = () => config()['remote-management'];
   const sessions = new SessionStore({ clock });
   const guard = managementAuth({
     sessions,
+    ...(hooks.access ? { access: hooks.access } : {}),
+    ...(hooks.onUntrustedForward ? { onUntrustedForward: hooks.onUntrustedForward } : {}),
     secretKey: () => remote()['secret-key'],
     allowRemote: () => remote()['allow-remote'],
     trustedProxies: () => remote()['trusted-proxies'],

@@ -13,7 +13,14 @@ import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { CooldownManager, type HealingAction, HealthMonitor, SelfHealer } from '@switchyard/core-routing';
 import { type AuthFlow, createHttpClient } from '@switchyard/credentials';
-import { continueWhenBodyIsRead } from '@switchyard/http-kit';
+import {
+  AccessPolicy,
+  assertSafeBind,
+  continueWhenBodyIsRead,
+  isLoopbackHost,
+  openLoopbackWarning,
+  UnsafeBindError,
+} from '@switchyard/http-kit';
 import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import type { Tracing } from '@switchyard/observability/tracing';
@@ -21,7 +28,7 @@ import { NodeFailover, Relay, ResponseCache, UndiciTransport } from '@switchyard
 import { type Scheduler, systemScheduler, Teardown } from '@switchyard/runtime';
 import { Agent } from 'undici';
 import type { LookupFunction } from '../controlPlane/ssrf.js';
-import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
+import { createDataPlane, type DataPlane, type DataPlaneAccess } from '../dataPlane/dataPlane.js';
 import { serveWithoutUpgrade } from '../dataPlane/serveWithoutUpgrade.js';
 import { isWebsocketUpgrade } from '../dataPlane/websocket/upgradeGate.js';
 import { createWebsocketGateway, type WebsocketGateway } from '../dataPlane/websocket/websocketGateway.js';
@@ -63,14 +70,43 @@ export interface GatewayOptions {
 /** The file in `auth-dir` where a gateway outside a cluster keeps the hosts the management API admitted. */
 export const GUARDED_HOSTS_FILE = '.guarded-hosts.json';
 
-/** Hosts that only this machine can reach. */
-export function isLoopbackHost(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+// The shared HTTP kit's, re-exported where embedders have always imported them from.
+export { isLoopbackHost, UnsafeBindError };
+
+/** A `secret-key` shorter than this is warned of at start: it guards credentials and the config. */
+export const MIN_SECRET_KEY_LENGTH = 32;
+
+/** How often, at most, the warning about an untrusted forwarding peer is logged. */
+const FORWARD_WARNING_INTERVAL_MS = 60_000;
+
+/** The bind rule, as it applies at start and at every reload. */
+function checkBind(host: string, config: GatewayConfig, insecure: boolean): void {
+  assertSafeBind({
+    host,
+    hasKeys: config['api-keys'].length > 0,
+    insecure,
+    server: 'the gateway',
+    howToSetKey: 'set api-keys in the config',
+  });
 }
 
-/** Refused start-up: an open gateway on a public interface. */
-export class UnsafeBindError extends Error {
-  override name = 'UnsafeBindError';
+/**
+ * The access rules of a config, built once per config so a request costs only header reads. A public bind that
+ * `--insecure` leaves key-less serves callers from anywhere, so its Host allowlist is open unless `allowed-hosts`
+ * names hosts.
+ */
+function accessPolicyFor(config: GatewayConfig, bindHost: string, insecure: boolean): { policy: AccessPolicy; remoteCallers: boolean } {
+  const remoteCallers = insecure && !isLoopbackHost(bindHost) && config['api-keys'].length === 0;
+  const allowed = config['allowed-hosts'];
+  const selfUrl = config.server.failover.self_url;
+  const policy = new AccessPolicy({
+    bindHost,
+    allowedHosts: remoteCallers && allowed.length === 0 ? ['*'] : allowed,
+    ...(selfUrl ? { selfUrl } : {}),
+    allowedOrigins: config['allowed-origins'],
+    trustedProxies: config['remote-management']['trusted-proxies'],
+  });
+  return { policy, remoteCallers };
 }
 
 /** A request's path without its query. */
@@ -130,6 +166,11 @@ export class Gateway {
   /** The config file (`configPath`), watched and applied as it changes. */
   private readonly configFile: ConfigFile | undefined;
   private url_ = '';
+  /** `--insecure`: a public bind may go without api-keys, at start and at every reload. */
+  private readonly insecure: boolean;
+  /** The access rules of the config in force. */
+  private access_: AccessPolicy;
+  private lastForwardWarning = Number.NEGATIVE_INFINITY;
   private stopConfigSignal: (() => void) | undefined;
   /** The OpenTelemetry tracer (`tracing.enabled`), flushed and stopped on close. */
   private readonly tracing: Tracing | undefined;
@@ -146,6 +187,9 @@ export class Gateway {
     const config = options.config;
     this.current = config;
     this.startConfig = config;
+    this.insecure = options.insecure === true;
+    const access = accessPolicyFor(config, config.host, this.insecure);
+    this.access_ = access.policy;
     this.credentials = credentials;
     this.cluster = cluster;
     this.configPath = options.configPath;
@@ -245,14 +289,19 @@ export class Gateway {
     this.dataPlane = createDataPlane({
       relay,
       apiKeys: config['api-keys'],
+      access: this.dataPlaneAccess(access),
       providerStats: () => this.providerStats(),
       // A request arriving with a sampled `traceparent` continues the client's trace.
       ...(tracer ? { onRelayRequest: (requestId, headers) => tracer.gateway.continueFrom(requestId, headers) } : {}),
     });
-    this.management = createGatewayManagement(() => this.current, this.scheduler);
+    this.management = createGatewayManagement(() => this.current, this.scheduler, {
+      access: () => this.access_,
+      onUntrustedForward: (peer) => this.warnUntrustedForward(peer),
+    });
     this.websocket = createWebsocketGateway({
       relay,
       acceptsClientKey: (key) => this.dataPlane.acceptsClientKey(key),
+      accessDenial: (req, denialOptions) => this.dataPlane.accessDenial(req, denialOptions),
       management: this.management.guard,
       credentials: credentials.manager,
       settings: () => websocketSettings(this.current),
@@ -298,11 +347,7 @@ export class Gateway {
   /** Builds, starts and binds a gateway. */
   static async start(options: GatewayOptions): Promise<Gateway> {
     const { config } = options;
-    if (config['api-keys'].length === 0 && !isLoopbackHost(config.host) && !options.insecure) {
-      throw new UnsafeBindError(
-        `refusing to serve ${config.host} with no api-keys: anyone who can reach it could use your providers. Set api-keys, bind 127.0.0.1, or pass --insecure.`,
-      );
-    }
+    checkBind(config.host, config, options.insecure === true);
     const scheduler = options.scheduler ?? systemScheduler;
     // What start-up has opened so far, closed newest first if a later step fails.
     const undo = new Teardown();
@@ -383,6 +428,19 @@ export class Gateway {
       });
     }
     gateway.observability.logger.info({ url: gateway.url_, providers: Object.keys(config.providers) }, 'gateway_started');
+    const open = openLoopbackWarning({ host: config.host, hasKeys: config['api-keys'].length > 0, server: 'the gateway' });
+    if (open) gateway.observability.logger.warn({ host: config.host, hint: open }, 'gateway_without_api_keys');
+    const secret = config['remote-management']['secret-key'];
+    if (secret.length > 0 && secret.length < MIN_SECRET_KEY_LENGTH) {
+      gateway.observability.logger.warn(
+        {
+          length: secret.length,
+          minimum: MIN_SECRET_KEY_LENGTH,
+          hint: `remote-management.secret-key guards the credentials and the config: use at least ${MIN_SECRET_KEY_LENGTH} random characters (openssl rand -base64 32)`,
+        },
+        'management_secret_key_short',
+      );
+    }
     return gateway;
   }
 
@@ -394,6 +452,46 @@ export class Gateway {
   /** The config in force. */
   config(): GatewayConfig {
     return this.current;
+  }
+
+  /** The access rules in force: Host allowlist, Origins, trusted proxies (the data plane's and the dashboard's). */
+  get access(): AccessPolicy {
+    return this.access_;
+  }
+
+  /**
+   * The bind rule a new config must keep, as at start: on a host others can reach (the bound one, or the one the
+   * config names for the next start), `api-keys` may not be empty unless the gateway was started `--insecure`.
+   * Returns the refusal, or undefined.
+   */
+  bindRefusal(config: GatewayConfig): UnsafeBindError | undefined {
+    try {
+      checkBind(this.startConfig.host, config, this.insecure);
+      checkBind(config.host, config, this.insecure);
+      return undefined;
+    } catch (error) {
+      if (error instanceof UnsafeBindError) return error;
+      throw error;
+    }
+  }
+
+  private dataPlaneAccess(access: { policy: AccessPolicy; remoteCallers: boolean }): DataPlaneAccess {
+    return { ...access, onUntrustedForward: (peer) => this.warnUntrustedForward(peer ?? '') };
+  }
+
+  /** A reverse proxy on this host that is not trusted: said in the log, once a minute at most (any client can send the headers). */
+  private warnUntrustedForward(peer: string): void {
+    const now = this.scheduler.now();
+    if (now - this.lastForwardWarning < FORWARD_WARNING_INTERVAL_MS) return;
+    this.lastForwardWarning = now;
+    this.observability.logger.warn(
+      {
+        peer,
+        trusted_proxies: this.current['remote-management']['trusted-proxies'],
+        hint: 'a loopback peer sent X-Forwarded-For, Forwarded or X-Real-IP without being in remote-management.trusted-proxies, so its callers are treated as remote; add the proxy there if it is yours',
+      },
+      'forwarded_headers_from_untrusted_peer',
+    );
   }
 
   /**
@@ -428,6 +526,9 @@ export class Gateway {
     config: GatewayConfig,
     options: { fromFile?: string; announce?: boolean; requestId?: string; viaApi?: boolean } = {},
   ): { restartNeeded: string[] } {
+    // The rule of the start holds at every reload: emptying api-keys must not publish /v1 (UnsafeBindError).
+    const refusal = this.bindRefusal(config);
+    if (refusal) throw refusal;
     if (options.fromFile !== undefined) this.configFile?.applied(options.fromFile);
     // Before anything can connect to them under the new config. The management route has recorded them already;
     // an embedder's call records them here, and a failure to is logged (they are guarded in this process regardless).
@@ -456,6 +557,9 @@ export class Gateway {
       quotaExceeded: quotaExceededSettings(config),
     });
     this.dataPlane.setApiKeys(config['api-keys']);
+    const access = accessPolicyFor(config, this.startConfig.host, this.insecure);
+    this.access_ = access.policy;
+    this.dataPlane.setAccess(this.dataPlaneAccess(access));
     // Connections beyond a lowered cap stay open; new ones wait until the count falls below it.
     this.server.maxConnections = config.server.http.max_connections;
     this.websocket.revalidate();

@@ -6,6 +6,9 @@
  */
 import type { DestinationStream } from '@switchyard/observability';
 
+/** Lines a log follower may have waiting; past it the oldest are dropped, and the follower told how many. */
+export const LOG_FOLLOW_QUEUE = 1_000;
+
 /** A log destination that also remembers recent lines. */
 export class LogTail implements DestinationStream {
   private readonly inner: DestinationStream | undefined;

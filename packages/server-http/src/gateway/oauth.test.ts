@@ -109,7 +109,7 @@ describe('/v0/oauth: the management auth rules', async () => {
     const remote = { 'x-forwarded-for': '198.51.100.8' };
     for (let i = 0; i < 5; i++)
       assert.equal((await open.call('/v0/oauth/acme/sessions', { method: 'POST', key: 'bad', headers: remote })).status, 401);
-    const locked = await open.call('/v0/oauth/sessions/abc', { headers: remote });
+    const locked = await open.call('/v0/oauth/sessions/abc', { key: 'bad', headers: remote });
     assert.equal(locked.status, 429);
     assert.equal(locked.headers.get('retry-after'), '1800');
   });

@@ -7,7 +7,9 @@
  * that hand every upgrade here; the gateway serves those as plain HTTP
  * first, with `serveWithoutUpgrade`), the route (404 for any other path),
  * the method (400 for anything but a GET), the client key of `api-keys`
- * (401, the same rule as every `/v1/*` route), and, when `X-Management-Key`
+ * (401, the same rule as every `/v1/*` route), the access rules (403 for a
+ * cross-site `Origin` whatever authorized the upgrade, and for a key-less
+ * caller a foreign `Host` or one not on this machine), and, when `X-Management-Key`
  * is given, the management API's rules (403 when management is off or the
  * client is not local, 429 while its address is locked out, 401 for a wrong
  * key, which counts toward the lockout).
@@ -47,6 +49,14 @@ export type UpgradeDecision =
       retryAfterSeconds?: number;
     };
 
+/** What {@link decideUpgrade} consults. */
+export interface UpgradeDeps {
+  acceptsClientKey(key: string | undefined): boolean;
+  management: ManagementCheck;
+  /** The access rules' refusal of an upgrade, or undefined (the data plane's `accessDenial`). */
+  accessDenial?(req: IncomingMessage, options: { upgrade: true }): { status: number; message: string } | undefined;
+}
+
 /** Whether a request asks to upgrade to websocket, the one protocol these routes take. */
 export function isWebsocketUpgrade(req: IncomingMessage): boolean {
   return (req.headers.upgrade ?? '').toLowerCase() === 'websocket';
@@ -74,10 +84,7 @@ const MANAGEMENT_REFUSALS = {
  * if (!decision.ok) refuseUpgrade(socket, decision);
  * ```
  */
-export function decideUpgrade(
-  req: IncomingMessage,
-  deps: { acceptsClientKey(key: string | undefined): boolean; management: ManagementCheck },
-): UpgradeDecision {
+export function decideUpgrade(req: IncomingMessage, deps: UpgradeDeps): UpgradeDecision {
   const path = (req.url ?? '/').split('?', 1)[0]!;
   const route = (WEBSOCKET_ROUTES as readonly string[]).includes(path) ? (path as WebsocketRoute) : undefined;
   if (!isWebsocketUpgrade(req)) {
@@ -122,6 +129,19 @@ export function decideUpgrade(
       code: 'invalid_api_key',
       type: 'authentication_error',
       message: 'missing or invalid API key',
+    };
+  }
+  const denial = deps.accessDenial?.(req, { upgrade: true });
+  if (denial) {
+    const forbidden = denial.status === 403;
+    return {
+      ok: false,
+      route,
+      status: denial.status,
+      reason: forbidden ? 'forbidden' : 'bad_request',
+      code: forbidden ? 'forbidden' : 'invalid_request',
+      type: forbidden ? 'permission_error' : 'invalid_request_error',
+      message: denial.message,
     };
   }
   const managementKey = managementKeyOf(req);

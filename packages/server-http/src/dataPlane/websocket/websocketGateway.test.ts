@@ -168,14 +168,18 @@ describe('websocket upgrades: the auth matrix', async () => {
 });
 
 describe('websocket upgrades: lockout, disabled management, open gateway', async () => {
-  test('after max-failures wrong keys the address is locked out, on the websocket and the management API alike', async () => {
+  test('after max-failures wrong keys the address is locked out, on the websocket and the management API alike; the right key is not', async () => {
     const { gateway, ws } = await start(configText().replace(`secret-key: ${KEY}`, `secret-key: ${KEY}\n  max-failures: 2`));
     for (let i = 0; i < 2; i++) assert.equal((await refused(ws('/v1/ws'), { ...client, 'x-management-key': 'guess' })).status, 401);
-    const locked = await refused(ws('/v1/ws'), manager);
+    const locked = await refused(ws('/v1/ws'), { ...client, 'x-management-key': 'guess' });
     assert.equal(locked.status, 429);
     assert.ok(Number(locked.headers['retry-after']) > 0);
-    const http = await fetch(`${gateway.url}/v0/management/config`, { headers: { authorization: `Bearer ${KEY}` } });
+    const http = await fetch(`${gateway.url}/v0/management/config`, { headers: { authorization: 'Bearer guess' } });
     assert.equal(http.status, 429);
+    // A lockout slows guessing; it never locks the operator out.
+    (await open(ws('/v1/ws'), manager)).ws.close();
+    const operator = await fetch(`${gateway.url}/v0/management/config`, { headers: { authorization: `Bearer ${KEY}` } });
+    assert.equal(operator.status, 200);
   });
 
   test('a management key when management is off is refused with 403', async () => {

@@ -15,7 +15,7 @@ import type { Relay } from '@switchyard/relay';
 import { every, type Scheduler, systemScheduler } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
 import { WebSocketServer } from 'ws';
-import { decideUpgrade, type ManagementCheck, refuseUpgrade } from './upgradeGate.js';
+import { decideUpgrade, type ManagementCheck, refuseUpgrade, type UpgradeDeps } from './upgradeGate.js';
 import { type RuntimeCredentials, type WebsocketEventMap, WsConnection } from './wsConnection.js';
 
 /** `server.websocket.*`. */
@@ -43,6 +43,8 @@ export interface WebsocketGatewayOptions {
   relay: Relay;
   /** The `/v1/*` client key rule (`api-keys`; open when empty). */
   acceptsClientKey(key: string | undefined): boolean;
+  /** The access rules (Origin whatever authorized the upgrade; Host and locality for a key-less caller). */
+  accessDenial?: UpgradeDeps['accessDenial'];
   /** The management API's rules, for `X-Management-Key`. */
   management: ManagementCheck;
   /** Where `auth.upsert` and `auth.delete` go (the credential manager). */
@@ -132,7 +134,11 @@ export function createWebsocketGateway(options: WebsocketGatewayOptions): Websoc
             type: 'server_error',
             message: 'the gateway is shutting down',
           } as const)
-        : decideUpgrade(req, { acceptsClientKey: options.acceptsClientKey, management: options.management });
+        : decideUpgrade(req, {
+            acceptsClientKey: options.acceptsClientKey,
+            management: options.management,
+            ...(options.accessDenial ? { accessDenial: options.accessDenial } : {}),
+          });
       if (!decision.ok) {
         events.emit('websocket:rejected', { route: decision.route, status: decision.status, reason: decision.reason, at: scheduler.now() });
         refuseUpgrade(socket, decision, requestId);

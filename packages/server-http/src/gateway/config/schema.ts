@@ -390,6 +390,13 @@ export const gatewayConfigSchema = z
     'auth-dir': z.string().min(1).default('./auths'),
     /** Keys clients send to `/v1/*`; empty leaves `/v1/*` open (loopback only, unless --insecure). */
     'api-keys': z.array(z.string().min(1)).default([]),
+    /**
+     * More `Host` names (`name` or `name:port`) served where access rests on loopback or a session cookie: a key-less
+     * `/v1/*`, the dashboard. Loopback names, the bind address and the host of `server.failover.self_url` always are.
+     */
+    'allowed-hosts': z.array(z.string().min(1)).default([]),
+    /** Origins (`https://app.example.com`) allowed to open websockets and to make cookie- or loopback-authorized changes. */
+    'allowed-origins': z.array(z.string().min(1)).default([]),
     'remote-management': remoteManagementSchema.prefault({}),
     'quota-exceeded': z
       .strictObject({

@@ -5,13 +5,17 @@
  * sign-in form that opens an HttpOnly, SameSite=Strict session cookie so the
  * page can call the operations API. The sign-in pages (`/v0/oauth/{flow}`)
  * share the form: it returns to the page it came from, when that is one of
- * them (never to an arbitrary URL).
+ * them (never to an arbitrary URL). The form takes posts from the gateway's
+ * own pages only (`Origin`, or `Sec-Fetch-Site` where a browser sent no
+ * `Origin`): another site's page cannot spend the lockout's failures. The
+ * cookie is `Secure` when the request came over TLS (a trusted proxy's
+ * `X-Forwarded-Proto: https`).
  */
-import type { IncomingMessage } from 'node:http';
-import { respondError } from '@switchyard/http-kit';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { type AccessPolicy, respondError } from '@switchyard/http-kit';
 import type { Context } from 'hono';
 import {
-  isLoopback,
+  cameOverTls,
   type ManagementGuard,
   presentedManagementKey,
   SESSION_COOKIE,
@@ -64,7 +68,7 @@ export function pageAccess(gateway: Gateway, guard: Guard, sessions: SessionStor
     /** The refusal that comes before any key, or undefined. */
     gate(c: Context): Response | undefined {
       if (remote()['secret-key'].length === 0) return respondError(c, 'not_found', `no route for ${c.req.method} ${c.req.path}`);
-      if (!remote()['allow-remote'] && !isLoopback(guard.address(incoming(c)))) {
+      if (!remote()['allow-remote'] && !guard.isLocal(incoming(c))) {
         return respondError(c, 'forbidden', 'remote management is disabled (remote-management.allow-remote is false)');
       }
       return undefined;
@@ -77,6 +81,28 @@ export function pageAccess(gateway: Gateway, guard: Guard, sessions: SessionStor
       return key !== undefined && guard.checkKey(guard.address(req), key) === 'ok';
     },
   };
+}
+
+const one = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value);
+
+/** Why a form post must be refused as another site's, or undefined when it came from the gateway's own page (or no browser). */
+export function crossSiteForm(policy: AccessPolicy, headers: IncomingHttpHeaders): string | undefined {
+  const origin = one(headers.origin);
+  const site = one(headers['sec-fetch-site']);
+  // The pages send `Referrer-Policy: no-referrer`, under which a browser posts their forms with `Origin: null`;
+  // `Sec-Fetch-Site` still tells the gateway's own page from another's.
+  if (origin === 'null' && site === 'same-origin') return undefined;
+  if (!policy.originAllowed(origin, one(headers.host))) {
+    return `posts from origin ${JSON.stringify(origin)} are not accepted here; sign in from the gateway's own page (or add the origin to allowed-origins)`;
+  }
+  if (origin === undefined && site === 'cross-site') return 'cross-site posts are not accepted here';
+  return undefined;
+}
+
+/** The session cookie's attributes: `Secure` when the browser reached the gateway over TLS. */
+function cookieAttributes(gateway: Gateway, req: IncomingMessage, maxAgeSeconds: number): string {
+  const secure = cameOverTls(req, gateway.config()['remote-management']['trusted-proxies']) ? '; Secure' : '';
+  return `HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}${secure}`;
 }
 
 /** Registers the dashboard and its sign-in. */
@@ -107,6 +133,9 @@ export function registerDashboardRoutes(app: ControlPlaneApp, gateway: Gateway, 
   app.post('/dashboard/login', async (c) => {
     const refused = access.gate(c);
     if (refused) return refused;
+    // Before the body is read or a failure counted: another site's page must not spend this address's lockout.
+    const crossSite = crossSiteForm(gateway.access, access.incoming(c).headers);
+    if (crossSite) return respondError(c, 'forbidden', crossSite);
     const form = await c.req.parseBody().catch(() => ({}) as Record<string, unknown>);
     const key = typeof form.key === 'string' ? form.key : undefined;
     const next = returnPath(form.next);
@@ -122,13 +151,18 @@ export function registerDashboardRoutes(app: ControlPlaneApp, gateway: Gateway, 
     if (result === 'missing') return html(c, loginPage('Enter the management key.', next), 400);
     if (result === 'wrong') return html(c, loginPage('That is not the management key.', next), 401);
     const token = sessions.create();
-    c.header('set-cookie', `${SESSION_COOKIE}=${token}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${Math.floor(sessions.ttlMs / 1000)}`);
+    c.header(
+      'set-cookie',
+      `${SESSION_COOKIE}=${token}; ${cookieAttributes(gateway, access.incoming(c), Math.floor(sessions.ttlMs / 1000))}`,
+    );
     return c.redirect(next, 303);
   });
 
   app.post('/dashboard/logout', (c) => {
+    const crossSite = crossSiteForm(gateway.access, access.incoming(c).headers);
+    if (crossSite) return respondError(c, 'forbidden', crossSite);
     sessions.revoke(sessionToken(access.incoming(c).headers.cookie));
-    c.header('set-cookie', `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`);
+    c.header('set-cookie', `${SESSION_COOKIE}=; ${cookieAttributes(gateway, access.incoming(c), 0)}`);
     return c.redirect('/dashboard', 303);
   });
 }

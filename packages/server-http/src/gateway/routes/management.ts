@@ -15,6 +15,7 @@ import { changedOutboundUrls, refusedOutboundUrls } from '../config/outboundUrls
 import { redactConfig, setInYaml, writeFileAtomically } from '../config/persist.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
 import type { Gateway } from '../gateway.js';
+import { LOG_FOLLOW_QUEUE } from '../logTail.js';
 import { valueAt } from '../readAtStart.js';
 import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';
 
@@ -56,6 +57,9 @@ async function replaceConfig(
     }
     throw error;
   }
+  // The bind rule of the start: on a host others can reach, api-keys may not be emptied (unless --insecure).
+  const unsafe = gateway.bindRefusal(config);
+  if (unsafe) throw new ApiError('validation_failed', unsafe.message, { details: fieldDetail('api-keys', unsafe.message) });
   if (fromCaller) {
     // An empty key hides every management route (404): the API would lock out the caller that used it.
     if (gateway.config()['remote-management']['secret-key'] !== '' && config['remote-management']['secret-key'] === '') {
@@ -202,7 +206,8 @@ export function registerManagementRoutes(app: ControlPlaneApp, gateway: Gateway)
       },
       responses: {
         200: {
-          description: 'JSON `{lines: [...]}`, or `text/event-stream` with one `log` event per line when following',
+          description:
+            'JSON `{lines: [...]}`, or `text/event-stream` with one `log` event per line when following, and a `dropped` event (`{"dropped": n}`) where a slow reader missed lines',
           content: {
             'application/json': { schema: z.object({ lines: z.array(z.unknown()) }) },
             'text/event-stream': { schema: z.string() },
@@ -224,9 +229,15 @@ export function registerManagementRoutes(app: ControlPlaneApp, gateway: Gateway)
       return streamSSE(c, async (stream) => {
         let id = 0;
         for (const line of gateway.logTail.last(lines)) await stream.writeSSE({ event: 'log', data: line, id: String(++id) });
+        // Bounded: a reader slower than the log keeps the newest lines, and is told how many it missed.
         const queue: string[] = [];
+        let dropped = 0;
         let wake: (() => void) | undefined;
         const stop = gateway.logTail.follow((line) => {
+          if (queue.length >= LOG_FOLLOW_QUEUE) {
+            queue.shift();
+            dropped++;
+          }
           queue.push(line);
           wake?.();
         });
@@ -244,6 +255,11 @@ export function registerManagementRoutes(app: ControlPlaneApp, gateway: Gateway)
             wake = undefined;
             if (queue.length === 0 && !stream.aborted) await stream.write(': keep-alive\n\n');
             continue;
+          }
+          if (dropped > 0) {
+            const missed = dropped;
+            dropped = 0;
+            await stream.writeSSE({ event: 'dropped', data: JSON.stringify({ dropped: missed }), id: String(++id) });
           }
           await stream.writeSSE({ event: 'log', data: queue.shift()!, id: String(++id) });
         }
