@@ -1,9 +1,11 @@
 /**
  * @module @switchyard/runtime
  * The primitives every Switchyard package shares: an injectable clock and
- * scheduler, `every()`, `withTimeout()` and a `FakeScheduler` for tests.
+ * scheduler, `every()`, `withTimeout()`, a `FakeScheduler` for tests, and the
+ * one duration reader (`durationMs`).
  * PostgreSQL helpers are the `@switchyard/runtime/postgres` subpath.
  */
 export { type Clock, every, FakeScheduler, type Scheduler, systemClock, systemScheduler, type TimerHandle } from './clock.js';
+export { type DurationOptions, durationMs } from './duration.js';
 export { RuntimeError, type RuntimeErrorCode } from './errors.js';
 export { withTimeout } from './timeout.js';
