@@ -6,6 +6,7 @@
  * script, no build step, no network but this gateway; it polls the
  * operations API every two seconds with the browser session's cookie.
  */
+import { raw } from 'hono/html';
 import { page } from './layout.js';
 
 const BODY = `<header>
@@ -191,5 +192,5 @@ setInterval(tick, 1000);
 
 /** The dashboard page. */
 export function dashboardPage() {
-  return page({ title: 'Switchyard dashboard', body: BODY, script: SCRIPT });
+  return page({ title: 'Switchyard dashboard', body: raw(BODY), script: SCRIPT });
 }
