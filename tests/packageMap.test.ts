@@ -65,7 +65,7 @@ function importsOf(file: string): Imported[] {
     const clause = match[0];
     // `import { type A, type B }` with every name typed is erased too.
     const braces = /\{([^}]*)\}/.exec(clause)?.[1];
-    const allTyped = braces !== undefined && braces.split(',').every((n) => n.trim() === '' || n.trim().startsWith('type '));
+    const allTyped = braces?.split(',').every((n) => n.trim() === '' || n.trim().startsWith('type ')) === true;
     found.push({ file, specifier: match[3]!, typeOnly: Boolean(match[2]) || (allTyped && !/\bimport\s+[A-Za-z_$]/.test(clause)) });
   }
   for (const match of text.matchAll(DYNAMIC)) found.push({ file, specifier: match[1]!, typeOnly: false });

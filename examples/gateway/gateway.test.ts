@@ -36,7 +36,14 @@ test('the quick-start gateway answers the official openai client, plain and stre
     server!.stdout!.on('data', (chunk) => {
       out += chunk;
       const match = /listening on (http:\/\/[^\s]+)/.exec(out);
-      if (match) resolve(match[1]!);
+      if (match && /^dashboard on /m.test(out)) {
+        assert.match(
+          out,
+          new RegExp(`dashboard on ${match[1]}/dashboard \\(sign in with the management key, remote-management\\.secret-key in `),
+        );
+        assert.ok(!out.includes('local-demo-key'), 'the key itself is never printed');
+        resolve(match[1]!);
+      }
     });
     server!.once('exit', (code) => reject(new Error(`gateway exited with ${code}`)));
   });

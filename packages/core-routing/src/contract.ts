@@ -103,6 +103,23 @@ export function runCooldownStateStoreContract(
     );
 
     test(
+      "a period keeps its note (an operator's reason); one without a note has none",
+      withSubject(async (store, peer) => {
+        const noted = { ...period('openai'), note: 'maintenance window, ticket #42' };
+        await store.set(noted);
+        await store.set(period('anthropic'));
+        assert.deepEqual(await peer.get('openai'), noted);
+        assert.deepEqual(await peer.get('anthropic'), period('anthropic'));
+        assert.deepEqual(
+          (await peer.list()).find((p) => p.key === 'openai'),
+          noted,
+        );
+        await store.set(period('openai'));
+        assert.deepEqual(await peer.get('openai'), period('openai'), 'a later period without a note clears it');
+      }),
+    );
+
+    test(
       'returned periods are copies: changing one changes nothing stored',
       withSubject(async (store) => {
         const original = period('a');

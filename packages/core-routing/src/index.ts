@@ -50,6 +50,7 @@ export type {
 } from './health/healthTypes.js';
 export {
   type HealingAction,
+  type HealingActionRecord,
   type HealingOutcome,
   type HealingStatus,
   SelfHealer,

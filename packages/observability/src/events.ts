@@ -48,6 +48,27 @@ export interface HealthCheckEvent {
   at: number;
 }
 
+/** `healing:action`, from the self-healer: one healing action ran on a provider. */
+export interface HealingActionEvent {
+  provider: string;
+  attempt: number;
+  action: string;
+  ok: boolean;
+  error?: string;
+  at: number;
+}
+
+/** `healing:outcome`, from the self-healer: the check after an attempt's actions, and what followed. */
+export interface HealingOutcomeEvent {
+  provider: string;
+  attempt: number;
+  /** `recovered`, `retrying`, `gave_up` or `cancelled`. */
+  outcome: string;
+  nextAttemptAt?: number;
+  error?: string;
+  at: number;
+}
+
 /** `credential:rotated`, from a credential pool. */
 export interface CredentialRotatedEvent {
   provider: string;
@@ -162,6 +183,12 @@ export interface HealthEvents {
   'health:check': HealthCheckEvent;
 }
 
+/** Events of the self-healer. */
+export interface HealingEvents {
+  'healing:action': HealingActionEvent;
+  'healing:outcome': HealingOutcomeEvent;
+}
+
 /** Events of a credential pool. */
 export interface CredentialEvents {
   'credential:rotated': CredentialRotatedEvent;
@@ -185,7 +212,13 @@ export interface WebsocketEvents {
 }
 
 /** Every event this package understands. */
-export type ObservedEvents = RelayEvents & CooldownEvents & HealthEvents & CredentialEvents & WorkflowEvents & WebsocketEvents;
+export type ObservedEvents = RelayEvents &
+  CooldownEvents &
+  HealthEvents &
+  HealingEvents &
+  CredentialEvents &
+  WorkflowEvents &
+  WebsocketEvents;
 
 /**
  * The part of an emitter the observers use: `on` and `off`. Both
@@ -214,6 +247,8 @@ export interface EventObserver {
   onCooldownEnd?(event: CooldownEndEvent): void;
   onHealthChange?(event: HealthChangeEvent): void;
   onHealthCheck?(event: HealthCheckEvent): void;
+  onHealingAction?(event: HealingActionEvent): void;
+  onHealingOutcome?(event: HealingOutcomeEvent): void;
   onCredentialRotated?(event: CredentialRotatedEvent): void;
   onQuotaUpdate?(event: QuotaUpdateEvent): void;
   onWorkflowTransition?(event: WorkflowTransitionEvent): void;
@@ -235,6 +270,8 @@ export const OBSERVER_METHODS = {
   'cooldown:end': 'onCooldownEnd',
   'health:change': 'onHealthChange',
   'health:check': 'onHealthCheck',
+  'healing:action': 'onHealingAction',
+  'healing:outcome': 'onHealingOutcome',
   'credential:rotated': 'onCredentialRotated',
   'quota:update': 'onQuotaUpdate',
   'workflow:transition': 'onWorkflowTransition',

@@ -80,6 +80,7 @@ export {
   type GatewayMetricsOptions,
   NO_PROVIDER_LABEL,
   REQUEST_DURATION_BUCKETS,
+  type TokenPrice,
   TTFB_BUCKETS,
 } from './metrics/gatewayMetrics.js';
 export { LabelLimiter, OTHER_LABEL, UNKNOWN_LABEL } from './metrics/labelLimiter.js';

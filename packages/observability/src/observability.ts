@@ -15,7 +15,7 @@ import { AlertManager, type AlertsStatus } from './alerts/alertManager.js';
 import { type ObservabilityConfig, type ObservabilityConfigInput, observabilityConfigSchema } from './config/schemas.js';
 import type { EventObserver, EventSource } from './events.js';
 import { createLogger } from './logging/logger.js';
-import { GatewayMetrics } from './metrics/gatewayMetrics.js';
+import { GatewayMetrics, type GatewayMetricsOptions } from './metrics/gatewayMetrics.js';
 import { MetricsServer } from './metrics/metricsServer.js';
 import { collectProcessMetrics } from './metrics/processMetrics.js';
 import { WebsocketMetrics } from './metrics/websocketMetrics.js';
@@ -32,6 +32,8 @@ export interface CreateObservabilityOptions {
   knownProviders?: string[];
   /** Configured models: kept as labels. */
   knownModels?: string[];
+  /** Per-1,000-token prices by provider, for `svc_cost_total` (see `GatewayMetricsOptions.tokenPrice`). */
+  tokenPrice?: GatewayMetricsOptions['tokenPrice'];
   /** Log destination overriding `logging.output` (tests, embedding). */
   logDestination?: DestinationStream;
   /** A logger to use instead of building one from `logging`. */
@@ -119,6 +121,7 @@ export function createObservability(
       maxLabelValues: config.metrics.max_label_values,
       ...(options.knownModels ? { knownModels: options.knownModels } : {}),
       ...(options.knownProviders ? { knownProviders: options.knownProviders } : {}),
+      ...(options.tokenPrice ? { tokenPrice: options.tokenPrice } : {}),
     });
     websocketMetrics = new WebsocketMetrics({ registry });
     workflowMetrics = new WorkflowMetrics({ registry, maxLabelValues: config.metrics.max_label_values });

@@ -1,7 +1,7 @@
 /**
  * @module observe
  * Wires emitters to observers. The relay, cooldown manager, health
- * monitor, credential pools, websocket routes and workflow service emit typed events; this
+ * monitor, self-healer, credential pools, websocket routes and workflow service emit typed events; this
  * module subscribes the metrics, the request log, the alert inputs, the
  * tracer and the rotation notices to them, and returns the function that
  * unsubscribes everything. Each observer call is isolated: an observer that
@@ -15,6 +15,7 @@ import {
   type CredentialEvents,
   type EventObserver,
   type EventSource,
+  type HealingEvents,
   type HealthEvents,
   OBSERVER_METHODS,
   type ObservedEvents,
@@ -29,6 +30,8 @@ export interface GatewaySources {
   relay?: EventSource;
   cooldowns?: EventSource;
   health?: EventSource;
+  /** The self-healer's emitter. */
+  healer?: EventSource;
   /** One credential pool's emitter, or one per provider. */
   credentials?: EventSource | readonly EventSource[];
   /** The websocket routes' emitter. */
@@ -53,6 +56,7 @@ export interface ObserverSinks {
 const RELAY_EVENTS: (keyof RelayEvents)[] = ['request:start', 'request:end', 'attempt:end'];
 const COOLDOWN_EVENTS: (keyof CooldownEvents)[] = ['cooldown:start', 'cooldown:end'];
 const HEALTH_EVENTS: (keyof HealthEvents)[] = ['health:change', 'health:check'];
+const HEALING_EVENTS: (keyof HealingEvents)[] = ['healing:action', 'healing:outcome'];
 const CREDENTIAL_EVENTS: (keyof CredentialEvents)[] = ['credential:rotated', 'quota:update'];
 const WEBSOCKET_EVENTS: (keyof WebsocketEvents)[] = ['websocket:open', 'websocket:rejected', 'websocket:close', 'websocket:message'];
 const WORKFLOW_EVENTS: (keyof WorkflowEvents)[] = [
@@ -142,6 +146,7 @@ export function observeGateway(sources: GatewaySources, sinks: ObserverSinks): (
   if (sources.relay) detachers.push(subscribe(sources.relay, RELAY_EVENTS, observers, onError));
   if (sources.cooldowns) detachers.push(subscribe(sources.cooldowns, COOLDOWN_EVENTS, observers, onError));
   if (sources.health) detachers.push(subscribe(sources.health, HEALTH_EVENTS, observers, onError));
+  if (sources.healer) detachers.push(subscribe(sources.healer, HEALING_EVENTS, observers, onError));
   if (sources.websocket) detachers.push(subscribe(sources.websocket, WEBSOCKET_EVENTS, observers, onError));
   const pools = sources.credentials === undefined ? [] : Array.isArray(sources.credentials) ? sources.credentials : [sources.credentials];
   for (const pool of pools as EventSource[]) detachers.push(subscribe(pool, CREDENTIAL_EVENTS, observers, onError));

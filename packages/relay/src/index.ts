@@ -28,7 +28,7 @@ export {
   SERVED_BY_HEADER,
 } from './failover.js';
 export { type IngressFormat, ingressFormat, openAiFormat } from './ingressFormat.js';
-export { type ModelListing, ModelRouter, type RouteTarget } from './modelRouter.js';
+export { Glob, type GlobSteps, type ModelListing, ModelRouter, type RouteTarget } from './modelRouter.js';
 export type { WireCodec } from './providers/adapter.js';
 export { AdapterRegistry, type BuildInput, type ProviderAdapter, type Transport } from './providers/adapter.js';
 export { anthropicAdapter } from './providers/anthropic.js';

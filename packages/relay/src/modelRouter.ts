@@ -5,7 +5,6 @@
  * model names, or matches one of its globs (`gpt-4o*`, `claude-?-*`). Every
  * matching provider is a candidate; the strategy chooses among them.
  */
-import { globToRegExp } from '@switchyard/translate';
 import type { ProviderConfig } from './types.js';
 
 /** A provider able to serve a model, and the name to send it. */
@@ -23,10 +22,72 @@ export interface ModelListing {
 
 const GLOB_CHARS = /[*?]/;
 
+/** Counts the character comparisons of {@link Glob.test}, for tests of its cost bound. */
+export interface GlobSteps {
+  count: number;
+}
+
+/**
+ * A compiled glob (`*` any run, `?` one character) that matches without
+ * backtracking. Model names come from clients; a regular expression such as
+ * `^a.*b.*c$` can take time polynomial in the name's length on a hostile
+ * name, this never more than the name's length times the pattern's: the
+ * pattern splits at its stars into literal segments, the first anchored at
+ * the start, the last at the end, and each one between at its leftmost place
+ * after the one before (the leftmost place always leaves the most room for
+ * the rest, so it is never revisited).
+ *
+ * @example
+ * ```ts
+ * new Glob('gemini-*-flash*').test('gemini-2.5-flash-lite'); // true
+ * ```
+ */
+export class Glob {
+  private readonly segments: string[];
+  private readonly fixedLength: number;
+
+  constructor(readonly pattern: string) {
+    this.segments = pattern.split('*');
+    this.fixedLength = this.segments.reduce((sum, segment) => sum + segment.length, 0);
+  }
+
+  /** Whether `name` matches; `steps`, when given, counts each character compared. */
+  test(name: string, steps?: GlobSteps): boolean {
+    const segments = this.segments;
+    const last = segments.length - 1;
+    if (last === 0) return name.length === this.pattern.length && segmentAt(this.pattern, name, 0, steps);
+    if (name.length < this.fixedLength) return false;
+    const head = segments[0]!;
+    const tail = segments[last]!;
+    if (!segmentAt(head, name, 0, steps)) return false;
+    const end = name.length - tail.length;
+    if (!segmentAt(tail, name, end, steps)) return false;
+    let from = head.length;
+    for (let i = 1; i < last; i++) {
+      const segment = segments[i]!;
+      let at = from;
+      while (at + segment.length <= end && !segmentAt(segment, name, at, steps)) at++;
+      if (at + segment.length > end) return false;
+      from = at + segment.length;
+    }
+    return true;
+  }
+}
+
+/** Whether `segment` (where `?` is any one character) matches `name` at `at`. */
+function segmentAt(segment: string, name: string, at: number, steps: GlobSteps | undefined): boolean {
+  for (let i = 0; i < segment.length; i++) {
+    if (steps) steps.count++;
+    const ch = segment.charCodeAt(i);
+    if (ch !== 63 /* ? */ && ch !== name.charCodeAt(at + i)) return false;
+  }
+  return true;
+}
+
 interface CompiledProvider {
   name: string;
   exact: Set<string>;
-  globs: RegExp[];
+  globs: Glob[];
   aliases: Map<string, string>;
 }
 
@@ -43,7 +104,7 @@ const CACHE_LIMIT = 1024;
  */
 export class ModelRouter {
   private readonly compiled: CompiledProvider[];
-  // Model names come from clients, so the cache is bounded; unknown names cost one scan each.
+  // Model names come from clients, so the cache is bounded, and holds served names only; unknown names cost one scan each.
   private readonly cache = new Map<string, RouteTarget[]>();
 
   constructor(providers: readonly ProviderConfig[]) {
@@ -52,9 +113,14 @@ export class ModelRouter {
       .map((p) => ({
         name: p.name,
         exact: new Set((p.models ?? []).filter((m) => !GLOB_CHARS.test(m))),
-        globs: (p.models ?? []).filter((m) => GLOB_CHARS.test(m)).map(globToRegExp),
+        globs: (p.models ?? []).filter((m) => GLOB_CHARS.test(m)).map((glob) => new Glob(glob)),
         aliases: new Map(Object.entries(p.aliases ?? {})),
       }));
+  }
+
+  /** Names now cached (for tests of what fills the cache). */
+  get cachedNames(): number {
+    return this.cache.size;
   }
 
   /** Providers serving `model`, in configuration order; empty when none does. */
@@ -67,6 +133,8 @@ export class ModelRouter {
       if (alias !== undefined) targets.push({ provider: p.name, upstreamModel: alias });
       else if (p.exact.has(model) || p.globs.some((glob) => glob.test(model))) targets.push({ provider: p.name, upstreamModel: model });
     }
+    // Only served names are cached: unknown names, which any client can make up, would fill it.
+    if (targets.length === 0) return targets;
     if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
     this.cache.set(model, targets);
     return targets;

@@ -407,32 +407,105 @@ describe('Relay: credentials', () => {
 });
 
 describe('Relay: response cache', () => {
+  const scoped = (body: Record<string, unknown>, scope: string, overrides: Partial<RelayRequest> = {}): RelayRequest => ({
+    ...chat('gpt-4o'),
+    body,
+    stream: body.stream === true,
+    rawBody: Buffer.from(JSON.stringify(body)),
+    cacheScope: scope,
+    ...overrides,
+  });
+
   test('identical requests are served from the cache, whatever their key order; errors and streams are not cached', async () => {
     const fake = await upstream();
-    const cache = new ResponseCache();
+    const cache = new ResponseCache({ enabled: true });
     const relay = new Relay({ providers: [compatible('up', fake)], transport: transport(), cache });
     const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'cache me' }], temperature: 0 };
     const reordered = { temperature: 0, messages: [{ content: 'cache me', role: 'user' }], model: 'gpt-4o' };
     const first = new MemorySink();
-    await relay.handle({ ...chat('gpt-4o'), body, rawBody: Buffer.from(JSON.stringify(body)) }, first);
+    await relay.handle(scoped(body, 'sk-a'), first);
     const second = new MemorySink();
-    await relay.handle({ ...chat('gpt-4o'), body: reordered, rawBody: Buffer.from(JSON.stringify(reordered)) }, second);
+    await relay.handle(scoped(reordered, 'sk-a'), second);
     assert.equal(fake.chatCount, 1);
     assert.equal(second.headers['x-switchyard-cache'], 'hit');
     assert.equal(second.text(), first.text());
-    await relay.handle({ ...chat('gpt-4o'), body, rawBody: Buffer.from(JSON.stringify(body)), noCache: true }, new MemorySink());
+    await relay.handle(scoped(body, 'sk-a', { noCache: true }), new MemorySink());
     assert.equal(fake.chatCount, 2, 'opt-out per request');
-    await relay.handle(chat('gpt-4o', { stream: true }), new MemorySink());
-    await relay.handle(chat('gpt-4o', { stream: true }), new MemorySink());
+    const streamed = { ...body, stream: true };
+    await relay.handle(scoped(streamed, 'sk-a'), new MemorySink());
+    await relay.handle(scoped(streamed, 'sk-a'), new MemorySink());
     assert.equal(fake.chatCount, 4, 'streams are not cached');
     fake.setBehaviour(() => ({ type: 'status', status: 400 }));
-    const errorBody = { model: 'gpt-4o', messages: [{ role: 'user', content: 'error' }] };
-    await relay.handle({ ...chat('gpt-4o'), body: errorBody, rawBody: Buffer.from(JSON.stringify(errorBody)) }, new MemorySink());
-    await relay.handle({ ...chat('gpt-4o'), body: errorBody, rawBody: Buffer.from(JSON.stringify(errorBody)) }, new MemorySink());
+    const errorBody = { model: 'gpt-4o', messages: [{ role: 'user', content: 'error' }], temperature: 0 };
+    await relay.handle(scoped(errorBody, 'sk-a'), new MemorySink());
+    await relay.handle(scoped(errorBody, 'sk-a'), new MemorySink());
     assert.equal(fake.chatCount, 6, 'errors are not cached');
     const stats = cache.stats();
     assert.equal(stats.hits, 1);
     assert.ok(stats.hit_rate > 0 && stats.hit_rate < 1);
+  });
+
+  test("a client is never answered from another client's entry; a request without a scope is never cached", async () => {
+    const fake = await upstream((n) => ({ type: 'ok', content: `answer ${n}` }));
+    const relay = new Relay({ providers: [compatible('up', fake)], transport: transport(), cache: new ResponseCache({ enabled: true }) });
+    const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'same' }], temperature: 0 };
+    const texts: string[] = [];
+    for (const scope of ['sk-a', 'sk-b', 'sk-a', 'sk-b']) {
+      const sink = new MemorySink();
+      await relay.handle(scoped(body, scope), sink);
+      texts.push(sink.text());
+    }
+    assert.equal(fake.chatCount, 2, 'one upstream call per client');
+    assert.notEqual(texts[0], texts[1], 'the second client got its own answer');
+    assert.equal(texts[2], texts[0]);
+    assert.equal(texts[3], texts[1]);
+    const { cacheScope: _, ...unscoped } = scoped(body, 'sk-a');
+    await relay.handle(unscoped, new MemorySink());
+    assert.equal(fake.chatCount, 3);
+  });
+
+  test('sampled requests are cached only with `sampled`, streams only with `streaming` (replayed whole)', async () => {
+    const fake = await upstream((n) => ({ type: 'ok', content: `answer ${n}`, chunks: 3 }));
+    const cache = new ResponseCache({ enabled: true });
+    const relay = new Relay({ providers: [compatible('up', fake)], transport: transport(), cache });
+    const sampled = { model: 'gpt-4o', messages: [{ role: 'user', content: 'sample' }], temperature: 1 };
+    const unset = { model: 'gpt-4o', messages: [{ role: 'user', content: 'no temperature' }] };
+    for (const body of [sampled, sampled, unset, unset]) await relay.handle(scoped(body, 'sk-a'), new MemorySink());
+    assert.equal(fake.chatCount, 4, 'a sample is not replayed by default (no temperature means the provider samples)');
+    cache.configure({ enabled: true, sampled: true, streaming: true });
+    for (const body of [sampled, sampled]) await relay.handle(scoped(body, 'sk-a'), new MemorySink());
+    assert.equal(fake.chatCount, 5, 'with sampled: true it is');
+    const streamed = { model: 'gpt-4o', messages: [{ role: 'user', content: 'stream' }], temperature: 0, stream: true };
+    const first = new MemorySink();
+    await relay.handle(scoped(streamed, 'sk-a'), first);
+    const again = new MemorySink();
+    const end = await relay.handle(scoped(streamed, 'sk-a'), again);
+    assert.equal(fake.chatCount, 6, 'the stream was cached');
+    assert.equal(end.cached, true);
+    assert.equal(again.text(), first.text());
+    assert.match(again.text(), /\[DONE\]/);
+    assert.match(again.headers['content-type'] ?? '', /text\/event-stream/);
+  });
+
+  test('with the cache off, no key is computed', async () => {
+    const fake = await upstream();
+    let keys = 0;
+    class CountingCache extends ResponseCache {
+      override key(ingress: string, body: Record<string, unknown>, scope?: string) {
+        keys++;
+        return super.key(ingress, body, scope);
+      }
+    }
+    const cache = new CountingCache();
+    const relay = new Relay({ providers: [compatible('up', fake)], transport: transport(), cache });
+    const body = { model: 'gpt-4o', messages: [{ role: 'user', content: 'x' }], temperature: 0 };
+    await relay.handle(scoped(body, 'sk-a'), new MemorySink());
+    await relay.handle(scoped(body, 'sk-a'), new MemorySink());
+    assert.equal(fake.chatCount, 2);
+    assert.equal(keys, 0);
+    cache.configure({ enabled: true });
+    await relay.handle(scoped(body, 'sk-a'), new MemorySink());
+    assert.equal(keys, 1, 'the count is live');
   });
 });
 

@@ -41,6 +41,7 @@ import type { ProviderAdapter } from './providers/adapter.js';
 import { QuotaHooks } from './quotaHooks.js';
 import type { RelayContext, RelayOptions } from './relayOptions.js';
 import { newRequestState, type PinnedAttempt } from './requestState.js';
+import { RecordingSink } from './responseCache.js';
 import { RoutingTable } from './routingTable.js';
 import type { ResponseSink } from './sink.js';
 import type { RelayCredential, RelayRequest, Usage } from './types.js';
@@ -142,7 +143,9 @@ export class Relay {
     };
 
     const cache = this.ctx.options.cache;
-    const cacheKey = !request.stream && cache?.enabled && !request.noCache ? cache.key(request.ingress, request.body) : undefined;
+    // No key is computed unless the cache is on and takes this kind of request.
+    const cacheKey = cache?.admits(request) ? cache.key(request.ingress, request.body, request.cacheScope) : undefined;
+    let recording: RecordingSink | undefined;
     if (cacheKey) {
       const hit = cache!.get(cacheKey);
       if (hit) {
@@ -159,6 +162,10 @@ export class Relay {
           cached: true,
           attempts: 0,
         });
+      }
+      if (request.stream) {
+        recording = new RecordingSink(sink);
+        sink = recording;
       }
     }
 
@@ -267,8 +274,12 @@ export class Relay {
       }
       if (result.kind === 'success') {
         this.recorder.success(provider, credential, result.usage, this.ctx.clock.now() - startedAt, reservation);
-        if (cacheKey && result.body)
-          cache!.set(cacheKey, { status: result.status, headers: result.headers, body: result.body, provider, usage: result.usage });
+        if (cacheKey) {
+          const answer = recording
+            ? recording.recorded()
+            : result.body && { status: result.status, headers: result.headers, body: result.body };
+          if (answer) cache!.set(cacheKey, { ...answer, provider, usage: result.usage });
+        }
         return end({
           provider,
           credentialId: credential?.id ?? null,

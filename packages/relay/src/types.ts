@@ -28,6 +28,12 @@ export interface RelayRequest {
   headers?: Record<string, string>;
   /** Skip the response cache for this request. */
   noCache?: boolean;
+  /**
+   * Whose request this is, for the response cache: the client's API key as
+   * presented. Cached answers are kept per scope, so no client is answered
+   * from another's entry; a request without one is never cached.
+   */
+  cacheScope?: string;
   /** Aborted when the client goes away. */
   signal?: AbortSignal;
   /** The path the client called (`/v1/chat/completions`), for forwarding to another node. */
@@ -92,7 +98,8 @@ export interface RelayCredential {
 /** An HTTP request to an upstream. */
 export interface UpstreamRequest {
   url: string;
-  method: 'POST' | 'GET';
+  /** `HEAD` only for health probes configured so (`health_check.method: HEAD`). */
+  method: 'POST' | 'GET' | 'HEAD';
   headers: Record<string, string>;
   body?: Uint8Array | string;
 }

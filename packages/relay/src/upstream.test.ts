@@ -139,3 +139,78 @@ test('a lookup that refuses the host fails the request before anything reaches t
     await guarded.close();
   }
 });
+
+// The server counts connections opened, not open ones: count the open ones here.
+let openNow = 0;
+server.on('connection', (socket) => {
+  openNow++;
+  socket.on('close', () => openNow--);
+});
+
+test('maxConnsPerHost caps open connections: requests beyond it wait for one to free up', async () => {
+  const capped = new UndiciTransport({ requestTimeoutMs: 5_000, maxConnsPerHost: 2 });
+  const openBefore = openNow;
+  try {
+    const pending = Array.from({ length: 5 }, () =>
+      capped.send({ url, method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hold' }, {}),
+    );
+    await until(() => held.length === 2, 'two held requests at the upstream');
+    // The three others wait in the pool: give any that could go out the time to reach the upstream.
+    const receivedBefore = received;
+    await send('a request on another pool');
+    assert.equal(received, receivedBefore + 1);
+    assert.equal(held.length, 2);
+    assert.ok(openNow - openBefore <= 3, `two connections open for the capped transport (${openNow - openBefore} with the other pool's)`);
+    let released = 0;
+    while (released < 5) {
+      await until(() => held.length > 0, 'the next held request');
+      for (const res of held.splice(0)) {
+        res.writeHead(200).end('done');
+        released++;
+      }
+    }
+    for (const response of await Promise.all(pending)) assert.equal(await text(response), 'done');
+  } finally {
+    await capped.close();
+  }
+});
+
+test('maxIdleConns bounds the idle connections kept over all hosts', async () => {
+  // Two origins for one server: 127.0.0.1 and localhost.
+  const bounded = new UndiciTransport({ requestTimeoutMs: 5_000, maxIdleConns: 3, maxIdleConnsPerHost: 10 });
+  try {
+    const targets = [url, url.replace('127.0.0.1', 'localhost')];
+    const pending = targets.flatMap((target) =>
+      Array.from({ length: 4 }, () => bounded.send({ url: target, method: 'POST', headers: {}, body: 'hold' }, {})),
+    );
+    await until(() => held.length === 8, 'eight held requests');
+    for (const res of held.splice(0)) res.writeHead(200).end('done');
+    for (const response of await Promise.all(pending)) assert.equal(await text(response), 'done');
+    await until(() => bounded.idleConnections().total === 3, 'three idle connections kept');
+    const { byOrigin } = bounded.idleConnections();
+    assert.equal(
+      Object.values(byOrigin).reduce((a, b) => a + b, 0),
+      3,
+    );
+  } finally {
+    await bounded.close();
+  }
+});
+
+test("resetConnections(origin) ends that origin's connections only", async () => {
+  const pooled = new UndiciTransport({ requestTimeoutMs: 5_000 });
+  try {
+    const other = url.replace('127.0.0.1', 'localhost');
+    for (const target of [url, other])
+      assert.equal(await text(await pooled.send({ url: target, method: 'POST', headers: {}, body: 'x' }, {})), 'echo x');
+    await until(() => pooled.idleConnections().total === 2, 'one idle connection per origin');
+    const before = openNow;
+    assert.equal(await pooled.resetConnections(new URL(url).origin), 1);
+    await until(() => openNow === before - 1, 'the reset origin’s connection to close');
+    assert.deepEqual(pooled.idleConnections().byOrigin, { [new URL(other).origin]: 1 });
+    // The pool of the reset origin still serves, on a new connection.
+    assert.equal(await text(await pooled.send({ url, method: 'POST', headers: {}, body: 'y' }, {})), 'echo y');
+  } finally {
+    await pooled.close();
+  }
+});

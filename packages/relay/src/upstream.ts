@@ -3,10 +3,17 @@
  * The HTTP transport to real providers: one undici `Agent` whose per-origin
  * pools keep connections alive between requests. Responses are read as
  * streams, never buffered here, so backpressure reaches the upstream socket.
+ *
+ * Open connections are not capped unless `maxConnsPerHost` says so: an LLM
+ * stream holds its connection for seconds to minutes, and a cap turns the
+ * next stream into a wait. What is bounded is the idle connections kept for
+ * reuse, as Go's `http.Transport` bounds them: undici bounds idle time only,
+ * so each pooled client is tracked, and a connection that turns idle beyond
+ * `maxIdleConnsPerHost` (or `maxIdleConns` over all hosts) is closed.
  */
 import { EventEmitter } from 'node:events';
-import type { LookupFunction } from 'node:net';
-import { Agent, Client, type Dispatcher, errors as undiciErrors } from 'undici';
+import type { LookupFunction, Socket } from 'node:net';
+import { Agent, type buildConnector, Client, type Dispatcher, Pool, errors as undiciErrors } from 'undici';
 import type { Transport } from './providers/adapter.js';
 import { isStaleConnectionError, staleAwareConnector } from './staleConnection.js';
 import type { UpstreamFailure, UpstreamRequest, UpstreamResponse } from './types.js';
@@ -26,15 +33,23 @@ export interface TransportConnectOptions {
 /** `server.operations.connection_pool` plus the request timeout. */
 export interface ConnectionPoolSettings {
   /**
-   * Total idle connections (default 100). Accepted for config compatibility
-   * and shown in status, but advisory: undici bounds connections per origin
-   * only (`maxIdleConnsPerHost`), so the total is that times the number of
-   * upstream hosts configured.
+   * Idle connections kept for reuse over all upstream hosts (default 100). A
+   * connection that finishes its request when this many are already idle is
+   * closed instead of kept.
    */
   maxIdleConns?: number;
-  /** Connections kept per upstream host (default 10); requests beyond it queue in the pool. */
+  /**
+   * Idle connections kept for reuse per upstream host (default 10). A bound on
+   * idle connections only: requests in flight open as many connections as
+   * they need (see `maxConnsPerHost`).
+   */
   maxIdleConnsPerHost?: number;
-  /** How long an idle connection is kept (default 90 s). */
+  /**
+   * Open connections per upstream host, busy or idle (default 0: unlimited).
+   * Requests beyond it wait in the pool for a connection to free up.
+   */
+  maxConnsPerHost?: number;
+  /** How long an idle connection is kept (default 90 s); an upstream's shorter keep-alive hint wins. */
   idleConnTimeoutMs?: number;
   /** Time allowed for the response headers, and between body chunks (default 60 s). */
   requestTimeoutMs?: number;
@@ -111,6 +126,146 @@ function abortEmitterOf(signal: AbortSignal): AbortEmitter {
   return emitter;
 }
 
+/** Idle connections kept for reuse, per origin and in total: the transport's bound on them. */
+interface IdleLimits {
+  perHost: number;
+  total: number;
+}
+
+/**
+ * The idle connections of one agent. undici's `Client` is one connection;
+ * a client is idle when it is connected and has no request queued or running.
+ */
+class IdleConnections {
+  private readonly byOrigin = new Map<string, Set<TrackedClient>>();
+  /** Every client, busy or idle, by origin: what {@link retire} ends. */
+  private readonly clients = new Map<string, Set<TrackedClient>>();
+  private total = 0;
+
+  constructor(private readonly limits: IdleLimits) {}
+
+  /** A client the pool of `client.originKey` just created. */
+  add(client: TrackedClient): void {
+    let set = this.clients.get(client.originKey);
+    if (set === undefined) {
+      set = new Set();
+      this.clients.set(client.originKey, set);
+    }
+    set.add(client);
+  }
+
+  /** Ends every connection to `origin`: idle ones now, busy ones as their request ends. */
+  retire(origin: string): number {
+    let retired = 0;
+    for (const client of this.clients.get(origin) ?? []) {
+      if (!client.isConnected()) continue;
+      retired++;
+      if (client.idle) {
+        this.busy(client);
+        client.closeConnection();
+      } else client.retiring = true;
+    }
+    return retired;
+  }
+
+  /** Called when `client` may have just turned idle: keep it, or close its connection. */
+  settle(client: TrackedClient): void {
+    if (client.retiring && client.isIdle()) {
+      client.retiring = false;
+      client.closeConnection();
+      return;
+    }
+    if (client.idle || !client.isIdle()) return;
+    let idle = this.byOrigin.get(client.originKey);
+    if (idle === undefined) {
+      idle = new Set();
+      this.byOrigin.set(client.originKey, idle);
+    }
+    // Like Go's putIdleConn: a connection returned when the idle lists are full is closed, not kept.
+    if (idle.size >= this.limits.perHost || this.total >= this.limits.total) {
+      client.closeConnection();
+      return;
+    }
+    idle.add(client);
+    client.idle = true;
+    this.total++;
+  }
+
+  /** `client` took a request or lost its connection: it no longer counts as idle. */
+  busy(client: TrackedClient): void {
+    if (!client.idle) return;
+    client.idle = false;
+    this.total--;
+    this.byOrigin.get(client.originKey)?.delete(client);
+  }
+
+  /** Idle connections now kept: per origin, and in total. */
+  counts(): { total: number; byOrigin: Record<string, number> } {
+    const byOrigin: Record<string, number> = {};
+    for (const [origin, idle] of this.byOrigin) if (idle.size > 0) byOrigin[origin] = idle.size;
+    return { total: this.total, byOrigin };
+  }
+}
+
+type ClientOptions = ConstructorParameters<typeof Client>[1] & { connect?: unknown };
+
+/** One pooled connection whose idle state the transport tracks (see {@link IdleConnections}). */
+class TrackedClient extends Client {
+  /** Whether this client sits in the idle set. */
+  idle = false;
+  /** Close the connection once its request ends (a reset of its origin's pool). */
+  retiring = false;
+  readonly originKey: string;
+  private readonly socketRef: { socket: Socket | null };
+  private readonly tracker: IdleConnections;
+
+  constructor(origin: string | URL, options: ClientOptions, tracker: IdleConnections) {
+    const socketRef: { socket: Socket | null } = { socket: null };
+    const connect = options.connect as buildConnector.connector;
+    super(origin, {
+      ...options,
+      connect: ((connectOptions, callback) =>
+        connect(connectOptions, (error, socket) => {
+          socketRef.socket = socket as Socket | null;
+          (callback as (error: Error | null, socket: Socket | null) => void)(error, socket as Socket | null);
+        })) as buildConnector.connector,
+    });
+    this.originKey = new URL(String(origin)).origin;
+    this.socketRef = socketRef;
+    this.tracker = tracker;
+    tracker.add(this);
+    // `drain` follows the end of each request; the pool's own drain listener, added after this one,
+    // may hand the client a queued request in the same turn, so decide once that has run.
+    this.on('drain', () => queueMicrotask(() => tracker.settle(this)));
+    this.on('connect', () => queueMicrotask(() => tracker.settle(this)));
+    this.on('disconnect', () => {
+      socketRef.socket = null;
+      tracker.busy(this);
+    });
+  }
+
+  override dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
+    this.tracker.busy(this);
+    return super.dispatch(options, handler);
+  }
+
+  isConnected(): boolean {
+    return this.socketRef.socket !== null;
+  }
+
+  isIdle(): boolean {
+    const stats = this.stats;
+    return Boolean(stats.connected) && stats.size === 0 && this.socketRef.socket !== null && !this.closed && !this.destroyed;
+  }
+
+  /** Ends the idle connection; the client stays in its pool and connects again when next given a request. */
+  closeConnection(): void {
+    const socket = this.socketRef.socket;
+    this.socketRef.socket = null;
+    socket?.destroy();
+  }
+}
+
 /**
  * Sends requests through undici.
  *
@@ -121,12 +276,14 @@ function abortEmitterOf(signal: AbortSignal): AbortEmitter {
  */
 export class UndiciTransport implements Transport {
   private agent: Agent;
+  private idle: IdleConnections;
   private settings: Required<ConnectionPoolSettings>;
   private readonly connectOptions: TransportConnectOptions;
 
   constructor(settings: ConnectionPoolSettings = {}, connectOptions: TransportConnectOptions = {}) {
     this.settings = UndiciTransport.resolve(settings);
     this.connectOptions = connectOptions;
+    this.idle = new IdleConnections({ perHost: 0, total: 0 });
     this.agent = this.createAgent();
   }
 
@@ -134,6 +291,7 @@ export class UndiciTransport implements Transport {
     return {
       maxIdleConns: settings.maxIdleConns ?? 100,
       maxIdleConnsPerHost: settings.maxIdleConnsPerHost ?? 10,
+      maxConnsPerHost: settings.maxConnsPerHost ?? 0,
       idleConnTimeoutMs: settings.idleConnTimeoutMs ?? 90_000,
       requestTimeoutMs: settings.requestTimeoutMs ?? 60_000,
       connectTimeoutMs: settings.connectTimeoutMs ?? 10_000,
@@ -142,8 +300,17 @@ export class UndiciTransport implements Transport {
 
   private createAgent(): Agent {
     const s = this.settings;
+    // Each agent has its own idle set: a replaced agent's connections close with it.
+    const idle = new IdleConnections({ perHost: s.maxIdleConnsPerHost, total: s.maxIdleConns });
+    this.idle = idle;
+    const connections = s.maxConnsPerHost > 0 ? s.maxConnsPerHost : null;
     return new Agent({
-      connections: s.maxIdleConnsPerHost,
+      factory: (origin, options) =>
+        new Pool(origin, {
+          ...options,
+          connections,
+          factory: (clientOrigin, clientOptions) => new TrackedClient(clientOrigin, clientOptions as ClientOptions, idle),
+        }),
       keepAliveTimeout: s.idleConnTimeoutMs,
       keepAliveMaxTimeout: s.idleConnTimeoutMs,
       headersTimeout: s.requestTimeoutMs,
@@ -168,11 +335,24 @@ export class UndiciTransport implements Transport {
     void old.close().catch(() => undefined);
   }
 
-  /** Drops every pooled connection (a self-healing action). */
-  async resetConnections(): Promise<void> {
+  /** Idle connections kept for reuse now, per upstream origin and in total. */
+  idleConnections(): { total: number; byOrigin: Record<string, number> } {
+    return this.idle.counts();
+  }
+
+  /**
+   * Drops pooled connections (a self-healing action): those to `origin`
+   * (`https://api.example.com`) only when given, leaving every other
+   * provider's pool as it is, else all of them. Idle connections close at
+   * once, busy ones as their request ends. Resolves with the connections
+   * retired when `origin` is given.
+   */
+  async resetConnections(origin?: string): Promise<number | undefined> {
+    if (origin !== undefined) return this.idle.retire(new URL(origin).origin);
     const old = this.agent;
     this.agent = this.createAgent();
     await old.close().catch(() => undefined);
+    return undefined;
   }
 
   async send(request: UpstreamRequest, options: { signal?: AbortSignal }): Promise<UpstreamResponse> {

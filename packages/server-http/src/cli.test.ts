@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { EventEmitter } from 'node:events';
+import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
+import { parse as parseYaml } from 'yaml';
 import { main } from './cli.js';
 
 async function run(argv: string[]) {
@@ -51,4 +53,27 @@ test('an unknown option is still a usage error (exit 2) with the usage on stderr
   const { code, stderr } = await run(['serve', '--bogus']);
   assert.equal(code, 2);
   assert.match(stderr, /Unknown option '--bogus'/);
+});
+
+test('switchyard config schema prints the config’s JSON Schema; the example config names the checked-in copy', async () => {
+  const { code, stdout, stderr } = await run(['config', 'schema']);
+  assert.equal(code, 0);
+  assert.equal(stderr, '');
+  const schema = JSON.parse(stdout) as { $schema: string; properties: Record<string, { properties?: Record<string, unknown> }> };
+  assert.match(schema.$schema, /json-schema\.org/);
+  const example = await readFile(new URL('../../../examples/gateway/config.yaml', import.meta.url), 'utf8');
+  // Every key the example config uses is one the schema describes.
+  const walk = (value: unknown, node: { properties?: Record<string, unknown> } | undefined, path: string): void => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || !node?.properties) return;
+    for (const [key, child] of Object.entries(value)) {
+      if (path === 'providers') continue;
+      assert.ok(key in node.properties, `${path}${key} is in the schema`);
+      walk(child, node.properties[key] as { properties?: Record<string, unknown> }, `${path}${key}.`);
+    }
+  };
+  walk(parseYaml(example), schema as never, '');
+  assert.ok(schema.properties.server?.properties?.operations, 'nested blocks are described');
+  assert.match(example.split('\n')[0]!, /^# yaml-language-server: \$schema=\.\/config\.schema\.json$/);
+  const checkedIn = JSON.parse(await readFile(new URL('../../../examples/gateway/config.schema.json', import.meta.url), 'utf8'));
+  assert.deepEqual(checkedIn, schema, 'examples/gateway/config.schema.json is current: regenerate it with `switchyard config schema`');
 });

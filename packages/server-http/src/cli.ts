@@ -2,8 +2,8 @@
  * @module cli
  * The `switchyard` command: `serve` runs the gateway, `login` runs a
  * device sign-in in the terminal, `config check` validates a config without
- * starting anything, `credentials rekey` re-encrypts the stored credentials
- * under a new key. Exit codes: 0 ok, 1 the server (or the sign-in) failed
+ * starting anything, `config schema` prints its JSON Schema, `credentials
+ * rekey` re-encrypts the stored credentials under a new key. Exit codes: 0 ok, 1 the server (or the sign-in) failed
  * at run time, 2 a usage or config error, 130 a cancelled sign-in.
  */
 import { parseArgs } from 'node:util';
@@ -11,6 +11,7 @@ import { CredentialsError } from '@switchyard/credentials';
 import { defaultAdapters } from '@switchyard/relay';
 import { ClusterUnavailableError } from './gateway/cluster.js';
 import { ConfigError, loadConfigFile } from './gateway/config/load.js';
+import { gatewayConfigJsonSchema } from './gateway/config/schema.js';
 import { Gateway, UnsafeBindError } from './gateway/gateway.js';
 import { GuardedHostsUnreadableError } from './gateway/guardedHostStore.js';
 import { LoginUsageError, login } from './gateway/login.js';
@@ -38,6 +39,10 @@ const COMMAND_USAGE = {
 `,
   config: `  switchyard config check [file]
       Validates a config (default ./config.yaml) and lists every problem.
+  switchyard config schema
+      Prints the config's JSON Schema, for editors: put
+      # yaml-language-server: $schema=<path of the saved schema>
+      at the top of a config file to have its keys completed and checked.
 `,
   credentials: `  switchyard credentials rekey --config FILE (--new-key-env NAME | --new-key-file PATH)
       Re-encrypts every stored credential (auth-dir files, or the cluster's
@@ -94,7 +99,11 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
   try {
     if (command === 'config') {
       const [sub, ...files] = rest;
-      if (sub !== 'check' || files.length > 1) throw new UsageError('usage: switchyard config check [file]');
+      if (sub === 'schema' && files.length === 0) {
+        io.stdout(`${JSON.stringify(gatewayConfigJsonSchema(), null, 2)}\n`);
+        return 0;
+      }
+      if (sub !== 'check' || files.length > 1) throw new UsageError('usage: switchyard config check [file] | switchyard config schema');
       const file = files[0] ?? './config.yaml';
       const config = await loadConfigFile(file, { knownKinds: knownKinds() });
       io.stdout(`${file}: valid (${Object.keys(config.providers).length} providers, listening on ${config.host}:${config.port})\n`);
@@ -116,6 +125,12 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
       const config = await loadConfigFile(path, { knownKinds: knownKinds() });
       const gateway = await Gateway.start({ config, configPath: path, insecure: values.insecure === true });
       io.stdout(`switchyard gateway listening on ${gateway.url} (config ${path})\n`);
+      // Where a person goes next; the key itself is never printed.
+      io.stdout(
+        config['remote-management']['secret-key'] === ''
+          ? 'dashboard off: set remote-management.secret-key to turn it on\n'
+          : `dashboard on ${gateway.url}/dashboard (sign in with the management key, remote-management.secret-key in ${path})\n`,
+      );
       if (config.metrics.enabled) io.stdout(`metrics on http://${config.metrics.host}:${config.metrics.port}${config.metrics.path}\n`);
       await new Promise<void>((resolve) => {
         const stop = () => {

@@ -51,6 +51,7 @@ export { redactConfig } from './gateway/config/persist.js';
 export {
   type GatewayConfig,
   type GatewayConfigInput,
+  gatewayConfigJsonSchema,
   gatewayConfigSchema,
   OAUTH_PRESETS,
   oauthFlowName,

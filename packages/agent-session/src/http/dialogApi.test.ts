@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type AgentSessionServer, startAgentSessionServer } from '../agentSessionServer.js';
-import { DIALOG_AGENT } from './dialogAgent.fixture.js';
+import { DIALOG_AGENT } from './testing/dialogAgent.js';
 
 let server: AgentSessionServer;
 before(async () => {

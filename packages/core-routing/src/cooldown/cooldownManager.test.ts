@@ -432,6 +432,7 @@ describe('CooldownManager: status', () => {
           started_at: '2026-01-01T00:00:00.000Z',
           ends_at: '2026-01-01T00:05:00.000Z',
           reason: 'rate_limit',
+          kind: 'rate_limit',
           remaining_seconds: 270,
           awaiting_health_check: false,
           failed_checks: 0,
@@ -440,6 +441,7 @@ describe('CooldownManager: status', () => {
           started_at: '2026-01-01T00:00:00.000Z',
           ends_at: '2026-01-01T00:01:30.500Z',
           reason: 'manual',
+          kind: 'manual',
           remaining_seconds: 61,
           awaiting_health_check: false,
           failed_checks: 0,
@@ -448,5 +450,12 @@ describe('CooldownManager: status', () => {
     });
     manager.cooldown('__proto__', 1000);
     assert.deepEqual(Object.keys(manager.status().cooldown_periods), ['__proto__', 'a', 'b'], 'any key is a plain own property');
+    // An operator's reason is the reason shown; the kind stays manual.
+    manager.cooldown('c', 60_000, 'manual', 'maintenance window');
+    assert.deepEqual(
+      [manager.status().cooldown_periods.c?.reason, manager.status().cooldown_periods.c?.kind],
+      ['maintenance window', 'manual'],
+    );
+    assert.throws(() => manager.cooldown('c', 60_000, 'manual', 'x'.repeat(201)), /note must be/);
   });
 });

@@ -36,6 +36,7 @@ import {
   type CooldownReason,
   type CooldownStateStore,
   type CooldownStoreChange,
+  MAX_COOLDOWN_NOTE,
   MemoryCooldownStateStore,
   parseCooldownPeriod,
   samePeriod,
@@ -174,9 +175,10 @@ export class CooldownManager {
 
   /**
    * Cools `key` down for `durationMs` from now, replacing any period it is
-   * in (an operator's word beats the automatic one).
+   * in (an operator's word beats the automatic one). `note` is the
+   * operator's own reason, kept with the period and shown in {@link status}.
    */
-  cooldown(key: string, durationMs: number, reason: CooldownReason = 'manual'): CooldownPeriod {
+  cooldown(key: string, durationMs: number, reason: CooldownReason = 'manual', note?: string): CooldownPeriod {
     checkKey(key);
     if (typeof durationMs !== 'number' || !Number.isFinite(durationMs) || durationMs <= 0) {
       throw new RoutingError('invalid_argument', 'durationMs must be a positive, finite number of milliseconds');
@@ -188,7 +190,9 @@ export class CooldownManager {
     if (!COOLDOWN_REASONS.includes(reason))
       throw new RoutingError('invalid_argument', `reason must be one of ${COOLDOWN_REASONS.join(', ')}`);
     const now = this.scheduler.now();
-    const period = { key, reason, startedAt: now, endsAt: now + durationMs };
+    if (note !== undefined && (typeof note !== 'string' || note.length > MAX_COOLDOWN_NOTE))
+      throw new RoutingError('invalid_argument', `note must be a string of at most ${MAX_COOLDOWN_NOTE} characters`);
+    const period: CooldownPeriod = { key, reason, startedAt: now, endsAt: now + durationMs, ...(note ? { note } : {}) };
     const current = this.cooling.get(key);
     return current ? this.replace(current, period, 'local') : this.begin(period, 'local');
   }
@@ -215,7 +219,9 @@ export class CooldownManager {
         value: {
           started_at: new Date(period.startedAt).toISOString(),
           ends_at: new Date(period.endsAt).toISOString(),
-          reason: period.reason,
+          // The operator's reason when one was given, else the kind (rate_limit, error, manual).
+          reason: period.note ?? period.reason,
+          kind: period.reason,
           remaining_seconds: Math.max(0, Math.ceil((period.endsAt - now) / 1000)),
           awaiting_health_check: phase === 'checking' || now >= period.endsAt,
           failed_checks: failedChecks,

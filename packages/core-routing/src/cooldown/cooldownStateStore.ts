@@ -24,7 +24,12 @@ export interface CooldownPeriod {
   reason: CooldownReason;
   startedAt: number;
   endsAt: number;
+  /** The reason an operator gave for a manual cooldown, as given (at most {@link MAX_COOLDOWN_NOTE} characters). */
+  note?: string;
 }
+
+/** The longest {@link CooldownPeriod.note}. */
+export const MAX_COOLDOWN_NOTE = 200;
 
 /**
  * A change to the stored periods, delivered to subscribers in the order the
@@ -100,7 +105,11 @@ export function parseCooldownPeriod(value: unknown, where = 'period'): CooldownP
   if (typeof endsAt !== 'number' || !Number.isFinite(endsAt) || endsAt < startedAt) {
     throw new RoutingError('invalid_argument', `${where}.endsAt must be a finite number (epoch ms) not before startedAt`);
   }
-  return { key, reason: reason as CooldownReason, startedAt, endsAt };
+  const { note } = value as Record<string, unknown>;
+  if (note !== undefined && note !== null && (typeof note !== 'string' || note.length > MAX_COOLDOWN_NOTE)) {
+    throw new RoutingError('invalid_argument', `${where}.note must be a string of at most ${MAX_COOLDOWN_NOTE} characters`);
+  }
+  return { key, reason: reason as CooldownReason, startedAt, endsAt, ...(typeof note === 'string' ? { note } : {}) };
 }
 
 /**

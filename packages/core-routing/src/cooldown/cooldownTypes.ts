@@ -71,7 +71,10 @@ export interface CooldownStatus {
     {
       started_at: string;
       ends_at: string;
-      reason: CooldownReason;
+      /** The operator's reason for a manual cooldown when one was given, else {@link kind}. */
+      reason: string;
+      /** What started it: `rate_limit`, `error` or `manual`. */
+      kind: CooldownReason;
       remaining_seconds: number;
       /** The end has passed and the key waits for a health check to pass. */
       awaiting_health_check: boolean;

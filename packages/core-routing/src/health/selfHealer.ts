@@ -64,6 +64,15 @@ export interface HealingStatus {
   last_error: string | null;
 }
 
+/** The last healing action run on a provider, kept after its episode ends. */
+export interface HealingActionRecord {
+  action: string;
+  ok: boolean;
+  error: string | null;
+  attempt: number;
+  at: string;
+}
+
 interface Episode {
   state: HealingStatus['state'];
   attempts: number;
@@ -96,6 +105,8 @@ const DEFAULTS: Required<SelfHealingSettings> = {
  */
 export class SelfHealer {
   readonly events = new EventEmitter<SelfHealingEvents>();
+  /** The last action per provider, for the operations API (bounded by the providers healed). */
+  private readonly lastActions = new Map<string, HealingActionRecord>();
   private readonly scheduler: Scheduler;
   private readonly health: HealthMonitor;
   private actions: HealingAction[];
@@ -157,6 +168,11 @@ export class SelfHealer {
     this.cancel(provider);
     const episode = this.begin(provider);
     await this.attempt(provider, episode);
+  }
+
+  /** The last healing action run on `provider`, whether or not it is being healed now. */
+  lastAction(provider: string): HealingActionRecord | undefined {
+    return this.lastActions.get(provider);
   }
 
   /** Providers being healed, healed, or given up on. */
@@ -242,6 +258,11 @@ export class SelfHealer {
     }
   }
 
+  private recordAction(provider: string, attempt: number, action: string, error: string | null): void {
+    const at = new Date(this.scheduler.now()).toISOString();
+    this.lastActions.set(provider, { action, ok: error === null, error, attempt, at });
+  }
+
   private async runAttempt(provider: string, episode: Episode): Promise<void> {
     const attempt = ++episode.attempts;
     const { maxAttempts } = this.settings;
@@ -253,8 +274,10 @@ export class SelfHealer {
         await withTimeout(this.scheduler, this.settings.actionTimeoutMs, `healing action ${action.name}`, (signal) =>
           action.run(provider, signal),
         );
+        this.recordAction(provider, attempt, action.name, null);
         this.events.emit('healing:action', { provider, attempt, action: action.name, ok: true, at: this.scheduler.now() });
       } catch (error) {
+        this.recordAction(provider, attempt, action.name, errorMessage(error));
         this.events.emit('healing:action', {
           provider,
           attempt,

@@ -154,7 +154,7 @@ if (!postgres.available) {
       const { rows } = await sql(fresh.url, 'SELECT version FROM switchyard_cooldown_migrations');
       assert.deepEqual(
         rows.map((r) => r.version),
-        [1],
+        [1, 2],
       );
       await stores[0]!.set({ key: 'x', reason: 'manual', startedAt: T0, endsAt: T0 + 1 });
       assert.equal((await stores[5]!.get('x'))?.key, 'x');

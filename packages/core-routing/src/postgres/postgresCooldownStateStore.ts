@@ -47,6 +47,12 @@ const MIGRATIONS: readonly Migration[] = [
         ends_at DOUBLE PRECISION NOT NULL, updated_at TIMESTAMPTZ NOT NULL DEFAULT now())`,
     ],
   },
+  {
+    version: 2,
+    name: 'cooldown notes',
+    // The operator's reason for a manual cooldown.
+    statements: ['ALTER TABLE switchyard_cooldowns ADD COLUMN note TEXT'],
+  },
 ];
 
 /** Options of {@link PostgresCooldownStateStore.open}. */
@@ -76,10 +82,11 @@ interface Row {
   reason: string;
   started_at: number;
   ends_at: number;
+  note: string | null;
 }
 
 const fromRow = (row: Row): CooldownPeriod =>
-  parseCooldownPeriod({ key: row.key, reason: row.reason, startedAt: row.started_at, endsAt: row.ends_at });
+  parseCooldownPeriod({ key: row.key, reason: row.reason, startedAt: row.started_at, endsAt: row.ends_at, note: row.note });
 
 /**
  * Cooldown periods shared by every node on one PostgreSQL database.
@@ -155,7 +162,7 @@ export class PostgresCooldownStateStore implements CooldownStateStore {
   }
 
   async get(key: string): Promise<CooldownPeriod | undefined> {
-    const { rows } = await this.query<Row>('SELECT key, reason, started_at, ends_at FROM switchyard_cooldowns WHERE key = $1', [key]);
+    const { rows } = await this.query<Row>('SELECT key, reason, started_at, ends_at, note FROM switchyard_cooldowns WHERE key = $1', [key]);
     return rows[0] && fromRow(rows[0]);
   }
 
@@ -167,12 +174,12 @@ export class PostgresCooldownStateStore implements CooldownStateStore {
     }
     await this.query(
       `WITH written AS (
-         INSERT INTO switchyard_cooldowns (key, reason, started_at, ends_at) VALUES ($1, $2, $3, $4)
+         INSERT INTO switchyard_cooldowns (key, reason, started_at, ends_at, note) VALUES ($1, $2, $3, $4, $7)
          ON CONFLICT (key) DO UPDATE SET reason = EXCLUDED.reason, started_at = EXCLUDED.started_at, ends_at = EXCLUDED.ends_at,
-           updated_at = now()
+           note = EXCLUDED.note, updated_at = now()
          RETURNING 1)
        SELECT pg_notify($5, $6) FROM written`,
-      [copy.key, copy.reason, copy.startedAt, copy.endsAt, this.channel, payload],
+      [copy.key, copy.reason, copy.startedAt, copy.endsAt, this.channel, payload, copy.note ?? null],
     );
   }
 
@@ -198,7 +205,7 @@ export class PostgresCooldownStateStore implements CooldownStateStore {
   }
 
   async list(): Promise<CooldownPeriod[]> {
-    const { rows } = await this.query<Row>('SELECT key, reason, started_at, ends_at FROM switchyard_cooldowns');
+    const { rows } = await this.query<Row>('SELECT key, reason, started_at, ends_at, note FROM switchyard_cooldowns');
     return rows.map(fromRow);
   }
 

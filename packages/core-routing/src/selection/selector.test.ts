@@ -90,6 +90,20 @@ describe('Selector: the specified rules', () => {
     assert.equal(selector.status().candidates[0]?.average_latency_ms, 50);
   });
 
+  test('rule 6: a candidate without a price is not free: it comes after every priced one', () => {
+    const selector = new Selector(
+      [
+        { id: 'unpriced', priority: 0 },
+        { id: 'dear', priority: 5, costPer1k: { input: 10, output: 30 } },
+        { id: 'unpriced-2', priority: 1 },
+      ],
+      { strategy: 'cost' },
+    );
+    assert.equal(selector.select(), 'dear');
+    // With the priced one excluded, the unpriced ones are still served, by priority.
+    assert.equal(selector.select({ exclude: new Set(['dear']) }), 'unpriced');
+  });
+
   test('rule 6: cost picks the lowest mean of input and output prices, ties by priority', () => {
     const selector = new Selector(
       [

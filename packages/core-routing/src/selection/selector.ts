@@ -16,7 +16,8 @@
  * 4. `quota_aware` picks the highest remaining quota, and fails with
  *    `NoProviderAvailable` when no candidate has quota above 0.
  * 5. `latency` picks the lowest average latency over the window (5 minutes).
- * 6. `cost` picks the lowest average price per 1,000 tokens.
+ * 6. `cost` picks the lowest average price per 1,000 tokens; candidates
+ *    without a price come after every priced one (an unknown price is not 0).
  * 7. An empty candidate list fails with `NoProviderAvailable`.
  * Ties go to the candidate picked least recently, so equals share the load.
  */
@@ -37,7 +38,7 @@ export interface CandidateSpec {
   priority?: number;
   /** Relative share of traffic under `weighted`. Default 1; must be > 0. */
   weight?: number;
-  /** Prices per 1,000 tokens, for `cost`. A candidate without prices counts as free. */
+  /** Prices per 1,000 tokens, for `cost`. A candidate without prices ranks after every priced one (never as free). */
   costPer1k?: { input: number; output: number };
 }
 
@@ -223,6 +224,9 @@ export class Selector {
       if (c.costPer1k) {
         this.cost[slot] = (c.costPer1k.input + c.costPer1k.output) / 2;
         this.priced[slot] = 1;
+      } else {
+        // An unknown price is not a price of 0: `cost` tries unpriced candidates only after every priced one.
+        this.cost[slot] = Number.POSITIVE_INFINITY;
       }
       const before = old.slotOf.get(c.id);
       if (before === undefined) return;

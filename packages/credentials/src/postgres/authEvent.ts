@@ -72,7 +72,8 @@ export const AuthChangeEventSchema = z.object({
   event_type: z.enum(['auth.upsert', 'auth.delete']),
   subject: z.object({ auth_id: text(200), provider: text(64), tenant_id: text(64) }),
   mutation: z.object({
-    revision: z.number().int().positive(),
+    // Optional, as the specification has it: without one, the event is checked against the store's revision only.
+    revision: z.number().int().positive().optional(),
     kind: z.enum(['create', 'update', 'delete']),
     reason: z.string().max(200),
   }),
@@ -83,7 +84,7 @@ export const ConfigReloadEventSchema = z.object({
   ...common,
   event_type: z.literal('config.reload'),
   subject: z.object({ auth_id: z.null(), provider: z.null(), tenant_id: text(64) }),
-  mutation: z.object({ revision: z.null(), kind: z.literal('reload'), reason: z.string().max(200) }),
+  mutation: z.object({ revision: z.null().optional(), kind: z.literal('reload'), reason: z.string().max(200) }),
 });
 
 /**

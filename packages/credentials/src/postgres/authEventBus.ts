@@ -51,6 +51,8 @@ export interface AuthEventBusSettings {
   channel?: string;
   /** Identifies this handle in `origin.instance_id` (default a new ULID). */
   instanceId?: string;
+  /** `subject.tenant_id` of the events this handle publishes (default `default`; the gateway's `cluster.tenant_id`). */
+  tenantId?: string;
   /** How long an `event_id` is remembered (default 15 minutes). */
   dedupeTtlMs?: number;
   /** At most this many remembered ids (default 10,000; the oldest go first). */
@@ -121,6 +123,8 @@ export class AuthEventBus {
   readonly events = new EventEmitter<AuthEventBusEvents>();
   readonly channel: string;
   readonly origin: AuthEvent['origin'];
+  /** `subject.tenant_id` of this handle's events. */
+  readonly tenantId: string;
   private readonly options: AuthEventBusOptions;
   private readonly scheduler: Scheduler;
   private readonly seen: TtlSet;
@@ -147,6 +151,7 @@ export class AuthEventBus {
     this.options = options;
     this.scheduler = options.scheduler ?? systemScheduler;
     this.channel = options.channel ?? DEFAULT_AUTH_EVENTS_CHANNEL;
+    this.tenantId = options.tenantId ?? 'default';
     this.origin = { node_id: options.nodeId, instance_id: options.instanceId ?? newUlid(), backend_mode: options.backendMode };
     this.seen = new TtlSet(this.scheduler, options.dedupeTtlMs ?? 15 * 60_000, options.dedupeMaxEntries ?? 10_000);
     this.line = gate;
@@ -159,6 +164,10 @@ export class AuthEventBus {
   static async start(options: AuthEventBusOptions): Promise<AuthEventBus> {
     if (typeof options.nodeId !== 'string' || options.nodeId.length === 0 || options.nodeId.length > 200) {
       throw new CredentialsError('invalid_config', 'cluster.node_id must be 1 to 200 characters', { field: 'node_id' });
+    }
+    const tenant = options.tenantId ?? 'default';
+    if (typeof tenant !== 'string' || tenant.length === 0 || tenant.length > 64) {
+      throw new CredentialsError('invalid_config', 'cluster.tenant_id must be 1 to 64 characters', { field: 'tenant_id' });
     }
     let open!: () => void;
     const bus = new AuthEventBus(options, new Promise<void>((resolve) => (open = resolve)));
@@ -212,7 +221,7 @@ export class AuthEventBus {
       event_type: type,
       occurred_at: new Date(this.scheduler.now()).toISOString(),
       origin: this.origin,
-      subject: { auth_id: id, provider, tenant_id: 'default' },
+      subject: { auth_id: id, provider, tenant_id: this.tenantId },
       mutation: { revision: 1, kind: type === 'auth.delete' ? 'delete' : 'update', reason },
       correlation: block,
     };
@@ -242,7 +251,7 @@ export class AuthEventBus {
       event_type: 'config.reload',
       occurred_at: new Date(this.scheduler.now()).toISOString(),
       origin: this.origin,
-      subject: { auth_id: null, provider: null, tenant_id: 'default' },
+      subject: { auth_id: null, provider: null, tenant_id: this.tenantId },
       mutation: { revision: null, kind: 'reload', reason: correlation?.reason === undefined ? 'config reload' : reason },
       correlation: block,
     };
@@ -336,7 +345,9 @@ export class AuthEventBus {
     }
     const id = event.subject.auth_id;
     const before = this.known.get(id);
-    if (before && before.revision >= event.mutation.revision) {
+    // A revision, when the event has one, rules out a stale event at once; without one the store decides.
+    const revision = event.mutation.revision;
+    if (revision !== undefined && before && before.revision >= revision) {
       this.counters.stale++;
       return;
     }

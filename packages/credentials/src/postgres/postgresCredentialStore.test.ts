@@ -217,6 +217,47 @@ if (!postgres.available) {
       assert.equal(store.bus.stats().duplicates - after.duplicates, 2);
     });
 
+    test('an event without mutation.revision is applied (the store says what changed), not discarded', async () => {
+      const store = await track(open());
+      const writer = await track(open());
+      const heard: StoreChange[] = [];
+      store.watch((change) => heard.push(change));
+      await writer.put(sampleCredential('no-rev'));
+      await eventually('the first change', () => heard.length === 1);
+      // A change this handle has not heard of, announced by a producer that sends no revision.
+      await sql(url, "UPDATE switchyard_credentials SET revision = revision + 1 WHERE id = 'no-rev'");
+      const before = store.bus.stats();
+      const event = {
+        schema_version: 1,
+        event_id: newUlid(),
+        event_type: 'auth.upsert',
+        occurred_at: new Date().toISOString(),
+        origin: { node_id: 'other', instance_id: 'other-2', backend_mode: 'postgres' },
+        subject: { auth_id: 'no-rev', provider: 'openai', tenant_id: 'default' },
+        mutation: { kind: 'update', reason: 'test' },
+        correlation: { request_id: null, actor: null },
+      };
+      await sql(url, 'SELECT pg_notify($1, $2)', [channel, JSON.stringify(event)]);
+      await eventually('the change without a revision', () => heard.length === 2);
+      assert.deepEqual([heard[1]!.id, heard[1]!.revision], ['no-rev', 2]);
+      const after = store.bus.stats();
+      assert.equal(after.invalid - before.invalid, 0);
+      assert.equal(after.applied - before.applied, 1);
+      // Delivered again under a new id, with nothing new in the store: nothing to report.
+      await sql(url, 'SELECT pg_notify($1, $2)', [channel, JSON.stringify({ ...event, event_id: newUlid() })]);
+      await eventually('the second delivery', () => store.bus.stats().received >= after.received + 1);
+      assert.equal(heard.length, 2);
+    });
+
+    test('subject.tenant_id is the configured tenant (default `default`)', async () => {
+      const tenant = await track(open({ nodeId: 'node-tenant', events: { channel, tenantId: 'acme' } }));
+      const payload = JSON.parse((await captureOne(url, () => tenant.put(sampleCredential('tenanted')))) as string) as AuthEvent;
+      assert.equal(payload.subject.tenant_id, 'acme');
+      const reload = await tenant.bus.publishConfigReload();
+      assert.equal(reload.subject.tenant_id, 'acme');
+      await assert.rejects(open({ nodeId: 'node-x', events: { channel, tenantId: '' } }), /tenant_id/);
+    });
+
     test('config.reload reaches the other handles’ subscribers, not the publisher’s', async () => {
       const a = await track(open({ nodeId: 'node-a' }));
       const b = await track(open({ nodeId: 'node-b' }));

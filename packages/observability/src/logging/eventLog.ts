@@ -14,6 +14,8 @@ import type {
   CooldownStartEvent,
   CredentialRotatedEvent,
   EventObserver,
+  HealingActionEvent,
+  HealingOutcomeEvent,
   HealthChangeEvent,
   RequestEndEvent,
   WebsocketCloseEvent,
@@ -24,6 +26,19 @@ import type {
   WorkflowSubcommandEvent,
   WorkflowTransitionEvent,
 } from '../events.js';
+
+/** The most characters of a client-supplied string put into a log line. */
+export const MAX_LOGGED_FIELD = 256;
+
+/**
+ * A string field as logged: at most {@link MAX_LOGGED_FIELD} characters,
+ * marked when cut. Model names, request ids and the like come from clients;
+ * the log must not be where a client's megabyte ends up, once per request.
+ */
+function capped<T extends string | null>(value: T): T {
+  if (value === null || value.length <= MAX_LOGGED_FIELD) return value;
+  return `${value.slice(0, MAX_LOGGED_FIELD)}…(${value.length} chars)` as T;
+}
 
 /**
  * Logs events as JSON lines, as an {@link EventObserver}.
@@ -39,16 +54,16 @@ export class EventLog implements EventObserver {
 
   onRequestEnd(event: RequestEndEvent): void {
     const line = {
-      request_id: event.requestId,
-      provider: event.provider,
-      model: event.model,
+      request_id: capped(event.requestId),
+      provider: capped(event.provider),
+      model: capped(event.model),
       latency_ms: event.latencyMs,
       ttfb_ms: event.ttfbMs,
       tokens: { input: event.tokens.input, output: event.tokens.output },
       http_status: event.httpStatus,
       attempts: event.attempts,
       cached: event.cached,
-      credential_id: event.credentialId,
+      credential_id: capped(event.credentialId),
     };
     if (event.outcome === 'success') {
       this.logger.info(line, 'request_success');
@@ -69,9 +84,9 @@ export class EventLog implements EventObserver {
     if (!this.logger.isLevelEnabled('debug')) return;
     this.logger.debug(
       {
-        request_id: event.requestId,
-        provider: event.provider,
-        credential_id: event.credentialId,
+        request_id: capped(event.requestId),
+        provider: capped(event.provider),
+        credential_id: capped(event.credentialId),
         attempt: event.attempt,
         outcome: event.outcome,
         http_status: event.httpStatus,
@@ -80,6 +95,24 @@ export class EventLog implements EventObserver {
       },
       'upstream_attempt',
     );
+  }
+
+  onHealingAction(event: HealingActionEvent): void {
+    const line = { provider: event.provider, attempt: event.attempt, action: event.action, ok: event.ok, error: event.error ?? null };
+    if (event.ok) this.logger.info(line, 'self_healing_action');
+    else this.logger.warn(line, 'self_healing_action');
+  }
+
+  onHealingOutcome(event: HealingOutcomeEvent): void {
+    const line = {
+      provider: event.provider,
+      attempt: event.attempt,
+      outcome: event.outcome,
+      error: event.error ?? null,
+      next_attempt_at: event.nextAttemptAt === undefined ? null : new Date(event.nextAttemptAt).toISOString(),
+    };
+    if (event.outcome === 'gave_up') this.logger.error(line, 'self_healing_check');
+    else this.logger.info(line, 'self_healing_check');
   }
 
   onCooldownStart(event: CooldownStartEvent): void {

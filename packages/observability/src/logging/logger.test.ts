@@ -51,6 +51,18 @@ describe('request lines', () => {
     );
   });
 
+  test('client-supplied fields are capped in size', () => {
+    const { logger, lines } = capture();
+    const relay = new EventEmitter();
+    observeGateway({ relay }, { logger });
+    relay.emit('request:end', requestEnd({ model: `m${'x'.repeat(100_000)}`, requestId: 'r'.repeat(1_000) }));
+    const line = lines[0]!;
+    assert.ok((line.model as string).length < 300, `model logged at ${(line.model as string).length} chars`);
+    assert.match(line.model as string, /^mxxx.*…\(100001 chars\)$/);
+    assert.ok((line.request_id as string).length < 300);
+    assert.ok(JSON.stringify(line).length < 2_000);
+  });
+
   test('a failed request is request_failed: warn for 4xx, error for 5xx, with the error type', () => {
     const { logger, lines } = capture();
     const relay = new EventEmitter();

@@ -67,6 +67,22 @@ test('requests, errors, tokens, latency, ttfb, cache hits and in-flight follow t
   assert.equal(await value(metrics, 'svc_upstream_attempts_total', 'provider="openai",outcome="success"'), 1);
 });
 
+test("svc_cost_total counts tokens at their provider's price per 1,000; a provider without a price is left out, and svc_tokens_total keeps its labels", async () => {
+  const prices: Record<string, { input: number; output: number }> = { openai: { input: 2.5, output: 10 } };
+  const metrics = new GatewayMetrics({ knownProviders: ['openai', 'anthropic'], tokenPrice: (provider) => prices[provider] });
+  metrics.onRequestEnd(requestEnd({ provider: 'openai', model: 'gpt-4o', tokens: { input: 1000, output: 500 } }));
+  metrics.onRequestEnd(requestEnd({ provider: 'openai', model: 'gpt-4o', tokens: { input: 200, output: 0 } }));
+  metrics.onRequestEnd(requestEnd({ provider: 'anthropic', model: 'claude', tokens: { input: 1000, output: 1000 } }));
+  // 1000 x 2.5/1000 + 500 x 10/1000 = 7.5; then 200 x 2.5/1000 = 0.5.
+  assert.equal(await value(metrics, 'svc_cost_total', 'provider="openai",model="gpt-4o"'), 8);
+  assert.equal(await value(metrics, 'svc_cost_total', 'provider="anthropic",model="claude"'), undefined);
+  // A price changed by a reload applies to the next request.
+  prices.anthropic = { input: 1, output: 1 };
+  metrics.onRequestEnd(requestEnd({ provider: 'anthropic', model: 'claude', tokens: { input: 1000, output: 1000 } }));
+  assert.equal(await value(metrics, 'svc_cost_total', 'provider="anthropic",model="claude"'), 2);
+  assert.equal(await value(metrics, 'svc_tokens_total', 'provider="openai",model="gpt-4o",type="input"'), 1200);
+});
+
 test('a request the client closed counts as client_closed, not as an error, and no error type is counted', async () => {
   const { metrics, relay } = wired();
   const closed = { outcome: 'client_closed', errorType: 'client_closed' } as const;

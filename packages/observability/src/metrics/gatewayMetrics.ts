@@ -13,6 +13,8 @@ import type {
   CooldownStartEvent,
   CredentialRotatedEvent,
   EventObserver,
+  HealingActionEvent,
+  HealingOutcomeEvent,
   HealthChangeEvent,
   HealthCheckEvent,
   QuotaUpdateEvent,
@@ -39,8 +41,20 @@ export interface GatewayMetricsOptions {
   knownProviders?: Iterable<string>;
   /** For cooldown remaining seconds at scrape time. */
   clock?: Clock;
+  /**
+   * The price of a provider's tokens per 1,000 (`providers.<p>.cost_per_1k_tokens`),
+   * read at each request so a reload applies; a provider without one costs
+   * nothing in `svc_cost_total` (and is left out of it).
+   */
+  tokenPrice?: (provider: string) => TokenPrice | undefined;
   requestDurationBuckets?: number[];
   ttfbBuckets?: number[];
+}
+
+/** A price per 1,000 tokens, input and output. */
+export interface TokenPrice {
+  input: number;
+  output: number;
 }
 
 /** Label value of requests that never reached a provider (every candidate cooling, say). */
@@ -57,6 +71,7 @@ interface PairCells {
   tokensIn: CounterCell;
   tokensOut: CounterCell;
   cacheHits: CounterCell;
+  cost: CounterCell;
 }
 
 /** The hot-path state of one provider. */
@@ -94,6 +109,8 @@ export class GatewayMetrics implements EventObserver {
   private readonly errorCells = new CounterCells<'provider' | 'error_type'>();
   private readonly tokenCells = new CounterCells<'provider' | 'model' | 'type'>();
   private readonly cacheCells = new CounterCells<'provider' | 'model'>();
+  private readonly costCells = new CounterCells<'provider' | 'model'>();
+  private readonly tokenPrice: ((provider: string) => TokenPrice | undefined) | undefined;
   private readonly attemptCells = new CounterCells<'provider' | 'outcome'>();
   private inFlight = 0;
   /** Active cooldowns by (folded) key → end time, for the remaining-seconds gauge. */
@@ -111,10 +128,13 @@ export class GatewayMetrics implements EventObserver {
   private readonly quotaUsed: Gauge<'provider' | 'credential'>;
   private readonly quotaLimit: Gauge<'provider' | 'credential'>;
   private readonly rotations: Counter<'provider' | 'reason'>;
+  private readonly healingActions: Counter<'provider' | 'action' | 'result'>;
+  private readonly healingChecks: Counter<'provider' | 'outcome'>;
 
   constructor(options: GatewayMetricsOptions = {}) {
     const registry = (this.registry = options.registry ?? new Registry());
     this.clock = options.clock ?? systemClock;
+    this.tokenPrice = options.tokenPrice;
     const max = options.maxLabelValues ?? 100;
     this.models = new LabelLimiter(max, options.knownModels);
     this.providers = new LabelLimiter(max, [...(options.knownProviders ?? []), NO_PROVIDER_LABEL]);
@@ -180,6 +200,28 @@ export class GatewayMetrics implements EventObserver {
       registers,
       collect() {
         self.cacheCells.flushInto(this);
+      },
+    });
+    this.healingActions = new Counter({
+      name: 'svc_self_healing_actions_total',
+      help: 'Self-healing actions run on unhealthy providers, by provider, action and result (ok or failed).',
+      labelNames: ['provider', 'action', 'result'],
+      registers,
+    });
+    this.healingChecks = new Counter({
+      name: 'svc_self_healing_checks_total',
+      help: 'Health checks after a self-healing attempt, by provider and outcome (recovered, retrying, gave_up, cancelled).',
+      labelNames: ['provider', 'outcome'],
+      registers,
+    });
+    // A metric of its own: the specification's svc_* metrics keep their labels.
+    new Counter({
+      name: 'svc_cost_total',
+      help: "Cost of the tokens used, by provider and model: tokens / 1000 x providers.<p>.cost_per_1k_tokens (input and output), in the prices' currency. Providers without a price are left out.",
+      labelNames: ['provider', 'model'],
+      registers,
+      collect() {
+        self.costCells.flushInto(this);
       },
     });
     new Counter({
@@ -281,8 +323,24 @@ export class GatewayMetrics implements EventObserver {
     if (event.tokens.input > 0) pair.tokensIn.value += event.tokens.input;
     if (event.tokens.output > 0) pair.tokensOut.value += event.tokens.output;
     if (event.cached) pair.cacheHits.value++;
+    if (this.tokenPrice && event.provider !== null && (event.tokens.input > 0 || event.tokens.output > 0)) {
+      const price = this.tokenPrice(event.provider);
+      if (price) pair.cost.value += (event.tokens.input * price.input + event.tokens.output * price.output) / 1000;
+    }
     provider.duration.observe(event.latencyMs / 1000);
     if (event.ttfbMs !== null) provider.ttfb.observe(event.ttfbMs / 1000);
+  }
+
+  onHealingAction(event: HealingActionEvent): void {
+    this.healingActions.inc({
+      provider: this.labelOf(this.provider(event.provider)),
+      action: event.action,
+      result: event.ok ? 'ok' : 'failed',
+    });
+  }
+
+  onHealingOutcome(event: HealingOutcomeEvent): void {
+    this.healingChecks.inc({ provider: this.labelOf(this.provider(event.provider)), outcome: event.outcome });
   }
 
   onAttemptEnd(event: AttemptEndEvent): void {
@@ -376,6 +434,7 @@ export class GatewayMetrics implements EventObserver {
         tokensIn: this.tokenCells.create({ provider: name, model, type: 'input' }),
         tokensOut: this.tokenCells.create({ provider: name, model, type: 'output' }),
         cacheHits: this.cacheCells.create({ provider: name, model }),
+        cost: this.costCells.create({ provider: name, model }),
       };
       provider.models.set(model, cells);
     }

@@ -274,3 +274,39 @@ test('a client that leaves before its answer aborts the upstream call; requests 
   assert.equal(await answered, 200);
   assert.equal(abandoned, 1, 'only the call of the client that left');
 });
+
+describe('hostile model names', async () => {
+  const { baseURL } = await gateway([{ name: 'demo', kind: 'mock', models: ['demo-*'] }]);
+  const origin = baseURL.replace(/\/v1$/, '');
+  const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${origin}${path}`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test-1', 'content-type': 'application/json', ...headers },
+      body: JSON.stringify(body),
+    });
+  const messages = [{ role: 'user', content: 'hi' }];
+
+  test('a model name over 256 characters gets a 400 naming the field, in the client family’s error shape', async () => {
+    const long = `demo-${'x'.repeat(252)}`;
+    assert.equal(long.length, 257);
+    const chat = await post('/v1/chat/completions', { model: long, messages });
+    assert.equal(chat.status, 400);
+    const chatError = ((await chat.json()) as { error: { param: string; message: string } }).error;
+    assert.equal(chatError.param, 'model');
+    assert.match(chatError.message, /at most 256 characters/);
+
+    const anthropic = await post('/v1/messages', { model: long, max_tokens: 10, messages }, { 'anthropic-version': '2023-06-01' });
+    assert.equal(anthropic.status, 400);
+    const anthropicBody = (await anthropic.json()) as { type: string; error: { type: string; message: string } };
+    assert.equal(anthropicBody.type, 'error');
+    assert.equal(anthropicBody.error.type, 'invalid_request_error');
+    assert.match(anthropicBody.error.message, /at most 256 characters/);
+
+    const responses = await post('/v1/responses', { model: long, input: 'hi' });
+    assert.equal(responses.status, 400);
+
+    // 256 characters is a name like any other: served, since the glob matches it.
+    const atLimit = await post('/v1/chat/completions', { model: long.slice(0, 256), messages });
+    assert.equal(atLimit.status, 200, await atLimit.text());
+  });
+});

@@ -141,6 +141,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     res: ServerResponse,
     route: Extract<IngressRoute, { kind: 'generate' }>,
     requestId: string,
+    clientKey: string | undefined,
   ): Promise<void> {
     const family = route.family;
     const bad = (message: string, param?: string, status = 400) =>
@@ -188,6 +189,8 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       rawBody,
       headers: forwardedHeaders(req),
       noCache: wantsNoCache(req),
+      // The response cache keeps each client's answers apart.
+      cacheScope: clientKey ?? '',
       signal: connectionSignal(req.socket),
       ...(route.operation === 'count_tokens' ? { operation: 'count_tokens' as const } : {}),
       // Failover forwards the request to another node on the very route it came in on.
@@ -301,7 +304,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
           return true;
         default:
           options.onRelayRequest?.(requestId, req.headers);
-          await generate(req, res, route, requestId);
+          await generate(req, res, route, requestId, key);
           return true;
       }
     },

@@ -90,6 +90,18 @@ export interface BodyProblem {
   param?: string;
 }
 
+/**
+ * The longest model name accepted. Real names are a few dozen characters; a
+ * name goes into routing, cache keys, logs and metric labels, so a client
+ * cannot make any of those pay for a megabyte of it.
+ */
+export const MAX_MODEL_LENGTH = 256;
+
+const modelTooLong = (length: number): BodyProblem => ({
+  message: `model must be at most ${MAX_MODEL_LENGTH} characters (got ${length})`,
+  param: 'model',
+});
+
 /** Checks the parts of a body the gateway itself relies on; returns the model and stream flag, or the problem. */
 export function checkBody(
   route: Extract<IngressRoute, { kind: 'generate' }>,
@@ -104,6 +116,7 @@ export function checkBody(
   }
   if (typeof body.model !== 'string' || body.model.length === 0)
     return { message: 'model is required and must be a non-empty string', param: 'model' };
+  if (body.model.length > MAX_MODEL_LENGTH) return modelTooLong(body.model.length);
   if (body.stream !== undefined && typeof body.stream !== 'boolean') return { message: 'stream must be a boolean', param: 'stream' };
   if (route.family === 'openai-responses') {
     if (body.input !== undefined && typeof body.input !== 'string' && !Array.isArray(body.input))

@@ -56,9 +56,13 @@ async function startNodes(url: string, tokenUrl: string): Promise<Gateway[]> {
     const config = parseConfig(
       JSON.stringify({
         port: 0,
-        'remote-management': { 'secret-key': MANAGEMENT_KEY },
+        // api-call may reach the loopback usage server of the auth_index test.
+        'remote-management': { 'secret-key': MANAGEMENT_KEY, 'api-call-allow': ['127.0.0.1'] },
         auth: { encryption: { enabled: true, key }, refresh: { enabled: false } },
-        providers: { acme: { kind: 'mock', models: ['acme-model'] } },
+        providers: {
+          acme: { kind: 'mock', models: ['acme-model'] },
+          assistant: { kind: 'code-assistant', models: ['assistant-model'], health_check: { enabled: false } },
+        },
         metrics: { enabled: true, port: 0 },
         cluster: {
           enabled: true,
@@ -134,6 +138,55 @@ describe('gateways in a cluster (in process)', { skip: postgres.skip }, async ()
     await until('node c to hold the key', () => c.credentials.manager.list('acme').some((r) => r.id === 'key-1'));
     assert.equal((await manage(a, 'DELETE', '/v0/management/auths/acme?id=key-1')).status, 200);
     await until('node c to drop the key', () => !c.credentials.manager.list('acme').some((r) => r.id === 'key-1'));
+  });
+
+  test('auth-files, provider-a-quota and api-call with auth_index work on PostgreSQL (they answered 501)', async () => {
+    const usage = createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ saw_token: req.headers.authorization === 'Bearer sk-assistant-1' }));
+    });
+    await new Promise<void>((resolve) => usage.listen(0, '127.0.0.1', resolve));
+    after(() => new Promise<void>((resolve) => usage.close(() => resolve())));
+    const added = await manage(a, 'POST', '/v0/management/auths', {
+      id: 'assistant-1',
+      provider: 'assistant',
+      type: 'api_key',
+      token: 'sk-assistant-1',
+    });
+    assert.equal(added.status, 201);
+    await until('nodes b and c to hold it', () =>
+      [b, c].every((node) => node.credentials.manager.list('assistant').some((r) => r.id === 'assistant-1')),
+    );
+
+    // Listed on another node, in the file store's shape.
+    const listed = await manage(b, 'GET', '/v0/management/auth-files');
+    assert.equal(listed.status, 200, JSON.stringify(listed.body));
+    const files = listed.body.files as { id: string; name: string; provider: string; auth_index: number; size: number; modtime: string }[];
+    assert.deepEqual(
+      files.map((f) => f.auth_index),
+      files.map((_, i) => i),
+    );
+    const file = files.find((f) => f.id === 'assistant-1')!;
+    assert.equal(file.name, 'assistant-1.json');
+    assert.equal(file.provider, 'assistant');
+    assert.ok(file.size > 0 && !Number.isNaN(Date.parse(file.modtime)));
+    assert.doesNotMatch(JSON.stringify(listed.body), /sk-assistant-1/, 'no token in the listing');
+
+    // The same auth_index names the same credential on every node.
+    const quota = await manage(c, 'GET', `/v0/management/provider-a-quota?auth_index=${file.auth_index}`);
+    assert.equal(quota.status, 200, JSON.stringify(quota.body));
+    const [snapshot] = quota.body.snapshots as { auth_index: number; source: string }[];
+    assert.equal(snapshot!.auth_index, file.auth_index);
+    assert.equal(snapshot!.source, 'local');
+
+    const called = await manage(a, 'POST', '/v0/management/api-call', {
+      auth_index: file.auth_index,
+      url: `http://127.0.0.1:${(usage.address() as AddressInfo).port}/usage`,
+      header: { authorization: 'Bearer $TOKEN$' },
+    });
+    assert.equal(called.status, 200, JSON.stringify(called.body));
+    assert.deepEqual(JSON.parse(called.body.body as string), { saw_token: true });
+    assert.equal((await manage(a, 'DELETE', '/v0/management/auths/assistant?id=assistant-1')).status, 200);
   });
 
   test('concurrent refresh triggers on all three nodes call the token endpoint exactly once', async () => {

@@ -132,7 +132,7 @@ export class GatewayCluster {
         event_id: event.event_id,
         event_type: event.event_type,
         auth_id: event.subject.auth_id,
-        revision: event.mutation.revision,
+        revision: event.mutation.revision ?? null,
         origin_node_id: event.origin.node_id,
         applied_at: new Date(this.clock.now()).toISOString(),
       };
@@ -181,6 +181,7 @@ export class GatewayCluster {
         encryption: { key, previousKeys: config.auth.encryption.previous_keys },
         events: {
           channel: settings.auth_events_channel,
+          tenantId: settings.tenant_id,
           reconcileIntervalMs: settings.reconcile_interval,
           applicationName: `switchyard-auth-events-${nodeId}`,
           onInvalid: ({ reason }) => logger.warn({ reason }, 'cluster_invalid_auth_event'),

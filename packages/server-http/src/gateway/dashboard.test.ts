@@ -101,7 +101,7 @@ test('in Chromium: sign in, see providers, traffic and decisions, cool a provide
     await page.getByRole('button', { name: 'Cool primary down for 5 minutes' }).click();
     // Locators, not page-evaluated predicates: the page's CSP (rightly) forbids eval.
     const countdown = (text: RegExp) => page.locator('.countdown[data-provider="primary"]').filter({ hasText: text }).waitFor();
-    await countdown(/left \(manual\)/);
+    await countdown(/left \(manual: dashboard\)/);
     assert.ok(gateway.cooldowns.isCooling('primary'));
     await traffic(10);
     await page.waitForTimeout(2200);
@@ -112,6 +112,33 @@ test('in Chromium: sign in, see providers, traffic and decisions, cool a provide
     }
     await page.getByRole('button', { name: 'End the cooldown of primary now' }).click();
     await countdown(/none/);
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});
+
+test("in Chromium: the gateway's address opens a page whose Dashboard link leads to the sign-in; metrics are shown off", {
+  skip: chromium.skip,
+  timeout: 60_000,
+}, async () => {
+  if (!chromium.available) return;
+  const { chromium: launcher } = await import('playwright-core');
+  const browser = await launcher.launch({ executablePath: chromium.executablePath, args: chromium.args });
+  try {
+    const page = await browser.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/status of 401/.test(message.text())) errors.push(message.text());
+    });
+    await page.goto(`${gateway.url}/`);
+    assert.equal(await page.title(), 'Switchyard gateway');
+    assert.match((await page.locator('main').textContent()) ?? '', /Metrics: off/);
+    await page.getByRole('link', { name: 'Health' }).waitFor();
+    await page.getByRole('link', { name: 'Dashboard' }).click();
+    await page.getByLabel('Management key').waitFor();
+    assert.match(page.url(), /\/dashboard$/);
     assert.deepEqual(errors, []);
   } finally {
     await browser.close();

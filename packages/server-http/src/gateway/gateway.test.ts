@@ -75,6 +75,19 @@ describe('gateway: the newcomer path', async () => {
     assert.match(text, /You said: stream please/);
   });
 
+  test('GET / is a page linking the dashboard, /health, the metrics on their port and the API description', async () => {
+    const home = await fetch(`${gateway.url}/`);
+    assert.equal(home.status, 200);
+    assert.match(home.headers.get('content-type') ?? '', /text\/html/);
+    const text = await home.text();
+    for (const href of ['/dashboard', '/health', '/openapi.json']) assert.match(text, new RegExp(`href="${href}"`));
+    const metricsPort = gateway.observability.metricsServer!.address()!.port;
+    const metricsHref = /href="(http:\/\/[^"]+\/metrics)"/.exec(text)?.[1];
+    assert.equal(new URL(metricsHref!).port, String(metricsPort));
+    assert.match(await (await fetch(metricsHref!)).text(), /^# HELP svc_/m, 'the metrics link works');
+    assert.match(text, new RegExp(`${gateway.url}/v1`));
+  });
+
   test('/health is public and says whether the gateway can serve', async () => {
     const body = await json(await fetch(`${gateway.url}/health`));
     assert.equal(body.status, 'ok');
@@ -170,9 +183,11 @@ describe('gateway: operations routes', async () => {
     });
     assert.equal(response.status, 200);
     const period = await json(response);
-    assert.equal(period.reason, 'manual');
+    assert.equal(period.reason, 'maintenance', 'the reason given is the reason kept');
     const status = await json(await call('/v0/operations/cooldown/status'));
     assert.deepEqual(status.providers_in_cooldown, ['alpha']);
+    assert.equal(status.cooldown_periods.alpha.reason, 'maintenance');
+    assert.equal(status.cooldown_periods.alpha.kind, 'manual');
     assert.ok(status.cooldown_periods.alpha.remaining_seconds > 290);
     for (let i = 0; i < 6; i++) {
       // Distinct prompts: an identical one would be answered from the response cache.

@@ -38,7 +38,7 @@ import { openTracing } from './openTracing.js';
 import { ProviderStatsCollector } from './providerStats.js';
 import { cooldownDurations, createHealthProbe, monitoredProviders, quotaExceededSettings, relayProviders } from './providers.js';
 import { pathsNeedingRestart, runningConfig } from './readAtStart.js';
-import { failoverSettings, healingSettings, healthSettings, poolSettings, websocketSettings } from './settings.js';
+import { cacheSettings, failoverSettings, healingSettings, healthSettings, poolSettings, websocketSettings } from './settings.js';
 
 /** Options of {@link Gateway.start}. */
 export interface GatewayOptions {
@@ -174,6 +174,8 @@ export class Gateway {
         scheduler: this.scheduler,
         knownProviders: Object.keys(config.providers),
         knownModels: Object.values(config.providers).flatMap((p) => p.models.filter((m) => !/[*?]/.test(m))),
+        // Read per request: a reload's prices apply at once.
+        tokenPrice: (provider) => this.current.providers[provider]?.cost_per_1k_tokens,
         logDestination: this.logTail,
         ...(tracer ? { tracing: tracer.gateway } : {}),
         httpDispatcher: this.outbound,
@@ -184,7 +186,7 @@ export class Gateway {
     this.guardedHosts.retain(config);
     const { lookup } = this.guardedHosts;
     this.transport = new UndiciTransport(poolSettings(config), { lookup });
-    this.cache = new ResponseCache({ enabled: ops.cache.enabled, size: ops.cache.size, ttlMs: ops.cache.ttl });
+    this.cache = new ResponseCache(cacheSettings(config));
     this.failover = new NodeFailover(failoverSettings(config), { scheduler: this.scheduler, lookup });
 
     // The relay is created before the probe needs it, so the probe reads it lazily.
@@ -358,6 +360,7 @@ export class Gateway {
       relay: gateway.relay.events,
       cooldowns: gateway.cooldowns.events,
       health: gateway.health.events,
+      healer: gateway.healer.events,
       credentials: credentials.manager.events,
       websocket: gateway.websocket.events,
     });
@@ -445,7 +448,7 @@ export class Gateway {
     const ops = config.server.operations;
     this.current = config;
     this.transport.reconfigure(poolSettings(config));
-    this.cache.configure({ enabled: ops.cache.enabled, size: ops.cache.size, ttlMs: ops.cache.ttl });
+    this.cache.configure(cacheSettings(config));
     this.cooldowns.configure({
       detection: { enabled: ops.cooldown.enabled, windowMs: ops.cooldown.detection_window, errorThreshold: ops.cooldown.error_threshold },
       durations: cooldownDurations(config),
@@ -527,12 +530,29 @@ export class Gateway {
     return result.ok;
   }
 
+  /** Where the shared transport connects for `provider` (its base URL, else its health probe's); undefined for in-process kinds. */
+  private providerOrigin(provider: string): string | undefined {
+    const config = relayProviders(this.current).find((p) => p.name === provider);
+    if (!config) return undefined;
+    const adapter = this.relay.adapter(config.kind);
+    // An adapter with a transport of its own (the mock) holds no connection in the shared pool.
+    if (!adapter || adapter.transport) return undefined;
+    const url = config.baseUrl ?? adapter.healthRequest(config, undefined).url;
+    try {
+      return new URL(url).origin;
+    } catch {
+      return undefined;
+    }
+  }
+
   private healingActions(): HealingAction[] {
     return [
       {
+        // Only the failing provider's connections: every other provider's pool keeps serving.
         name: 'reset_connection_pool',
-        run: async () => {
-          await this.transport.resetConnections();
+        run: async (provider) => {
+          const origin = this.providerOrigin(provider);
+          if (origin !== undefined) await this.transport.resetConnections(origin);
         },
       },
       {

@@ -80,11 +80,15 @@ function healthRequest(name: string, block: ProviderBlock, deps: ProbeDependenci
   if (!adapter) throw new Error(`unknown provider kind ${block.kind}`);
   const provider = relayProviders(deps.config()).find((p) => p.name === name)!;
   const request = adapter.healthRequest(provider, deps.credential(name));
+  const method = block.health_check.method;
+  // A HEAD probe sends no body (the adapter's probe may carry one for POST).
+  const { body: _body, ...bodiless } = request;
+  const probe: UpstreamRequest = method === 'HEAD' ? { ...bodiless, method } : { ...request, method };
   const endpoint = block.health_check.endpoint;
-  if (!endpoint) return { ...request, method: block.health_check.method === 'POST' ? 'POST' : 'GET' };
+  if (!endpoint) return probe;
   // A configured endpoint: absolute, or relative to base_url.
   const url = /^https?:\/\//.test(endpoint) ? endpoint : `${(block.base_url ?? '').replace(/\/+$/, '')}/${endpoint.replace(/^\/+/, '')}`;
-  return { ...request, url, method: block.health_check.method === 'POST' ? 'POST' : 'GET' };
+  return { ...probe, url };
 }
 
 /**

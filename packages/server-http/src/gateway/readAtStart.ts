@@ -35,6 +35,14 @@ export const READ_AT_START = [
   'server.http.request_timeout',
   // The quota tracker's write batching is set when the credentials open.
   'server.operations.batch_processing',
+  // The management key guard takes its lockout policy when the control plane is built.
+  'remote-management.max-failures',
+  'remote-management.lockout-duration',
+  // The websocket server's payload cap, its ping timer and each socket's high-water mark are set once;
+  // max_in_flight is read per request and applies at once.
+  'server.websocket.max_message_size',
+  'server.websocket.ping_interval',
+  'server.websocket.high_water_mark',
   // Providers without an `oauth` block declare no flow, so adding or removing one of them changes nothing here.
   'providers.*.oauth',
 ];

@@ -85,4 +85,19 @@ describe('GET /v0/management/config while a restart is pending', () => {
     assert.ok(!JSON.stringify(body).includes('shh-oauth'));
     gateway.reload(parseConfig(CONFIG));
   });
+
+  test('the management lockout policy and the websocket limits set at start are listed in restart_needed', async () => {
+    const changed = CONFIG.replace(
+      `remote-management: { secret-key: ${KEY} }`,
+      `remote-management: { secret-key: ${KEY}, max-failures: 9, lockout-duration: 5m }`,
+    ).concat('server:\n  websocket: { max_message_size: 2M, ping_interval: 10s, high_water_mark: 2M, max_in_flight: 4 }\n');
+    assert.deepEqual(gateway.reload(parseConfig(changed)).restartNeeded, [
+      'remote-management.max-failures',
+      'remote-management.lockout-duration',
+      'server.websocket.max_message_size',
+      'server.websocket.ping_interval',
+      'server.websocket.high_water_mark',
+    ]);
+    assert.deepEqual(gateway.reload(parseConfig(CONFIG)).restartNeeded, []);
+  });
 });

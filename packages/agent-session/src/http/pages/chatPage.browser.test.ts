@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { requireChromium } from '@switchyard/test-support';
 import { type Browser, chromium } from 'playwright-core';
 import { type AgentSessionServer, startAgentSessionServer } from '../../agentSessionServer.js';
-import { DIALOG_AGENT } from '../dialogAgent.fixture.js';
+import { DIALOG_AGENT } from '../testing/dialogAgent.js';
 
 const browserBinary = requireChromium();
 let server: AgentSessionServer | undefined;

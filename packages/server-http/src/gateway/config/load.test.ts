@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { configuredFlows, flowKinds } from '../flows.js';
+import { failoverSettings } from '../settings.js';
 import { ConfigError, parseConfig } from './load.js';
 
 describe('gateway config', () => {
@@ -165,6 +166,27 @@ providers:
     const config = parseConfig("api-keys: ['${GW_KEY}', '${GW_OTHER:-fallback}']\n", { env: { GW_KEY: 'sk-from-env' } });
     assert.deepEqual(config['api-keys'], ['sk-from-env', 'fallback']);
     assert.throws(() => parseConfig("api-keys: ['${NOPE}']\n", { env: {} }), /api-keys\.0: environment variable NOPE is not set/);
+  });
+
+  test('server.failover.enabled: false is off whatever the mode; true needs a mode; mode none stays accepted and off', () => {
+    const off = parseConfig('server:\n  failover:\n    enabled: false\n    mode: active_passive\n');
+    assert.equal(failoverSettings(off).mode, 'none', 'enabled: false wins over the mode (and its backup_url is not required)');
+    const on = parseConfig(
+      'server:\n  failover:\n    enabled: true\n    mode: active_passive\n    backup_url: http://backup.example:8317\n',
+    );
+    assert.equal(failoverSettings(on).mode, 'active_passive');
+    assert.throws(() => parseConfig('server:\n  failover:\n    enabled: true\n'), /server\.failover\.mode: enabled: true needs mode/);
+    assert.throws(() => parseConfig('server:\n  failover:\n    enabled: true\n    mode: none\n'), /server\.failover\.mode/);
+    assert.equal(failoverSettings(parseConfig('server:\n  failover:\n    mode: none\n')).mode, 'none');
+    assert.equal(failoverSettings(parseConfig('')).mode, 'none');
+    // active_active needs no self_url (the specification names only peers): it defaults to the listening address.
+    const peersOnly = parseConfig(
+      'host: 10.1.2.3\nport: 8400\nserver:\n  failover:\n    mode: active_active\n    peers: [http://10.1.2.4:8400]\n',
+    );
+    assert.equal(failoverSettings(peersOnly).selfUrl, 'http://10.1.2.3:8400');
+    // Left out, the mode decides, as before.
+    const moded = parseConfig('server:\n  failover:\n    mode: active_active\n    self_url: http://a.example:8317\n');
+    assert.equal(failoverSettings(moded).mode, 'active_active');
   });
 
   test('YAML syntax errors name the line', () => {

@@ -213,6 +213,8 @@ const operationsSchema = z.strictObject({
     .strictObject({
       max_idle_conns: z.number().int().min(1).default(100),
       max_idle_conns_per_host: z.number().int().min(1).default(10),
+      // 0: no cap. Open connections are not what max_idle_conns_per_host bounds.
+      max_conns_per_host: z.number().int().min(0).default(0),
       idle_conn_timeout: durationSchema.default(90_000),
       request_timeout: durationSchema.default(60_000),
     })
@@ -226,7 +228,10 @@ const operationsSchema = z.strictObject({
     .prefault({}),
   cache: z
     .strictObject({
-      enabled: z.boolean().default(true),
+      // Off unless asked for: a completion is a sample, and a cached one is the same sample again.
+      enabled: z.boolean().default(false),
+      streaming: z.boolean().default(false),
+      sampled: z.boolean().default(false),
       size: z.number().int().min(1).default(1000),
       ttl: durationSchema.default(5 * 60_000),
     })
@@ -242,6 +247,12 @@ const operationsSchema = z.strictObject({
 /** `server.failover.*`. */
 const failoverSchema = z
   .strictObject({
+    /**
+     * The specification's switch. `false`: no failover, whatever `mode` says.
+     * `true`: `mode` must be `active_passive` or `active_active`. Left out:
+     * `mode` decides (`none`, the default, is off).
+     */
+    enabled: z.boolean().optional(),
     mode: z.enum(['none', 'active_passive', 'active_active']).default('none'),
     /** active_passive: where traffic goes when this node's providers are all down. */
     backup_url: httpUrl.optional(),
@@ -254,11 +265,18 @@ const failoverSchema = z
     self_url: httpUrl.optional(),
   })
   .superRefine((value, ctx) => {
+    if (value.enabled === true && value.mode === 'none') {
+      ctx.issues.push({
+        code: 'custom',
+        message: 'enabled: true needs mode active_passive or active_active',
+        path: ['mode'],
+        input: value,
+      });
+    }
+    // A disabled failover block may be half filled in: it is not used.
+    if (value.enabled === false) return;
     if (value.mode === 'active_passive' && !value.backup_url) {
       ctx.issues.push({ code: 'custom', message: 'backup_url is required for active_passive', path: ['backup_url'], input: value });
-    }
-    if (value.mode === 'active_active' && !value.self_url) {
-      ctx.issues.push({ code: 'custom', message: 'self_url is required for active_active', path: ['self_url'], input: value });
     }
   });
 
@@ -308,6 +326,8 @@ const clusterSchema = z
     database_url: z.string().default(''),
     /** This node's name in cross-node events; empty: the host name. */
     node_id: z.string().default(''),
+    /** `subject.tenant_id` of the cross-node auth events this node publishes. */
+    tenant_id: z.string().min(1).max(64).default('default'),
     /** NOTIFY channel of credential events. Channels are database-wide: deployments (and test files) sharing a database each need their own. */
     auth_events_channel: z
       .string()
@@ -429,6 +449,23 @@ export function oauthFlowName(provider: string, oauth: Pick<ProviderOAuth, 'flow
 }
 
 /** The parsed config, durations in milliseconds. */
+/**
+ * The config's JSON Schema (draft 2020-12), generated from {@link gatewayConfigSchema}
+ * as a config file is written (durations and sizes as strings or numbers), for
+ * editors: a `# yaml-language-server: $schema=...` line in a config file makes
+ * them complete and check its keys. Rules zod checks in code (a mode's required
+ * URL, say) are not in it; `switchyard config check` has them all.
+ *
+ * @example
+ * ```ts
+ * writeFileSync('config.schema.json', JSON.stringify(gatewayConfigJsonSchema(), null, 2));
+ * ```
+ */
+export function gatewayConfigJsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(gatewayConfigSchema, { io: 'input', unrepresentable: 'any', target: 'draft-2020-12' });
+  return { ...schema, title: 'Switchyard gateway config' };
+}
+
 export type GatewayConfig = z.output<typeof gatewayConfigSchema>;
 /** The config as written. */
 export type GatewayConfigInput = z.input<typeof gatewayConfigSchema>;

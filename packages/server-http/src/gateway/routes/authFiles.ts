@@ -43,16 +43,31 @@ const NameQuery = z.object({
     .openapi({ param: { name: 'name', in: 'query' }, example: 'openai-main.json' }),
 });
 
-/** The listing, in name order; `auth_index` is the position in it. */
+/**
+ * The credentials of a store without files (a cluster's PostgreSQL), as the files they would be:
+ * `<id>.json`, the size of the record as JSON, its last change as the modification time.
+ */
+async function storedAsFiles(gateway: Gateway): Promise<{ id: string; name: string; size: number; modified_at: string }[]> {
+  const credentials = await gateway.credentials.opened.store.list();
+  return credentials.map((credential) => ({
+    id: credential.id,
+    name: `${credential.id}.json`,
+    size: Buffer.byteLength(JSON.stringify(credential)),
+    modified_at: credential.updated_at,
+  }));
+}
+
+/**
+ * The listing, in name order; `auth_index` is the position in it. With
+ * cluster.enabled the credentials live in PostgreSQL: they are listed in the
+ * same shape, each as the file it would be, so `auth_index` means the same on
+ * every node.
+ */
 export async function listAuthFiles(gateway: Gateway): Promise<AuthFile[]> {
   const { manager, opened } = gateway.credentials;
-  if (!opened.fileStore) {
-    throw new ApiError(
-      'not_implemented',
-      'auth files belong to the file store; with cluster.enabled credentials live in PostgreSQL: use /v0/management/auths',
-    );
-  }
-  const files = (await opened.fileStore.files()).sort((a, b) => a.name.localeCompare(b.name));
+  const files = (opened.fileStore ? await opened.fileStore.files() : await storedAsFiles(gateway)).sort((a, b) =>
+    a.name.localeCompare(b.name),
+  );
   const out: AuthFile[] = [];
   for (const file of files) {
     let record: ReturnType<typeof manager.describe>;

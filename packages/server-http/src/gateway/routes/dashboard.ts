@@ -20,7 +20,7 @@ import {
 } from '../../controlPlane/managementAuth.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
 import type { Gateway } from '../gateway.js';
-import { dashboardPage } from '../pages/dashboard.js';
+import { dashboardPage, homePage } from '../pages/dashboard.js';
 import { loginPage } from '../pages/login.js';
 
 /** The management guard. */
@@ -82,6 +82,21 @@ export function pageAccess(gateway: Gateway, guard: Guard, sessions: SessionStor
 /** Registers the dashboard and its sign-in. */
 export function registerDashboardRoutes(app: ControlPlaneApp, gateway: Gateway, guard: Guard, sessions: SessionStore): void {
   const access = pageAccess(gateway, guard, sessions);
+
+  // The gateway's address opened in a browser: a page of links, not a JSON 404. It holds nothing secret.
+  app.get('/', (c) => {
+    const config = gateway.config();
+    const origin = new URL(c.req.url).origin;
+    let metricsUrl: string | null = null;
+    if (config.metrics.enabled) {
+      const port = gateway.observability.metricsServer?.address()?.port ?? config.metrics.port;
+      const wildcard = ['0.0.0.0', '::', ''].includes(config.metrics.host);
+      // A metrics listener on every interface is reached by the name this page was; one on an address, by that address.
+      const host = wildcard ? new URL(origin).hostname : config.metrics.host;
+      metricsUrl = `http://${host.includes(':') && !host.startsWith('[') ? `[${host}]` : host}:${port}${config.metrics.path}`;
+    }
+    return html(c, homePage({ dashboard: config['remote-management']['secret-key'] !== '', metricsUrl, apiBase: `${origin}/v1` }), 200);
+  });
 
   app.get('/dashboard', (c) => {
     const refused = access.gate(c);

@@ -20,6 +20,10 @@ const ProviderStatusSchema = z
     requests_last_minute: z.number(),
     errors_last_minute: z.number(),
     average_latency_ms: z.number().nullable(),
+    last_healing_action: z
+      .object({ action: z.string(), ok: z.boolean(), error: z.string().nullable(), attempt: z.number(), at: z.string() })
+      .nullable()
+      .openapi({ description: 'The last self-healing action run on the provider (kept after it recovers); null when none ran' }),
   })
   .passthrough()
   .openapi('ProviderStatus');
@@ -62,8 +66,9 @@ export function registerOperationsRoutes(app: ControlPlaneApp, gateway: Gateway)
     (c) => {
       const providers: Record<string, z.infer<typeof ProviderStatusSchema>> = {};
       for (const [name, block] of Object.entries(gateway.config().providers)) {
+        const last_healing_action = gateway.healer.lastAction(name) ?? null;
         if (gateway.health.providers.includes(name)) {
-          providers[name] = { ...gateway.health.providerStatus(name) };
+          providers[name] = { ...gateway.health.providerStatus(name), last_healing_action };
           continue;
         }
         providers[name] = {
@@ -74,6 +79,7 @@ export function registerOperationsRoutes(app: ControlPlaneApp, gateway: Gateway)
           requests_last_minute: 0,
           errors_last_minute: 0,
           average_latency_ms: null,
+          last_healing_action,
         };
       }
       return c.json({ providers, timestamp: new Date(gateway.scheduler.now()).toISOString() }, 200);
@@ -144,12 +150,13 @@ export function registerOperationsRoutes(app: ControlPlaneApp, gateway: Gateway)
       }
       const problem = !(durationMs > 0) ? 'must be longer than 0' : durationMs > MAX_COOLDOWN_MS ? 'must be at most 24 days' : undefined;
       if (problem) throw new ApiError('validation_failed', `duration: ${problem}`, { details: fieldDetail('duration', problem) });
-      const period = gateway.cooldowns.cooldown(p, durationMs, 'manual');
+      // The reason given is kept with the period, and shown as its reason in /cooldown/status.
+      const period = gateway.cooldowns.cooldown(p, durationMs, 'manual', body.reason || undefined);
       gateway.observability.logger.info({ provider: p, duration_ms: durationMs, note: body.reason ?? null }, 'manual_cooldown');
       return c.json(
         {
           provider: p,
-          reason: period.reason,
+          reason: period.note ?? period.reason,
           started_at: new Date(period.startedAt).toISOString(),
           ends_at: new Date(period.endsAt).toISOString(),
           note: body.reason ?? null,

@@ -1,5 +1,5 @@
 /**
- * @module dialogAgent.fixture
+ * @module testing/dialogAgent
  * A test program: a node script that opens with a trust menu (arrow keys
  * and Enter, like agents built on terminal UI toolkits; anything else typed
  * into it is swallowed, as a real menu does), then echoes what it is told
