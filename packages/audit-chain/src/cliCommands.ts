@@ -212,12 +212,25 @@ Safe to run from several processes at once (a lock file serializes writers).`,
   },
 };
 
+/**
+ * The file name keygen gives a key: the key name with anything but `[A-Za-z0-9._-]` replaced by
+ * `_`, so a C2SP name (`example.com/log`) neither needs a subdirectory nor leaves `--out`.
+ */
+export function keyFileBase(name: string): string {
+  const base = name.replace(/[^A-Za-z0-9._-]/g, '_');
+  return /^\.+$/.test(base) ? base.replace(/\./g, '_') : base;
+}
+
 const keygen: Command = {
   summary: 'create an Ed25519 key pair for signing checkpoints',
   usage: `Usage: audit-chain keygen --name N --out DIR [--force]
 
-Writes DIR/N.key (private, PKCS#8 PEM, mode 0600), DIR/N.pub (SPKI PEM)
-and DIR/N.vkey (the C2SP verifier key <name>+<keyid>+<key>).`,
+Writes DIR/F.key (private, PKCS#8 PEM, mode 0600), DIR/F.pub (SPKI PEM)
+and DIR/F.vkey (the C2SP verifier key <name>+<keyid>+<key>), where F is the
+name with every character other than letters, digits, '.', '_' and '-'
+replaced by '_' (C2SP names such as example.com/log hold a slash; the file
+stays in DIR). The .vkey carries the full name; give --name N when
+verifying with a .pub whose file name differs from N.`,
   options: { name: { type: 'string' }, out: { type: 'string' }, force: { type: 'boolean' } },
   async run(values, _positionals, context) {
     const name = requireString(values, 'name');
@@ -225,12 +238,13 @@ and DIR/N.vkey (the C2SP verifier key <name>+<keyid>+<key>).`,
     const keys = generateCheckpointKeys(name);
     await mkdir(dir, { recursive: true });
     const flag = values.force ? 'w' : 'wx';
-    const privatePath = join(dir, `${name}.key`);
+    const base = keyFileBase(name);
+    const privatePath = join(dir, `${base}.key`);
     await writeFile(privatePath, keys.privateKeyPem, { mode: 0o600, flag });
-    await writeFile(join(dir, `${name}.pub`), keys.publicKeyPem, { flag });
-    await writeFile(join(dir, `${name}.vkey`), `${keys.verifierKey}\n`, { flag });
+    await writeFile(join(dir, `${base}.pub`), keys.publicKeyPem, { flag });
+    await writeFile(join(dir, `${base}.vkey`), `${keys.verifierKey}\n`, { flag });
     context.stdout(
-      `wrote ${privatePath} (keep secret), ${join(dir, `${name}.pub`)}, ${join(dir, `${name}.vkey`)}\nverifier key: ${keys.verifierKey}\n`,
+      `wrote ${privatePath} (keep secret), ${join(dir, `${base}.pub`)}, ${join(dir, `${base}.vkey`)}\nverifier key: ${keys.verifierKey}\n`,
     );
     return 0;
   },

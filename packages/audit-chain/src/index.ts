@@ -56,7 +56,15 @@ export {
 export { SCHEMES, type Scheme, type TrustedState, type VerificationResult, type VerifyErrorCode } from './core/result.js';
 export type { ChainSource, CheckpointVerification, VerifyChainOptions, VerifyCheckpointOptions } from './core/verify.js';
 export { checkpointSidecarPath, FileCheckpointStore, type SavedCheckpoint } from './node/fileCheckpointStore.js';
-export { acquireFileLock, type FileLockOptions, type ReleaseLock } from './node/fileLock.js';
+export {
+  acquireFileLock,
+  currentProcessIdentity,
+  type FileLockOptions,
+  isProcessGone,
+  type ProcessIdentity,
+  parseProcessIdentity,
+  type ReleaseLock,
+} from './node/fileLock.js';
 export { JsonlAuditStore, type JsonlAuditStoreOptions } from './node/jsonlAuditStore.js';
 export { createNoteSigner, createNoteVerifier, type GeneratedKeyPair, generateCheckpointKeys } from './node/keys.js';
 export { type RepairResult, repairJsonlFile } from './node/repair.js';

@@ -216,3 +216,37 @@ describe('audit-chain CLI', () => {
     assert.match(bad.stdout, /GENESIS_MISMATCH/);
   });
 });
+
+describe('audit-chain keygen with C2SP names', () => {
+  test('keygen --name example.com/log writes its files inside --out, and the key signs and verifies checkpoints', async () => {
+    const keys = join(dir, 'c2sp-keys');
+    const run = await cli(['keygen', '--name', 'example.com/log', '--out', keys]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(statSync(join(keys, 'example.com_log.key')).mode & 0o777, 0o600);
+    assert.match(await readFile(join(keys, 'example.com_log.vkey'), 'utf8'), /^example\.com\/log\+[0-9a-f]{8}\+/);
+    const log = join(dir, 'c2sp.jsonl');
+    assert.equal((await cli(['append', log, '--origin', 'example.com/log'], entries(3))).code, 0);
+    const signed = await cli([
+      'checkpoint',
+      log,
+      '--origin',
+      'example.com/log',
+      '--key',
+      join(keys, 'example.com_log.key'),
+      '--name',
+      'example.com/log',
+    ]);
+    assert.equal(signed.code, 0, signed.stderr);
+    assert.match(signed.stdout, /— example\.com\/log /);
+    const verified = await cli(['verify', log, '--public-key', join(keys, 'example.com_log.vkey'), '--json']);
+    assert.equal(JSON.parse(verified.stdout).valid, true, verified.stdout);
+  });
+
+  test('a name that would climb out of --out stays inside it', async () => {
+    const keys = join(dir, 'climb-keys');
+    const run = await cli(['keygen', '--name', '../../escaped', '--out', keys]);
+    assert.equal(run.code, 0, run.stderr);
+    assert.ok(existsSync(join(keys, '.._.._escaped.key')));
+    assert.equal(existsSync(join(dir, '..', 'escaped.key')), false);
+  });
+});

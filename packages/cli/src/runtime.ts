@@ -92,6 +92,7 @@ const LOCAL_STATE = [
   '/.agileplus/agileplus.db-wal',
   '/.agileplus/agileplus.db-shm',
   '/.agileplus/audit.jsonl',
+  '/.agileplus/audit.intents.jsonl',
   '/.agileplus/*.lock',
 ];
 
@@ -231,7 +232,7 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
       : undefined;
   };
 
-  const context = (): SubcommandContext => ({ workflow, git: gitRepo, artifacts, actor, readStdin: () => io.readStdin() });
+  const context = (): SubcommandContext => ({ workflow, git: gitRepo, artifacts, actor, readStdin: () => io.readStdin(), env: io.env });
   const runtime: Runtime = {
     globals,
     io,

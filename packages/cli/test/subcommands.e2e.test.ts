@@ -74,7 +74,8 @@ describe('yard hidden subcommands', { concurrency: 1 }, () => {
       const r = await sub('branch:create', ['--name', 'feat/a']);
       const record = r.json<Record<string, unknown>>();
       assert.equal(record.command, 'branch:create');
-      assert.deepEqual(record.args, { name: 'feat/a' });
+      // The arguments as the schema parsed them, defaults included: only checked arguments are logged.
+      assert.deepEqual(record.args, { name: 'feat/a', base: 'main', checkout: false });
       assert.equal(record.exit_code, 0);
       assert.equal(git('rev-parse', 'feat/a'), git('rev-parse', 'main'), 'created from main, not from the current branch');
       assert.equal(git('branch', '--show-current'), 'elsewhere', 'not checked out');

@@ -60,6 +60,19 @@ export type { RelayCooldowns, RelayCredentialPool, RelayHealth, RelayOptions } f
  * await relay.handle({ requestId: '1', ingress: 'openai-chat', model: 'demo-model', stream: false, body, rawBody }, sink);
  * ```
  */
+/** What a request's end event says beyond its identity and timing. */
+type EndFields = Omit<RequestEndEvent, 'requestId' | 'model' | 'latencyMs' | 'at'>;
+
+/** The end of a request that reached no provider and sent nothing: each ending overrides what differs. */
+const NOTHING_SERVED = {
+  provider: null,
+  credentialId: null,
+  errorType: null,
+  ttfbMs: null,
+  cached: false,
+  attempts: 0,
+} as const satisfies Partial<EndFields>;
+
 export class Relay {
   readonly events = new EventEmitter<RelayEvents>();
   readonly table: RoutingTable;
@@ -135,12 +148,16 @@ export class Relay {
         stream: request.stream,
         at: startedAt,
       });
-    const end = (fields: Omit<RequestEndEvent, 'requestId' | 'model' | 'latencyMs' | 'at'>): RequestEndEvent => {
+    const end = (fields: EndFields): RequestEndEvent => {
       const at = this.ctx.clock.now();
       const event = { requestId: request.requestId, model: request.model, latencyMs: at - startedAt, at, ...fields };
       this.events.emit('request:end', event);
       return event;
     };
+    /** Ends the request, saying only what differs from "no provider, nothing sent, nothing used, not cached". */
+    const finish = (fields: Pick<EndFields, 'outcome' | 'httpStatus'> & Partial<EndFields>): RequestEndEvent =>
+      // A fresh `tokens` each time: subscribers may keep the event.
+      end({ ...NOTHING_SERVED, tokens: { input: 0, output: 0 }, ...fields });
 
     const cache = this.ctx.options.cache;
     // No key is computed unless the cache is on and takes this kind of request.
@@ -151,17 +168,7 @@ export class Relay {
       if (hit) {
         sink.writeHead(hit.status, { ...hit.headers, 'x-request-id': request.requestId, 'x-switchyard-cache': 'hit' });
         sink.end(hit.body);
-        return end({
-          provider: hit.provider,
-          credentialId: null,
-          outcome: 'success',
-          httpStatus: hit.status,
-          errorType: null,
-          ttfbMs: 0,
-          tokens: { input: 0, output: 0 },
-          cached: true,
-          attempts: 0,
-        });
+        return finish({ provider: hit.provider, outcome: 'success', httpStatus: hit.status, ttfbMs: 0, cached: true });
       }
       if (request.stream) {
         recording = new RecordingSink(sink);
@@ -187,17 +194,7 @@ export class Relay {
         message: `no provider serves the model ${JSON.stringify(request.model)}`,
       };
       writeFailure(request, sink, failure);
-      return end({
-        provider: null,
-        credentialId: null,
-        outcome: 'error',
-        httpStatus: 404,
-        errorType: failure.code,
-        ttfbMs: null,
-        tokens: { input: 0, output: 0 },
-        cached: false,
-        attempts: 0,
-      });
+      return finish({ outcome: 'error', httpStatus: 404, errorType: failure.code });
     }
 
     const state = newRequestState();
@@ -232,15 +229,12 @@ export class Relay {
             if (forwarded.kind === 'answered') return end(this.forwardedEnd(backup, forwarded.status));
           }
           writeFailure(request, sink, picked.failure);
-          return end({
+          return finish({
             provider: lastProvider,
             credentialId: lastCredential,
             outcome: 'error',
             httpStatus: picked.failure.status,
             errorType: picked.failure.code,
-            ttfbMs: null,
-            tokens: { input: 0, output: 0 },
-            cached: false,
             attempts: state.attempts,
           });
         }
@@ -280,15 +274,13 @@ export class Relay {
             : result.body && { status: result.status, headers: result.headers, body: result.body };
           if (answer) cache!.set(cacheKey, { ...answer, provider, usage: result.usage });
         }
-        return end({
+        return finish({
           provider,
           credentialId: credential?.id ?? null,
           outcome: 'success',
           httpStatus: result.status,
-          errorType: null,
           ttfbMs: result.ttfbMs,
           tokens: usageOf(result.usage),
-          cached: false,
           attempts: state.attempts,
         });
       }
@@ -296,7 +288,7 @@ export class Relay {
       state.lastFailure = failure;
       if (result.kind === 'broken') {
         this.recorder.broken(provider, credential, failure, { usage: result.usage, reservation }, state);
-        return end({
+        return finish({
           provider,
           credentialId: credential?.id ?? null,
           outcome: failure.kind === 'client_closed' ? 'client_closed' : 'error',
@@ -304,7 +296,6 @@ export class Relay {
           errorType: failure.kind,
           ttfbMs: result.ttfbMs,
           tokens: usageOf(result.usage),
-          cached: false,
           attempts: state.attempts,
         });
       }
@@ -314,15 +305,12 @@ export class Relay {
       if (failure.kind === 'client_closed') break;
       if (failure.kind === 'client') {
         passThroughClientError(request, sink, failure);
-        return end({
+        return finish({
           provider,
           credentialId: credential?.id ?? null,
           outcome: 'error',
           httpStatus: failure.status ?? 400,
           errorType: 'client',
-          ttfbMs: null,
-          tokens: { input: 0, output: 0 },
-          cached: false,
           attempts: state.attempts,
         });
       }
@@ -340,20 +328,17 @@ export class Relay {
     }
     const failure = failureToClient(state.lastFailure, clientClosed);
     writeFailure(request, sink, failure);
-    return end({
+    return finish({
       provider: lastProvider,
       credentialId: lastCredential,
       outcome: clientClosed ? 'client_closed' : 'error',
       httpStatus: failure.status,
       errorType: clientClosed ? 'client_closed' : (state.lastFailure?.kind ?? failure.code),
-      ttfbMs: null,
-      tokens: { input: 0, output: 0 },
-      cached: false,
       attempts: state.attempts,
     });
   }
 
-  private forwardedEnd(node: string, status: number): Omit<RequestEndEvent, 'requestId' | 'model' | 'latencyMs' | 'at'> {
+  private forwardedEnd(node: string, status: number): EndFields {
     return {
       provider: `node:${node}`,
       credentialId: null,

@@ -10,4 +10,5 @@ export { type CappedBodyOptions, readCappedBody } from './cappedBody.js';
 export { type Clock, every, FakeScheduler, type Scheduler, systemClock, systemScheduler, type TimerHandle } from './clock.js';
 export { type DurationOptions, durationMs } from './duration.js';
 export { RuntimeError, type RuntimeErrorCode } from './errors.js';
+export { Teardown } from './teardown.js';
 export { withTimeout } from './timeout.js';

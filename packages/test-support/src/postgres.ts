@@ -5,7 +5,6 @@
  * the schema is dropped when the file's tests end.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { after } from 'node:test';
 import pg from 'pg';
 import { missing, type Requirement } from './requirement.js';
 
@@ -59,16 +58,35 @@ export async function postgresForTests(fileUrl: string, env: NodeJS.ProcessEnv =
     );
   }
   await admin.end();
-  after(async () => {
-    const cleanup = new pg.Client({ connectionString: serverUrl });
-    await cleanup.connect();
-    try {
-      await cleanup.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-    } finally {
-      await cleanup.end();
-    }
-  });
+  // The schema goes when the test file's process is done, after every after() hook: the file's own hooks stop the
+  // programs it started (gateway nodes) that still hold connections and locks in it. A root after() registered
+  // here would run first (hooks run in the order they are added) and wait on those locks.
+  process.once('beforeExit', () => void dropSchema(serverUrl, schema));
   return { available: true, skip: false, serverUrl, url: withSearchPath(serverUrl, schema), schema };
+}
+
+/** Drops a test schema; locks still held by a closing program are waited out briefly, then the schema is left. */
+async function dropSchema(serverUrl: string, schema: string): Promise<void> {
+  const cleanup = new pg.Client({ connectionString: serverUrl });
+  try {
+    await cleanup.connect();
+    await cleanup.query("SET lock_timeout = '5s'");
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await cleanup.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
+        return;
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        // A deadlock or lock timeout with a program still closing: try again a little later.
+        if ((code !== '40P01' && code !== '55P03') || attempt === 3) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
+      }
+    }
+  } catch (error) {
+    process.emitWarning(`test schema ${schema} was left behind: ${(error as Error).message}`);
+  } finally {
+    await cleanup.end().catch(() => undefined);
+  }
 }
 
 function redact(url: string): string {

@@ -14,7 +14,7 @@ import {
   SubcommandAuditLog,
   SubcommandRegistry,
   SyncEngine,
-  signBody,
+  signDelivery,
   type TrackerAdapter,
   Workflow,
 } from '@switchyard/workflow';
@@ -173,25 +173,23 @@ describe('workflow HTTP API', { concurrency: 1 }, () => {
   test('POST /webhooks/tracker: signature checked (401), replay is a duplicate, no API key needed', async () => {
     await new SyncEngine({ workflow, tracker }).push(SLUG);
     const body = JSON.stringify({ issue: { id: '77', title: 'Log in, renamed', description: '', state: 'SPECIFIED' } });
-    const hook = (signature: string, delivery = 'd-1') =>
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const hook = (secret: string, deliveryId = 'd-1') =>
       app.request('/webhooks/tracker', {
         method: 'POST',
         body,
-        headers: { 'content-type': 'application/json', 'x-switchyard-signature': signature, 'x-switchyard-delivery': delivery },
+        headers: { 'content-type': 'application/json', ...signDelivery(secret, { timestamp, deliveryId, body }) },
       });
-    const forged = await hook(signBody('wrong', body));
+    const forged = await hook('wrong');
     assert.equal(forged.status, 401);
     assert.equal(((await forged.json()) as { error: { code: string } }).error.code, 'signature_invalid');
-    const applied = await hook(signBody(SECRET, body));
+    const applied = await hook(SECRET);
     assert.equal(applied.status, 200);
     assert.deepEqual(await applied.json(), { status: 'applied', delivery_id: 'd-1', feature_slug: SLUG });
     assert.equal((await workflow.getFeature(SLUG)).title, 'Log in, renamed');
-    assert.equal(((await (await hook(signBody(SECRET, body))).json()) as { status: string }).status, 'duplicate');
-    const noDelivery = await app.request('/webhooks/tracker', {
-      method: 'POST',
-      body,
-      headers: { 'x-switchyard-signature': signBody(SECRET, body) },
-    });
+    assert.equal(((await (await hook(SECRET)).json()) as { status: string }).status, 'duplicate');
+    const { 'x-switchyard-delivery': _none, ...withoutDelivery } = signDelivery(SECRET, { timestamp, deliveryId: '', body });
+    const noDelivery = await app.request('/webhooks/tracker', { method: 'POST', body, headers: withoutDelivery });
     assert.equal(noDelivery.status, 422);
   });
 

@@ -370,10 +370,10 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       path: '/webhooks/tracker',
       tags: ['sync'],
       summary:
-        'A tracker delivery, signed with x-switchyard-signature: sha256=<HMAC of the raw body>; applied once per x-switchyard-delivery',
+        'A tracker delivery, signed with x-switchyard-signature: sha256=<HMAC of "<x-switchyard-timestamp>.<x-switchyard-delivery>.<raw body>">; refused when the timestamp is more than 5 minutes off; applied once per x-switchyard-delivery',
       responses: {
         200: json(s.webhookResult, 'applied, duplicate, conflict, ignored or in_sync'),
-        401: E('signature_invalid'),
+        401: E('signature_invalid (a bad signature, or a stale timestamp)'),
         422: E('missing delivery id or a body that is not JSON'),
         501: E('no webhook secret configured'),
       },

@@ -290,6 +290,11 @@ export function runWorkflowStoreContract(name: string, makeSubject: () => Promis
         assert.equal((await store.reader.listSyncLinks('code_host')).length, 0);
         assert.equal(await store.transact((tx) => tx.recordDelivery('d-1', T0)), true);
         assert.equal(await store.transact((tx) => tx.recordDelivery('d-1', T0)), false);
+        const later = new Date(Date.parse(T0) + 600_000).toISOString();
+        assert.equal(await store.transact((tx) => tx.recordDelivery('d-2', later)), true);
+        assert.equal(await store.transact((tx) => tx.pruneDeliveries(later)), 1, 'only the delivery received before the cut');
+        assert.equal(await store.transact((tx) => tx.recordDelivery('d-1', later)), true, 'a pruned id is forgotten');
+        assert.equal(await store.transact((tx) => tx.recordDelivery('d-2', later)), false, 'a kept id is still known');
       }),
     );
 

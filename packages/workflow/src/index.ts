@@ -104,10 +104,11 @@ export {
 export { type OAuthClientCredentials, OAuthTokenSource } from './sync/http.js';
 export {
   contentHash,
+  type SignedDelivery,
   SyncEngine,
   type SyncEngineOptions,
   type SyncResult,
-  signBody,
+  signDelivery,
   verifySignature,
   type WebhookResult,
 } from './sync/syncEngine.js';

@@ -1,12 +1,21 @@
 /**
  * @module fileLock
  * A lock file for writers in several processes: created with O_EXCL,
- * holding the owner's pid and a random token. A lock whose owner is dead
- * is broken by renaming it aside first, so two processes breaking the same
- * stale lock cannot both win.
+ * holding its owner's identity (PID, host, boot id, the process's start
+ * time and PID namespace) and a random token. A PID alone cannot judge a
+ * lock: a writer killed while it was PID 1 in a container leaves a lock the
+ * restarted PID 1 would take for its own, and a process in another PID
+ * namespace is invisible here, so its live lock would look dead. Staleness
+ * is judged as `@switchyard/credentials`' directory claim judges it (this
+ * package imports no workspace package, so it keeps its own copy of the
+ * idea), and every lock has a maximum age. A stale lock is broken by
+ * renaming it aside first, so two processes breaking the same stale lock
+ * cannot both win.
  */
 import { randomUUID } from 'node:crypto';
-import { link, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { link, open, readFile, readlink, rename, stat, unlink } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AuditChainError } from '../core/errors.js';
 
@@ -16,31 +25,191 @@ export interface FileLockOptions {
   timeoutMs?: number;
   /** A lock whose content cannot be read is stale after this long (default 30 s). */
   staleMs?: number;
+  /**
+   * A lock older than this is stale whoever holds it (default 10 minutes): locks are held for one
+   * batch write, so only a hung or unjudgeable owner (another host, another PID namespace) gets there.
+   */
+  maxAgeMs?: number;
+  /** Where `/proc` is (tests). */
+  procRoot?: string;
 }
 
 /** Releases a held lock. */
 export type ReleaseLock = () => Promise<void>;
 
-function isProcessAlive(pid: number): boolean {
+/** Who holds a lock (or wrote an intent): enough to tell that process from a later one given the same PID. */
+export interface ProcessIdentity {
+  pid: number;
+  host: string;
+  /** `/proc/sys/kernel/random/boot_id`; absent without `/proc`. */
+  boot_id?: string;
+  /** Field 22 of `/proc/<pid>/stat` (clock ticks from boot); absent without `/proc`. */
+  start_ticks?: number;
+  /** The PID namespace (`/proc/self/ns/pid` link text): a PID means nothing in another one. */
+  pid_ns?: string;
+}
+
+const STAT_MAX_CHARS = 4096;
+
+async function bootId(procRoot: string): Promise<string | undefined> {
+  try {
+    const id = (await readFile(join(procRoot, 'sys/kernel/random/boot_id'), 'utf8')).trim();
+    return id.length > 0 && id.length <= 64 ? id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Field 22 of a `/proc/<pid>/stat` line, counted from the last `)` (the command name may hold spaces). */
+function startTicksOf(stat: string): number | undefined {
+  if (stat.length > STAT_MAX_CHARS) return undefined;
+  const commEnd = stat.lastIndexOf(')');
+  if (commEnd < 0) return undefined;
+  const field = stat
+    .slice(commEnd + 1)
+    .trim()
+    .split(/\s+/)[22 - 3];
+  if (field === undefined || !/^\d+$/.test(field)) return undefined;
+  const ticks = Number(field);
+  return Number.isSafeInteger(ticks) ? ticks : undefined;
+}
+
+async function startTicks(pid: number | 'self', procRoot: string): Promise<number | undefined> {
+  try {
+    return startTicksOf(await readFile(join(procRoot, String(pid), 'stat'), 'utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+async function pidNamespace(procRoot: string): Promise<string | undefined> {
+  try {
+    return await readlink(join(procRoot, 'self/ns/pid'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * This process's identity, as a lock or an intent records it.
+ *
+ * @example
+ * ```ts
+ * const me = await currentProcessIdentity(); // { pid: 4711, host: 'ci-1', boot_id: '4b1c…', start_ticks: 2713395, pid_ns: 'pid:[4026531836]' }
+ * ```
+ */
+export async function currentProcessIdentity(procRoot = '/proc'): Promise<ProcessIdentity> {
+  const [boot, ticks, ns] = await Promise.all([bootId(procRoot), startTicks('self', procRoot), pidNamespace(procRoot)]);
+  return {
+    pid: process.pid,
+    host: hostname(),
+    ...(boot !== undefined ? { boot_id: boot } : {}),
+    ...(ticks !== undefined ? { start_ticks: ticks } : {}),
+    ...(ns !== undefined ? { pid_ns: ns } : {}),
+  };
+}
+
+/** An identity read back from a file, or undefined when it does not read as one. */
+export function parseProcessIdentity(value: unknown): ProcessIdentity | undefined {
+  const v = (value ?? {}) as Partial<Record<keyof ProcessIdentity, unknown>>;
+  if (!Number.isSafeInteger(v.pid) || (v.pid as number) <= 0 || typeof v.host !== 'string') return undefined;
+  return {
+    pid: v.pid as number,
+    host: v.host,
+    ...(typeof v.boot_id === 'string' && v.boot_id.length > 0 ? { boot_id: v.boot_id } : {}),
+    ...(Number.isSafeInteger(v.start_ticks) && (v.start_ticks as number) >= 0 ? { start_ticks: v.start_ticks as number } : {}),
+    ...(typeof v.pid_ns === 'string' && v.pid_ns.length > 0 ? { pid_ns: v.pid_ns } : {}),
+  };
+}
+
+function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    // EPERM: it exists, under another user.
+    return (error as NodeJS.ErrnoException).code !== 'ESRCH';
   }
 }
 
-async function isStale(path: string, content: string, staleMs: number): Promise<boolean> {
-  const pid = Number(content.split(' ')[0]);
-  if (Number.isSafeInteger(pid) && pid > 0 && content.endsWith('\n')) return !isProcessAlive(pid);
-  // Unreadable content: the owner died between creating and writing it, or is writing now.
-  const info = await stat(path).catch(() => undefined);
-  return info !== undefined && Date.now() - info.mtimeMs > staleMs;
+/**
+ * Whether the process `owner` names is certainly gone. Undecidable cases (another host, another PID
+ * namespace, no `/proc`) count as alive: breaking a live lock forks the chain, and a lock's maximum
+ * age bounds the wait instead.
+ *
+ * @example
+ * ```ts
+ * if (await isProcessGone({ pid: 1, host: 'ci-1', boot_id: 'old', start_ticks: 5 })) console.log('stale');
+ * ```
+ */
+export async function isProcessGone(owner: ProcessIdentity, procRoot = '/proc'): Promise<boolean> {
+  if (owner.host !== hostname()) return false;
+  const boot = await bootId(procRoot);
+  // A PID from an earlier boot names nothing now.
+  if (owner.boot_id !== undefined && boot !== undefined && owner.boot_id !== boot) return true;
+  const ns = await pidNamespace(procRoot);
+  if (owner.pid_ns !== undefined && ns !== undefined && owner.pid_ns !== ns) return false;
+  if (owner.pid === process.pid) {
+    // Our own PID: ours (a live lock of this process or one of its threads) unless it started at another time.
+    if (owner.start_ticks === undefined) return false;
+    const mine = await startTicks('self', procRoot);
+    return mine !== undefined && mine !== owner.start_ticks;
+  }
+  if (!processExists(owner.pid)) return true;
+  if (owner.start_ticks === undefined) return false;
+  const now = await startTicks(owner.pid, procRoot);
+  return now !== undefined && now !== owner.start_ticks;
 }
 
-async function breakIfStale(path: string, staleMs: number): Promise<void> {
+/** This process's identity does not change while it runs: read once per `/proc` root. */
+const identities = new Map<string, Promise<ProcessIdentity>>();
+function ownIdentity(procRoot: string): Promise<ProcessIdentity> {
+  let identity = identities.get(procRoot);
+  if (!identity) {
+    identity = currentProcessIdentity(procRoot);
+    identities.set(procRoot, identity);
+  }
+  return identity;
+}
+
+interface LockContent {
+  owner: ProcessIdentity | undefined;
+  acquiredAt: number | undefined;
+}
+
+function parseLock(content: string): LockContent | undefined {
+  if (!content.endsWith('\n')) return undefined;
+  const text = content.trim();
+  if (text.startsWith('{')) {
+    try {
+      const value = JSON.parse(text) as { acquired_at?: unknown };
+      const owner = parseProcessIdentity(value);
+      if (!owner) return undefined;
+      return { owner, acquiredAt: typeof value.acquired_at === 'number' ? value.acquired_at : undefined };
+    } catch {
+      return undefined;
+    }
+  }
+  // The earlier form: `<pid> <token> <ms>`, on this host.
+  const [pid, , at] = text.split(' ');
+  const n = Number(pid);
+  if (!Number.isSafeInteger(n) || n <= 0) return undefined;
+  return { owner: { pid: n, host: hostname() }, acquiredAt: Number.isFinite(Number(at)) ? Number(at) : undefined };
+}
+
+async function isStale(path: string, content: string, options: Required<Omit<FileLockOptions, 'timeoutMs'>>): Promise<boolean> {
+  const info = await stat(path).catch(() => undefined);
+  const age = info === undefined ? 0 : Date.now() - info.mtimeMs;
+  const lock = parseLock(content);
+  // Unreadable content: the owner died between creating and writing it, or is writing now.
+  if (!lock?.owner) return age > options.staleMs;
+  if (age > options.maxAgeMs) return true;
+  return isProcessGone(lock.owner, options.procRoot);
+}
+
+async function breakIfStale(path: string, options: Required<Omit<FileLockOptions, 'timeoutMs'>>): Promise<void> {
   const content = await readFile(path, 'utf8').catch(() => undefined);
-  if (content === undefined || !(await isStale(path, content, staleMs))) return;
+  if (content === undefined || !(await isStale(path, content, options))) return;
   const aside = `${path}.${process.pid}.${randomUUID()}.stale`;
   try {
     await rename(path, aside);
@@ -57,12 +226,23 @@ async function breakIfStale(path: string, staleMs: number): Promise<void> {
  * Takes the lock at `path`, waiting with backoff while another live process
  * holds it.
  *
+ * @example
+ * ```ts
+ * const release = await acquireFileLock('audit.jsonl.lock', { timeoutMs: 5_000 });
+ * try {
+ *   // write under the lock
+ * } finally {
+ *   await release();
+ * }
+ * ```
+ *
  * @throws {AuditChainError} `LOCK_TIMEOUT` when the wait exceeds the timeout.
  */
 export async function acquireFileLock(path: string, options: FileLockOptions = {}): Promise<ReleaseLock> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const staleMs = options.staleMs ?? 30_000;
-  const token = `${process.pid} ${randomUUID()} ${Date.now()}\n`;
+  const judge = { staleMs: options.staleMs ?? 30_000, maxAgeMs: options.maxAgeMs ?? 600_000, procRoot: options.procRoot ?? '/proc' };
+  const owner = await ownIdentity(judge.procRoot);
+  const token = `${JSON.stringify({ ...owner, token: randomUUID(), acquired_at: Date.now() })}\n`;
   const deadline = Date.now() + timeoutMs;
   let delay = 1;
   for (;;) {
@@ -80,7 +260,7 @@ export async function acquireFileLock(path: string, options: FileLockOptions = {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    await breakIfStale(path, staleMs);
+    await breakIfStale(path, judge);
     if (Date.now() > deadline) {
       throw new AuditChainError('LOCK_TIMEOUT', `timed out after ${timeoutMs} ms waiting for the lock ${path}`);
     }

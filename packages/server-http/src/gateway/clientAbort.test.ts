@@ -14,8 +14,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { RequestEndEvent } from '@switchyard/core-routing';
 import { eventually, startFakeOpenAi } from '@switchyard/test-support';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 
 const CLIENT_KEY = 'sk-client';
 
@@ -39,8 +38,8 @@ test('a client that leaves mid-stream or before the headers costs the provider a
     behaviour: (received) => (received.body?.stream === true ? { type: 'ok', chunks: 60, chunkDelayMs: 50 } : { type: 'hang' }),
   });
   const dir = await mkdtemp(join(tmpdir(), 'gateway-client-abort-'));
-  const gateway = await Gateway.start({
-    config: parseConfig(`
+  const { gateway } = await startTestGateway(
+    `
 port: 0
 api-keys: [${CLIENT_KEY}]
 auth-dir: ${join(dir, 'auths')}
@@ -55,11 +54,10 @@ server:
     health_check: { interval: 10m }
     cache: { enabled: false }
 metrics: { enabled: false }
-`),
-    logDestination: { write() {} },
-  });
+`,
+    {},
+  );
   after(async () => {
-    await gateway.close();
     await upstream.close();
     await rm(dir, { recursive: true, force: true });
   });

@@ -14,8 +14,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { AttemptEndEvent, RequestEndEvent } from '@switchyard/core-routing';
 import { eventually } from '@switchyard/test-support';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 
 const chunk = (content: string) =>
   `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', model: 'up-model', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
@@ -62,8 +61,8 @@ async function slowUpstream() {
 const upstream = await slowUpstream();
 const dir = await mkdtemp(join(tmpdir(), 'gateway-client-closed-'));
 const logLines: Record<string, unknown>[] = [];
-const gateway = await Gateway.start({
-  config: parseConfig(`
+const { gateway } = await startTestGateway(
+  `
 port: 0
 api-keys: [sk-client]
 auth-dir: ${join(dir, 'auths')}
@@ -79,11 +78,10 @@ server:
     health_check: { enabled: false }
 metrics: { port: 0 }
 logging: { level: info }
-`),
-  logDestination: { write: (line: string) => logLines.push(JSON.parse(line)) },
-});
+`,
+  { logDestination: { write: (line: string) => logLines.push(JSON.parse(line)) } },
+);
 after(async () => {
-  await gateway.close();
   upstream.server.closeAllConnections();
   await new Promise<void>((resolve) => upstream.server.close(() => resolve()));
   await rm(dir, { recursive: true, force: true });

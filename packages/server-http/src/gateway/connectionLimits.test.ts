@@ -7,12 +7,11 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { after, test } from 'node:test';
 import { eventually } from '@switchyard/test-support';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 
 const lines: string[] = [];
-const gateway = await Gateway.start({
-  config: parseConfig(`
+const { gateway } = await startTestGateway(
+  `
 port: 0
 api-keys: [sk-client]
 providers:
@@ -20,14 +19,13 @@ providers:
 metrics: { enabled: false }
 server:
   http: { max_connections: 2, request_timeout: 400ms }
-`),
-  logDestination: { write: (line: string) => void lines.push(line) },
-});
+`,
+  { logDestination: { write: (line: string) => void lines.push(line) } },
+);
 const url = new URL(gateway.url);
 const clients = new Set<Socket>();
 after(async () => {
   for (const socket of clients) socket.destroy();
-  await gateway.close();
 });
 
 /** A raw client connection, open once connected. */

@@ -11,15 +11,15 @@
  * answers afterwards. The relay talks to fake upstreams on 127.0.0.1 only.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type FakeUpstream, startFakeAnthropic, startFakeGemini, startFakeOpenAi } from '@switchyard/test-support';
 import fc from 'fast-check';
 import { Pool } from 'undici';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
+import type { Gateway } from './gateway.js';
 
 /** Bodies per route (the spec's 1,000; FUZZ_RUNS overrides for a quick local pass). */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 1000);
@@ -56,9 +56,7 @@ ${provider('gemini', gemini.url)}  demo:
 metrics: { enabled: false }
 logging: { level: error }
 `;
-  const path = join(dir, 'config.yaml');
-  await writeFile(path, yaml);
-  gateway = await Gateway.start({ config: parseConfig(yaml), configPath: path, logDestination: { write() {} } });
+  ({ gateway } = await startTestGateway(yaml));
   for (const name of ['anthropic', 'gemini', 'openai'])
     await gateway.credentials.manager.add({ id: `${name}-key`, provider: name, type: 'api_key', token: `tok-${name}` });
   http = new Pool(gateway.url, { connections: 16, keepAliveTimeout: 30_000 });

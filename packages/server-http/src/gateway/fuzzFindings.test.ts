@@ -8,26 +8,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { startFakeGemini } from '@switchyard/test-support';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 
 const KEY = 'findings-key';
 const dir = await mkdtemp(join(tmpdir(), 'fuzz-findings-'));
 const gemini = await startFakeGemini({});
-const gateway = await Gateway.start({
-  config: parseConfig(`
+const { gateway } = await startTestGateway(`
 port: 0
 auth-dir: ${join(dir, 'auths')}
 remote-management: { secret-key: ${KEY} }
 providers:
   gemini: { kind: gemini, base_url: "${gemini.url}", models: ["*"], health_check: { enabled: false } }
 metrics: { enabled: false }
-`),
-  logDestination: { write() {} },
-});
+`);
 await gateway.credentials.manager.add({ id: 'gemini-key', provider: 'gemini', type: 'api_key', token: 'tok' });
 after(async () => {
-  await gateway.close();
   await gemini.close();
   await rm(dir, { recursive: true, force: true });
 });

@@ -8,6 +8,7 @@ import { after, describe, test } from 'node:test';
 import { generateEncryptionKey } from '@switchyard/credentials';
 import { requirePromtool } from '@switchyard/test-support';
 import OpenAI from 'openai';
+import { startTestGateway } from '../../test/startTestGateway.js';
 import { ClusterUnavailableError } from './cluster.js';
 import { parseConfig } from './config/load.js';
 import { Gateway, UnsafeBindError } from './gateway.js';
@@ -40,10 +41,8 @@ logging:
   level: info
 `;
 
-async function start(text = BASE_CONFIG, name = `config-${gateways.length}.yaml`) {
-  const path = join(dir, name);
-  await writeFile(path, text);
-  const gateway = await Gateway.start({ config: parseConfig(text), configPath: path, logDestination: { write() {} } });
+async function start(text = BASE_CONFIG, _name = `config-${gateways.length}.yaml`) {
+  const { gateway, path } = await startTestGateway(text);
   gateways.push(gateway);
   const call = (route: string, init: RequestInit & { key?: string | null } = {}) => {
     const headers = new Headers(init.headers);

@@ -18,7 +18,7 @@ import type { DestinationStream } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import type { Tracing } from '@switchyard/observability/tracing';
 import { NodeFailover, Relay, ResponseCache, UndiciTransport } from '@switchyard/relay';
-import { type Scheduler, systemScheduler } from '@switchyard/runtime';
+import { type Scheduler, systemScheduler, Teardown } from '@switchyard/runtime';
 import { Agent } from 'undici';
 import type { LookupFunction } from '../controlPlane/ssrf.js';
 import { createDataPlane, type DataPlane } from '../dataPlane/dataPlane.js';
@@ -304,16 +304,20 @@ export class Gateway {
       );
     }
     const scheduler = options.scheduler ?? systemScheduler;
-    const cluster = config.cluster.enabled ? await GatewayCluster.open(config, { clock: scheduler }) : undefined;
+    // What start-up has opened so far, closed newest first if a later step fails.
+    const undo = new Teardown();
     let gateway: Gateway | undefined;
-    let guardedHosts: GuardedHosts;
+    let cluster: GatewayCluster | undefined;
+    let credentials: GatewayCredentials;
     try {
+      cluster = config.cluster.enabled ? await GatewayCluster.open(config, { clock: scheduler }) : undefined;
+      if (cluster) undo.push(() => cluster?.close());
       // Before anything connects (the credentials' first refresh pass included): the hosts the API set before this
       // start stay guarded (an unreadable file refuses the start).
       const store =
         cluster?.guardedHostStore ??
         new FileGuardedHostStore(join(resolveAuthDir(config['auth-dir'], options.configPath), GUARDED_HOSTS_FILE));
-      guardedHosts = new GuardedHosts({
+      const guardedHosts = new GuardedHosts({
         // The allow-list in force: the start config's until the gateway runs, then the running config's.
         policy: () => ({ allow: (gateway?.current ?? config)['remote-management']['api-call-allow'] }),
         ...(options.resolve ? { resolve: options.resolve } : {}),
@@ -321,13 +325,8 @@ export class Gateway {
         hosts: await store.load(),
         onStoreError: (error) => gateway?.observability.logger.warn({ err: error.message }, 'guarded_hosts_store_failed'),
       });
-    } catch (error) {
-      await cluster?.close();
-      throw error;
-    }
-    const outbound = new Agent({ connect: { lookup: guardedHosts.lookup } });
-    let credentials: GatewayCredentials;
-    try {
+      const outbound = new Agent({ connect: { lookup: guardedHosts.lookup } });
+      undo.push(() => outbound.close());
       credentials = await GatewayCredentials.open(config, {
         scheduler,
         configPath: options.configPath,
@@ -335,20 +334,13 @@ export class Gateway {
         ...(options.flows ? { flows: options.flows } : {}),
         ...(cluster ? { stores: cluster.credentialStores(), nodeId: cluster.nodeId } : {}),
       });
-    } catch (error) {
-      await outbound.close();
-      await cluster?.close();
-      throw error;
-    }
-    let tracing: Tracing | undefined;
-    try {
-      tracing = await openTracing(config, scheduler, guardedHosts.lookup);
+      const opened = credentials;
+      undo.push(() => opened.close());
+      const tracing = await openTracing(config, scheduler, guardedHosts.lookup);
+      if (tracing) undo.push(() => tracing.shutdown());
       gateway = new Gateway({ ...options, scheduler }, credentials, cluster, tracing, { hosts: guardedHosts, outbound });
     } catch (error) {
-      await tracing?.shutdown();
-      await credentials.close();
-      await outbound.close();
-      await cluster?.close();
+      await undo.run();
       throw error;
     }
     if (cluster) {

@@ -5,15 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { assertMethodNotAllowed, sendExpectingContinue } from '@switchyard/test-support';
-import { parseConfig } from './config/load.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 import { CONTROL_PLANE_BODY_LIMIT } from './controlPlane.js';
-import { Gateway } from './gateway.js';
 
 // The gateway's HTTP behaviour across both planes: methods a path does not serve, and `Expect: 100-continue`.
 const KEY = 'http-secret';
 const authDir = await mkdtemp(join(tmpdir(), 'gateway-http-'));
-const gateway = await Gateway.start({
-  config: parseConfig(`
+const { gateway } = await startTestGateway(`
 port: 0
 auth-dir: ${authDir}
 api-keys: [sk-client]
@@ -21,11 +19,8 @@ remote-management: { secret-key: ${KEY} }
 providers:
   alpha: { kind: mock, models: [demo-model] }
 metrics: { enabled: false }
-`),
-  logDestination: { write() {} },
-});
+`);
 after(async () => {
-  await gateway.close();
   await rm(authDir, { recursive: true, force: true });
 });
 

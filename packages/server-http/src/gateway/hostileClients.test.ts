@@ -8,27 +8,27 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
-import { after, test } from 'node:test';
+import { test } from 'node:test';
 import { eventually } from '@switchyard/test-support';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 
 const lines: string[] = [];
-const gateway = await Gateway.start({
-  config: parseConfig(`
+const { gateway } = await startTestGateway(
+  `
 port: 0
 api-keys: [sk-client]
 providers:
   demo: { kind: mock, models: [demo-model] }
 metrics: { enabled: false }
-`),
-  logDestination: {
-    write(line: string) {
-      lines.push(line);
+`,
+  {
+    logDestination: {
+      write(line: string) {
+        lines.push(line);
+      },
     },
   },
-});
-after(() => gateway.close());
+);
 const url = new URL(gateway.url);
 const serverSockets = new Set<Socket>();
 gateway.server.on('connection', (socket: Socket) => {

@@ -9,8 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { type FakeUpstream, startFakeOpenAi } from '@switchyard/test-support';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 
 const KEY = 'mgmt-secret';
 
@@ -102,10 +101,8 @@ test('hot reload under load: providers and strategy change within 1 s and no req
   const one = await startFakeOpenAi({ models: ['reload-model'], behaviour: slowStream });
   const two = await startFakeOpenAi({ models: ['reload-model'], behaviour: slowStream });
   const dir = await mkdtemp(join(tmpdir(), 'gateway-reload-'));
-  const path = join(dir, 'config.yaml');
   const initial = configText({ one, two }, { oneEnabled: true, withTwo: false, strategy: 'round_robin' });
-  await writeFile(path, initial);
-  const gateway = await Gateway.start({ config: parseConfig(initial), configPath: path, logDestination: { write() {} } });
+  const { gateway, path } = await startTestGateway(initial);
   let load: ReturnType<typeof startLoad> | undefined;
   after(async () => {
     await load?.stop();

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { eventually, FAKE_USAGE, type FakeOpenAi, startFakeOpenAi } from '@switchyard/test-support';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
+import type { Gateway } from './gateway.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'quota-batching-'));
 const gateways: Gateway[] = [];
@@ -35,9 +35,7 @@ providers:
     health_check: { enabled: false }
 metrics: { enabled: false }
 `;
-  const path = join(dir, `${name}.yaml`);
-  await writeFile(path, yaml);
-  const gateway = await Gateway.start({ config: parseConfig(yaml), configPath: path, logDestination: { write() {} } });
+  const { gateway } = await startTestGateway(yaml);
   gateways.push(gateway);
   await gateway.credentials.manager.add({ id: 'q', provider: 'keyed', type: 'api_key', token: 'tok-q', quota: { limit: 1_000_000 } });
   const chat = async () => {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { FAKE_USAGE, type FakeBehaviour, type FakeOpenAi, type ReceivedRequest, startFakeOpenAi } from '@switchyard/test-support';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
+import type { Gateway } from './gateway.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'quota-exceeded-'));
 const gateways: Gateway[] = [];
@@ -26,10 +26,8 @@ const tokenOf = (r: ReceivedRequest) => String(r.headers.authorization ?? '').re
 /** The relayed calls (health probes are GETs). */
 const posts = (fake: FakeOpenAi) => fake.requests.filter((r) => r.method === 'POST');
 
-async function start(name: string, yaml: string) {
-  const path = join(dir, `${name}.yaml`);
-  await writeFile(path, yaml);
-  const gateway = await Gateway.start({ config: parseConfig(yaml), configPath: path, logDestination: { write() {} } });
+async function start(_name: string, yaml: string) {
+  const { gateway, path } = await startTestGateway(yaml);
   gateways.push(gateway);
   const chat = (model = 'gpt-4o') =>
     fetch(`${gateway.url}/v1/chat/completions`, {

@@ -9,8 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
 import { eventually } from '@switchyard/test-support';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 
 /** An upstream whose health endpoint answers `healthStatus`, counting connections opened and closed. */
 async function upstream(healthStatus: number) {
@@ -47,8 +46,8 @@ async function upstream(healthStatus: number) {
 const good = await upstream(200);
 const bad = await upstream(500);
 const logLines: Record<string, unknown>[] = [];
-const gateway = await Gateway.start({
-  config: parseConfig(`
+const { gateway } = await startTestGateway(
+  `
 port: 0
 api-keys: [sk-client]
 remote-management: { secret-key: mgmt }
@@ -68,15 +67,16 @@ providers:
     models: [bad-model]
     health_check: { endpoint: /health }
 metrics: { port: 0 }
-`),
-  logDestination: {
-    write: (text: string) => {
-      for (const line of text.split('\n')) if (line.trim()) logLines.push(JSON.parse(line));
+`,
+  {
+    logDestination: {
+      write: (text: string) => {
+        for (const line of text.split('\n')) if (line.trim()) logLines.push(JSON.parse(line));
+      },
     },
   },
-});
+);
 after(async () => {
-  await gateway.close();
   await good.close();
   await bad.close();
 });

@@ -6,7 +6,15 @@
  * the change they record. Reading, verifying, exporting and querying live
  * here too.
  */
-import { type AuditEntry, AuditLog, type EntryBuilder, type EntryFields, type SealedEntry } from '@switchyard/audit-chain';
+import {
+  type AuditEntry,
+  AuditLog,
+  type EntryBuilder,
+  type EntryFields,
+  type NoteVerifier,
+  type SealedEntry,
+  type TrustedState,
+} from '@switchyard/audit-chain';
 import type { AuditAction, AuditTrailEntry, AuditVerification } from '../domain/model.js';
 import { InvalidArgumentError } from '../errors.js';
 import type { WorkflowStore, WorkflowTx } from '../store/workflowStore.js';
@@ -103,9 +111,16 @@ export class AuditTrail {
     return options.limit !== undefined ? out.slice(Math.max(0, out.length - options.limit)) : out;
   }
 
-  /** Verifies a chain: links, hashes, canonical form and the genesis bound to its origin. */
-  async verify(chain: string): Promise<TrailVerification> {
-    const result = await this.log(chain).verify();
+  /**
+   * Verifies a chain: links, hashes, canonical form and the genesis bound to its origin; and,
+   * when given, against a signed checkpoint and a trusted state held outside the store, which
+   * catch what the chain alone cannot: a truncated chain, or one re-hashed from the start.
+   */
+  async verify(
+    chain: string,
+    anchors: { checkpoint?: string; verifiers?: readonly NoteVerifier[]; trustedState?: TrustedState } = {},
+  ): Promise<TrailVerification> {
+    const result = await this.log(chain).verify(anchors);
     return {
       valid: result.valid,
       entries_verified: result.entries_verified,

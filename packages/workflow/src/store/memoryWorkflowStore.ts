@@ -22,7 +22,8 @@ interface State {
   backlog: Map<number, BacklogItem>;
   jobs: Map<string, AgentJob>;
   syncLinks: Map<string, SyncLink>;
-  deliveries: Set<string>;
+  /** Delivery id to when it was received. */
+  deliveries: Map<string, string>;
   chains: Map<string, SealedEntry[]>;
   nextId: number;
 }
@@ -214,11 +215,21 @@ class MemoryTx extends MemoryReader implements WorkflowTx {
   async putSyncLink(link: SyncLink) {
     this.setIn(this.s.syncLinks, `${link.system}\0${link.local_key}`, copy(link));
   }
-  async recordDelivery(deliveryId: string) {
+  async recordDelivery(deliveryId: string, receivedAt: string) {
     if (this.s.deliveries.has(deliveryId)) return false;
-    this.s.deliveries.add(deliveryId);
+    this.s.deliveries.set(deliveryId, receivedAt);
     this.undo.push(() => this.s.deliveries.delete(deliveryId));
     return true;
+  }
+  async pruneDeliveries(receivedBefore: string) {
+    let pruned = 0;
+    for (const [id, at] of this.s.deliveries) {
+      if (at >= receivedBefore) continue;
+      this.s.deliveries.delete(id);
+      this.undo.push(() => this.s.deliveries.set(id, at));
+      pruned++;
+    }
+    return pruned;
   }
   async appendAudit(chain: string, build: EntryBuilder) {
     assertChainName(chain);
@@ -252,7 +263,7 @@ export class MemoryWorkflowStore implements WorkflowStore {
     backlog: new Map(),
     jobs: new Map(),
     syncLinks: new Map(),
-    deliveries: new Set(),
+    deliveries: new Map(),
     chains: new Map(),
     nextId: 1,
   };

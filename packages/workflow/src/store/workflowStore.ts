@@ -72,6 +72,8 @@ export interface WorkflowTx extends WorkflowReader {
   putSyncLink(link: SyncLink): Promise<void>;
   /** Records a webhook delivery id; false when it was seen before. */
   recordDelivery(deliveryId: string, receivedAt: string): Promise<boolean>;
+  /** Forgets webhook deliveries received before `receivedBefore` (ISO 8601); returns how many. */
+  pruneDeliveries(receivedBefore: string): Promise<number>;
   /** Appends to an audit chain inside this transaction (see audit-chain's `AuditStore.append`). */
   appendAudit(chain: string, build: EntryBuilder): Promise<SealedEntry[]>;
 }

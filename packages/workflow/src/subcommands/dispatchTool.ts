@@ -134,13 +134,13 @@ export class DispatchTool {
     }
   }
 
-  private async refuse(command: string, input: unknown, error: unknown, actor: string): Promise<DispatchResult> {
+  private async refuse(command: string, _input: unknown, error: unknown, actor: string): Promise<DispatchResult> {
     const failure = error instanceof WorkflowError ? error : new InvalidArgumentError('input', String(error));
     const exitCode = exitCodeFor(failure);
-    const loggedArgs = input && typeof input === 'object' && !Array.isArray(input) ? (input as Record<string, unknown>) : { input };
+    // Only arguments that passed their schema are logged: a refused envelope's are not (its refusal names the field).
     const audit = await this.options.log.record({
       command,
-      args: loggedArgs,
+      args: {},
       actor,
       exit_code: exitCode,
       duration_ms: 0,

@@ -33,6 +33,11 @@ export interface SubcommandContext {
   actor: string;
   /** Standard input, for `artifact:write` without `content` or `from_file`. */
   readStdin?: () => Promise<Buffer>;
+  /**
+   * The environment as the composition root hands it (the core never reads `process.env`):
+   * `audit:checkpoint --key-env` takes its signing key from a `YARD_CHECKPOINT_KEY*` variable here.
+   */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** The namespace deprecated subcommands move to: `legacy:<category>:<action>`. */

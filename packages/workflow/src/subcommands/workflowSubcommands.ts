@@ -2,10 +2,14 @@
  * @module workflowSubcommands
  * The artifact, governance and audit subcommands.
  */
-import { createNoteSigner } from '@switchyard/audit-chain';
+import { constants } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { isAbsolute } from 'node:path';
+import { createNoteSigner, createNoteVerifier, type NoteVerifier, type TrustedState } from '@switchyard/audit-chain';
 import { z } from 'zod';
 import type { AuditTrailEntry } from '../domain/model.js';
-import { InvalidArgumentError, NotFoundError } from '../errors.js';
+import { InvalidArgumentError, NotFoundError, WorkflowError } from '../errors.js';
+import { confinedPath } from '../git/safety.js';
 import {
   arg,
   artifactContent,
@@ -49,6 +53,102 @@ const governanceEnforceV1 = defineSubcommand({
  */
 async function requireFeature(ctx: SubcommandContext, featureSlug: string): Promise<void> {
   await ctx.workflow.getFeature(featureSlug);
+}
+
+/** Key, checkpoint and trusted-state files are small; a bound stops a large file being read whole. */
+const TRUST_FILE_MAX_BYTES = 64 * 1024;
+
+/** Environment variables `audit:checkpoint --key-env` may name: the operator's, not any secret of the process. */
+const KEY_ENV = /^YARD_CHECKPOINT_KEY[A-Z0-9_]*$/;
+
+/** The environment variable naming the operator's trust directory (see {@link readTrustFile}). */
+export const TRUST_DIR_ENV = 'YARD_TRUST_DIR';
+
+/**
+ * Reads a key, checkpoint or trusted state. A relative path is confined to the repository, as
+ * before. An absolute path must lie in the operator's trust directory (`YARD_TRUST_DIR`, set in
+ * the server's or CLI's environment, where a caller cannot choose it): what anchors the log (the
+ * signing key, the last trusted state) belongs outside the reach of the agent whose actions the
+ * log records, which works inside the repository; and a caller must not make the server read any
+ * file it likes (`/etc/shadow` stays `path_escape`). There, only a regular file of at most 64 KiB
+ * is read, never through a symlink in its last component, and no error repeats its content.
+ */
+async function readTrustFile(ctx: SubcommandContext, path: string, field: string): Promise<Buffer> {
+  if (!isAbsolute(path)) return readRepositoryFile(ctx, path, field);
+  const trustDir = ctx.env?.[TRUST_DIR_ENV];
+  if (trustDir === undefined || trustDir.length === 0 || !isAbsolute(trustDir)) {
+    throw new WorkflowError('path_escape', `${field}: ${JSON.stringify(path)} is outside the repository, and ${TRUST_DIR_ENV} is not set`, {
+      details: { field },
+    });
+  }
+  const file = await confinedPath(trustDir, path, field);
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new NotFoundError(field, path);
+    throw new InvalidArgumentError(field, `cannot be read (${code ?? 'error'})`);
+  }
+  try {
+    const stats = await handle.stat();
+    if (!stats.isFile()) throw new InvalidArgumentError(field, 'is not a regular file');
+    if (stats.size > TRUST_FILE_MAX_BYTES) throw new InvalidArgumentError(field, `is larger than ${TRUST_FILE_MAX_BYTES} bytes`);
+    return await handle.readFile();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The PEM signing key of `audit:checkpoint`: a file (see {@link readTrustFile}) or an environment variable. */
+async function checkpointKey(
+  ctx: SubcommandContext,
+  a: { key_file?: string | undefined; key_env?: string | undefined },
+): Promise<string | undefined> {
+  if (a.key_file !== undefined && a.key_env !== undefined) throw new InvalidArgumentError('key_env', 'give key_file or key_env, not both');
+  if (a.key_file !== undefined) return (await readTrustFile(ctx, a.key_file, 'key_file')).toString('utf8');
+  if (a.key_env === undefined) return undefined;
+  if (!KEY_ENV.test(a.key_env)) throw new InvalidArgumentError('key_env', 'must name a YARD_CHECKPOINT_KEY* variable');
+  const pem = ctx.env?.[a.key_env];
+  if (pem === undefined || pem.length === 0) throw new NotFoundError('key_env', a.key_env);
+  return pem;
+}
+
+/** What `audit:verify` checks the chain against, beyond itself. */
+async function verifyAnchors(
+  ctx: SubcommandContext,
+  a: { checkpoint_file?: string | undefined; public_key?: string | undefined; trusted_state?: string | undefined },
+): Promise<{ checkpoint?: string; verifiers?: NoteVerifier[]; trustedState?: TrustedState }> {
+  const anchors: { checkpoint?: string; verifiers?: NoteVerifier[]; trustedState?: TrustedState } = {};
+  if (a.checkpoint_file !== undefined) {
+    if (a.public_key === undefined) throw new InvalidArgumentError('public_key', 'required with checkpoint_file, to check its signature');
+    anchors.checkpoint = (await readTrustFile(ctx, a.checkpoint_file, 'checkpoint_file')).toString('utf8');
+  }
+  if (a.public_key !== undefined) {
+    // A C2SP verifier key `<name>+<keyid>+<key>` as text, or a .vkey file holding one.
+    const text = /^[^\s+]+\+[0-9a-f]{8}\+[A-Za-z0-9+/=]+$/.test(a.public_key)
+      ? a.public_key
+      : (await readTrustFile(ctx, a.public_key, 'public_key')).toString('utf8').trim();
+    try {
+      anchors.verifiers = [createNoteVerifier(text)];
+    } catch {
+      throw new InvalidArgumentError('public_key', 'is not a C2SP verifier key (<name>+<keyid>+<key>)');
+    }
+  }
+  if (a.trusted_state !== undefined) {
+    let state: Partial<TrustedState>;
+    try {
+      state = JSON.parse((await readTrustFile(ctx, a.trusted_state, 'trusted_state')).toString('utf8'));
+    } catch (error) {
+      if (error instanceof NotFoundError || error instanceof InvalidArgumentError) throw error;
+      throw new InvalidArgumentError('trusted_state', 'is not JSON {origin, size, root}');
+    }
+    if (typeof state?.origin !== 'string' || !Number.isSafeInteger(state.size) || typeof state.root !== 'string') {
+      throw new InvalidArgumentError('trusted_state', 'is not JSON {origin, size, root}');
+    }
+    anchors.trustedState = { origin: state.origin, size: state.size as number, root: state.root };
+  }
+  return anchors;
 }
 
 export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
@@ -238,11 +338,18 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
   defineSubcommand({
     name: 'audit:verify',
     documented: true,
-    summary: "Verify a feature's audit chain",
-    args: z.object({ feature_slug: arg.slug() }),
+    summary: "Verify a feature's audit chain (against a signed checkpoint or a trusted state kept outside the repository)",
+    args: z.object({
+      feature_slug: arg.slug(),
+      checkpoint_file: arg
+        .text('a signed checkpoint note the chain must match (an absolute path in YARD_TRUST_DIR, or in the repository)')
+        .optional(),
+      public_key: arg.text('the verifier key trusted to sign checkpoints: <name>+<keyid>+<key>, or a .vkey file').optional(),
+      trusted_state: arg.text('JSON {origin, size, root} from an earlier checkpoint, kept in YARD_TRUST_DIR').optional(),
+    }),
     run: async (ctx, a) => {
       await ctx.workflow.getFeature(a.feature_slug);
-      return ctx.workflow.audit.verify(a.feature_slug);
+      return ctx.workflow.audit.verify(a.feature_slug, await verifyAnchors(ctx, a));
     },
   }),
   defineSubcommand({
@@ -259,17 +366,19 @@ export const WORKFLOW_SUBCOMMANDS: SubcommandDefinition[] = [
     summary: 'The head of a chain (size, Merkle root), signed as a C2SP note when a key is given',
     args: z.object({
       feature_slug: arg.slug(),
-      key_file: arg.text('Ed25519 private key (PEM) inside the repository').optional(),
+      key_file: arg.text('Ed25519 private key (PEM): a path in the repository, or an absolute path in YARD_TRUST_DIR').optional(),
+      key_env: arg.text('an environment variable YARD_CHECKPOINT_KEY* holding the private key (PEM)').optional(),
       key_name: arg.text('key name for the signature').optional(),
     }),
     run: async (ctx, a) => {
       await ctx.workflow.getFeature(a.feature_slug);
       const log = ctx.workflow.audit.log(a.feature_slug);
+      const pem = await checkpointKey(ctx, a);
       const head = await log.head();
       const base = { origin: log.origin, size: head.size, root: head.root };
-      if (a.key_file === undefined) return { ...base, note: null };
-      if (a.key_name === undefined) throw new InvalidArgumentError('key_name', 'required with key_file');
-      const pem = (await readRepositoryFile(ctx, a.key_file, 'key_file')).toString('utf8');
+      if (pem === undefined) return { ...base, note: null };
+      if (a.key_name === undefined)
+        throw new InvalidArgumentError('key_name', `required with ${a.key_file !== undefined ? 'key_file' : 'key_env'}`);
       return { ...base, note: await log.checkpoint(createNoteSigner(a.key_name, pem)) };
     },
   }),

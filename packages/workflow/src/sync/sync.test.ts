@@ -6,7 +6,7 @@ import { makeWorkflow } from '../../test/helpers.js';
 import { WorkflowError } from '../errors.js';
 import type { Workflow } from '../workflow.js';
 import { GitHubCodeHostAdapter, RestTrackerAdapter } from './adapters.js';
-import { contentHash, SyncEngine, signBody } from './syncEngine.js';
+import { contentHash, SyncEngine, signDelivery } from './syncEngine.js';
 
 // ---- a fake tracker: OAuth client credentials + /issues ----
 const issues = new Map<string, { id: string; title: string; description: string; state: string; url: string }>();
@@ -119,12 +119,16 @@ test('content hashes decide: remote-only changes are pulled, local-only pushed, 
   await assert.rejects(sync.pull('002-unlinked'), (e: unknown) => e instanceof WorkflowError && e.code === 'not_found');
 });
 
+/** Signed headers for a delivery sent now (by the fake clock). */
+const signedNow = (body: Uint8Array | string, deliveryId: string, secret = SECRET) =>
+  signDelivery(secret, { timestamp: String(Math.floor(clock.now() / 1000)), deliveryId, body });
+
 test('webhooks: signed deliveries apply once; replays are duplicates; bad signatures are refused', async () => {
   const { remote_id } = await sync.push('001-login');
   const body = Buffer.from(
     JSON.stringify({ issue: { id: remote_id, title: 'Login (renamed in tracker)', description: 'Passkeys', state: 'Backlog' } }),
   );
-  const headers = { 'x-switchyard-signature': signBody(SECRET, body), 'x-switchyard-delivery': 'delivery-1' };
+  const headers = signedNow(body, 'delivery-1');
   assert.deepEqual(await sync.handleTrackerWebhook({ headers, rawBody: body }), {
     status: 'applied',
     delivery_id: 'delivery-1',
@@ -140,33 +144,72 @@ test('webhooks: signed deliveries apply once; replays are duplicates; bad signat
     sync.handleTrackerWebhook({ headers: { ...headers, 'x-switchyard-delivery': 'delivery-2' }, rawBody: tampered }),
     invalid,
   );
+  await assert.rejects(sync.handleTrackerWebhook({ headers: signedNow(body, 'd-3', 'other-secret'), rawBody: body }), invalid);
   await assert.rejects(
-    sync.handleTrackerWebhook({
-      headers: { ...headers, 'x-switchyard-signature': signBody('other-secret', body), 'x-switchyard-delivery': 'd-3' },
-      rawBody: body,
-    }),
+    sync.handleTrackerWebhook({ headers: { ...signedNow(body, 'd-4'), 'x-switchyard-signature': 'sha256=abc' }, rawBody: body }),
     invalid,
   );
+  const { 'x-switchyard-signature': _unsigned, ...unsigned } = signedNow(body, 'd-5');
+  await assert.rejects(sync.handleTrackerWebhook({ headers: unsigned, rawBody: body }), invalid);
+  const { 'x-switchyard-delivery': _none, ...withoutDelivery } = signedNow(body, '');
   await assert.rejects(
-    sync.handleTrackerWebhook({ headers: { 'x-switchyard-signature': 'sha256=abc', 'x-switchyard-delivery': 'd-4' }, rawBody: body }),
-    invalid,
-  );
-  await assert.rejects(sync.handleTrackerWebhook({ headers: { 'x-switchyard-delivery': 'd-5' }, rawBody: body }), invalid);
-  await assert.rejects(
-    sync.handleTrackerWebhook({ headers: { 'x-switchyard-signature': signBody(SECRET, body) }, rawBody: body }),
+    sync.handleTrackerWebhook({ headers: withoutDelivery, rawBody: body }),
     (e: unknown) => e instanceof WorkflowError && e.details?.field === 'delivery_id',
   );
   const unknown = Buffer.from(JSON.stringify({ issue: { id: '999', title: 'x' } }));
-  assert.equal(
-    (
-      await sync.handleTrackerWebhook({
-        headers: { 'x-switchyard-signature': signBody(SECRET, unknown), 'x-switchyard-delivery': 'd-6' },
-        rawBody: unknown,
-      })
-    ).status,
-    'ignored',
-  );
+  assert.equal((await sync.handleTrackerWebhook({ headers: signedNow(unknown, 'd-6'), rawBody: unknown })).status, 'ignored');
   assert.equal((await workflow.getFeature('001-login')).title, 'Login (renamed in tracker)');
+});
+
+test('webhooks: a captured delivery replayed under a new delivery id is refused, and nothing is recorded for it', async () => {
+  const { remote_id } = await sync.push('001-login');
+  const body = Buffer.from(JSON.stringify({ issue: { id: remote_id, title: 'Renamed once', description: 'Passkeys', state: 'Backlog' } }));
+  const captured = signedNow(body, 'delivery-1');
+  assert.equal((await sync.handleTrackerWebhook({ headers: captured, rawBody: body })).status, 'applied');
+  await workflow.updateFeature('001-login', { title: 'Renamed locally', actor: 'alice' });
+  const entries = (await workflow.audit.entries('001-login')).length;
+  await assert.rejects(
+    sync.handleTrackerWebhook({ headers: { ...captured, 'x-switchyard-delivery': 'delivery-1-again' }, rawBody: body }),
+    (e: unknown) => e instanceof WorkflowError && e.code === 'signature_invalid',
+  );
+  assert.equal((await workflow.getFeature('001-login')).title, 'Renamed locally');
+  assert.equal((await workflow.audit.entries('001-login')).length, entries);
+  assert.equal(
+    await workflow.store.transact((tx) => tx.recordDelivery('delivery-1-again', new Date(clock.now()).toISOString())),
+    true,
+    'no row was added for the replay',
+  );
+});
+
+test('webhooks: a timestamp more than 5 minutes from now is refused, even with a fresh id and a valid signature', async () => {
+  const { remote_id } = await sync.push('001-login');
+  const body = Buffer.from(JSON.stringify({ issue: { id: remote_id, title: 'Stale', description: 'Passkeys', state: 'Backlog' } }));
+  const stale = signDelivery(SECRET, { timestamp: String(Math.floor(clock.now() / 1000) - 301), deliveryId: 'd-stale', body });
+  const stale_ = (e: unknown) => e instanceof WorkflowError && e.code === 'signature_invalid' && e.details?.field === 'timestamp';
+  await assert.rejects(sync.handleTrackerWebhook({ headers: stale, rawBody: body }), stale_);
+  const future = signDelivery(SECRET, { timestamp: String(Math.floor(clock.now() / 1000) + 301), deliveryId: 'd-future', body });
+  await assert.rejects(sync.handleTrackerWebhook({ headers: future, rawBody: body }), stale_);
+  const { 'x-switchyard-timestamp': _none, ...untimed } = signDelivery(SECRET, { timestamp: '', deliveryId: 'd-untimed', body });
+  await assert.rejects(sync.handleTrackerWebhook({ headers: untimed, rawBody: body }), stale_);
+  assert.equal((await workflow.getFeature('001-login')).title, 'Login');
+  const edge = signDelivery(SECRET, { timestamp: String(Math.floor(clock.now() / 1000) - 299), deliveryId: 'd-edge', body });
+  assert.equal((await sync.handleTrackerWebhook({ headers: edge, rawBody: body })).status, 'applied');
+});
+
+test('webhooks: delivery ids are kept for the whole window, then pruned (fake clock)', async () => {
+  const body = Buffer.from(JSON.stringify({ issue: { id: '999', title: 'x' } }));
+  const first = signedNow(body, 'd-1');
+  assert.equal((await sync.handleTrackerWebhook({ headers: first, rawBody: body })).status, 'ignored');
+  await clock.advance(299_000);
+  // Still within its timestamp window: the id must still be known, so the replay is a duplicate.
+  assert.equal((await sync.handleTrackerWebhook({ headers: first, rawBody: body })).status, 'duplicate');
+  await clock.advance(2_000);
+  await assert.rejects(sync.handleTrackerWebhook({ headers: first, rawBody: body }), { code: 'signature_invalid' }, 'stale now');
+  await clock.advance(300_000);
+  // The next delivery prunes ids older than twice the window.
+  assert.equal((await sync.handleTrackerWebhook({ headers: signedNow(body, 'd-2'), rawBody: body })).status, 'ignored');
+  const justAfter = new Date(clock.now() + 1).toISOString();
+  assert.equal(await workflow.store.transact((tx) => tx.pruneDeliveries(justAfter)), 1, 'd-1 was pruned already: only d-2 is left');
 });
 
 test('code host: issues, pull requests and CI status against a local GitHub-style server', async () => {

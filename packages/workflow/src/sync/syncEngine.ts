@@ -41,12 +41,27 @@ export interface SyncEngineOptions {
   workflow: Workflow;
   tracker?: TrackerAdapter;
   codeHost?: CodeHostAdapter;
-  /** Secret of the tracker's webhook signatures (HMAC-SHA256 of the raw body). */
+  /**
+   * Secret of the tracker's webhook signatures: HMAC-SHA256 of `<timestamp>.<delivery id>.<raw body>`
+   * (see {@link signDelivery}).
+   */
   webhookSecret?: string;
-  /** Header names of the webhook (defaults `x-switchyard-signature`, `x-switchyard-delivery`). */
+  /**
+   * Header names of the webhook (defaults `x-switchyard-signature`, `x-switchyard-delivery`,
+   * `x-switchyard-timestamp`).
+   */
   signatureHeader?: string;
   deliveryHeader?: string;
+  timestampHeader?: string;
+  /**
+   * How far a delivery's timestamp may be from now, either way (default and maximum 5 minutes).
+   * Older deliveries are refused, so a captured one cannot be replayed once its id is forgotten.
+   */
+  webhookToleranceMs?: number;
 }
+
+/** The default (and largest) webhook timestamp window: 5 minutes. */
+export const WEBHOOK_TOLERANCE_MS = 300_000;
 
 /** What a webhook delivery did. */
 export interface WebhookResult {
@@ -190,9 +205,15 @@ export class SyncEngine {
   }
 
   /**
-   * Handles a tracker webhook: verifies the HMAC-SHA256 signature of the raw
-   * body (timing-safe), then applies the delivery once per delivery id.
-   * Bad signatures throw `signature_invalid` before anything is read.
+   * Handles a tracker webhook: verifies the HMAC-SHA256 signature of the
+   * timestamp, the delivery id and the raw body (timing-safe), refuses a
+   * timestamp more than the tolerance (5 minutes) from now, then applies the
+   * delivery once per delivery id. Bad signatures and stale timestamps throw
+   * `signature_invalid` before anything is read.
+   *
+   * Delivery ids are kept for twice the tolerance, then pruned: a delivery
+   * accepted at the far edge of the window is still remembered when its
+   * timestamp goes stale, so no replay falls between the two checks.
    */
   async handleTrackerWebhook(input: {
     headers: Record<string, string | string[] | undefined>;
@@ -204,17 +225,33 @@ export class SyncEngine {
       const v = input.headers[name.toLowerCase()];
       return Array.isArray(v) ? v[0] : v;
     };
-    verifySignature(secret, input.rawBody, header(this.options.signatureHeader ?? 'x-switchyard-signature'));
     const deliveryId = header(this.options.deliveryHeader ?? 'x-switchyard-delivery');
+    const timestamp = header(this.options.timestampHeader ?? 'x-switchyard-timestamp');
+    verifySignature(
+      secret,
+      { timestamp: timestamp ?? '', deliveryId: deliveryId ?? '', body: input.rawBody },
+      header(this.options.signatureHeader ?? 'x-switchyard-signature'),
+    );
     if (!deliveryId || !/^[A-Za-z0-9_.:-]{1,200}$/.test(deliveryId))
       throw new InvalidArgumentError('delivery_id', 'missing or malformed delivery id header');
+    const now = this.workflow.clock.now();
+    const tolerance = Math.min(this.options.webhookToleranceMs ?? WEBHOOK_TOLERANCE_MS, WEBHOOK_TOLERANCE_MS);
+    const sent = timestamp !== undefined && /^\d{1,12}$/.test(timestamp) ? Number(timestamp) * 1000 : Number.NaN;
+    if (!(Math.abs(now - sent) <= tolerance)) {
+      throw new WorkflowError('signature_invalid', `the webhook timestamp is missing or more than ${tolerance / 1000} s from now`, {
+        details: { field: 'timestamp' },
+      });
+    }
     let payload: { issue?: Partial<RemoteIssue> & { id?: unknown } };
     try {
       payload = JSON.parse(Buffer.from(input.rawBody).toString('utf8'));
     } catch (error) {
       throw new InvalidArgumentError('body', 'not JSON', { cause: error });
     }
-    const fresh = await this.workflow.store.transact((tx) => tx.recordDelivery(deliveryId, isoNow(this.workflow.clock)));
+    const fresh = await this.workflow.store.transact(async (tx) => {
+      await tx.pruneDeliveries(new Date(now - 2 * tolerance).toISOString());
+      return tx.recordDelivery(deliveryId, new Date(now).toISOString());
+    });
     if (!fresh) return { status: 'duplicate', delivery_id: deliveryId };
     const issue = payload.issue;
     if (!issue || (typeof issue.id !== 'string' && typeof issue.id !== 'number')) return { status: 'ignored', delivery_id: deliveryId };
@@ -245,17 +282,30 @@ export class SyncEngine {
   }
 }
 
+/** What a webhook signature covers. */
+export interface SignedDelivery {
+  /** Unix seconds, as sent in the timestamp header. */
+  timestamp: string;
+  deliveryId: string;
+  body: Uint8Array | string;
+}
+
+function deliveryMac(secret: string, delivery: SignedDelivery): Buffer {
+  return createHmac('sha256', secret).update(`${delivery.timestamp}.${delivery.deliveryId}.`).update(delivery.body).digest();
+}
+
 /**
- * Checks `sha256=<hex>` against HMAC-SHA256(secret, body) with
- * `timingSafeEqual` on equal-length digests.
+ * Checks `sha256=<hex>` against HMAC-SHA256(secret, `<timestamp>.<delivery id>.<body>`) with
+ * `timingSafeEqual` on equal-length digests. The timestamp and the id are signed so that a
+ * captured delivery can neither be sent again under a new id nor kept back until its id is forgotten.
  *
  * @example
  * ```ts
- * verifySignature(secret, body, req.headers['x-switchyard-signature']);
+ * verifySignature(secret, { timestamp: '1767225600', deliveryId: 'd-1', body }, req.headers['x-switchyard-signature']);
  * ```
  */
-export function verifySignature(secret: string, body: Uint8Array, header: string | undefined): void {
-  const expected = createHmac('sha256', secret).update(body).digest();
+export function verifySignature(secret: string, delivery: SignedDelivery, header: string | undefined): void {
+  const expected = deliveryMac(secret, delivery);
   const match = /^sha256=([0-9a-fA-F]{64})$/.exec(header ?? '');
   // Compare digests of equal length only; a malformed header is refused without a comparison.
   if (!match || !timingSafeEqual(Buffer.from(match[1]!, 'hex'), expected)) {
@@ -263,7 +313,19 @@ export function verifySignature(secret: string, body: Uint8Array, header: string
   }
 }
 
-/** Signs a body the way {@link verifySignature} expects (for senders and tests). */
-export function signBody(secret: string, body: Uint8Array | string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+/**
+ * The headers of a delivery signed the way {@link verifySignature} expects (for senders and tests).
+ *
+ * @example
+ * ```ts
+ * const headers = signDelivery(secret, { deliveryId: 'd-1', body, timestamp: String(Math.floor(Date.now() / 1000)) });
+ * await fetch(url, { method: 'POST', headers, body });
+ * ```
+ */
+export function signDelivery(secret: string, delivery: SignedDelivery): Record<string, string> {
+  return {
+    'x-switchyard-signature': `sha256=${deliveryMac(secret, delivery).toString('hex')}`,
+    'x-switchyard-delivery': delivery.deliveryId,
+    'x-switchyard-timestamp': delivery.timestamp,
+  };
 }

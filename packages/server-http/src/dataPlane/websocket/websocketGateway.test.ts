@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -8,9 +8,9 @@ import { after, describe, test } from 'node:test';
 import { type FakeUpstream, startFakeAnthropic, startFakeOpenAi } from '@switchyard/test-support';
 import fc from 'fast-check';
 import OpenAI from 'openai';
+import { startTestGateway } from '../../../test/startTestGateway.js';
 import { eventually, type Message, open, refused } from '../../../test/wsClient.js';
-import { parseConfig } from '../../gateway/config/load.js';
-import { Gateway } from '../../gateway/gateway.js';
+import type { Gateway } from '../../gateway/gateway.js';
 
 const KEY = 'mgmt-secret';
 const CLIENT = 'sk-client';
@@ -60,9 +60,7 @@ metrics: { port: 0 }
 
 /** Starts a gateway whose providers each have one credential, `sk-base-<provider>`, at priority 10. */
 async function start(text = configText()) {
-  const path = join(dir, `config-${++configs}.yaml`);
-  await writeFile(path, text);
-  const gateway = await Gateway.start({ config: parseConfig(text), configPath: path, logDestination: { write() {} } });
+  const { gateway } = await startTestGateway(text);
   gateways.push(gateway);
   for (const provider of ['up', 'claude']) {
     await gateway.credentials.manager.add({

@@ -326,6 +326,9 @@ class SqlTx extends SqlReader implements WorkflowTx {
       ])) === 1
     );
   }
+  async pruneDeliveries(receivedBefore: string) {
+    return this.s.run('DELETE FROM webhook_deliveries WHERE received_at < ?', [receivedBefore]);
+  }
   async appendAudit(chain: string, build: EntryBuilder): Promise<SealedEntry[]> {
     assertChainName(chain);
     await this.driver.lockChain(this.s, chain);
