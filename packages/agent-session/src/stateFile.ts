@@ -7,8 +7,9 @@
  * beside it, then renamed) and readable by its owner only, since a
  * conversation may hold secrets.
  */
-import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { writeFileAtomic } from '@switchyard/runtime/fs';
 import type { AgentMessage, Conversation } from './engine/conversation.js';
 import { AgentSessionError } from './engine/errors.js';
 
@@ -61,14 +62,7 @@ export async function loadAgentState(path: string): Promise<AgentMessage[]> {
 
 /** Writes `state` to `path` atomically, mode 0600. */
 export async function saveAgentState(path: string, state: AgentStateFile): Promise<void> {
-  const temporary = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await writeFileAtomic(dirname(path), basename(path), `${JSON.stringify(state, null, 2)}\n`, { mode: 0o600, exactMode: false });
 }
 
 /**

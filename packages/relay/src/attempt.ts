@@ -7,7 +7,7 @@
  */
 
 import { Readable } from 'node:stream';
-import type { Scheduler, TimerHandle } from '@switchyard/runtime';
+import { readCappedBody, type Scheduler, type TimerHandle } from '@switchyard/runtime';
 import type { ErrorInfo } from '@switchyard/translate';
 import type { UpstreamStreamError } from '@switchyard/translate/wire';
 import { type Exchange, UnreadableUpstreamBody } from './exchange.js';
@@ -60,51 +60,12 @@ function tooLarge(limit: number): Error {
   return Object.assign(new Error(`upstream body exceeds ${limit} bytes`), { code: 'BODY_TOO_LARGE' });
 }
 
-/**
- * Reads a whole body, up to `limit` bytes. Node streams (undici's bodies) are read through `data`
- * events: an async iterator costs more per response than reading a small body does.
- */
+/** Reads a whole body, up to `limit` bytes; a body that closes early fails as a dropped socket would. */
 function readAll(body: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
-  if (!(body instanceof Readable)) return readAllIterable(body, limit);
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const settle = (error: Error | undefined) => {
-      body.off('data', onData);
-      body.off('end', onEnd);
-      body.off('error', onError);
-      body.off('close', onClose);
-      if (error) reject(error);
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    };
-    const onData = (chunk: Uint8Array) => {
-      size += chunk.byteLength;
-      if (size > limit) {
-        body.destroy();
-        settle(tooLarge(limit));
-        return;
-      }
-      chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-    };
-    const onEnd = () => settle(undefined);
-    const onError = (error: Error) => settle(error);
-    const onClose = () => settle(Object.assign(new Error('upstream body closed before its end'), { code: 'UND_ERR_SOCKET' }));
-    body.on('data', onData);
-    body.on('end', onEnd);
-    body.on('error', onError);
-    body.on('close', onClose);
+  return readCappedBody(body, limit, {
+    tooLarge,
+    closedEarly: () => Object.assign(new Error('upstream body closed before its end'), { code: 'UND_ERR_SOCKET' }),
   });
-}
-
-async function readAllIterable(body: AsyncIterable<Uint8Array>, limit: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.byteLength;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-  }
-  return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
 }
 
 /** What a chunk handler says: go on, stop reading, or wait for the promise (backpressure) and then say. */

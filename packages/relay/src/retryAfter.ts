@@ -5,18 +5,11 @@
  * durations such as `6m0s` or `250ms`.
  */
 
-const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m|h)/g;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+import { durationMs } from '@switchyard/runtime';
 
-/** Parses `1h2m3.5s`, `250ms`, `20s` into milliseconds, or undefined. */
+/** Parses `1h2m3.5s`, `250ms`, `20s` into milliseconds (fractions kept), or undefined; the runtime's {@link durationMs}. */
 export function parseGoDuration(text: string): number | undefined {
-  let total = 0;
-  let matched = '';
-  for (const match of text.matchAll(DURATION_PART)) {
-    total += Number(match[1]) * UNIT_MS[match[2]!]!;
-    matched += match[0];
-  }
-  return matched.length > 0 && matched === text.trim() ? total : undefined;
+  return durationMs(text, { exact: true });
 }
 
 /**

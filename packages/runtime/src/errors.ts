@@ -8,6 +8,8 @@ export type RuntimeErrorCode =
   | 'invalid_argument'
   /** A deadline passed ({@link withTimeout}). */
   | 'timeout'
+  /** A body went over its cap ({@link readCappedBody}). */
+  | 'too_large'
   /** PostgreSQL could not read, write, listen or migrate. */
   | 'store_failed';
 

@@ -6,6 +6,7 @@
  * and time, and no error message ever includes a request or response body,
  * since both carry tokens.
  */
+import { readCappedBody } from '@switchyard/runtime';
 import { type Dispatcher, request } from 'undici';
 import type { z } from 'zod';
 import { CredentialsError } from '../errors.js';
@@ -61,17 +62,11 @@ export function createHttpClient(options: HttpClientOptions = {}): HttpClient {
       ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
       ...(req.signal ? { signal: req.signal } : {}),
     });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of response.body) {
-      size += chunk.length;
-      if (size > maxBytes) {
-        response.body.destroy();
-        throw new CredentialsError('authorization_failed', `the answer of ${describeUrl(req.url)} is larger than ${maxBytes} bytes`);
-      }
-      chunks.push(chunk);
-    }
-    return { status: response.statusCode, headers: response.headers, text: Buffer.concat(chunks).toString('utf8') };
+    const body = await readCappedBody(response.body, maxBytes, {
+      tooLarge: () =>
+        new CredentialsError('authorization_failed', `the answer of ${describeUrl(req.url)} is larger than ${maxBytes} bytes`),
+    });
+    return { status: response.statusCode, headers: response.headers, text: body.toString('utf8') };
   };
 }
 

@@ -1,45 +1,35 @@
 /**
  * @module safeFiles
  * File primitives for secrets on disk:
- * - **Atomic writes.** Write a temp file (mode 0600, `O_EXCL`) in the same
- *   directory, fsync it, rename it over the target, fsync the directory. A
- *   crash at any point leaves the old file or the new one, never a torn one.
+ * - **Atomic writes.** The runtime's one atomic write (`@switchyard/runtime/fs`):
+ *   a temp file (mode 0600, `O_EXCL | O_NOFOLLOW`) in the same directory,
+ *   fsynced, renamed over the target, the directory fsynced. A crash at any
+ *   point leaves the old file or the new one, never a torn one.
  * - **Confined reads.** A name resolves inside the root or is refused:
  *   symlinks are followed only when their target stays inside the root (as
  *   Kubernetes secret mounts do), and anything that is not a regular file,
  *   such as a FIFO that would block a read forever, is refused.
  */
-import { randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { lstat, open, readdir, realpath, rename, stat, unlink } from 'node:fs/promises';
+import { lstat, open, readdir, realpath, stat, unlink } from 'node:fs/promises';
 import { join, sep } from 'node:path';
+import { ATOMIC_TEMP_PREFIX, syncDirectory, writeFileAtomic as writeAtomically } from '@switchyard/runtime/fs';
 import { CredentialsError } from '../errors.js';
 
-/** Prefix of temp files, so that listings and watchers skip them. */
-export const TEMP_PREFIX = '.tmp-';
+export { syncDirectory };
 
-/** Writes `data` to `directory/name` atomically with `mode` (default 0600). */
+/** Prefix of temp files, so that listings and watchers skip them. */
+export const TEMP_PREFIX = ATOMIC_TEMP_PREFIX;
+
+/** Writes `data` to `directory/name` atomically with `mode` (default 0600); a failure is `store_failed`. */
 export async function writeFileAtomic(directory: string, name: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
-  const temp = join(directory, `${TEMP_PREFIX}${name}-${process.pid}-${randomBytes(6).toString('hex')}`);
-  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-  const handle = await open(temp, flags, mode);
   try {
-    try {
-      // The umask may have narrowed `mode`; it can never have widened it, but set it exactly.
-      await handle.chmod(mode);
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, join(directory, name));
+    await writeAtomically(directory, name, data, { mode });
   } catch (error) {
-    await unlink(temp).catch(() => undefined);
     throw new CredentialsError('store_failed', `could not write ${name}: ${(error as NodeJS.ErrnoException).code ?? 'I/O error'}`, {
       cause: error,
     });
   }
-  await syncDirectory(directory);
 }
 
 /** Removes the temp files in `directory` older than `maxAgeMs`: left by writers that crashed (younger ones may still be in use). */
@@ -53,19 +43,6 @@ export async function removeStaleTempFiles(directory: string, maxAgeMs: number):
     } catch {
       // Gone already, or not ours to remove.
     }
-  }
-}
-
-/** Makes a rename or unlink in `directory` durable. */
-export async function syncDirectory(directory: string): Promise<void> {
-  let handle: Awaited<ReturnType<typeof open>> | undefined;
-  try {
-    handle = await open(directory, constants.O_RDONLY | constants.O_DIRECTORY);
-    await handle.sync();
-  } catch {
-    // Some file systems refuse fsync on directories; the rename itself is still atomic.
-  } finally {
-    await handle?.close();
   }
 }
 

@@ -4,7 +4,7 @@
  * UTC reset periods for quotas, timers that may lie weeks ahead, and
  * config durations (`100ms`, `30s`, `5m`).
  */
-import type { Scheduler } from '@switchyard/runtime';
+import { durationMs, type Scheduler } from '@switchyard/runtime';
 import { CredentialsError } from '../errors.js';
 
 /** How often a quota resets: at 00:00 UTC each day, or on the 1st of each month. */
@@ -79,11 +79,10 @@ function abortError(signal: AbortSignal): CredentialsError {
   return new CredentialsError('aborted', 'cancelled', { cause: signal.reason });
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
 /**
- * Reads a duration written like `100ms`, `30s`, `5m`, `1h30m` or `1d`, or a
- * number of milliseconds. `field` names the config key in the error.
+ * Reads a duration written like `100ms`, `30s`, `5m`, `1h30m`, `1d` or `1w`, or a
+ * number of milliseconds (also as a string: `"100"`), through the runtime's
+ * {@link durationMs}. `field` names the config key in the error.
  *
  * @example
  * ```ts
@@ -91,12 +90,7 @@ const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_00
  * ```
  */
 export function parseDuration(value: string | number, field = 'duration'): number {
-  if (typeof value === 'number') {
-    if (Number.isFinite(value) && value >= 0) return value;
-  } else if (typeof value === 'string' && /^(\d+(\.\d+)?(ms|s|m|h|d))+$/.test(value.trim())) {
-    let total = 0;
-    for (const [, amount, , unit] of value.trim().matchAll(/(\d+(\.\d+)?)(ms|s|m|h|d)/g)) total += Number(amount) * UNIT_MS[unit!]!;
-    return Math.round(total);
-  }
+  const ms = durationMs(value);
+  if (ms !== undefined) return ms;
   throw new CredentialsError('invalid_config', `${field} must be a duration like 100ms, 30s, 5m or 1h`, { field });
 }

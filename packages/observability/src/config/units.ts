@@ -4,13 +4,12 @@
  * `512KiB`, `1G`) as the config writes them. Sizes are binary: `M` is
  * 1024 × 1024 bytes, as log rotators count.
  */
+import { durationMs } from '@switchyard/runtime';
 import { ObservabilityError } from '../errors.js';
 
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
-const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/y;
-
 /**
- * Parses a duration into milliseconds. A bare number is milliseconds.
+ * Parses a duration into milliseconds, through the runtime's {@link durationMs}.
+ * A bare number is milliseconds.
  *
  * @example
  * ```ts
@@ -19,29 +18,15 @@ const DURATION_PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/y;
  * ```
  */
 export function parseDuration(input: string | number): number {
+  const ms = durationMs(input);
+  if (ms !== undefined) return ms;
   if (typeof input === 'number') {
-    if (Number.isFinite(input) && input >= 0) return input;
     throw new ObservabilityError('invalid_argument', `a duration must be a non-negative number of milliseconds, got ${input}`);
   }
-  const text = input.trim();
-  if (/^\d+$/.test(text)) return Number(text);
-  let total = 0;
-  let at = 0;
-  DURATION_PART.lastIndex = 0;
-  while (at < text.length) {
-    DURATION_PART.lastIndex = at;
-    const match = DURATION_PART.exec(text);
-    if (!match) break;
-    total += Number(match[1]) * DURATION_UNITS[match[2]!]!;
-    at = DURATION_PART.lastIndex;
-  }
-  if (text.length === 0 || at !== text.length) {
-    throw new ObservabilityError(
-      'invalid_argument',
-      `${JSON.stringify(input)} is not a duration (write it like 100ms, 30s, 5m, 1h30m or 30d)`,
-    );
-  }
-  return Math.round(total);
+  throw new ObservabilityError(
+    'invalid_argument',
+    `${JSON.stringify(input)} is not a duration (write it like 100ms, 30s, 5m, 1h30m or 30d)`,
+  );
 }
 
 /**

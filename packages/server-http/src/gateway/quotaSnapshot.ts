@@ -8,6 +8,7 @@
  * hosts through), with a timeout, a size cap and no redirects. When the call
  * fails, the snapshot falls back to the local figures and says why in `error`.
  */
+import { readCappedBody } from '@switchyard/runtime';
 import { request } from 'undici';
 import { assertCallableUrl, guardedAgent, type LookupFunction, SsrfBlocked, type SsrfPolicy } from '../controlPlane/ssrf.js';
 
@@ -87,19 +88,15 @@ export async function fetchProviderQuota(url: string, token: string, policy: Ssr
       bodyTimeout: TIMEOUT_MS,
       signal: AbortSignal.timeout(TIMEOUT_MS),
     });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MAX_BODY_BYTES) throw new Error(`the quota endpoint answered more than ${MAX_BODY_BYTES} bytes`);
-      chunks.push(chunk);
-    }
+    const raw = await readCappedBody(answer.body, MAX_BODY_BYTES, {
+      tooLarge: () => new Error(`the quota endpoint answered more than ${MAX_BODY_BYTES} bytes`),
+    });
     if (answer.statusCode >= 300 && answer.statusCode < 400)
       throw new Error(`the quota endpoint redirected (${answer.statusCode}); redirects are not followed`);
     if (answer.statusCode >= 400) throw new Error(`the quota endpoint answered ${answer.statusCode}`);
     let body: unknown;
     try {
-      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      body = JSON.parse(raw.toString('utf8'));
     } catch {
       throw new Error('the quota endpoint did not answer JSON');
     }

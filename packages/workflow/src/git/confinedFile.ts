@@ -25,11 +25,11 @@
  * of the root after it was opened takes its writes with it, as it would take
  * the file written a moment later.
  */
-import { randomBytes } from 'node:crypto';
 import type { Stats } from 'node:fs';
 import { constants, existsSync } from 'node:fs';
-import { type FileHandle, lstat, mkdir, open, readlink, realpath, rename, rm, stat } from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open, readlink, realpath, rm, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
+import { writeFileAtomic } from '@switchyard/runtime/fs';
 import { InvalidArgumentError, WorkflowError } from '../errors.js';
 import { confinedPath, isInside } from './safety.js';
 
@@ -88,6 +88,11 @@ class ConfinedDirectory {
       await handle.close();
       throw error;
     }
+  }
+
+  /** The path that names this directory (through the held descriptor where the platform allows). */
+  get path(): string {
+    return this.base;
   }
 
   /** The path that names `name` inside this directory. */
@@ -162,21 +167,8 @@ export async function writeConfinedFile(
 ): Promise<string> {
   const { file, dir } = await confinedParent(root, path, { ...options, createParents: true });
   try {
-    const temp = dir.entry(`.${randomBytes(6).toString('hex')}.tmp`);
-    const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
-    const handle = await open(temp, flags, options.mode ?? 0o644);
-    try {
-      try {
-        await handle.writeFile(content);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      await rename(temp, dir.entry(basename(file)));
-    } catch (error) {
-      await rm(temp, { force: true });
-      throw error;
-    }
+    // The directory is synced through the handle held open, not by reopening its path.
+    await writeFileAtomic(dir.path, basename(file), content, { mode: options.mode ?? 0o644, exactMode: false, syncDirectory: false });
     await dir.sync();
   } finally {
     await dir.close();

@@ -1,12 +1,8 @@
 /**
  * @module html
- * Escaping and the security headers the agent server's pages share.
+ * The security headers and the look the agent server's pages share (values
+ * in a page are escaped by `hono/html`'s `html` tag).
  */
-
-/** Escapes text for HTML content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
 
 /** Headers of every page: scripts only from this server, no framing, no referrer leaks. */
 export const PAGE_HEADERS: Record<string, string> = {

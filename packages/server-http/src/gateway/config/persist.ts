@@ -1,13 +1,13 @@
 /**
  * @module persist
- * Writing the config file back: atomically (temp file, fsync, rename, with
+ * Writing the config file back: atomically (the runtime's `writeFileAtomic`: temp file, fsync, rename, with
  * the original's mode or 0600, since it holds secrets), and for single
  * settings through the YAML document, so comments and layout survive.
  */
-import { randomBytes } from 'node:crypto';
-import { open, rename, rm, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
 import { SECRET_CONFIG_PATHS } from '@switchyard/observability';
+import { writeFileAtomic } from '@switchyard/runtime/fs';
 import { parseDocument } from 'yaml';
 import type { GatewayConfig } from './schema.js';
 
@@ -22,20 +22,8 @@ export async function writeFileAtomically(path: string, text: string, options: {
       (s) => s.mode & 0o777,
       () => 0o600,
     ));
-  const temporary = join(dirname(path), `.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temporary, 'wx', mode);
-  try {
-    // The umask may have narrowed `mode`; set it exactly.
-    if (options.mode !== undefined) await handle.chmod(mode);
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-  } catch (error) {
-    await handle.close();
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  await handle.close();
-  await rename(temporary, path);
+  // The umask may have narrowed `mode`; a mode asked for is set exactly.
+  await writeFileAtomic(dirname(path), basename(path), text, { mode, exactMode: options.mode !== undefined });
 }
 
 /** The config text with one setting changed, comments and formatting kept. */

@@ -6,7 +6,8 @@
  * script, no build step, no network but this gateway; it polls the
  * operations API every two seconds with the browser session's cookie.
  */
-import { escapeHtml, page } from './layout.js';
+import { html, raw } from 'hono/html';
+import { page } from './layout.js';
 
 const BODY = `<header>
 <h1>Switchyard gateway</h1>
@@ -193,7 +194,7 @@ setInterval(tick, 1000);
 
 /** The dashboard page. */
 export function dashboardPage() {
-  return page({ title: 'Switchyard dashboard', body: BODY, script: SCRIPT });
+  return page({ title: 'Switchyard dashboard', body: raw(BODY), script: SCRIPT });
 }
 
 /** What the home page links to; a link is left out when that part is off. */
@@ -213,25 +214,25 @@ export interface HomeLinks {
  */
 export function homePage(links: HomeLinks) {
   const item = (href: string, label: string, note: string) =>
-    `<li><a href="${escapeHtml(href)}">${escapeHtml(label)}</a> <span class="muted">${escapeHtml(note)}</span></li>`;
+    html`<li><a href="${href}">${label}</a> <span class="muted">${note}</span></li>`;
   const items = [
     links.dashboard
       ? item('/dashboard', 'Dashboard', 'providers, traffic and cooldowns; sign in with the management key (remote-management.secret-key)')
-      : `<li>Dashboard: off. <span class="muted">Set remote-management.secret-key to turn it (and the management API) on.</span></li>`,
+      : html`<li>Dashboard: off. <span class="muted">Set remote-management.secret-key to turn it (and the management API) on.</span></li>`,
     item('/health', 'Health', 'whether the gateway can serve, as JSON'),
     links.metricsUrl
       ? item(links.metricsUrl, 'Metrics', 'Prometheus text, on the metrics port')
-      : `<li>Metrics: off. <span class="muted">Set metrics.enabled to serve them.</span></li>`,
+      : html`<li>Metrics: off. <span class="muted">Set metrics.enabled to serve them.</span></li>`,
     item('/openapi.json', 'Control-plane API', 'OpenAPI 3.1 description of the management and operations routes'),
   ];
   return page({
     title: 'Switchyard gateway',
-    body: `<main>
+    body: html`<main>
 <section aria-labelledby="home-title">
 <h1 id="home-title">Switchyard gateway</h1>
-<p>OpenAI-, Anthropic- and Gemini-compatible clients use <code>${escapeHtml(links.apiBase)}</code> as their base URL, with a key from <code>api-keys</code>.</p>
+<p>OpenAI-, Anthropic- and Gemini-compatible clients use <code>${links.apiBase}</code> as their base URL, with a key from <code>api-keys</code>.</p>
 <ul>
-${items.join('\n')}
+${items.map((entry, i) => [i > 0 ? raw('\n') : '', entry])}
 </ul>
 <p class="muted">Every configuration key is described in docs/configuration.md of the Switchyard repository.</p>
 </section>

@@ -3,13 +3,14 @@
  * The frame every gateway page shares: plain HTML, one small stylesheet,
  * no external resources (the pages work offline), a strict
  * Content-Security-Policy whose only script is the page's own (by nonce).
+ * Pages are built with `hono/html`'s `html` tag, which escapes every value
+ * put into them; markup that is not to be escaped is marked with `raw`.
  */
 import { randomBytes } from 'node:crypto';
+import { html, raw } from 'hono/html';
 
-/** Escapes text for HTML element content and attribute values. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
-}
+/** A fragment of a page built with the `html` tag of `hono/html` (its values escaped), or marked `raw`. */
+export type Html = ReturnType<typeof html>;
 
 const STYLE = `
 :root { color-scheme: light dark; --fg: #1b1f24; --muted: #59636e; --bg: #ffffff; --panel: #f6f8fa; --line: #d1d9e0; --ok: #1a7f37; --bad: #cf222e; --warn: #9a6700; --accent: #0969da; }
@@ -40,22 +41,24 @@ svg.chart polyline { fill: none; stroke-width: 1.5; }
 `;
 
 /** A complete page; `script` runs, and `style` (added to the shared sheet) applies, under the page's CSP nonce. */
-export function page(options: { title: string; body: string; script?: string; style?: string }): { html: string; csp: string } {
+export function page(options: { title: string; body: Html; script?: string; style?: string }): { html: string; csp: string } {
   const nonce = randomBytes(16).toString('base64');
-  const html = `<!doctype html>
+  const text = html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(options.title)}</title>
+<title>${options.title}</title>
 <link rel="icon" href="data:,">
-<style nonce="${nonce}">${STYLE}${options.style ?? ''}</style>
+<style nonce="${nonce}">${raw(STYLE + (options.style ?? ''))}</style>
 </head>
 <body>
 ${options.body}
-${options.script ? `<script nonce="${nonce}">${options.script}</script>` : ''}
+${options.script ? html`<script nonce="${nonce}">${raw(options.script)}</script>` : ''}
 </body>
 </html>`;
+  // No value above is a promise, so the page is ready now.
+  if (text instanceof Promise) throw new TypeError('a page must not be built from promises');
   const csp = `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`;
-  return { html, csp };
+  return { html: text.toString(), csp };
 }

@@ -9,9 +9,10 @@
  * builder-ID or identity-center (start URL and region). Plain HTML and one
  * script; no build step, no network but this gateway.
  */
-import { escapeHtml, page } from './layout.js';
+import { html, raw } from 'hono/html';
+import { type Html, page } from './layout.js';
 
-const CLOUD_FIELDS = `<fieldset>
+const CLOUD_FIELDS = raw(`<fieldset>
 <legend>Account</legend>
 <p><label><input type="radio" name="mode" value="builder-id" checked> Builder ID (a personal account)</label></p>
 <p><label><input type="radio" name="mode" value="identity-center"> IAM Identity Center (an organization)</label></p>
@@ -19,18 +20,18 @@ const CLOUD_FIELDS = `<fieldset>
 <p><label for="start-url">Start URL</label><br><input id="start-url" name="start_url" type="url" placeholder="https://my-org.awsapps.com/start" size="40"></p>
 <p><label for="region">Region</label><br><input id="region" name="region" type="text" placeholder="us-east-1" size="16" autocomplete="off"></p>
 </div>
-</fieldset>`;
+</fieldset>`);
 
-function body(flow: string, cloud: boolean): string {
-  return `<header>
-<h1>Sign in: ${escapeHtml(flow)}</h1>
+function body(flow: string, cloud: boolean): Html {
+  return html`<header>
+<h1>Sign in: ${flow}</h1>
 <form method="post" action="/dashboard/logout"><button type="submit">Sign out</button></form>
 </header>
-<main data-flow="${escapeHtml(flow)}">
+<main data-flow="${flow}">
 <section aria-labelledby="start-title">
 <h2 id="start-title">1. Start</h2>
 <form id="start">
-${cloud ? CLOUD_FIELDS : '<p class="muted">The gateway asks the provider for a one-time code for you to approve.</p>'}
+${cloud ? CLOUD_FIELDS : html`<p class="muted">The gateway asks the provider for a one-time code for you to approve.</p>`}
 <p id="form-error" class="error" role="alert"></p>
 <button type="submit" id="start-button">Start sign-in</button>
 </form>

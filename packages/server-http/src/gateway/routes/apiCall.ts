@@ -15,6 +15,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError, fieldDetail } from '@switchyard/http-kit';
+import { readCappedBody } from '@switchyard/runtime';
 import { request } from 'undici';
 import { assertCallableUrl, guardedAgent, SsrfBlocked } from '../../controlPlane/ssrf.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
@@ -88,19 +89,15 @@ export function registerApiCallRoute(app: ControlPlaneApp, gateway: Gateway): vo
           bodyTimeout: TIMEOUT_MS,
           signal: AbortSignal.timeout(TIMEOUT_MS),
         });
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of answer.body as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          if (size > MAX_BODY_BYTES) throw new ApiError('bad_gateway', `the answer is larger than ${MAX_BODY_BYTES} bytes`);
-          chunks.push(chunk);
-        }
+        const body = await readCappedBody(answer.body, MAX_BODY_BYTES, {
+          tooLarge: () => new ApiError('bad_gateway', `the answer is larger than ${MAX_BODY_BYTES} bytes`),
+        });
         const header: Record<string, string[]> = {};
         for (const [name, value] of Object.entries(answer.headers)) {
           if (value !== undefined) header[name] = Array.isArray(value) ? value : [value];
         }
         gateway.observability.logger.info({ method: call.method, host: url.host, status: answer.statusCode }, 'management_api_call');
-        return c.json({ status_code: answer.statusCode, header, body: Buffer.concat(chunks).toString('utf8') }, 200);
+        return c.json({ status_code: answer.statusCode, header, body: body.toString('utf8') }, 200);
       } catch (error) {
         if (error instanceof ApiError) throw error;
         const cause = (error as { cause?: unknown }).cause ?? error;

@@ -14,11 +14,12 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { CredentialsError, type SignInSession } from '@switchyard/credentials';
 import { ApiError, fieldDetails } from '@switchyard/http-kit';
 import type { Context, MiddlewareHandler } from 'hono';
+import { html as markup } from 'hono/html';
 import type { SessionStore } from '../../controlPlane/managementAuth.js';
 import type { ControlPlaneApp } from '../controlPlane.js';
 import { signInRequest } from '../flows.js';
 import type { Gateway } from '../gateway.js';
-import { escapeHtml, page } from '../pages/layout.js';
+import { page } from '../pages/layout.js';
 import { loginPage } from '../pages/login.js';
 import { signInPage } from '../pages/signIn.js';
 import { type Guard, html, pageAccess } from './dashboard.js';
@@ -214,13 +215,13 @@ async function optionalJson(c: Context): Promise<unknown> {
 }
 
 function unknownFlowPage(flow: string, flows: readonly string[]) {
-  const links = flows.map((name) => `<li><a href="/v0/oauth/${encodeURIComponent(name)}">${escapeHtml(name)}</a></li>`).join('');
+  const links = flows.map((name) => markup`<li><a href="/v0/oauth/${encodeURIComponent(name)}">${name}</a></li>`);
   return page({
     title: 'Switchyard: no such sign-in',
-    body: `<main><section class="login" aria-labelledby="title">
+    body: markup`<main><section class="login" aria-labelledby="title">
 <h1 id="title">No such sign-in</h1>
-<p role="alert">This gateway has no sign-in flow named <code>${escapeHtml(flow)}</code>.</p>
-${flows.length ? `<p>Its flows:</p><ul>${links}</ul>` : ''}
+<p role="alert">This gateway has no sign-in flow named <code>${flow}</code>.</p>
+${flows.length ? markup`<p>Its flows:</p><ul>${links}</ul>` : ''}
 </section></main>`,
   });
 }
