@@ -36,7 +36,7 @@ import {
   StatusResponseSchema,
   UploadResponseSchema,
 } from './schemas.js';
-import { DEFAULT_UPLOAD_LIMIT_BYTES, storeUpload } from './uploads.js';
+import { DEFAULT_MAX_UPLOADS, DEFAULT_UPLOAD_DIR_LIMIT_BYTES, DEFAULT_UPLOAD_LIMIT_BYTES, storeUpload } from './uploads.js';
 
 /** Options of {@link createAgentApi}. */
 export interface AgentApiOptions {
@@ -52,8 +52,12 @@ export interface AgentApiOptions {
   uploadDir: string;
   /** Largest upload (default 10 MiB). */
   uploadLimitBytes?: number;
+  /** Most files stored through `/upload` (default 1,000). */
+  maxUploads?: number;
+  /** Most bytes stored through `/upload` in all (default 100 MiB). */
+  uploadDirLimitBytes?: number;
   /** Event-stream limits. */
-  events?: { heartbeatMs?: number };
+  events?: { heartbeatMs?: number; maxSubscribers?: number };
   scheduler?: Scheduler;
 }
 
@@ -121,6 +125,10 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
   const scheduler = options.scheduler ?? systemScheduler;
   const events = new EventHub(session, { scheduler, ...options.events });
   const uploadLimit = options.uploadLimitBytes ?? DEFAULT_UPLOAD_LIMIT_BYTES;
+  const maxUploads = options.maxUploads ?? DEFAULT_MAX_UPLOADS;
+  const uploadDirLimit = options.uploadDirLimitBytes ?? DEFAULT_UPLOAD_DIR_LIMIT_BYTES;
+  /** What this server has stored in the upload directory. */
+  const stored = { count: 0, bytes: 0 };
   const app = createControlPlaneApp();
   app.onError(handleError);
   // The CORS middleware answers OPTIONS on every path, so `Allow` names it beside the routes' methods.
@@ -251,6 +259,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       responses: {
         200: { content: { 'text/event-stream': { schema: z.string() } }, description: 'An endless event stream' },
         ...accessResponses,
+        429: errorResponse('Too many event and screen streams are open (Retry-After says when to try again)'),
       },
     }),
     (c) => {
@@ -262,6 +271,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       // Hono answers HEAD with the GET handler's headers and drops its body unread and uncancelled:
       // a stream opened for it would stay subscribed for as long as the server runs.
       if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers }) as never;
+      if (events.full) throw tooManyStreams(events.size);
       const stream = events.open(c.req.valid('header')['last-event-id'] ?? c.req.valid('query').last_event_id);
       return new Response(stream, { status: 200, headers }) as never;
     },
@@ -301,7 +311,22 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       if (!(file instanceof File))
         throw new AgentSessionError('invalid_input', 'a file is required in the "file" field', { field: 'file' });
       if (file.size > uploadLimit) throw new ApiError('payload_too_large', `uploads must be at most ${uploadLimit} bytes`);
-      const path = await storeUpload(options.uploadDir, file.name, new Uint8Array(await file.arrayBuffer()));
+      // The directory is bounded too: many small uploads must not fill the disk.
+      if (stored.count >= maxUploads || stored.bytes + file.size > uploadDirLimit)
+        throw new ApiError(
+          'payload_too_large',
+          `the upload directory is full (${stored.count} files, ${stored.bytes} bytes; at most ${maxUploads} files and ${uploadDirLimit} bytes)`,
+        );
+      stored.count++;
+      stored.bytes += file.size;
+      let path: string;
+      try {
+        path = await storeUpload(options.uploadDir, file.name, new Uint8Array(await file.arrayBuffer()));
+      } catch (error) {
+        stored.count--;
+        stored.bytes -= file.size;
+        throw error;
+      }
       return c.json({ ok: true as const, path, size: file.size }, 200);
     },
   );
@@ -323,6 +348,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
         },
         ...accessResponses,
         404: errorResponse('No screen: the agent speaks ACP'),
+        429: errorResponse('Too many event and screen streams are open (Retry-After says when to try again)'),
       },
     }),
     (c) => {
@@ -336,6 +362,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       };
       // As for /events: a HEAD must not open a stream nobody reads.
       if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers }) as never;
+      if (events.full) throw tooManyStreams(events.size);
       const stream = events.openScreen();
       if (!stream) throw new ApiError('not_found', 'this agent has no screen: it speaks ACP');
       return new Response(stream, { status: 200, headers }) as never;
@@ -356,4 +383,15 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
   app.openAPIRegistry.register('Dialog', DialogSchema);
   registerPages(app, { openApiDocument, apiKeyRequired: Boolean(options.apiKey) });
   return { app, events, openApiDocument, close: () => events.closeAll() };
+}
+
+/** The refusal of a stream past the cap (429, with when to try again). */
+function tooManyStreams(open: number): ApiError {
+  return new ApiError(
+    'too_many_requests',
+    `${open} event and screen streams are open, the most this server keeps; close one or try again`,
+    {
+      headers: { 'retry-after': '5' },
+    },
+  );
 }

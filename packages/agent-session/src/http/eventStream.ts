@@ -25,7 +25,12 @@ export interface EventHubOptions {
   scheduler: Scheduler;
   /** Interval of `: ping` comments that keep proxies from closing an idle stream (default 15 s). */
   heartbeatMs?: number;
+  /** Most streams (`/events` and the `/screen` stream together) open at once (default 64). */
+  maxSubscribers?: number;
 }
+
+/** Default cap on open event and screen streams: each holds a socket, listeners and a heartbeat timer. */
+export const DEFAULT_MAX_SUBSCRIBERS = 64;
 
 interface Subscriber {
   close(): void;
@@ -76,6 +81,11 @@ export class EventHub {
   /** Open streams. */
   get size(): number {
     return this.subscribers.size;
+  }
+
+  /** True when no further stream may open (a stream joins the count as it opens, in the same tick). */
+  get full(): boolean {
+    return this.subscribers.size >= (this.options.maxSubscribers ?? DEFAULT_MAX_SUBSCRIBERS);
   }
 
   private id(seq: number): string {

@@ -13,6 +13,10 @@ import { AgentSessionError } from '../engine/errors.js';
 
 /** Default largest upload: 10 MiB. */
 export const DEFAULT_UPLOAD_LIMIT_BYTES = 10 * 1024 * 1024;
+/** Default most files stored through `/upload`. */
+export const DEFAULT_MAX_UPLOADS = 1000;
+/** Default most bytes stored through `/upload` in all: 100 MiB. */
+export const DEFAULT_UPLOAD_DIR_LIMIT_BYTES = 100 * 1024 * 1024;
 
 /** `../../etc/passwd` → `passwd`; `my report (1).pdf` → `my_report__1_.pdf`. */
 export function safeFileName(name: string): string {
