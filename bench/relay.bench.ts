@@ -8,7 +8,13 @@
  *   paths interleaved in one-second slices so that they share the machine's conditions;
  * - added time to first byte for streams;
  * - the same one request at a time (warm processes, no queue), the floor of the added latency;
- * - maximum throughput of each proxy on one core (closed loop, 64 in flight).
+ * - maximum throughput of each proxy on one core (closed loop, 64 in flight);
+ * - the default-config run (issue 23): a closed loop of 32 connections with a fresh body per request
+ *   (no two equal), in rotating slices over the bare proxy, the whole gateway started with the shipped
+ *   config (`proxy.ts defaults`: metrics on, the request log at its default level on stdout, the cache as
+ *   shipped, off) and the tuned one; throughput against the bare proxy (target ≥ 0.8×) and p50 / p99.
+ *
+ * The default-config gateway also takes part in the latency phases (as `defaults`).
  *
  * - CPU time per request of each proxy during the throughput run (Linux:
  *   read from /proc), the figure that stays put on a machine shared with
@@ -22,8 +28,9 @@
  *
  *   pnpm build && pnpm bench relay [--smoke] [--source] [--matched]
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { type ChildProcess, type StdioOptions, spawn, spawnSync } from 'node:child_process';
+import { existsSync, openSync, readFileSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { type Row, report, SMOKE } from './lib.js';
@@ -31,8 +38,8 @@ import { type Row, report, SMOKE } from './lib.js';
 const RATE = 500;
 /** A second fixed rate, a quarter of what one core of the bare proxy sustains here. */
 const HIGH_RATE = 2000;
-const LATENCY_SECONDS = SMOKE ? 1 : 10;
-const THROUGHPUT_SECONDS = SMOKE ? 1 : 8;
+const LATENCY_SECONDS = SMOKE ? 0.5 : 10;
+const THROUGHPUT_SECONDS = SMOKE ? 0.5 : 8;
 /**
  * Closed-loop load on each path before anything is measured, in seconds per path. A fresh Node
  * process takes seconds of traffic to settle: V8 compiles the hot functions on a background thread
@@ -69,15 +76,25 @@ const proxyEnv = FROM_SOURCE
   ? process.env
   : { ...process.env, NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace('--conditions=@switchyard/source', '') };
 
-async function start(script: string, args: string[], cpu: number, env = process.env): Promise<{ port: number; pid: number }> {
+async function start(
+  script: string,
+  args: string[],
+  cpu: number,
+  env = process.env,
+  readyOnFd3 = false,
+): Promise<{ port: number; pid: number }> {
   const path = fileURLToPath(new URL(script, import.meta.url));
   const command = hasTaskset ? 'taskset' : process.execPath;
   // taskset execs node, so the child's pid is node's own.
   const argv = hasTaskset ? ['-c', String(cpu), process.execPath, path, ...args] : [path, ...args];
-  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'inherit'], env });
+  // `readyOnFd3`: the child's stdout is its log, sent to /dev/null as a deployment's log collector would
+  // take it off the process; READY comes on fd 3.
+  const stdio: StdioOptions = readyOnFd3 ? ['ignore', openSync('/dev/null', 'w'), 'inherit', 'pipe'] : ['ignore', 'pipe', 'inherit'];
+  const child = spawn(command, argv, { stdio, env });
   children.push(child);
+  const ready = (readyOnFd3 ? child.stdio[3] : child.stdout) as Readable;
   return new Promise((resolve, reject) => {
-    child.stdout!.on('data', (data: Buffer) => {
+    ready.on('data', (data: Buffer) => {
       const match = /READY (\d+)/.exec(data.toString());
       if (match) resolve({ port: Number(match[1]), pid: child.pid! });
     });
@@ -105,12 +122,14 @@ const pin = (pid: number, cpu: number) => spawnSync('taskset', ['-a', '-cp', Str
 const upstreamUrl = `http://127.0.0.1:${upstream.port}/v1`;
 const bare = await start('./relay/proxy.ts', ['bare', upstreamUrl], 1, proxyEnv);
 const gateway = await start('./relay/proxy.ts', ['gateway', upstreamUrl], 1, proxyEnv);
-const pids = { bare: bare.pid, gateway: gateway.pid };
+const defaults = await start('./relay/proxy.ts', ['defaults', upstreamUrl], 1, proxyEnv, true);
+const pids = { bare: bare.pid, gateway: gateway.pid, defaults: defaults.pid };
 
 const targets = {
   direct: new Pool(`http://127.0.0.1:${upstream.port}`, { connections: CONCURRENCY, pipelining: 1 }),
   bare: new Pool(`http://127.0.0.1:${bare.port}`, { connections: CONCURRENCY, pipelining: 1 }),
   gateway: new Pool(`http://127.0.0.1:${gateway.port}`, { connections: CONCURRENCY, pipelining: 1 }),
+  defaults: new Pool(`http://127.0.0.1:${defaults.port}`, { connections: CONCURRENCY, pipelining: 1 }),
 };
 type Target = keyof typeof targets;
 
@@ -120,6 +139,13 @@ const streamBody = JSON.stringify({
   stream: true,
   messages: [{ role: 'user', content: 'Say something about foxes.' }],
 });
+
+/** Connections of the default-config run: the closed loop of issue 23's measurement. */
+const DEFAULT_RUN_CONNECTIONS = 32;
+let serial = 0;
+/** A body no earlier request sent: the question carries a serial number. */
+const freshBody = () =>
+  JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: `Say something about foxes, number ${serial++}.` }] });
 
 /** One request; resolves with [time to first body byte, total] in ms. */
 async function once(target: Target, body: string): Promise<[number, number]> {
@@ -214,7 +240,7 @@ async function sequential(body: string, rounds: number): Promise<Record<Target, 
 }
 
 /** Closed loop: CONCURRENCY requests always in flight for `seconds`; requests per second and the proxy's CPU µs per request. */
-async function maxThroughput(target: 'bare' | 'gateway', seconds: number): Promise<{ rate: number; cpuUs: number | undefined }> {
+async function maxThroughput(target: Proxy, seconds: number): Promise<{ rate: number; cpuUs: number | undefined }> {
   for (let i = 0; i < 500; i++) await once(target, plainBody);
   const cpuBefore = cpuMs(pids[target]);
   let done = 0;
@@ -230,6 +256,61 @@ async function maxThroughput(target: 'bare' | 'gateway', seconds: number): Promi
   const rate = done / ((performance.now() - start) / 1000);
   const cpuAfter = cpuMs(pids[target]);
   return { rate, cpuUs: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / done };
+}
+
+type Proxy = 'bare' | 'gateway' | 'defaults';
+interface ClosedLoopResult {
+  rate: number;
+  p50: number;
+  p99: number;
+  cpuUs: number | undefined;
+}
+
+/**
+ * The default-config run: a closed loop of {@link DEFAULT_RUN_CONNECTIONS} connections, a fresh body per
+ * request, on the bare proxy, the default-config gateway and the tuned one, in `rounds` slices of `slice`
+ * seconds rotating over the three, so a busy moment on the machine falls on all of them.
+ */
+async function defaultConfigRun(rounds: number, slice: number): Promise<Record<Proxy, ClosedLoopResult>> {
+  const order: Proxy[] = ['bare', 'defaults', 'gateway'];
+  const acc = Object.fromEntries(
+    order.map((t) => [t, { done: 0, ms: 0, cpuMs: 0 as number | undefined, latencies: [] as number[] }]),
+  ) as Record<Proxy, { done: number; ms: number; cpuMs: number | undefined; latencies: number[] }>;
+  for (const target of order) for (let i = 0; i < 500; i++) await once(target, freshBody());
+  for (let round = 0; round < rounds; round++) {
+    for (const target of order) {
+      const a = acc[target];
+      const cpuBefore = cpuMs(pids[target]);
+      const end = performance.now() + slice * 1000;
+      const worker = async () => {
+        while (performance.now() < end) {
+          const [, all] = await once(target, freshBody());
+          a.latencies.push(all);
+          a.done++;
+        }
+      };
+      const started = performance.now();
+      await Promise.all(Array.from({ length: DEFAULT_RUN_CONNECTIONS }, worker));
+      a.ms += performance.now() - started;
+      const cpuAfter = cpuMs(pids[target]);
+      a.cpuMs = a.cpuMs === undefined || cpuBefore === undefined || cpuAfter === undefined ? undefined : a.cpuMs + cpuAfter - cpuBefore;
+    }
+  }
+  return Object.fromEntries(
+    order.map((t) => {
+      const a = acc[t];
+      a.latencies.sort((x, y) => x - y);
+      return [
+        t,
+        {
+          rate: a.done / (a.ms / 1000),
+          p50: percentile(a.latencies, 50),
+          p99: percentile(a.latencies, 99),
+          cpuUs: a.cpuMs === undefined ? undefined : (a.cpuMs * 1000) / a.done,
+        },
+      ];
+    }),
+  ) as Record<Proxy, ClosedLoopResult>;
 }
 
 /** {@link WARM_UP_SECONDS} of closed-loop load on every path, half plain and half streamed; nothing is recorded. */
@@ -249,11 +330,12 @@ try {
   await warmUp(WARM_UP_SECONDS);
   const plain = await fixedRate(plainBody, RATE, LATENCY_SECONDS);
   const stream = await fixedRate(streamBody, RATE, LATENCY_SECONDS);
-  const high = await fixedRate(plainBody, HIGH_RATE, SMOKE ? 1 : 5);
+  const high = await fixedRate(plainBody, HIGH_RATE, SMOKE ? 0.5 : 5);
   const warm = await sequential(plainBody, SMOKE ? 2 : 40);
   const warmStream = await sequential(streamBody, SMOKE ? 2 : 40);
   if (MATCHED) pin(upstream.pid, 0);
   const closed = { bare: await maxThroughput('bare', THROUGHPUT_SECONDS), gateway: await maxThroughput('gateway', THROUGHPUT_SECONDS) };
+  const shipped = await defaultConfigRun(SMOKE ? 1 : 4, SMOKE ? 0.5 : 3);
   const throughput = { bare: closed.bare.rate, gateway: closed.gateway.rate };
   const addedGateway50 = plain.gateway.p50 - plain.direct.p50;
   const addedGateway99 = plain.gateway.p99 - plain.direct.p99;
@@ -310,6 +392,43 @@ try {
       pass: throughput.gateway >= 0.8 * throughput.bare,
     },
   ];
+  rows.push(
+    {
+      name: 'default config: gateway added p50 / p99 at 500 req/s',
+      value: plain.defaults.p50 - plain.direct.p50,
+      unit: `ms / ${ms(plain.defaults.p99 - plain.direct.p99)}`,
+    },
+    { name: 'default config, stream: added time to first byte p50', value: stream.defaults.ttfb50 - stream.direct.ttfb50, unit: 'ms' },
+    {
+      name: 'default config, one at a time: added p50 / p99',
+      value: warm.defaults.p50 - warm.direct.p50,
+      unit: `ms / ${ms(warm.defaults.p99 - warm.direct.p99)}`,
+    },
+  );
+  const loop = `closed loop, ${DEFAULT_RUN_CONNECTIONS} connections, fresh bodies`;
+  for (const [target, label] of [
+    ['bare', 'bare pass-through proxy'],
+    ['gateway', 'tuned gateway'],
+    ['defaults', 'default-config gateway'],
+  ] as const) {
+    const r = shipped[target];
+    rows.push({
+      name: `${loop}: ${label}`,
+      value: r.rate,
+      unit: 'req/s',
+      ...(target === 'bare' ? {} : { baseline: shipped.bare.rate }),
+      ...(target === 'defaults' ? { target: '≥ 80% of bare', pass: r.rate >= 0.8 * shipped.bare.rate } : {}),
+    });
+    rows.push({ name: `${loop}: ${label}, p50 / p99`, value: r.p50, unit: `ms / ${ms(r.p99)}` });
+    if (r.cpuUs !== undefined) {
+      rows.push({
+        name: `${loop}: ${label}, CPU per request`,
+        value: r.cpuUs,
+        unit: 'µs',
+        ...(target === 'bare' || shipped.bare.cpuUs === undefined ? {} : { baseline: shipped.bare.cpuUs }),
+      });
+    }
+  }
   if (closed.bare.cpuUs !== undefined && closed.gateway.cpuUs !== undefined) {
     rows.push(
       { name: 'bare pass-through proxy: CPU per request (closed loop)', value: closed.bare.cpuUs, unit: 'µs' },

@@ -1,13 +1,23 @@
 /**
  * Benchmark proxies, one per process:
  *   proxy.ts bare <upstream-url>      node:http + undici pass-through: the floor of any proxy
- *   proxy.ts gateway <upstream-url>   Switchyard's data plane and relay
+ *   proxy.ts gateway <upstream-url>   Switchyard's data plane and relay, tuned (no metrics, no log, no cache)
+ *   proxy.ts defaults <upstream-url>  the whole gateway (`Gateway.start`) with the shipped config: only the
+ *                                     provider, the client key, the ports and a scratch auth-dir are set, so
+ *                                     metrics are on, the request log is at its default level on stdout, and
+ *                                     the response cache is as shipped (off)
+ *
+ * Each prints `READY <port>` on stdout when it listens, except `defaults`, whose stdout is its request log:
+ * it prints `READY <port>` on fd 3 (a pipe the benchmark opens for it).
  */
+import { mkdtempSync, writeSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CooldownManager, HealthMonitor } from '@switchyard/core-routing';
 import { Relay, UndiciTransport } from '@switchyard/relay';
-import { createDataPlane } from '@switchyard/server-http';
+import { createDataPlane, Gateway, parseConfig } from '@switchyard/server-http';
 import { Agent } from 'undici';
 
 const [mode, upstream] = process.argv.slice(2);
@@ -53,6 +63,28 @@ function gateway() {
   });
 }
 
-const server = mode === 'bare' ? bare() : gateway();
-server.keepAliveTimeout = 120_000;
-server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
+async function defaults() {
+  const authDir = mkdtempSync(join(tmpdir(), 'relay-bench-auths-'));
+  const started = await Gateway.start({
+    config: parseConfig(`
+port: 0
+api-keys: [${KEY}]
+auth-dir: ${authDir}
+providers:
+  bench:
+    kind: openai-compatible
+    base_url: ${upstream}
+    models: [bench-model]
+metrics: { port: 0 }
+`),
+  });
+  writeSync(3, `READY ${new URL(started.url).port}\n`);
+}
+
+if (mode === 'defaults') {
+  await defaults();
+} else {
+  const server = mode === 'bare' ? bare() : gateway();
+  server.keepAliveTimeout = 120_000;
+  server.listen(0, '127.0.0.1', () => console.log(`READY ${(server.address() as AddressInfo).port}`));
+}
