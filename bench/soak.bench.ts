@@ -9,7 +9,7 @@
  * upstream and the load generator run here. Every {@link SNAPSHOT_SECONDS} the gateway reports its RSS
  * after `global.gc()`, the event-loop delay over the interval (`monitorEventLoopDelay`), its file
  * descriptors (`/proc/self/fd`) and its established TCP connections. The run fails (exit 1) if RSS at
- * the end exceeds RSS after the warm-up by more than 10%. In `--smoke` (a few seconds, 1,000 requests)
+ * the end exceeds RSS after the warm-up by more than 10%, or if fewer than 99% of the requests answered 200. In `--smoke` (a few seconds, 1,000 requests)
  * the figures are reported and the rule is not enforced: a few seconds is all noise.
  *
  *   pnpm build && pnpm bench soak [--smoke]
@@ -40,6 +40,8 @@ const TOTAL = SMOKE ? 1_000 : 100_000;
 const WARM_UP = SMOKE ? 200 : 20_000;
 const SNAPSHOT_SECONDS = SMOKE ? 1 : 20;
 const GROWTH_LIMIT = 0.1;
+/** Share of requests that must answer 200: the flaky credential's failures are retried on another. */
+const MIN_ANSWERED = 0.99;
 const FLAKY_SHARE = 0.3;
 const STREAM_EVENTS = 5;
 const STREAM_MS = 100;
@@ -193,6 +195,7 @@ try {
   const end = await stats();
   measured.push({ at: TOTAL, stats: end });
   const growth = end.rss / afterWarmUp.rss - 1;
+  const answered = (outcomes.get('plain 200') ?? 0) + (outcomes.get('stream 200') ?? 0);
   const firstLoaded = measured[1]?.stats ?? end;
   const eld = (s: Stats) => `ms (p99 ${s.eld.p99.toFixed(2)}, max ${s.eld.max.toFixed(2)})`;
   const rows: Row[] = [
@@ -236,6 +239,11 @@ try {
   if (!SMOKE && growth > GROWTH_LIMIT) {
     console.error(`RSS grew ${(growth * 100).toFixed(1)}% after the warm-up (limit ${GROWTH_LIMIT * 100}%)`);
     process.exitCode = 1;
+  }
+  // A soak whose requests did not go through measures an idle relay: rotation must answer them.
+  if (answered < MIN_ANSWERED * TOTAL) {
+    console.error(`only ${answered} of ${TOTAL} requests answered 200 (at least ${MIN_ANSWERED * 100}% expected)`);
+    if (!SMOKE) process.exitCode = 1;
   }
 } finally {
   await client.close();
