@@ -256,3 +256,27 @@ test('--acp-permissions ask: a permission request of an ACP agent is a dialog an
   await untilReply(server.url, 'permission granted');
   await server.stop();
 });
+
+test('yard agent serve --host 0.0.0.0 without a key is refused (exit 2, naming --host and how to set a key); --insecure serves it', {
+  timeout: 60_000,
+}, async () => {
+  let stderr = '';
+  const io: CliIO = {
+    stdout: () => undefined,
+    stderr: (text) => {
+      stderr += text;
+    },
+    readStdin: async () => Buffer.alloc(0),
+    stdinIsTTY: false,
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+    cwd: dir,
+  };
+  const code = await main(['agent', 'serve', '--port', '0', '--host', '0.0.0.0', '--output', 'json', '--', ...BASH], io);
+  assert.equal(code, 2, stderr);
+  const error = (JSON.parse(stderr) as { error: { code: string; message: string; details?: { field?: string } } }).error;
+  assert.equal(error.code, 'invalid_argument');
+  assert.equal(error.details?.field, 'host');
+  assert.match(error.message, /--api-key-env/);
+  const open = await agentServe(['--host', '0.0.0.0', '--insecure']);
+  await open.stop();
+});

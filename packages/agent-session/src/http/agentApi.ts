@@ -263,17 +263,12 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       },
     }),
     (c) => {
-      const headers = {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        'x-accel-buffering': 'no',
-      };
       // Hono answers HEAD with the GET handler's headers and drops its body unread and uncancelled:
       // a stream opened for it would stay subscribed for as long as the server runs.
-      if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers }) as never;
+      if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers: SSE_HEADERS }) as never;
       if (events.full) throw tooManyStreams(events.size);
       const stream = events.open(c.req.valid('header')['last-event-id'] ?? c.req.valid('query').last_event_id);
-      return new Response(stream, { status: 200, headers }) as never;
+      return new Response(stream, { status: 200, headers: SSE_HEADERS }) as never;
     },
   );
 
@@ -355,17 +350,12 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
       const screen = session.screen();
       if (!screen) throw new ApiError('not_found', 'this agent has no screen: it speaks ACP');
       if (!(c.req.header('accept') ?? '').includes('text/event-stream')) return c.json(screen, 200);
-      const headers = {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        'x-accel-buffering': 'no',
-      };
       // As for /events: a HEAD must not open a stream nobody reads.
-      if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers }) as never;
+      if (c.req.method === 'HEAD') return new Response(null, { status: 200, headers: SSE_HEADERS }) as never;
       if (events.full) throw tooManyStreams(events.size);
       const stream = events.openScreen();
       if (!stream) throw new ApiError('not_found', 'this agent has no screen: it speaks ACP');
-      return new Response(stream, { status: 200, headers }) as never;
+      return new Response(stream, { status: 200, headers: SSE_HEADERS }) as never;
     },
   );
 
@@ -384,6 +374,13 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
   registerPages(app, { openApiDocument, apiKeyRequired: Boolean(options.apiKey) });
   return { app, events, openApiDocument, close: () => events.closeAll() };
 }
+
+/** The headers of an event stream: no caching, and no buffering by a proxy in front (nginx's `X-Accel-Buffering`). */
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  'x-accel-buffering': 'no',
+} as const;
 
 /** The refusal of a stream past the cap (429, with when to try again). */
 function tooManyStreams(open: number): ApiError {

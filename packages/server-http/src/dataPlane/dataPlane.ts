@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { type AccessPolicy, ApiKeySet, presentedKey } from '@switchyard/http-kit';
+import { type AccessPolicy, ApiKeySet, type ClientKeyEntry, presentedKey } from '@switchyard/http-kit';
 import {
   AFFINITY_HEADER,
   FORWARDED_HEADER,
@@ -35,7 +35,7 @@ import { BodyTooLarge, readBody } from './readBody.js';
 export interface DataPlaneOptions {
   relay: Relay;
   /** Accepted client keys (`api-keys`); empty means open. */
-  apiKeys: readonly string[];
+  apiKeys: readonly ClientKeyEntry[];
   /** Largest accepted request body (default 10 MiB). */
   maxBodyBytes?: number;
   /** Live per-provider statistics, served at `GET /v1/metrics/providers`. */
@@ -70,7 +70,7 @@ export interface DataPlane {
   /** The largest request body it accepts, in bytes: a larger one is answered 413 before it is read. */
   readonly maxBodyBytes: number;
   /** Replaces the accepted client keys (config reload). */
-  setApiKeys(keys: readonly string[]): void;
+  setApiKeys(keys: readonly ClientKeyEntry[]): void;
   /** Whether a client key passes the `api-keys` rule (the websocket upgrade checks it too). */
   acceptsClientKey(key: string | undefined): boolean;
   /** Replaces the key-less access rules (config reload). */

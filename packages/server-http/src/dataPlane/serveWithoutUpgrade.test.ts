@@ -5,8 +5,7 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { parseConfig } from '../gateway/config/load.js';
-import { Gateway } from '../gateway/gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 import { headWithoutUpgrade } from './serveWithoutUpgrade.js';
 
 // What `curl --http2 http://…` sends on its first request.
@@ -14,8 +13,7 @@ const H2C = { connection: 'Upgrade, HTTP2-Settings', upgrade: 'h2c', 'http2-sett
 const CLIENT = 'sk-client';
 
 const dir = await mkdtemp(join(tmpdir(), 'h2c-'));
-const gateway = await Gateway.start({
-  config: parseConfig(`
+const { gateway } = await startTestGateway(`
 port: 0
 api-keys: [${CLIENT}]
 auth-dir: ${join(dir, 'auths')}
@@ -25,9 +23,7 @@ providers:
     models: [demo-model]
     options: { latency_ms: 150 }
 metrics: { enabled: false }
-`),
-  logDestination: { write() {} },
-});
+`);
 after(async () => {
   await gateway.close();
   await rm(dir, { recursive: true, force: true });

@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { eventually, startFakeOpenAi } from '@switchyard/test-support';
 import { MAX_SSE_EVENT_BYTES } from '@switchyard/translate';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
+import type { Gateway } from './gateway.js';
 
 const cleanups: (() => Promise<void>)[] = [];
 after(async () => {
@@ -45,8 +45,7 @@ async function rawUpstream(answer: (res: ServerResponse, req: IncomingMessage) =
 async function startGateway(providersYaml: string, maxAttempts = 3): Promise<Gateway> {
   const dir = await mkdtemp(join(tmpdir(), 'gateway-broken-upstreams-'));
   cleanups.push(() => rm(dir, { recursive: true, force: true }));
-  const gateway = await Gateway.start({
-    config: parseConfig(`
+  const { gateway } = await startTestGateway(`
 port: 0
 api-keys: [sk-client]
 auth-dir: ${join(dir, 'auths')}
@@ -59,9 +58,7 @@ server:
 providers:
 ${providersYaml}
 metrics: { enabled: false }
-`),
-    logDestination: { write() {} },
-  });
+`);
   cleanups.push(() => gateway.close());
   for (const [, name] of providersYaml.matchAll(/^ {2}([\w-]+):\n {4}kind: anthropic$/gm))
     await gateway.credentials.manager.add({ id: `${name}-key`, provider: name!, type: 'api_key', token: 'sk-upstream' });

@@ -9,8 +9,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
 import { eventually } from '@switchyard/test-support';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 
 const STREAMS = 200;
 
@@ -51,9 +50,8 @@ function release(): void {
   }
 }
 
-const gateway = await Gateway.start({
-  // The pool block is left out on purpose: the shipped defaults are what is tested.
-  config: parseConfig(`
+// The pool block is left out on purpose: the shipped defaults are what is tested.
+const { gateway } = await startTestGateway(`
 port: 0
 api-keys: [sk-client]
 server:
@@ -65,9 +63,7 @@ providers:
     base_url: http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1
     models: [gpt-4o]
 metrics: { enabled: false }
-`),
-  logDestination: { write() {} },
-});
+`);
 after(async () => {
   release();
   await gateway.close();

@@ -7,7 +7,6 @@
  * and no stack trace.
  */
 import { randomUUID } from 'node:crypto';
-import type { OpenAPIHono } from '@hono/zod-openapi';
 import { RoutingError } from '@switchyard/core-routing';
 import {
   type AccessPolicy,
@@ -20,9 +19,9 @@ import {
 } from '@switchyard/http-kit';
 import type { Clock } from '@switchyard/runtime';
 import { HTTPException } from 'hono/http-exception';
-import { type ManagementGuard, managementAuth, SessionStore } from '../controlPlane/managementAuth.js';
+import { managementAuth, SessionStore } from '../controlPlane/managementAuth.js';
 import type { GatewayConfig } from './config/schema.js';
-import type { Gateway } from './gateway.js';
+import type { ControlPlaneApp, ControlPlaneEnv, GatewayManagement, GatewayParts } from './parts.js';
 import { registerApiCallRoute } from './routes/apiCall.js';
 import { registerAuthFileRoutes } from './routes/authFiles.js';
 import { registerClusterRoutes } from './routes/cluster.js';
@@ -34,11 +33,7 @@ import { registerOAuthRoutes } from './routes/oauth.js';
 import { registerOperationsRoutes } from './routes/operations.js';
 import { registerProviderQuotaRoute } from './routes/providerQuota.js';
 
-/** The variables the middleware sets on each request. */
-export type ControlPlaneEnv = { Variables: { requestId: string } };
-
-/** The control-plane app type every route module registers on. */
-export type ControlPlaneApp = OpenAPIHono<ControlPlaneEnv>;
+export type { ControlPlaneApp, ControlPlaneEnv } from './parts.js';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -57,11 +52,7 @@ const ROUTING_STATUS: Partial<Record<string, ApiErrorCode>> = {
   invalid_config: 'validation_failed',
 };
 
-/** The management guard and the dashboard's sessions, shared by the control plane and the websocket routes. */
-export interface GatewayManagement {
-  guard: ManagementGuard;
-  sessions: SessionStore;
-}
+export type { GatewayManagement } from './parts.js';
 
 /**
  * The management guard of a gateway, reading `remote-management.*` from the
@@ -103,7 +94,7 @@ export function createGatewayManagement(
  * const listener = getRequestListener(app.fetch);
  * ```
  */
-export function createControlPlane(gateway: Gateway, management: GatewayManagement): ControlPlaneApp {
+export function createControlPlane(gateway: GatewayParts, management: GatewayManagement): ControlPlaneApp {
   const app: ControlPlaneApp = createControlPlaneApp<ControlPlaneEnv>();
 
   app.use('*', async (c, next) => {

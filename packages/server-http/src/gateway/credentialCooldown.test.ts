@@ -12,8 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 
 /** A gateway over one provider whose upstream answers every call 429 (`Retry-After: 40`), with keys `one` and `two`. */
 async function keyedGateway(operationsYaml: string) {
@@ -32,8 +31,7 @@ async function keyedGateway(operationsYaml: string) {
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const dir = await mkdtemp(join(tmpdir(), 'gateway-credential-cooldown-'));
-  const gateway = await Gateway.start({
-    config: parseConfig(`
+  const { gateway } = await startTestGateway(`
 port: 0
 api-keys: [sk-client]
 auth-dir: ${join(dir, 'auths')}
@@ -46,9 +44,7 @@ server:
   operations:
 ${operationsYaml}
 metrics: { enabled: false }
-`),
-    logDestination: { write() {} },
-  });
+`);
   after(async () => {
     await gateway.close();
     await new Promise<void>((resolve) => upstream.close(() => resolve()));

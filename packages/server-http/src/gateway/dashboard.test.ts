@@ -6,14 +6,12 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { requireChromium } from '@switchyard/test-support';
 import { Client } from 'undici';
-import { parseConfig } from './config/load.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 import { CONTROL_PLANE_BODY_LIMIT } from './controlPlane.js';
-import { Gateway } from './gateway.js';
 
 const KEY = 'dashboard-secret';
 const authDir = await mkdtemp(join(tmpdir(), 'dashboard-auths-'));
-const gateway = await Gateway.start({
-  config: parseConfig(`
+const { gateway } = await startTestGateway(`
 port: 0
 auth-dir: ${authDir}
 remote-management: { secret-key: ${KEY} }
@@ -21,9 +19,7 @@ providers:
   primary: { kind: mock, models: [demo-model], options: { latency_ms: 3 } }
   secondary: { kind: mock, models: [demo-model], options: { latency_ms: 12, fail_every: 5 } }
 metrics: { enabled: false }
-`),
-  logDestination: { write() {} },
-});
+`);
 after(async () => {
   await gateway.close();
   await rm(authDir, { recursive: true, force: true });

@@ -42,6 +42,7 @@ import { FileGuardedHostStore } from './guardedHostStore.js';
 import { GuardedHosts } from './guardedHosts.js';
 import { LogTail } from './logTail.js';
 import { openTracing } from './openTracing.js';
+import type { GatewayParts } from './parts.js';
 import { ProviderStatsCollector } from './providerStats.js';
 import { cooldownDurations, createHealthProbe, monitoredProviders, quotaExceededSettings, relayProviders } from './providers.js';
 import { pathsNeedingRestart, runningConfig } from './readAtStart.js';
@@ -131,7 +132,7 @@ function connectionsCheckingInterval(requestTimeoutMs: number): number {
  * console.log(`listening on ${gateway.url}`);
  * ```
  */
-export class Gateway {
+export class Gateway implements GatewayParts {
   readonly relay: Relay;
   readonly cooldowns: CooldownManager;
   readonly health: HealthMonitor;

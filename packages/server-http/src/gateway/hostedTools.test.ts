@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { type FakeOpenAi, startFakeOpenAi } from '@switchyard/test-support';
+import { startTestGateway } from '../../test/startTestGateway.js';
 import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import type { Gateway } from './gateway.js';
 
 const gateways: Gateway[] = [];
 const fakes: FakeOpenAi[] = [];
@@ -24,7 +25,7 @@ const responsesBody = (model: string) => ({
 async function start(yaml: (fakeUrl: string) => string) {
   const fake = await startFakeOpenAi();
   fakes.push(fake);
-  const gateway = await Gateway.start({ config: parseConfig(yaml(fake.url)), logDestination: { write() {} } });
+  const { gateway } = await startTestGateway(yaml(fake.url));
   gateways.push(gateway);
   const send = (model: string) =>
     fetch(`${gateway.url}/v1/responses`, {

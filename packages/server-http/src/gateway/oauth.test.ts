@@ -5,8 +5,9 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type FakeOpenAi, startFakeOpenAi } from '@switchyard/test-support';
 import { signInProviders, startFakeAuth } from '../../test/signInFixture.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import type { Gateway } from './gateway.js';
 
 const KEY = 'oauth-mgmt-secret';
 const auth = await startFakeAuth();
@@ -37,7 +38,7 @@ metrics: { enabled: false }
 }
 
 async function start(remote = `{ secret-key: ${KEY}, trusted-proxies: [127.0.0.1] }`) {
-  const gateway = await Gateway.start({ config: parseConfig(config(remote)), logDestination: { write() {} } });
+  const { gateway } = await startTestGateway(config(remote));
   gateways.push(gateway);
   const call = (route: string, init: { method?: string; headers?: Record<string, string>; key?: string | null; body?: unknown } = {}) => {
     const headers = new Headers(init.headers);

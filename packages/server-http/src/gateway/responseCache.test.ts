@@ -7,8 +7,8 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
+import type { Gateway } from './gateway.js';
 
 // An upstream whose every answer is numbered, so a replayed answer shows.
 let posts = 0;
@@ -39,8 +39,8 @@ after(async () => {
 
 async function start(cacheYaml: string) {
   const logLines: string[] = [];
-  const gateway = await Gateway.start({
-    config: parseConfig(`
+  const { gateway } = await startTestGateway(
+    `
 port: 0
 api-keys: [sk-alice, sk-bob]
 server:
@@ -54,9 +54,9 @@ providers:
     models: [gpt-4o]
 metrics: { port: 0 }
 logging: { level: info }
-`),
-    logDestination: { write: (line: string) => void logLines.push(line) },
-  });
+`,
+    { logDestination: { write: (line: string) => void logLines.push(line) } },
+  );
   gateways.push(gateway);
   const ask = async (key: string, headers: Record<string, string> = {}) => {
     const response = await fetch(`${gateway.url}/v1/chat/completions`, {

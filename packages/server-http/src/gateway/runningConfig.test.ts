@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
+import { startTestGateway } from '../../test/startTestGateway.js';
 import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
 
 const KEY = 'running-secret';
 const SEALING_KEY = 'cd'.repeat(32);
@@ -17,14 +14,7 @@ providers:
 metrics: { enabled: false }
 `;
 
-const dir = await mkdtemp(join(tmpdir(), 'running-config-'));
-const configPath = join(dir, 'config.yaml');
-await writeFile(configPath, CONFIG);
-const gateway = await Gateway.start({ config: parseConfig(CONFIG), configPath, logDestination: { write() {} } });
-after(async () => {
-  await gateway.close();
-  await rm(dir, { recursive: true, force: true });
-});
+const { gateway, path: configPath } = await startTestGateway(CONFIG);
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field
 async function runningConfig(): Promise<Record<string, any>> {

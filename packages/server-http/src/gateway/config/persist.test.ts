@@ -27,3 +27,26 @@ metrics: { enabled: false }
   // The running config itself is untouched.
   assert.deepEqual(config.auth.encryption.previous_keys, previous);
 });
+
+test('api-keys may name their holders: a named key keeps its name on display, no key is shown, and both forms serve /v1', async () => {
+  const config = parseConfig(`
+port: 0
+api-keys:
+  - sk-plain-client-key
+  - { key: sk-named-client-key, name: ci-runner }
+providers:
+  p: { kind: mock, models: [m] }
+metrics: { enabled: false }
+`);
+  const redacted = redactConfig(config);
+  assert.deepEqual(redacted['api-keys'], ['***', { key: '***', name: 'ci-runner', admin: false }]);
+  assert.ok(!JSON.stringify(redacted).includes('sk-'), 'a client key is shown');
+  const { ApiKeySet } = await import('@switchyard/http-kit');
+  const keys = new ApiKeySet(config['api-keys']);
+  assert.deepEqual(
+    [keys.accepts('sk-plain-client-key'), keys.accepts('sk-named-client-key'), keys.accepts('sk-other')],
+    [true, true, false],
+  );
+  assert.equal(keys.identify('sk-named-client-key')?.name, 'ci-runner');
+  assert.throws(() => parseConfig('api-keys: [{ key: sk-x }]\n'), /api-keys\.0: an api-keys entry is a key, or \{key, name, admin\}/);
+});

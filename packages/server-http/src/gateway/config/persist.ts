@@ -53,7 +53,8 @@ function maskPath(target: Record<string, unknown>, path: readonly string[]): voi
 /** The config for display: every secret replaced by `***` (empty ones stay empty, so "unset" shows). */
 export function redactConfig(config: GatewayConfig): Record<string, unknown> {
   const copy = structuredClone(config) as unknown as Record<string, unknown>;
-  copy['api-keys'] = (config['api-keys'] ?? []).map(() => MASK);
+  // A named key keeps its name and role on display; the key itself never shows.
+  copy['api-keys'] = (config['api-keys'] ?? []).map((entry) => (typeof entry === 'string' ? MASK : { ...entry, key: MASK }));
   maskPath(copy, ['remote-management', 'secret-key']);
   maskPath(copy, ['auth', 'encryption', 'key']);
   // Keys kept readable during a rekey decrypt the same credentials as the current one.

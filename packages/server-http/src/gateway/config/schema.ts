@@ -388,8 +388,21 @@ export const gatewayConfigSchema = z
     host: z.string().min(1).default('127.0.0.1'),
     port: port.default(8317),
     'auth-dir': z.string().min(1).default('./auths'),
-    /** Keys clients send to `/v1/*`; empty leaves `/v1/*` open (loopback only, unless --insecure). */
-    'api-keys': z.array(z.string().min(1)).default([]),
+    /**
+     * Keys clients send to `/v1/*`: a key, or `{key, name, admin}` (the name identifies the client in the API and
+     * the dashboard; the key is never shown). Empty leaves `/v1/*` open (loopback only, unless --insecure).
+     */
+    'api-keys': z
+      .array(
+        z.union(
+          [
+            z.string().min(1),
+            z.object({ key: z.string().min(1), name: z.string().min(1).max(128), admin: z.boolean().default(false) }).strict(),
+          ],
+          { error: 'an api-keys entry is a key, or {key, name, admin} with a name of 1 to 128 characters' },
+        ),
+      )
+      .default([]),
     /**
      * More `Host` names (`name` or `name:port`) served where access rests on loopback or a session cookie: a key-less
      * `/v1/*`, the dashboard. Loopback names, the bind address and the host of `server.failover.self_url` always are.

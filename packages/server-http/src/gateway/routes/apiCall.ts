@@ -18,8 +18,7 @@ import { ApiError, fieldDetail } from '@switchyard/http-kit';
 import { readCappedBody } from '@switchyard/runtime';
 import { request } from 'undici';
 import { assertCallableUrl, guardedAgent, SsrfBlocked } from '../../controlPlane/ssrf.js';
-import type { ControlPlaneApp } from '../controlPlane.js';
-import type { Gateway } from '../gateway.js';
+import type { ControlPlaneApp, GatewayParts } from '../parts.js';
 import { credentialAt } from './authFiles.js';
 import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';
 
@@ -40,7 +39,7 @@ const ApiCallResultSchema = z.object({
   body: z.string(),
 });
 
-export function registerApiCallRoute(app: ControlPlaneApp, gateway: Gateway): void {
+export function registerApiCallRoute(app: ControlPlaneApp, gateway: Pick<GatewayParts, 'config' | 'observability' | 'credentials'>): void {
   app.openapi(
     createRoute({
       method: 'post',

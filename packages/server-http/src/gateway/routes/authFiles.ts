@@ -9,8 +9,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError } from '@switchyard/http-kit';
-import type { ControlPlaneApp } from '../controlPlane.js';
-import type { Gateway } from '../gateway.js';
+import type { ControlPlaneApp, GatewayParts } from '../parts.js';
 import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';
 
 const tags = ['credentials'];
@@ -47,7 +46,9 @@ const NameQuery = z.object({
  * The credentials of a store without files (a cluster's PostgreSQL), as the files they would be:
  * `<id>.json`, the size of the record as JSON, its last change as the modification time.
  */
-async function storedAsFiles(gateway: Gateway): Promise<{ id: string; name: string; size: number; modified_at: string }[]> {
+async function storedAsFiles(
+  gateway: Pick<GatewayParts, 'credentials'>,
+): Promise<{ id: string; name: string; size: number; modified_at: string }[]> {
   const credentials = await gateway.credentials.opened.store.list();
   return credentials.map((credential) => ({
     id: credential.id,
@@ -63,7 +64,7 @@ async function storedAsFiles(gateway: Gateway): Promise<{ id: string; name: stri
  * same shape, each as the file it would be, so `auth_index` means the same on
  * every node.
  */
-export async function listAuthFiles(gateway: Gateway): Promise<AuthFile[]> {
+export async function listAuthFiles(gateway: Pick<GatewayParts, 'credentials'>): Promise<AuthFile[]> {
   const { manager, opened } = gateway.credentials;
   const files = (opened.fileStore ? await opened.fileStore.files() : await storedAsFiles(gateway)).sort((a, b) =>
     a.name.localeCompare(b.name),
@@ -96,14 +97,14 @@ export async function listAuthFiles(gateway: Gateway): Promise<AuthFile[]> {
 }
 
 /** The file at `auth_index` of the listing and its credential's token; 404 `credential_not_found` when there is none. */
-export async function credentialAt(gateway: Gateway, index: number): Promise<{ file: AuthFile; token: string }> {
+export async function credentialAt(gateway: Pick<GatewayParts, 'credentials'>, index: number): Promise<{ file: AuthFile; token: string }> {
   const file = (await listAuthFiles(gateway))[index];
   const credential = file ? await gateway.credentials.opened.store.get(file.id) : undefined;
   if (!file || !credential) throw new ApiError('credential_not_found', `no credential at auth_index ${index}`);
   return { file, token: credential.token };
 }
 
-function idOf(gateway: Gateway, name: string): string {
+function idOf(gateway: Pick<GatewayParts, 'credentials'>, name: string): string {
   const id = name.slice(0, -'.json'.length);
   try {
     gateway.credentials.manager.describe(id);
@@ -113,7 +114,7 @@ function idOf(gateway: Gateway, name: string): string {
   return id;
 }
 
-export function registerAuthFileRoutes(app: ControlPlaneApp, gateway: Gateway): void {
+export function registerAuthFileRoutes(app: ControlPlaneApp, gateway: Pick<GatewayParts, 'credentials'>): void {
   app.openapi(
     createRoute({
       method: 'get',

@@ -6,8 +6,7 @@
  * `{enabled: false}`.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { ControlPlaneApp } from '../controlPlane.js';
-import type { Gateway } from '../gateway.js';
+import type { ControlPlaneApp, GatewayParts } from '../parts.js';
 import { jsonResponse, protectedErrors } from './schemas.js';
 
 const ListenerSchema = z.object({ channel: z.string(), connected: z.boolean(), reconnects: z.number().int() });
@@ -57,7 +56,7 @@ const ClusterStatusSchema = z
   .openapi('ClusterStatus');
 
 /** Registers `GET /v0/operations/cluster/status`. */
-export function registerClusterRoutes(app: ControlPlaneApp, gateway: Gateway): void {
+export function registerClusterRoutes(app: ControlPlaneApp, gateway: Pick<GatewayParts, 'cluster'>): void {
   app.openapi(
     createRoute({
       method: 'get',

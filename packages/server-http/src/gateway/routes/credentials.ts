@@ -10,8 +10,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { type CredentialStatusRecord, CredentialsError, type CredentialsErrorCode } from '@switchyard/credentials';
 import { ApiError, type ApiErrorCode, fieldDetail, fieldDetails } from '@switchyard/http-kit';
-import type { ControlPlaneApp } from '../controlPlane.js';
-import type { Gateway } from '../gateway.js';
+import type { ControlPlaneApp, GatewayParts } from '../parts.js';
 import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';
 
 const tags = ['credentials'];
@@ -69,7 +68,7 @@ const IdQuery = z.object({
 const errors422 = { 422: jsonResponse(ErrorSchema, 'Invalid input; `details` names the fields') };
 
 /** The one credential of a provider that `?id=` names, or its only one; 409 when ambiguous. */
-function pick(gateway: Gateway, provider: string, id: string | undefined): CredentialStatusRecord {
+function pick(gateway: Pick<GatewayParts, 'credentials'>, provider: string, id: string | undefined): CredentialStatusRecord {
   const records = gateway.credentials.manager.list(provider);
   if (id !== undefined) {
     const record = records.find((r) => r.id === id);
@@ -85,7 +84,7 @@ function pick(gateway: Gateway, provider: string, id: string | undefined): Crede
   return records[0]!;
 }
 
-export function registerCredentialRoutes(app: ControlPlaneApp, gateway: Gateway): void {
+export function registerCredentialRoutes(app: ControlPlaneApp, gateway: Pick<GatewayParts, 'credentials'>): void {
   const manager = () => gateway.credentials.manager;
 
   app.openapi(

@@ -22,10 +22,9 @@ import {
   type SessionStore,
   sessionToken,
 } from '../../controlPlane/managementAuth.js';
-import type { ControlPlaneApp } from '../controlPlane.js';
-import type { Gateway } from '../gateway.js';
 import { dashboardPage, homePage } from '../pages/dashboard.js';
 import { loginPage } from '../pages/login.js';
+import type { ControlPlaneApp, GatewayParts } from '../parts.js';
 
 /** The management guard. */
 export type Guard = ManagementGuard;
@@ -60,7 +59,11 @@ export function html(
  * secret key (404), local only unless allowed (403); then whether the
  * browser has a session (or presents the key in a header).
  */
-export function pageAccess(gateway: Gateway, guard: Guard, sessions: SessionStore) {
+export function pageAccess(
+  gateway: Pick<GatewayParts, 'config' | 'scheduler' | 'observability' | 'access'>,
+  guard: Guard,
+  sessions: SessionStore,
+) {
   const remote = () => gateway.config()['remote-management'];
   const incoming = (c: Context) => (c.env as { incoming: IncomingMessage }).incoming;
   return {
@@ -100,13 +103,22 @@ export function crossSiteForm(policy: AccessPolicy, headers: IncomingHttpHeaders
 }
 
 /** The session cookie's attributes: `Secure` when the browser reached the gateway over TLS. */
-function cookieAttributes(gateway: Gateway, req: IncomingMessage, maxAgeSeconds: number): string {
+function cookieAttributes(
+  gateway: Pick<GatewayParts, 'config' | 'scheduler' | 'observability' | 'access'>,
+  req: IncomingMessage,
+  maxAgeSeconds: number,
+): string {
   const secure = cameOverTls(req, gateway.config()['remote-management']['trusted-proxies']) ? '; Secure' : '';
   return `HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}${secure}`;
 }
 
 /** Registers the dashboard and its sign-in. */
-export function registerDashboardRoutes(app: ControlPlaneApp, gateway: Gateway, guard: Guard, sessions: SessionStore): void {
+export function registerDashboardRoutes(
+  app: ControlPlaneApp,
+  gateway: Pick<GatewayParts, 'config' | 'scheduler' | 'observability' | 'access'>,
+  guard: Guard,
+  sessions: SessionStore,
+): void {
   const access = pageAccess(gateway, guard, sessions);
 
   // The gateway's address opened in a browser: a page of links, not a JSON 404. It holds nothing secret.

@@ -4,8 +4,7 @@
  * gateway can serve a request right now. Public, like a load balancer needs.
  */
 import { createRoute, z } from '@hono/zod-openapi';
-import type { ControlPlaneApp } from '../controlPlane.js';
-import type { Gateway } from '../gateway.js';
+import type { ControlPlaneApp, GatewayParts } from '../parts.js';
 import { jsonResponse } from './schemas.js';
 
 const HealthSchema = z
@@ -24,7 +23,10 @@ const HealthSchema = z
   .openapi('Health');
 
 /** Registers `GET /health`. */
-export function registerHealthRoutes(app: ControlPlaneApp, gateway: Gateway): void {
+export function registerHealthRoutes(
+  app: ControlPlaneApp,
+  gateway: Pick<GatewayParts, 'config' | 'scheduler' | 'startedAt' | 'cooldowns' | 'health'>,
+): void {
   const route = createRoute({
     method: 'get',
     path: '/health',

@@ -13,9 +13,8 @@ import { streamSSE } from 'hono/streaming';
 import { ConfigError, parseConfig } from '../config/load.js';
 import { changedOutboundUrls, refusedOutboundUrls } from '../config/outboundUrls.js';
 import { redactConfig, setInYaml, writeFileAtomically } from '../config/persist.js';
-import type { ControlPlaneApp } from '../controlPlane.js';
-import type { Gateway } from '../gateway.js';
 import { LOG_FOLLOW_QUEUE } from '../logTail.js';
+import type { ControlPlaneApp, GatewayParts } from '../parts.js';
 import { valueAt } from '../readAtStart.js';
 import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';
 
@@ -24,11 +23,17 @@ type Toggle = (typeof TOGGLES)[number];
 const MAX_CONFIG_BYTES = 1024 * 1024;
 
 /** Validates config text against the kinds this gateway knows. */
-function validate(gateway: Gateway, text: string, source: string) {
+function validate(
+  gateway: Pick<GatewayParts, 'config' | 'configPath' | 'relay' | 'guardedHosts' | 'logTail' | 'bindRefusal' | 'runningConfig' | 'reload'>,
+  text: string,
+  source: string,
+) {
   return parseConfig(text, { source, knownKinds: gateway.relay.adapterKinds() });
 }
 
-async function currentText(gateway: Gateway): Promise<string | undefined> {
+async function currentText(
+  gateway: Pick<GatewayParts, 'config' | 'configPath' | 'relay' | 'guardedHosts' | 'logTail' | 'bindRefusal' | 'runningConfig' | 'reload'>,
+): Promise<string | undefined> {
   if (!gateway.configPath) return undefined;
   return readFile(gateway.configPath, 'utf8');
 }
@@ -42,7 +47,7 @@ async function currentText(gateway: Gateway): Promise<string | undefined> {
  * The file on disk is the operator's and is not vetted.
  */
 async function replaceConfig(
-  gateway: Gateway,
+  gateway: Pick<GatewayParts, 'config' | 'configPath' | 'relay' | 'guardedHosts' | 'logTail' | 'bindRefusal' | 'runningConfig' | 'reload'>,
   text: string,
   { fromCaller }: { fromCaller: boolean },
 ): Promise<{ restartNeeded: string[]; persisted: boolean }> {
@@ -91,7 +96,10 @@ async function replaceConfig(
 }
 
 /** Registers the management routes that do not concern credentials. */
-export function registerManagementRoutes(app: ControlPlaneApp, gateway: Gateway): void {
+export function registerManagementRoutes(
+  app: ControlPlaneApp,
+  gateway: Pick<GatewayParts, 'config' | 'configPath' | 'relay' | 'guardedHosts' | 'logTail' | 'bindRefusal' | 'runningConfig' | 'reload'>,
+): void {
   const tags = ['management'];
   const security = [{ managementKey: [] }];
 
@@ -307,7 +315,11 @@ export function registerManagementRoutes(app: ControlPlaneApp, gateway: Gateway)
   }
 }
 
-async function setToggle(gateway: Gateway, toggle: Toggle, value: boolean): Promise<void> {
+async function setToggle(
+  gateway: Pick<GatewayParts, 'config' | 'configPath' | 'relay' | 'guardedHosts' | 'logTail' | 'bindRefusal' | 'runningConfig' | 'reload'>,
+  toggle: Toggle,
+  value: boolean,
+): Promise<void> {
   const text = await currentText(gateway);
   if (text === undefined) {
     // No file to keep it in: apply to the running config only.

@@ -16,12 +16,11 @@ import { ApiError, fieldDetails } from '@switchyard/http-kit';
 import type { Context, MiddlewareHandler } from 'hono';
 import { html as markup } from 'hono/html';
 import type { SessionStore } from '../../controlPlane/managementAuth.js';
-import type { ControlPlaneApp } from '../controlPlane.js';
 import { signInRequest } from '../flows.js';
-import type { Gateway } from '../gateway.js';
 import { page } from '../pages/layout.js';
 import { loginPage } from '../pages/login.js';
 import { signInPage } from '../pages/signIn.js';
+import type { ControlPlaneApp, GatewayParts } from '../parts.js';
 import { type Guard, html, pageAccess } from './dashboard.js';
 import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';
 
@@ -96,7 +95,12 @@ export function sessionStatus(session: SignInSession): z.infer<typeof StatusSche
 const API_PATH = /^\/v0\/oauth\/(sessions\/[^/]+|[^/]+\/sessions)\/?$/;
 
 /** Registers the sign-in API and pages. */
-export function registerOAuthRoutes(app: ControlPlaneApp, gateway: Gateway, guard: Guard, sessions: SessionStore): void {
+export function registerOAuthRoutes(
+  app: ControlPlaneApp,
+  gateway: Pick<GatewayParts, 'config' | 'scheduler' | 'observability' | 'credentials' | 'access'>,
+  guard: Guard,
+  sessions: SessionStore,
+): void {
   const manager = () => gateway.credentials.manager;
   const access = pageAccess(gateway, guard, sessions);
   const guarded: MiddlewareHandler = (c, next) => (API_PATH.test(c.req.path) ? guard.middleware(c, next) : next());

@@ -7,8 +7,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { MAX_COOLDOWN_MS } from '@switchyard/core-routing';
 import { ApiError, fieldDetail } from '@switchyard/http-kit';
 import { parseDuration } from '@switchyard/observability';
-import type { ControlPlaneApp } from '../controlPlane.js';
-import type { Gateway } from '../gateway.js';
+import type { ControlPlaneApp, GatewayParts } from '../parts.js';
 import { ErrorSchema, jsonResponse, ProviderParam, protectedErrors } from './schemas.js';
 
 const ProviderStatusSchema = z
@@ -41,12 +40,18 @@ const PeriodSchema = z
   .object({ provider: z.string(), reason: z.string(), started_at: z.string(), ends_at: z.string(), note: z.string().nullable() })
   .openapi('CooldownPeriod');
 
-function assertProvider(gateway: Gateway, name: string): void {
+function assertProvider(
+  gateway: Pick<GatewayParts, 'config' | 'scheduler' | 'observability' | 'relay' | 'cooldowns' | 'health' | 'healer' | 'providerStats'>,
+  name: string,
+): void {
   if (!gateway.config().providers[name]) throw new ApiError('provider_not_found', `provider ${JSON.stringify(name)} is not configured`);
 }
 
 /** Registers the operations routes. */
-export function registerOperationsRoutes(app: ControlPlaneApp, gateway: Gateway): void {
+export function registerOperationsRoutes(
+  app: ControlPlaneApp,
+  gateway: Pick<GatewayParts, 'config' | 'scheduler' | 'observability' | 'relay' | 'cooldowns' | 'health' | 'healer' | 'providerStats'>,
+): void {
   const tag = ['operations'];
   app.openapi(
     createRoute({

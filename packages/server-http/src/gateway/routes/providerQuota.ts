@@ -9,8 +9,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError, fieldDetail } from '@switchyard/http-kit';
-import type { ControlPlaneApp } from '../controlPlane.js';
-import type { Gateway } from '../gateway.js';
+import type { ControlPlaneApp, GatewayParts } from '../parts.js';
 import { fetchProviderQuota, type QuotaSnapshot } from '../quotaSnapshot.js';
 import { type AuthFile, credentialAt, listAuthFiles } from './authFiles.js';
 import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';
@@ -42,12 +41,16 @@ const Query = z.object({
 });
 
 /** The provider of a listed credential, when that provider is a configured code assistant. */
-function codeAssistantOf(gateway: Gateway, file: AuthFile) {
+function codeAssistantOf(gateway: Pick<GatewayParts, 'config' | 'scheduler' | 'credentials' | 'guardedHosts'>, file: AuthFile) {
   const block = gateway.config().providers[file.provider];
   return block?.kind === KIND ? block : undefined;
 }
 
-async function snapshotOf(gateway: Gateway, file: AuthFile, token: string): Promise<QuotaSnapshot> {
+async function snapshotOf(
+  gateway: Pick<GatewayParts, 'config' | 'scheduler' | 'credentials' | 'guardedHosts'>,
+  file: AuthFile,
+  token: string,
+): Promise<QuotaSnapshot> {
   const fetchedAt = () => new Date(gateway.scheduler.now()).toISOString();
   const base = { auth_index: file.auth_index, id: file.id, provider: file.provider };
   const url = codeAssistantOf(gateway, file)?.options.quota_url;
@@ -74,7 +77,10 @@ async function snapshotOf(gateway: Gateway, file: AuthFile, token: string): Prom
   };
 }
 
-export function registerProviderQuotaRoute(app: ControlPlaneApp, gateway: Gateway): void {
+export function registerProviderQuotaRoute(
+  app: ControlPlaneApp,
+  gateway: Pick<GatewayParts, 'config' | 'scheduler' | 'credentials' | 'guardedHosts'>,
+): void {
   app.openapi(
     createRoute({
       method: 'get',
