@@ -14,7 +14,7 @@ providers:
 metrics: { enabled: false }
 `;
 
-const { gateway, path: configPath } = await startTestGateway(CONFIG);
+const { gateway } = await startTestGateway(CONFIG);
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field
 async function runningConfig(): Promise<Record<string, any>> {
