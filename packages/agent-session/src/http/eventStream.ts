@@ -36,6 +36,17 @@ interface Subscriber {
   close(): void;
 }
 
+/** What one stream sends: its first frames, then what changed since the previous read. */
+interface StreamSource {
+  /** Called once as the stream opens, with the wake-up to call on every change: the first frames and how to stop. */
+  start(onChange: () => void): { first: string; stop: () => void };
+  /** The frames of what changed since the previous read, or undefined when nothing did. */
+  next(): string | undefined;
+}
+
+/** The conversation events a `/events` stream wakes on. */
+const CONVERSATION_EVENTS = ['message_update', 'status_change', 'agent_error'] as const;
+
 const encoder = new TextEncoder();
 
 /**
@@ -144,77 +155,26 @@ export class EventHub {
    */
   open(lastEventId?: string): ReadableStream<Uint8Array> {
     const conversation = this.session.conversation;
-    const scheduler = this.options.scheduler;
-    const heartbeatMs = this.options.heartbeatMs ?? 15_000;
-    let open = true;
     // The sequence number this subscriber has been sent everything up to.
     let cursor = 0;
-    let pingDue = false;
-    let heartbeat: TimerHandle | undefined;
-    let wake: (() => void) | undefined;
-    const notify = () => {
-      const waiting = wake;
-      wake = undefined;
-      waiting?.();
-    };
-    const armHeartbeat = () => {
-      heartbeat = scheduler.setTimeout(() => {
-        heartbeat = undefined;
-        pingDue = true;
-        notify();
-      }, heartbeatMs);
-    };
-    let subscriber: Subscriber | undefined;
-    const detach = () => {
-      open = false;
-      conversation.off('message_update', notify);
-      conversation.off('status_change', notify);
-      conversation.off('agent_error', notify);
-      if (heartbeat !== undefined) scheduler.clearTimeout(heartbeat);
-      if (subscriber) this.subscribers.delete(subscriber);
-      notify();
-    };
-    return new ReadableStream<Uint8Array>(
-      {
-        start: (controller) => {
-          subscriber = {
-            close: () => {
-              if (!open) return;
-              detach();
-              controller.close();
-            },
-          };
-          this.subscribers.add(subscriber);
-          // The first frames and the cursor are taken in the same tick: no change can fall between them.
-          controller.enqueue(encoder.encode(`retry: 2000\n\n${this.firstFrames(lastEventId)}`));
-          cursor = conversation.seq;
-          conversation.on('message_update', notify);
-          conversation.on('status_change', notify);
-          conversation.on('agent_error', notify);
-          armHeartbeat();
-        },
-        // Called only while the reader waits for more (highWaterMark 0): nothing is queued ahead of it.
-        pull: async (controller) => {
-          while (open) {
-            if (cursor < conversation.seq) {
-              const text = this.framesSince(cursor);
-              cursor = conversation.seq;
-              if (text) return controller.enqueue(encoder.encode(text));
-            }
-            if (pingDue) {
-              pingDue = false;
-              armHeartbeat();
-              return controller.enqueue(encoder.encode(': ping\n\n'));
-            }
-            await new Promise<void>((resolve) => {
-              wake = resolve;
-            });
-          }
-        },
-        cancel: detach,
+    return this.stream({
+      start: (onChange) => {
+        // The first frames and the cursor are taken in the same tick: no change can fall between them.
+        const first = this.firstFrames(lastEventId);
+        cursor = conversation.seq;
+        for (const event of CONVERSATION_EVENTS) conversation.on(event, onChange);
+        const stop = () => {
+          for (const event of CONVERSATION_EVENTS) conversation.off(event, onChange);
+        };
+        return { first, stop };
       },
-      { highWaterMark: 0 },
-    );
+      next: () => {
+        if (cursor >= conversation.seq) return undefined;
+        const text = this.framesSince(cursor);
+        cursor = conversation.seq;
+        return text || undefined;
+      },
+    });
   }
 
   /**
@@ -226,30 +186,8 @@ export class EventHub {
     const session = this.session;
     if (!session.screen() || !session.watchScreen) return undefined;
     const watch = session.watchScreen.bind(session);
-    const scheduler = this.options.scheduler;
-    const heartbeatMs = this.options.heartbeatMs ?? 15_000;
-    let open = true;
     let changed = false;
-    let pingDue = false;
     let last = '';
-    let heartbeat: TimerHandle | undefined;
-    let wake: (() => void) | undefined;
-    const notify = () => {
-      const waiting = wake;
-      wake = undefined;
-      waiting?.();
-    };
-    const onChange = () => {
-      changed = true;
-      notify();
-    };
-    const armHeartbeat = () => {
-      heartbeat = scheduler.setTimeout(() => {
-        heartbeat = undefined;
-        pingDue = true;
-        notify();
-      }, heartbeatMs);
-    };
     const frame = (): string | undefined => {
       const screen = session.screen();
       if (!screen) return undefined;
@@ -258,11 +196,52 @@ export class EventHub {
       last = data;
       return `event: screen\ndata: ${data}\n\n`;
     };
-    let stopWatching: (() => void) | undefined;
+    return this.stream({
+      start: (onChange) => {
+        const stop = watch(() => {
+          changed = true;
+          onChange();
+        });
+        return { first: frame() ?? '', stop };
+      },
+      next: () => {
+        if (!changed) return undefined;
+        changed = false;
+        return frame();
+      },
+    });
+  }
+
+  /**
+   * The mechanics every stream shares: it counts as a subscriber from its first tick, sends `retry` and
+   * its first frames at once, then at each read what `next` has (or a `: ping` once the heartbeat is due),
+   * and stops watching when the reader cancels or the hub closes it. Nothing is queued ahead of the reader
+   * (highWaterMark 0): a slow reader costs time, not memory.
+   */
+  private stream(source: StreamSource): ReadableStream<Uint8Array> {
+    const scheduler = this.options.scheduler;
+    const heartbeatMs = this.options.heartbeatMs ?? 15_000;
+    let open = true;
+    let pingDue = false;
+    let heartbeat: TimerHandle | undefined;
+    let wake: (() => void) | undefined;
+    let stop: (() => void) | undefined;
+    const notify = () => {
+      const waiting = wake;
+      wake = undefined;
+      waiting?.();
+    };
+    const armHeartbeat = () => {
+      heartbeat = scheduler.setTimeout(() => {
+        heartbeat = undefined;
+        pingDue = true;
+        notify();
+      }, heartbeatMs);
+    };
     let subscriber: Subscriber | undefined;
     const detach = () => {
       open = false;
-      stopWatching?.();
+      stop?.();
       if (heartbeat !== undefined) scheduler.clearTimeout(heartbeat);
       if (subscriber) this.subscribers.delete(subscriber);
       notify();
@@ -278,17 +257,15 @@ export class EventHub {
             },
           };
           this.subscribers.add(subscriber);
-          stopWatching = watch(onChange);
-          controller.enqueue(encoder.encode(`retry: 2000\n\n${frame() ?? ''}`));
+          const started = source.start(notify);
+          stop = started.stop;
+          controller.enqueue(encoder.encode(`retry: 2000\n\n${started.first}`));
           armHeartbeat();
         },
         pull: async (controller) => {
           while (open) {
-            if (changed) {
-              changed = false;
-              const text = frame();
-              if (text) return controller.enqueue(encoder.encode(text));
-            }
+            const text = source.next();
+            if (text) return controller.enqueue(encoder.encode(text));
             if (pingDue) {
               pingDue = false;
               armHeartbeat();
