@@ -50,7 +50,7 @@ export interface AgentSessionServerOptions {
   apiKey?: string;
   /** Serve a non-loopback address without an API key anyway (refused otherwise: anyone could type into the agent). */
   insecure?: boolean;
-  /** Receives the start-up warning of a key-less server (default: stderr). */
+  /** Receives the start-up warning of a key-less server and security warnings (default: stderr). */
   onWarning?: (message: string) => void;
   /** Where `/upload` stores files (default: a new private temporary directory, removed on close). */
   uploadDir?: string;
@@ -138,8 +138,9 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
     server: 'the agent session server',
     howToSetKey: 'pass --api-key-env NAME with the key in that environment variable (apiKey when embedding)',
   });
+  const onWarning = options.onWarning ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   const warning = openLoopbackWarning({ host, hasKeys: Boolean(options.apiKey), server: 'the agent session server' });
-  if (warning) (options.onWarning ?? ((message) => process.stderr.write(`warning: ${message}\n`)))(warning);
+  if (warning) onWarning(warning);
   const transport = options.transport ?? 'pty';
   // Options both transports take, without the undefined ones (exactOptionalPropertyTypes).
   const common = {
@@ -190,6 +191,7 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
     if (ownUploadDir) uploadDir = await mkdtemp(join(tmpdir(), 'switchyard-agent-uploads-'));
     api = createAgentApi(session, {
       uploadDir,
+      onWarning,
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...(options.cors ? { cors: options.cors } : {}),
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),

@@ -68,8 +68,9 @@ test('a public bind without a key is refused before the agent starts; --insecure
 
 describe('a key-less server on loopback', () => {
   let server: AgentSessionServer;
+  const warnings: string[] = [];
   before(async () => {
-    server = await startAgentSessionServer({ ...AGENT, onWarning: () => undefined });
+    server = await startAgentSessionServer({ ...AGENT, onWarning: (message) => warnings.push(message) });
   });
   after(() => server.close());
   const host = () => new URL(server.url).host;
@@ -119,6 +120,8 @@ describe('a key-less server on loopback', () => {
       );
       assert.deepEqual(answer, { status: 403, code: 'forbidden' }, header);
     }
+    const forwarded = warnings.filter((w) => /forwarded by .* counts as remote/.test(w));
+    assert.equal(forwarded.length, 1, `one warning a minute, whatever the flood: ${JSON.stringify(warnings)}`);
   });
 
   test('nothing the attacks sent reached the agent, and a local client still can', async () => {

@@ -127,3 +127,20 @@ describe('client keys with identities', () => {
     assert.equal(new ApiKeySet([]).identify('anything'), undefined);
   });
 });
+
+test('rateLimitedWarning passes one message per interval, whatever the flood', async () => {
+  const { rateLimitedWarning } = await import('./accessPolicy.js');
+  let now = 0;
+  const seen: string[] = [];
+  const warn = rateLimitedWarning(
+    (message) => seen.push(message),
+    60_000,
+    () => now,
+  );
+  for (let i = 0; i < 100; i++) warn(`flood ${i}`);
+  now = 59_999;
+  warn('still inside the minute');
+  now = 60_000;
+  warn('the next minute');
+  assert.deepEqual(seen, ['flood 0', 'the next minute']);
+});

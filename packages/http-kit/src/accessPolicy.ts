@@ -240,6 +240,29 @@ export class AccessPolicy {
   }
 }
 
+/**
+ * A warning sink that passes at most one message per interval: the headers that trigger a warning (forwarding
+ * headers from an untrusted peer) are any client's to send, so the log must not grow with them.
+ */
+export function rateLimitedWarning(
+  warn: (message: string) => void,
+  intervalMs = 60_000,
+  now: () => number = Date.now,
+): (message: string) => void {
+  let last = Number.NEGATIVE_INFINITY;
+  return (message) => {
+    const at = now();
+    if (at - last < intervalMs) return;
+    last = at;
+    warn(message);
+  };
+}
+
+/** The warning logged when a forwarded request from an untrusted peer is treated as remote. */
+export function untrustedForwardWarning(peer: string | undefined): string {
+  return `a request forwarded by ${peer ?? 'an unknown peer'} (X-Forwarded-For, Forwarded or X-Real-IP) counts as remote: that peer is not a trusted proxy`;
+}
+
 function first(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }

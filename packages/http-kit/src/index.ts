@@ -17,7 +17,9 @@ export {
   isLoopbackHost,
   openLoopbackWarning,
   parseHostHeader,
+  rateLimitedWarning,
   UnsafeBindError,
+  untrustedForwardWarning,
 } from './accessPolicy.js';
 export { methodNotAllowedOrNotFound } from './allowedMethods.js';
 export {

@@ -85,8 +85,9 @@ describe('binds', () => {
 
 describe('a key-less server on loopback: this machine only, and no web page', () => {
   let server: WorkflowHttpServer;
+  const warnings: string[] = [];
   before(async () => {
-    server = await startWorkflowHttpServer({ workflow, dispatchTool: tool, port: 0, onWarning: () => undefined });
+    server = await startWorkflowHttpServer({ workflow, dispatchTool: tool, port: 0, onWarning: (message) => warnings.push(message) });
   });
   after(() => server.close());
   const host = () => `127.0.0.1:${server.port}`;
@@ -129,6 +130,8 @@ describe('a key-less server on loopback: this machine only, and no web page', ()
       });
       assert.deepEqual([answer.status, errorCode(answer)], [403, 'forbidden'], header);
     }
+    const forwarded = warnings.filter((w) => /forwarded by .* counts as remote/.test(w));
+    assert.equal(forwarded.length, 1, `one warning a minute, whatever the flood: ${JSON.stringify(warnings)}`);
   });
 });
 

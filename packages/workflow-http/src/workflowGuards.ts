@@ -13,7 +13,9 @@ import {
   ApiKeySet,
   type ClientKeyEntry,
   type KeyIdentity,
+  rateLimitedWarning,
   respondError,
+  untrustedForwardWarning,
 } from '@switchyard/http-kit';
 import type { MiddlewareHandler } from 'hono';
 
@@ -41,9 +43,11 @@ export interface CallerVariables {
 export function accessGuard(
   keys: readonly ClientKeyEntry[],
   access: AccessPolicyOptions,
+  onWarning: (message: string) => void = () => undefined,
 ): MiddlewareHandler<{ Variables: CallerVariables }> {
   const set = new ApiKeySet(keys);
   const policy = new AccessPolicy(access);
+  const warn = rateLimitedWarning(onWarning);
   return async (c, next) => {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     // Embedded (`app.request`, another runtime): the request's own URL names the host it was sent to.
@@ -63,6 +67,8 @@ export function accessGuard(
     }
     if (set.open && !OPEN_PATHS.has(path) && !signed && incoming && !policy.callerIsLocal(incoming.socket.remoteAddress, headers)) {
       // A forwarded request (a reverse proxy on this host) or a remote peer: without keys, nobody but this machine.
+      const peer = incoming.socket.remoteAddress;
+      if (policy.forwardedByUntrustedPeer(peer, headers)) warn(untrustedForwardWarning(peer));
       return respondError(
         c,
         'forbidden',

@@ -17,8 +17,6 @@ export interface WorkflowHttpServerOptions extends WorkflowApiOptions {
   port?: number;
   /** Serve a non-loopback address without API keys anyway (refused otherwise). */
   insecure?: boolean;
-  /** Receives the start-up warning of a key-less server (default: stderr). */
-  onWarning?: (message: string) => void;
 }
 
 /** A running server. */
@@ -48,9 +46,10 @@ export async function startWorkflowHttpServer(options: WorkflowHttpServerOptions
     server: 'the workflow API',
     howToSetKey: 'set api_keys in .agileplus/config.yaml',
   });
+  const onWarning = options.onWarning ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   const warning = openLoopbackWarning({ host, hasKeys, server: 'the workflow API' });
-  if (warning) (options.onWarning ?? ((message) => process.stderr.write(`warning: ${message}\n`)))(warning);
-  const app = createWorkflowApi({ ...options, access: { bindHost: host, ...options.access } });
+  if (warning) onWarning(warning);
+  const app = createWorkflowApi({ ...options, onWarning, access: { bindHost: host, ...options.access } });
   const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }) as Server;
   // `Expect: 100-continue` gets its 100 only once a route reads the body: a wrong key or a declared
   // length over the cap is refused before the client uploads.

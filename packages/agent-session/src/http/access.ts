@@ -15,7 +15,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { AccessPolicy, respondError } from '@switchyard/http-kit';
+import { AccessPolicy, rateLimitedWarning, respondError, untrustedForwardWarning } from '@switchyard/http-kit';
 import type { MiddlewareHandler } from 'hono';
 import { cors } from 'hono/cors';
 
@@ -114,11 +114,17 @@ export function bearerKey(apiKey: string): MiddlewareHandler {
  * host forwarded (`X-Forwarded-For`, `Forwarded`, `X-Real-IP` from a peer that is not a trusted proxy), is refused.
  * State-changing requests must be JSON (multipart for `/upload`) or carry no body, so no HTML form can post here.
  */
-export function localCallersOnly(trustedProxies: readonly string[]): MiddlewareHandler {
+export function localCallersOnly(
+  trustedProxies: readonly string[],
+  onWarning: (message: string) => void = () => undefined,
+): MiddlewareHandler {
   const policy = new AccessPolicy({ bindHost: '127.0.0.1', trustedProxies, allowedHosts: ['*'], allowedOrigins: ['*'] });
+  const warn = rateLimitedWarning(onWarning);
   return async (c, next) => {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     if (incoming && !policy.callerIsLocal(incoming.socket.remoteAddress, incoming.headers)) {
+      const peer = incoming.socket.remoteAddress;
+      if (policy.forwardedByUntrustedPeer(peer, incoming.headers)) warn(untrustedForwardWarning(peer));
       return respondError(
         c,
         'forbidden',

@@ -48,6 +48,8 @@ export interface AgentApiOptions {
   apiKey?: string;
   /** Proxies whose forwarded headers are believed; a forwarded request from any other peer is remote. */
   trustedProxies?: readonly string[];
+  /** Receives security warnings (a forwarded request from an untrusted peer), at most one a minute. */
+  onWarning?: (message: string) => void;
   /** Where `/upload` stores files. */
   uploadDir: string;
   /** Largest upload (default 10 MiB). */
@@ -134,7 +136,7 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
   // The CORS middleware answers OPTIONS on every path, so `Allow` names it beside the routes' methods.
   app.notFound(methodNotAllowedOrNotFound(app, ['OPTIONS']));
   app.use('*', hostAllowlist(options.allowedHosts?.length ? options.allowedHosts : DEFAULT_ALLOWED_HOSTS));
-  if (!options.apiKey) app.use('*', localCallersOnly(options.trustedProxies ?? []));
+  if (!options.apiKey) app.use('*', localCallersOnly(options.trustedProxies ?? [], options.onWarning));
   for (const middleware of originPolicy(options.cors?.origins ?? [])) app.use('*', middleware);
   if (options.apiKey)
     for (const path of ['/status', '/messages', '/message', '/dialog', '/events', '/upload', '/screen'])
