@@ -126,7 +126,7 @@ export class CandidatePicker {
     // second could then hold, and recover, the wrong period.
     cooldowns.recordFailure(
       provider,
-      first === undefined ? { kind: 'rate_limit' } : { kind: 'rate_limit', atMostMs: Math.max(1, first - this.ctx.clock.now()) },
+      first === undefined ? { kind: 'rate_limit' } : { kind: 'rate_limit', endsBy: first },
     );
   }
 }

@@ -65,7 +65,7 @@ export type RelayAdmission = { admitted: true; reservation?: string } | { admitt
  */
 export interface RelayCooldowns {
   /** Returns the period the failure started, if it started one (`CooldownManager` does). */
-  recordFailure(key: string, failure: { kind: 'rate_limit' | 'error'; retryAfterMs?: number; status?: number; atMostMs?: number }): unknown;
+  recordFailure(key: string, failure: { kind: 'rate_limit' | 'error'; retryAfterMs?: number; status?: number; endsBy?: number }): unknown;
   recordSuccess(key: string): void;
   period?(key: string): { endsAt: number } | undefined;
   events?: EventEmitter<CooldownEvents>;

@@ -106,14 +106,15 @@ describe('CooldownManager: Retry-After', () => {
     assert.equal(manager.recordFailure('p2', { ...rateLimit, retryAfterMs: 0 })?.endsAt, T0 + 5 * MIN);
   });
 
-  test('atMostMs caps the cooldown a failure starts, below the backoff and a Retry-After, in one start and no update', () => {
+  test('endsBy caps the cooldown a failure starts, below the backoff and a Retry-After, in one start and no update', () => {
     const { manager, names } = setup({ detection: { errorThreshold: 1 }, durations: { p: { rateLimitMs: 5 * MIN } } });
-    assert.equal(manager.recordFailure('p', { ...rateLimit, atMostMs: 40_000 })?.endsAt, T0 + 40_000);
-    assert.equal(manager.recordFailure('q', { ...rateLimit, retryAfterMs: 10 * MIN, atMostMs: MIN })?.endsAt, T0 + MIN);
-    assert.equal(manager.recordFailure('r', { ...rateLimit, atMostMs: 10 * MIN })?.endsAt, T0 + 5 * MIN, 'a cap, never an extension');
-    assert.deepEqual(names(), ['cooldown:start', 'cooldown:start', 'cooldown:start']);
-    for (const atMostMs of [0, -1, Number.NaN, Number.POSITIVE_INFINITY])
-      assert.throws(() => manager.recordFailure('s', { ...rateLimit, atMostMs }), isInvalid(/atMostMs/));
+    assert.equal(manager.recordFailure('p', { ...rateLimit, endsBy: T0 + 40_000 })?.endsAt, T0 + 40_000);
+    assert.equal(manager.recordFailure('q', { ...rateLimit, retryAfterMs: 10 * MIN, endsBy: T0 + MIN })?.endsAt, T0 + MIN);
+    assert.equal(manager.recordFailure('r', { ...rateLimit, endsBy: T0 + 10 * MIN })?.endsAt, T0 + 5 * MIN, 'a cap, never an extension');
+    assert.equal(manager.recordFailure('t', { ...rateLimit, endsBy: T0 - 5 })?.endsAt, T0 + 1, 'an instant already past still starts a cooldown that ends');
+    assert.deepEqual(names(), ['cooldown:start', 'cooldown:start', 'cooldown:start', 'cooldown:start']);
+    for (const endsBy of [Number.NaN, Number.POSITIVE_INFINITY, '1' as unknown as number])
+      assert.throws(() => manager.recordFailure('s', { ...rateLimit, endsBy }), isInvalid(/endsBy/));
   });
 
   test('a Retry-After seen earlier in the window is honoured when the threshold is reached', async () => {

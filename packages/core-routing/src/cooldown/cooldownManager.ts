@@ -129,9 +129,9 @@ export class CooldownManager {
     if (retryAfterMs !== undefined && !(typeof retryAfterMs === 'number' && retryAfterMs >= 0 && retryAfterMs < Number.POSITIVE_INFINITY)) {
       throw new RoutingError('invalid_argument', 'failure.retryAfterMs must be a finite number ≥ 0');
     }
-    const atMostMs = failure.atMostMs;
-    if (atMostMs !== undefined && !(typeof atMostMs === 'number' && atMostMs > 0 && atMostMs < Number.POSITIVE_INFINITY)) {
-      throw new RoutingError('invalid_argument', 'failure.atMostMs must be a finite number > 0');
+    const endsBy = failure.endsBy;
+    if (endsBy !== undefined && !(typeof endsBy === 'number' && Number.isFinite(endsBy))) {
+      throw new RoutingError('invalid_argument', 'failure.endsBy must be a finite epoch time in milliseconds');
     }
     if (!this.detection.enabled) return undefined;
     const durations = this.durations.of(key);
@@ -152,7 +152,7 @@ export class CooldownManager {
     const backedOff = Math.min(base * durations.backoffMultiplier ** counters.streak, Math.max(base, durations.backoffMaxMs));
     const endsAt = Math.min(
       Math.max(now + backedOff, counters.retryUntil),
-      atMostMs === undefined ? Number.POSITIVE_INFINITY : now + atMostMs,
+      endsBy === undefined ? Number.POSITIVE_INFINITY : Math.max(endsBy, now + 1),
     );
     counters.streak++;
     resetCounters(counters);

@@ -33,11 +33,13 @@ export interface CooldownFailure {
   /** The HTTP status, for the record. */
   status?: number | undefined;
   /**
-   * The longest a cooldown this failure starts may last, in milliseconds: a cap below the backoff
+   * The latest a cooldown this failure starts may end, as epoch milliseconds: a cap below the backoff
    * when the cause is known to pass sooner (a provider whose credentials are all cooling returns
    * with the first of them). One write to a shared store, where a start and then a cut would be two.
+   * An instant, not a duration, so the caller's and this manager's readings of the clock cannot
+   * disagree by the time between them.
    */
-  atMostMs?: number | undefined;
+  endsBy?: number | undefined;
 }
 
 /** Whether a change was made by this manager or applied from the shared store. */
