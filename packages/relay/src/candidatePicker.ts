@@ -124,10 +124,7 @@ export class CandidatePicker {
     // The cap goes with the failure, so a cooldown it starts is written once: a start and then a cut
     // would be two writes to a shared store, and a node applying its own first one back after the
     // second could then hold, and recover, the wrong period.
-    cooldowns.recordFailure(
-      provider,
-      first === undefined ? { kind: 'rate_limit' } : { kind: 'rate_limit', endsBy: first },
-    );
+    cooldowns.recordFailure(provider, first === undefined ? { kind: 'rate_limit' } : { kind: 'rate_limit', endsBy: first });
   }
 }
 

@@ -111,7 +111,11 @@ describe('CooldownManager: Retry-After', () => {
     assert.equal(manager.recordFailure('p', { ...rateLimit, endsBy: T0 + 40_000 })?.endsAt, T0 + 40_000);
     assert.equal(manager.recordFailure('q', { ...rateLimit, retryAfterMs: 10 * MIN, endsBy: T0 + MIN })?.endsAt, T0 + MIN);
     assert.equal(manager.recordFailure('r', { ...rateLimit, endsBy: T0 + 10 * MIN })?.endsAt, T0 + 5 * MIN, 'a cap, never an extension');
-    assert.equal(manager.recordFailure('t', { ...rateLimit, endsBy: T0 - 5 })?.endsAt, T0 + 1, 'an instant already past still starts a cooldown that ends');
+    assert.equal(
+      manager.recordFailure('t', { ...rateLimit, endsBy: T0 - 5 })?.endsAt,
+      T0 + 1,
+      'an instant already past still starts a cooldown that ends',
+    );
     assert.deepEqual(names(), ['cooldown:start', 'cooldown:start', 'cooldown:start', 'cooldown:start']);
     for (const endsBy of [Number.NaN, Number.POSITIVE_INFINITY, '1' as unknown as number])
       assert.throws(() => manager.recordFailure('s', { ...rateLimit, endsBy }), isInvalid(/endsBy/));
