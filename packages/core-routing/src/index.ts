@@ -57,7 +57,15 @@ export {
   type SelfHealingEvents,
   type SelfHealingSettings,
 } from './health/selfHealer.js';
-export type { AttemptEndEvent, DecisionEvent, RelayEvents, RelayOutcome, RequestEndEvent, RequestStartEvent } from './relayEvents.js';
+export type {
+  AttemptEndEvent,
+  ClientIdentity,
+  DecisionEvent,
+  RelayEvents,
+  RelayOutcome,
+  RequestEndEvent,
+  RequestStartEvent,
+} from './relayEvents.js';
 export { ConsistentHashRing, type ConsistentHashRingOptions, ringPosition } from './ring/consistentHashRing.js';
 export {
   type CandidateSpec,

@@ -11,12 +11,25 @@
  */
 export type RelayOutcome = 'success' | 'error' | 'client_closed';
 
+/**
+ * Who sent a request: the client key it presented, by identity, never by secret. `keyId` is
+ * stable for the key's life (`static:<name>` for a key from the config's `api-keys`); `tenant`
+ * groups keys for usage and limits (`default` when the key names none).
+ */
+export interface ClientIdentity {
+  keyId: string;
+  name: string;
+  tenant: string;
+}
+
 /** A request arrived. */
 export interface RequestStartEvent {
   requestId: string;
   model: string;
   ingress: string;
   stream: boolean;
+  /** The client key's identity, or null when `/v1` is open (no key configured). */
+  client: ClientIdentity | null;
   at: number;
 }
 
@@ -24,6 +37,8 @@ export interface RequestStartEvent {
 export interface RequestEndEvent {
   requestId: string;
   model: string;
+  /** The client key's identity, or null when `/v1` is open (no key configured). */
+  client: ClientIdentity | null;
   /** The provider of the last attempt, or null when none was tried. */
   provider: string | null;
   credentialId: string | null;

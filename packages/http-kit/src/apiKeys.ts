@@ -11,11 +11,15 @@ import type { IncomingHttpHeaders } from 'node:http';
 // One-shot `hash` rather than `createHash`: this runs on every request, and a Hash object costs several microseconds.
 const digest = (key: string) => hash('sha256', key, 'buffer');
 
-/** A client key with the identity it carries: `name` is recorded as the actor; `admin` may run admin-only operations. */
+/**
+ * A client key with the identity it carries: `name` is recorded as the actor; `admin` may run
+ * admin-only operations; `tenant` groups keys for usage and limits (`default` when not given).
+ */
 export interface ClientKey {
   key: string;
   name?: string;
   admin?: boolean;
+  tenant?: string | undefined;
 }
 
 /** A configured key: the key alone (as `api-keys` always took), or the key with its identity. */
@@ -25,6 +29,7 @@ export type ClientKeyEntry = string | ClientKey;
 export interface KeyIdentity {
   name: string;
   admin: boolean;
+  tenant: string;
 }
 
 /** A set of accepted client keys. */
@@ -36,7 +41,11 @@ export class ApiKeySet {
     const entries = keys.map((entry) => (typeof entry === 'string' ? { key: entry } : entry)).filter((entry) => entry.key.length > 0);
     this.digests = entries.map((entry) => digest(entry.key));
     // A key without a name is known by its position, never by any part of the key itself.
-    this.identities = entries.map((entry, index) => ({ name: entry.name ?? `key-${index + 1}`, admin: entry.admin === true }));
+    this.identities = entries.map((entry, index) => ({
+      name: entry.name ?? `key-${index + 1}`,
+      admin: entry.admin === true,
+      tenant: entry.tenant ?? 'default',
+    }));
   }
 
   /**

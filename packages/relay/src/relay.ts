@@ -61,7 +61,7 @@ export type { RelayCooldowns, RelayCredentialPool, RelayHealth, RelayOptions } f
  * ```
  */
 /** What a request's end event says beyond its identity and timing. */
-type EndFields = Omit<RequestEndEvent, 'requestId' | 'model' | 'latencyMs' | 'at'>;
+type EndFields = Omit<RequestEndEvent, 'requestId' | 'model' | 'client' | 'latencyMs' | 'at'>;
 
 /** The end of a request that reached no provider and sent nothing: each ending overrides what differs. */
 const NOTHING_SERVED = {
@@ -146,11 +146,19 @@ export class Relay {
         model: request.model,
         ingress: request.ingress,
         stream: request.stream,
+        client: request.client ?? null,
         at: startedAt,
       });
     const end = (fields: EndFields): RequestEndEvent => {
       const at = this.ctx.clock.now();
-      const event = { requestId: request.requestId, model: request.model, latencyMs: at - startedAt, at, ...fields };
+      const event = {
+        requestId: request.requestId,
+        model: request.model,
+        client: request.client ?? null,
+        latencyMs: at - startedAt,
+        at,
+        ...fields,
+      };
       this.events.emit('request:end', event);
       return event;
     };

@@ -5,6 +5,7 @@
  * upstream request and response that travel through the transport.
  */
 
+import type { ClientIdentity } from '@switchyard/core-routing';
 import type { ApiFamily } from '@switchyard/translate';
 
 /** The wire format a client (ingress) or a provider (upstream) speaks (defined by the translators). */
@@ -26,6 +27,8 @@ export interface RelayRequest {
   rawBody: Uint8Array;
   /** Client headers worth forwarding (lower-case names); never the client's own API key. */
   headers?: Record<string, string>;
+  /** Who sent it: the identity of the client key it presented (absent when `/v1` is open). */
+  client?: ClientIdentity;
   /** Skip the response cache for this request. */
   noCache?: boolean;
   /**

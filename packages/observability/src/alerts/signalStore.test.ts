@@ -41,7 +41,7 @@ test('cooldowns, quota and in-flight are current state', () => {
   store.onQuotaUpdate({ provider: 'openai', credentialId: 'k1', limit: 100, used: 90, remaining: 10 });
   store.onQuotaUpdate({ provider: 'openai', credentialId: 'k2', limit: 100, used: 20, remaining: 80 });
   assert.equal(store.read(ref('quota_remaining < 1'), 'openai'), 10);
-  store.onRequestStart({ requestId: 'r', model: 'm', ingress: 'i', stream: true, at: 0 });
+  store.onRequestStart({ requestId: 'r', model: 'm', ingress: 'i', stream: true, client: null, at: 0 });
   assert.equal(store.read(ref('in_flight > 0'), null), 1);
 });
 

@@ -8,13 +8,14 @@ import type { AddressInfo } from 'node:net';
 import type { AttemptEndEvent, RequestEndEvent, RequestStartEvent } from '../events.js';
 
 export function requestStart(overrides: Partial<RequestStartEvent> = {}): RequestStartEvent {
-  return { requestId: 'req-1', model: 'gpt-4o', ingress: 'openai', stream: false, at: 0, ...overrides };
+  return { requestId: 'req-1', model: 'gpt-4o', ingress: 'openai', stream: false, client: null, at: 0, ...overrides };
 }
 
 export function requestEnd(overrides: Partial<RequestEndEvent> = {}): RequestEndEvent {
   return {
     requestId: 'req-1',
     model: 'gpt-4o',
+    client: null,
     provider: 'openai',
     credentialId: 'cred-a',
     outcome: 'success',

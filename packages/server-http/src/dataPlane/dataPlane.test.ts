@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { Agent, type ClientRequest, createServer, request, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
+import type { RequestEndEvent, RequestStartEvent } from '@switchyard/core-routing';
+import type { ClientKeyEntry } from '@switchyard/http-kit';
 import { type ProviderConfig, Relay, UndiciTransport } from '@switchyard/relay';
 import { type FakeOpenAi, startFakeOpenAi } from '@switchyard/test-support';
 import OpenAI from 'openai';
@@ -12,7 +14,7 @@ after(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup();
 });
 
-async function gateway(providers: ProviderConfig[], apiKeys: string[] = ['sk-test-1']) {
+async function gateway(providers: ProviderConfig[], apiKeys: ClientKeyEntry[] = ['sk-test-1']) {
   const transport = new UndiciTransport({ requestTimeoutMs: 5_000 });
   const relay = new Relay({ providers, transport });
   const dataPlane = createDataPlane({ relay, apiKeys, maxBodyBytes: 64 * 1024 });
@@ -27,7 +29,9 @@ async function gateway(providers: ProviderConfig[], apiKeys: string[] = ['sk-tes
     await transport.close();
   });
   const baseURL = `http://127.0.0.1:${port}/v1`;
-  return { relay, baseURL, client: new OpenAI({ apiKey: apiKeys[0] ?? 'none', baseURL, maxRetries: 0 }) };
+  const first = apiKeys[0];
+  const apiKey = typeof first === 'string' ? first : (first?.key ?? 'none');
+  return { relay, baseURL, client: new OpenAI({ apiKey, baseURL, maxRetries: 0 }) };
 }
 
 async function fake(options?: Parameters<typeof startFakeOpenAi>[0]): Promise<FakeOpenAi> {
@@ -309,4 +313,56 @@ describe('hostile model names', async () => {
     const atLimit = await post('/v1/chat/completions', { model: long.slice(0, 256), messages });
     assert.equal(atLimit.status, 200, await atLimit.text());
   });
+});
+
+describe('who sent a request: the client key by identity, on the relay events', async () => {
+  const keys: ClientKeyEntry[] = [
+    { key: 'sk-alice-0123456789', name: 'alice', tenant: 'team-a' },
+    { key: 'sk-bob-0123456789', name: 'bob' },
+    'sk-anonymous-0123456789',
+  ];
+  const { relay, baseURL } = await gateway([{ name: 'demo', kind: 'mock', models: ['demo-model'] }], keys);
+  const starts: RequestStartEvent[] = [];
+  const ends: RequestEndEvent[] = [];
+  relay.events.on('request:start', (event) => starts.push(event));
+  relay.events.on('request:end', (event) => ends.push(event));
+  const ask = (apiKey: string) =>
+    new OpenAI({ apiKey, baseURL, maxRetries: 0 }).chat.completions.create({
+      model: 'demo-model',
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+
+  test('a named key with a tenant, a named key without one, and a bare key (known by its position)', async () => {
+    await ask('sk-alice-0123456789');
+    await ask('sk-bob-0123456789');
+    await ask('sk-anonymous-0123456789');
+    const expected = [
+      { keyId: 'static:alice', name: 'alice', tenant: 'team-a' },
+      { keyId: 'static:bob', name: 'bob', tenant: 'default' },
+      { keyId: 'static:key-3', name: 'key-3', tenant: 'default' },
+    ];
+    assert.deepEqual(
+      starts.map((event) => event.client),
+      expected,
+    );
+    assert.deepEqual(
+      ends.map((event) => event.client),
+      expected,
+    );
+    assert.ok(!JSON.stringify(ends).includes('sk-'), 'no event carries any part of a key');
+  });
+});
+
+test('an open /v1 (no api-keys): the events name no client', async () => {
+  const { relay, baseURL } = await gateway([{ name: 'demo', kind: 'mock', models: ['demo-model'] }], []);
+  const ends: RequestEndEvent[] = [];
+  relay.events.on('request:end', (event) => ends.push(event));
+  await new OpenAI({ apiKey: 'anything', baseURL, maxRetries: 0 }).chat.completions.create({
+    model: 'demo-model',
+    messages: [{ role: 'user', content: 'hi' }],
+  });
+  assert.deepEqual(
+    ends.map((event) => event.client),
+    [null],
+  );
 });

@@ -15,7 +15,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { type AccessPolicy, ApiKeySet, type ClientKeyEntry, presentedKey } from '@switchyard/http-kit';
+import type { ClientIdentity } from '@switchyard/core-routing';
+import { type AccessPolicy, ApiKeySet, type ClientKeyEntry, type KeyIdentity, presentedKey } from '@switchyard/http-kit';
 import {
   AFFINITY_HEADER,
   FORWARDED_HEADER,
@@ -111,6 +112,11 @@ function clientIdentity(req: IncomingMessage): { clientAuthorization?: string; a
   };
 }
 
+/** A key from the config's `api-keys`, as the relay's events name its client. */
+function staticClient(identity: KeyIdentity): ClientIdentity {
+  return { keyId: `static:${identity.name}`, name: identity.name, tenant: identity.tenant };
+}
+
 function wantsNoCache(req: IncomingMessage): boolean {
   const control = req.headers['cache-control'] ?? '';
   return /\bno-(cache|store)\b/i.test(control) || req.headers['x-switchyard-cache'] === 'bypass';
@@ -170,6 +176,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     route: Extract<IngressRoute, { kind: 'generate' }>,
     requestId: string,
     clientKey: string | undefined,
+    client: ClientIdentity | undefined,
   ): Promise<void> {
     const family = route.family;
     const bad = (message: string, param?: string, status = 400) =>
@@ -219,6 +226,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       noCache: wantsNoCache(req),
       // The response cache keeps each client's answers apart.
       cacheScope: clientKey ?? '',
+      ...(client ? { client } : {}),
       signal: connectionSignal(req.socket),
       ...(route.operation === 'count_tokens' ? { operation: 'count_tokens' as const } : {}),
       // Failover forwards the request to another node on the very route it came in on.
@@ -306,7 +314,8 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       const query = new URLSearchParams(search);
       // Gemini's REST clients may put the key in the query string.
       const key = presentedKey(req.headers) ?? (family === 'gemini' ? (query.get('key') ?? undefined) : undefined);
-      if (!keys.accepts(key)) {
+      const identity = keys.open ? undefined : keys.identify(key);
+      if (!keys.open && !identity) {
         sendFailure(
           res,
           family,
@@ -374,7 +383,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
           return true;
         default:
           options.onRelayRequest?.(requestId, req.headers);
-          await generate(req, res, route, requestId, key);
+          await generate(req, res, route, requestId, key, identity && staticClient(identity));
           return true;
       }
     },

@@ -389,17 +389,24 @@ export const gatewayConfigSchema = z
     port: port.default(8317),
     'auth-dir': z.string().min(1).default('./auths'),
     /**
-     * Keys clients send to `/v1/*`: a key, or `{key, name, admin}` (the name identifies the client in the API and
-     * the dashboard; the key is never shown). Empty leaves `/v1/*` open (loopback only, unless --insecure).
+     * Keys clients send to `/v1/*`: a key, or `{key, name, admin, tenant}` (the name identifies the client in the API
+     * and the dashboard, the tenant groups keys for usage; the key is never shown). Empty leaves `/v1/*` open (loopback only, unless --insecure).
      */
     'api-keys': z
       .array(
         z.union(
           [
             z.string().min(1),
-            z.object({ key: z.string().min(1), name: z.string().min(1).max(128), admin: z.boolean().default(false) }).strict(),
+            z
+              .object({
+                key: z.string().min(1),
+                name: z.string().min(1).max(128),
+                admin: z.boolean().default(false),
+                tenant: z.string().min(1).max(64).optional(),
+              })
+              .strict(),
           ],
-          { error: 'an api-keys entry is a key, or {key, name, admin} with a name of 1 to 128 characters' },
+          { error: 'an api-keys entry is a key, or {key, name, admin, tenant} with a name of 1 to 128 characters' },
         ),
       )
       .default([]),
