@@ -117,10 +117,14 @@ describe('forwarded headers', () => {
 
 describe('client keys with identities', () => {
   test('a named key identifies its holder; a bare key gets a positional name; a wrong key is nobody', () => {
-    const keys = new ApiKeySet(['plain-key', { key: 'alice-key', name: 'alice', admin: true }, { key: 'bob-key', name: 'bob' }]);
-    assert.deepEqual(keys.identify('alice-key'), { name: 'alice', admin: true });
-    assert.deepEqual(keys.identify('bob-key'), { name: 'bob', admin: false });
-    assert.deepEqual(keys.identify('plain-key'), { name: 'key-1', admin: false });
+    const keys = new ApiKeySet([
+      'plain-key',
+      { key: 'alice-key', name: 'alice', admin: true, tenant: 'team-a' },
+      { key: 'bob-key', name: 'bob' },
+    ]);
+    assert.deepEqual(keys.identify('alice-key'), { name: 'alice', admin: true, tenant: 'team-a' });
+    assert.deepEqual(keys.identify('bob-key'), { name: 'bob', admin: false, tenant: 'default' });
+    assert.deepEqual(keys.identify('plain-key'), { name: 'key-1', admin: false, tenant: 'default' });
     assert.equal(keys.identify('nope'), undefined);
     assert.equal(keys.identify(undefined), undefined);
     assert.equal(keys.accepts('bob-key'), true);

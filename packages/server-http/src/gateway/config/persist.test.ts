@@ -48,5 +48,8 @@ metrics: { enabled: false }
     [true, true, false],
   );
   assert.equal(keys.identify('sk-named-client-key')?.name, 'ci-runner');
-  assert.throws(() => parseConfig('api-keys: [{ key: sk-x }]\n'), /api-keys\.0: an api-keys entry is a key, or \{key, name, admin\}/);
+  assert.throws(
+    () => parseConfig('api-keys: [{ key: sk-x }]\n'),
+    /api-keys\.0: an api-keys entry is a key, or \{key, name, admin, tenant\}/,
+  );
 });
