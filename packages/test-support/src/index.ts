@@ -11,9 +11,13 @@
  */
 
 export {
+  AGENT_CLI_PACKAGES,
+  type AgentCliForTests,
+  type AgentCliName,
   type ChromiumForTests,
   type CodexCliForTests,
   type PromtoolForTests,
+  requireAgentCli,
   requireChromium,
   requireCodexCli,
   requirePromtool,
