@@ -82,6 +82,7 @@ export {
   REQUEST_DURATION_BUCKETS,
   type TokenPrice,
   TTFB_BUCKETS,
+  tokenCost,
 } from './metrics/gatewayMetrics.js';
 export { LabelLimiter, OTHER_LABEL, UNKNOWN_LABEL } from './metrics/labelLimiter.js';
 export { MetricsServer, type MetricsServerOptions } from './metrics/metricsServer.js';

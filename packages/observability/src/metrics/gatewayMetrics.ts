@@ -57,6 +57,19 @@ export interface TokenPrice {
   output: number;
 }
 
+/**
+ * What `tokens` cost at `price` (`providers.<p>.cost_per_1k_tokens`), in the price's currency: the one formula behind
+ * `svc_cost_total` and the gateway's cost budgets of client keys.
+ *
+ * @example
+ * ```ts
+ * tokenCost({ input: 1000, output: 500 }, { input: 0.5, output: 1.5 }); // 1.25
+ * ```
+ */
+export function tokenCost(tokens: { input: number; output: number }, price: TokenPrice): number {
+  return (Math.max(0, tokens.input) * price.input + Math.max(0, tokens.output) * price.output) / 1000;
+}
+
 /** Label value of requests that never reached a provider (every candidate cooling, say). */
 export const NO_PROVIDER_LABEL = 'none';
 
@@ -325,7 +338,7 @@ export class GatewayMetrics implements EventObserver {
     if (event.cached) pair.cacheHits.value++;
     if (this.tokenPrice && event.provider !== null && (event.tokens.input > 0 || event.tokens.output > 0)) {
       const price = this.tokenPrice(event.provider);
-      if (price) pair.cost.value += (event.tokens.input * price.input + event.tokens.output * price.output) / 1000;
+      if (price) pair.cost.value += tokenCost(event.tokens, price);
     }
     provider.duration.observe(event.latencyMs / 1000);
     if (event.ttfbMs !== null) provider.ttfb.observe(event.ttfbMs / 1000);
