@@ -16,9 +16,9 @@ import {
   budgetLimitUnits,
   budgetUnitsToAmount,
   CLIENT_KEY_PREFIX,
-  COST_SCALE,
   type ClientKeyRecord,
   type ClientKeyView,
+  COST_SCALE,
   secretDigest,
 } from './clientKeyRecord.js';
 import type { BudgetLedger, BudgetReservation, ClientKeyStore } from './clientKeyStore.js';
@@ -65,7 +65,7 @@ const retrySeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
 /** Whether a presented key could be a runtime key at all: config keys never pay for the digest. */
 export function looksLikeClientKey(key: string | undefined): key is string {
-  return key !== undefined && key.startsWith(CLIENT_KEY_PREFIX);
+  return key?.startsWith(CLIENT_KEY_PREFIX) === true;
 }
 
 /**
@@ -165,9 +165,15 @@ export class ClientKeyGuard {
    * `invalid_api_key`), expired ones `key_expired` (401).
    */
   refuseAtDoor(key: GuardedKey): KeyRefusal | undefined {
-    if (key.record.revoked) return { status: 401, code: 'invalid_api_key', type: 'authentication_error', message: 'missing or invalid API key' };
+    if (key.record.revoked)
+      return { status: 401, code: 'invalid_api_key', type: 'authentication_error', message: 'missing or invalid API key' };
     if (this.clock.now() >= key.expiresAtMs) {
-      return { status: 401, code: 'key_expired', type: 'authentication_error', message: `this API key expired at ${key.record.expires_at}` };
+      return {
+        status: 401,
+        code: 'key_expired',
+        type: 'authentication_error',
+        message: `this API key expired at ${key.record.expires_at}`,
+      };
     }
     return undefined;
   }
@@ -248,12 +254,7 @@ export class ClientKeyGuard {
    * Runs `relay` under `key`'s limits: admits the request for `model`, runs it, and settles what it used.
    * Resolves the refusal when the key may not send it (nothing ran), else undefined.
    */
-  async run(
-    key: GuardedKey,
-    model: string,
-    requestId: string,
-    relay: () => Promise<RequestEndEvent>,
-  ): Promise<KeyRefusal | undefined> {
+  async run(key: GuardedKey, model: string, requestId: string, relay: () => Promise<RequestEndEvent>): Promise<KeyRefusal | undefined> {
     const admitted = await this.admit(key, model, requestId);
     if (!('key' in admitted)) return admitted;
     let end: RequestEndEvent | undefined;

@@ -11,6 +11,8 @@ import OpenAI from 'openai';
 import { startTestGateway } from '../../test/startTestGateway.js';
 import { CLIENT_KEYS_FILE } from './fileClientKeyStore.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: the tests read the API's JSON freely; the routes' schemas type it
+type Json = Record<string, any>;
 const MANAGEMENT_KEY = 'client-keys-management-key';
 const logs: string[] = [];
 const logDestination = { write: (line: string) => void logs.push(line) };
@@ -34,11 +36,12 @@ async function manage(method: string, path: string, body?: unknown) {
     headers: { authorization: `Bearer ${MANAGEMENT_KEY}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as Json };
 }
 
 const openai = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
-const ask = (apiKey: string, model = 'demo-model') => openai(apiKey).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
+const ask = (apiKey: string, model = 'demo-model') =>
+  openai(apiKey).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] });
 const secrets: string[] = [];
 
 async function create(body: Record<string, unknown>): Promise<{ id: string; secret: string }> {

@@ -9,11 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
 import { generateEncryptionKey } from '@switchyard/credentials';
 import { postgresForTests, sqlOnce } from '@switchyard/test-support';
-import { Agent } from 'undici';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { parseConfig } from '../gateway/config/load.js';
 import { Gateway } from '../gateway/gateway.js';
 
 const postgres = await postgresForTests(import.meta.url);
+// biome-ignore lint/suspicious/noExplicitAny: the tests read the API's JSON freely; the routes' schemas type it
+type Json = Record<string, any>;
 const MANAGEMENT_KEY = 'client-keys-cluster-key';
 const suffix = randomBytes(4).toString('hex');
 const dispatcher = new Agent({ connections: 200 });
@@ -57,16 +59,16 @@ async function manage(gateway: Gateway, method: string, path: string, body?: unk
     headers: { authorization: `Bearer ${MANAGEMENT_KEY}`, 'content-type': 'application/json' },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as Json };
 }
 
 async function ask(gateway: Gateway, secret: string): Promise<number> {
-  const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+  const response = await undiciFetch(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
     body: JSON.stringify({ model: 'acme-model', messages: [{ role: 'user', content: 'hi' }] }),
     dispatcher,
-  } as RequestInit);
+  });
   await response.arrayBuffer();
   return response.status;
 }
@@ -93,7 +95,11 @@ describe('client keys in a cluster of three', { skip: postgres.skip }, async () 
     const revoked = await manage(b, 'POST', `/${created.body.key.id}/revoke`);
     assert.equal(revoked.status, 200);
     const revokedAt = Date.now();
-    await until('every node to refuse it', async () => (await Promise.all(nodes.map((n) => ask(n, secret)))).every((s) => s === 401), 1_000);
+    await until(
+      'every node to refuse it',
+      async () => (await Promise.all(nodes.map((n) => ask(n, secret)))).every((s) => s === 401),
+      1_000,
+    );
     assert.ok(Date.now() - revokedAt < 1_000);
     assert.equal((await manage(c, 'GET', `/${created.body.key.id}`)).body.revoked, true);
   });

@@ -30,7 +30,12 @@ const IdPath = z.object({
     .openapi({ param: { name: 'id', in: 'path' }, example: 'ck_0123456789abcdef' }),
 });
 const ListQuery = z.object({
-  tenant: z.string().min(1).max(64).optional().openapi({ param: { name: 'tenant', in: 'query' } }),
+  tenant: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .openapi({ param: { name: 'tenant', in: 'query' } }),
   revoked: z
     .enum(['true', 'false'])
     .optional()
