@@ -9,7 +9,10 @@
  * - CPU per request: the gateway process's user + system time (Linux: read from /proc/<pid>/stat)
  *   over its slices, divided by the requests they served: the figure that holds still on a machine
  *   shared with other work.
- * - Added p50: the median request latency with client keys minus the baseline's, per run.
+ * - Added p50: the median latency of requests sent one at a time (no queue: a loaded machine's queueing
+ *   would swamp microseconds), with client keys minus the baseline's, per run, in interleaved slices too.
+ * - In process, no HTTP: the key check alone (config keys' `ApiKeySet.identify` against the guard's
+ *   identify + admit + settle with every limit on), per request, over all the keys in turn.
  * - Median of RUNS runs. Targets (issue 27): CPU per request ≤ 1.05× the static keys', added p50 < 20 µs.
  *
  * The gateways run pinned to CPU 1 and this load generator to CPU 0 when `taskset` exists.
@@ -21,7 +24,18 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLIENT_KEYS_FILE, CreateClientKeySchema, createRecord } from '@switchyard/server-http';
+import type { RequestEndEvent } from '@switchyard/core-routing';
+import { ApiKeySet } from '@switchyard/http-kit';
+import {
+  CLIENT_KEYS_FILE,
+  ClientKeyGuard,
+  type ClientKeyRecord,
+  CreateClientKeySchema,
+  createRecord,
+  type KeyAdmission,
+  LocalBudgetLedger,
+  MemoryClientKeyStore,
+} from '@switchyard/server-http';
 import { Pool } from 'undici';
 import { type Row, report, SMOKE } from './lib.js';
 
@@ -43,10 +57,10 @@ function cpuMs(pid: number): number {
 }
 
 /** Writes `count` keys with limits into a fresh auth dir; returns the dir and the secrets. */
-function authDirWithKeys(count: number): { dir: string; secrets: string[] } {
+function authDirWithKeys(count: number): { dir: string; secrets: string[]; records: ClientKeyRecord[] } {
   const dir = mkdtempSync(join(tmpdir(), 'bench-client-keys-'));
   const secrets: string[] = [];
-  const keys = [];
+  const keys: ClientKeyRecord[] = [];
   for (let i = 0; i < count; i++) {
     const body = CreateClientKeySchema.parse({
       name: `bench-${i}`,
@@ -61,7 +75,7 @@ function authDirWithKeys(count: number): { dir: string; secrets: string[] } {
     secrets.push(secret);
   }
   writeFileSync(join(dir, CLIENT_KEYS_FILE), JSON.stringify({ format_version: 1, keys, budget_use: {} }), { mode: 0o600 });
-  return { dir, secrets };
+  return { dir, secrets, records: keys };
 }
 
 async function start(authDir: string): Promise<{ child: ChildProcess; port: number }> {
@@ -83,7 +97,7 @@ async function start(authDir: string): Promise<{ child: ChildProcess; port: numb
 
 if (hasTaskset) spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
 const baselineDir = mkdtempSync(join(tmpdir(), 'bench-static-keys-'));
-const { dir: keysDir, secrets } = authDirWithKeys(KEY_COUNT);
+const { dir: keysDir, secrets, records } = authDirWithKeys(KEY_COUNT);
 const targets = {
   static: { ...(await start(baselineDir)), keys: STATIC_KEYS },
   clientKeys: { ...(await start(keysDir)), keys: secrets },
@@ -96,8 +110,8 @@ const pools = {
 const body = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'hi' }] });
 let next = 0;
 
-/** A closed loop of CONCURRENCY requests against `target` for `ms`; latencies in µs are pushed to `latencies`. */
-async function slice(target: Target, ms: number, latencies: number[]): Promise<number> {
+/** A closed loop of `concurrency` requests against `target` for `ms`; latencies in µs are pushed to `latencies`. */
+async function slice(target: Target, ms: number, latencies: number[], concurrency = CONCURRENCY): Promise<number> {
   const { keys } = targets[target];
   const end = performance.now() + ms;
   let served = 0;
@@ -117,7 +131,7 @@ async function slice(target: Target, ms: number, latencies: number[]): Promise<n
       served++;
     }
   };
-  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  await Promise.all(Array.from({ length: concurrency }, worker));
   return served;
 }
 
@@ -126,6 +140,28 @@ const median = (values: number[]) => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
+
+/** The key check alone, in this process: µs per request for the config's keys and for the guard. */
+async function keyCheckInProcess(): Promise<{ staticUs: number; guardUs: number }> {
+  const guard = await ClientKeyGuard.open({ store: new MemoryClientKeyStore(), ledger: new LocalBudgetLedger(), clock: Date });
+  for (const record of records) guard.apply(record);
+  const staticSet = new ApiKeySet(STATIC_KEYS);
+  const end = { tokens: { input: 12, output: 30 }, provider: 'mock' } as RequestEndEvent;
+  const rounds = SMOKE ? 20_000 : 300_000;
+  const time = (fn: (i: number) => void) => {
+    for (let i = 0; i < 10_000; i++) fn(i);
+    const started = process.hrtime.bigint();
+    for (let i = 0; i < rounds; i++) fn(i);
+    return Number(process.hrtime.bigint() - started) / 1000 / rounds;
+  };
+  const staticUs = time((i) => staticSet.identify(STATIC_KEYS[i % STATIC_KEYS.length]));
+  const guardUs = time((i) => {
+    const key = guard.identify(secrets[i % secrets.length]!)!;
+    const admission = guard.admit(key, 'bench-model') as KeyAdmission;
+    guard.settle(admission, end);
+  });
+  return { staticUs, guardUs };
+}
 
 try {
   // Settle both processes (JIT, heap growth) before anything counts; every client key is used once here.
@@ -144,9 +180,10 @@ try {
       for (const target of order) {
         const pid = targets[target].child.pid!;
         const before = cpuMs(pid);
-        served[target] += await slice(target, SLICE_MS, latencies[target]);
+        served[target] += await slice(target, SLICE_MS, []);
         cpu[target] += cpuMs(pid) - before;
       }
+      for (const target of order) await slice(target, SLICE_MS / 2, latencies[target], 1);
     }
     const staticCpu = cpu.static / served.static;
     const keysCpu = cpu.clientKeys / served.clientKeys;
@@ -162,6 +199,7 @@ try {
       `run ${run + 1}: CPU/request static ${(staticCpu * 1000).toFixed(1)} µs, client keys ${(keysCpu * 1000).toFixed(1)} µs (${(keysCpu / staticCpu).toFixed(3)}×); p50 ${p50Static.toFixed(0)} / ${p50Keys.toFixed(0)} µs`,
     );
   }
+  const inProcess = await keyCheckInProcess();
   const ratio = median(cpuRatios);
   const added = median(addedP50);
   const rows: Row[] = [
@@ -178,8 +216,20 @@ try {
     { name: 'p50 latency, static api-keys', value: median(p50s.static), unit: 'µs' },
     { name: 'p50 latency, client keys', value: median(p50s.clientKeys), unit: 'µs' },
     { name: 'added p50 (median of per-run differences)', value: added, unit: 'µs', target: '< 20 µs', pass: added < 20 },
+    { name: 'in process: ApiKeySet.identify, 10 static keys', value: inProcess.staticUs, unit: 'µs' },
+    {
+      name: 'in process: identify + admit + settle, every limit on',
+      value: inProcess.guardUs,
+      unit: 'µs',
+      baseline: inProcess.staticUs,
+      target: 'added < 20 µs',
+      pass: inProcess.guardUs - inProcess.staticUs < 20,
+    },
   ];
-  report(`Client keys: ${KEY_COUNT.toLocaleString('en-US')} runtime keys with limits against static api-keys (median of ${RUNS} runs)`, rows);
+  report(
+    `Client keys: ${KEY_COUNT.toLocaleString('en-US')} runtime keys with limits against static api-keys (median of ${RUNS} runs)`,
+    rows,
+  );
 } finally {
   await pools.static.close();
   await pools.clientKeys.close();

@@ -9,17 +9,17 @@
  */
 
 export {
-  type ClientKeyGuardOptions,
   ClientKeyGuard,
+  type ClientKeyGuardOptions,
   type GuardedKey,
   type KeyAdmission,
   type KeyRefusal,
   looksLikeClientKey,
 } from './clientKeys/clientKeyGuard.js';
 export {
-  type Budget,
   BUDGET_PERIODS,
   BUDGET_UNITS,
+  type Budget,
   BudgetSchema,
   CLIENT_KEY_PREFIX,
   type ClientKeyRecord,

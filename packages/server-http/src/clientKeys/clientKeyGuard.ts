@@ -8,6 +8,7 @@
  * in (`apply`, `watch`), so a key revoked on any node is refused here as
  * soon as the change arrives.
  */
+import { randomBytes } from 'node:crypto';
 import type { ClientIdentity, RequestEndEvent } from '@switchyard/core-routing';
 import { type TokenPrice, tokenCost } from '@switchyard/observability';
 import { Glob, type RelayFailure } from '@switchyard/relay';
@@ -22,7 +23,7 @@ import {
   secretDigest,
 } from './clientKeyRecord.js';
 import type { BudgetLedger, BudgetReservation, ClientKeyStore } from './clientKeyStore.js';
-import { MinuteRate, periodAt } from './limits.js';
+import { MinuteRate, type PeriodWindow, periodAt } from './limits.js';
 
 /** A key as the guard holds it: the record, its compiled model list and its rate state. */
 export interface GuardedKey {
@@ -33,6 +34,8 @@ export interface GuardedKey {
   requests: MinuteRate | undefined;
   tokens: MinuteRate | undefined;
   expiresAtMs: number;
+  /** The budget period last admitted in: most requests fall in it, and need no date arithmetic. */
+  period: PeriodWindow | undefined;
 }
 
 /** A refusal, in the terms the data plane formats in the client's family. */
@@ -75,13 +78,17 @@ export function looksLikeClientKey(key: string | undefined): key is string {
  * ```ts
  * const guard = await ClientKeyGuard.open({ store, ledger: store.ledger, clock: scheduler });
  * const key = guard.identify(presented);
- * const admission = key && (await guard.admit(key, 'gpt-4o', requestId));
+ * const admission = key && (await guard.admit(key, 'gpt-4o'));
  * ```
  */
 export class ClientKeyGuard {
   private readonly byDigest = new Map<string, GuardedKey>();
   private readonly byId = new Map<string, GuardedKey>();
-  private lastUsed = new Map<string, string>();
+  /** When keys were last used (ms), until the next flush writes them. */
+  private lastUsed = new Map<string, number>();
+  /** Reservation ids: unique per process (and node) with no per-request randomness. */
+  private readonly reservationPrefix = randomBytes(6).toString('hex');
+  private reservations = 0;
   private stopFlush: (() => void) | undefined;
   private stopWatch: (() => void) | undefined;
   readonly store: ClientKeyStore;
@@ -124,6 +131,7 @@ export class ClientKeyGuard {
       requests: rateFor(record.requests_per_minute, previous?.requests),
       tokens: rateFor(record.tokens_per_minute, previous?.tokens),
       expiresAtMs: record.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(record.expires_at),
+      period: undefined,
     };
     this.byId.set(record.id, guarded);
     this.byDigest.set(record.secret_digest, guarded);
@@ -157,7 +165,12 @@ export class ClientKeyGuard {
         resets_at: new Date(period.endMs).toISOString(),
       };
     }
-    return { ...rest, last_used_at: this.lastUsed.get(record.id) ?? record.last_used_at, budget_use: budgetUse };
+    const lastUsed = this.lastUsed.get(record.id);
+    return {
+      ...rest,
+      last_used_at: lastUsed === undefined ? record.last_used_at : new Date(lastUsed).toISOString(),
+      budget_use: budgetUse,
+    };
   }
 
   /**
@@ -183,7 +196,7 @@ export class ClientKeyGuard {
    * past its request or token rate (429 `key_rate_limited`), or its budget spent (429 `key_budget_exceeded`).
    * Resolves synchronously unless the key has a budget on a shared ledger.
    */
-  admit(key: GuardedKey, model: string, requestId: string): KeyAdmission | KeyRefusal | Promise<KeyAdmission | KeyRefusal> {
+  admit(key: GuardedKey, model: string): KeyAdmission | KeyRefusal | Promise<KeyAdmission | KeyRefusal> {
     const door = this.refuseAtDoor(key);
     if (door) return door;
     const { record } = key;
@@ -201,12 +214,13 @@ export class ClientKeyGuard {
     if (tokenWait > 0) return rateLimited(`${record.tokens_per_minute} tokens per minute`, tokenWait);
     const requestWait = key.requests?.take(now) ?? 0;
     if (requestWait > 0) return rateLimited(`${record.requests_per_minute} requests per minute`, requestWait);
-    this.lastUsed.set(record.id, new Date(now).toISOString());
+    this.lastUsed.set(record.id, now);
     if (!record.budget) return { client: key.client, key, reservation: undefined };
-    const period = periodAt(record.budget.period, now);
+    let period = key.period;
+    if (period === undefined || now >= period.endMs || now < period.startMs) key.period = period = periodAt(record.budget.period, now);
     const reservation: BudgetReservation = {
       keyId: record.id,
-      reservation: `${record.id}:${requestId}:${now}:${Math.random().toString(36).slice(2, 10)}`,
+      reservation: `${this.reservationPrefix}:${++this.reservations}`,
       period: period.start,
       // The estimate held until the request settles: one request, or the smallest unit of tokens or cost.
       units: 1,
@@ -254,8 +268,8 @@ export class ClientKeyGuard {
    * Runs `relay` under `key`'s limits: admits the request for `model`, runs it, and settles what it used.
    * Resolves the refusal when the key may not send it (nothing ran), else undefined.
    */
-  async run(key: GuardedKey, model: string, requestId: string, relay: () => Promise<RequestEndEvent>): Promise<KeyRefusal | undefined> {
-    const admitted = await this.admit(key, model, requestId);
+  async run(key: GuardedKey, model: string, relay: () => Promise<RequestEndEvent>): Promise<KeyRefusal | undefined> {
+    const admitted = await this.admit(key, model);
     if (!('key' in admitted)) return admitted;
     let end: RequestEndEvent | undefined;
     try {
@@ -271,7 +285,7 @@ export class ClientKeyGuard {
     const batch = this.lastUsed;
     this.lastUsed = new Map();
     try {
-      await this.store.recordLastUsed(batch);
+      await this.store.recordLastUsed(new Map([...batch].map(([id, at]) => [id, new Date(at).toISOString()])));
     } catch (error) {
       // Kept for the next flush: a newer time of the same key wins.
       for (const [id, at] of batch) if (!this.lastUsed.has(id)) this.lastUsed.set(id, at);

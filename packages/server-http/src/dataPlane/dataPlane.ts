@@ -254,7 +254,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       await relayed();
       return;
     }
-    const refusal = await guard.run(runtimeKey, checked.model, requestId, relayed);
+    const refusal = await guard.run(runtimeKey, checked.model, relayed);
     if (refusal) sendFailure(res, family, refusal, requestId);
   }
 
