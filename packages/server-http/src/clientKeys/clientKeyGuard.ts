@@ -36,6 +36,8 @@ export interface GuardedKey {
   expiresAtMs: number;
   /** The budget period last admitted in: most requests fall in it, and need no date arithmetic. */
   period: PeriodWindow | undefined;
+  /** The budget's limit in the ledger's units (cost in millionths). */
+  budgetLimit: number;
 }
 
 /** A refusal, in the terms the data plane formats in the client's family. */
@@ -132,6 +134,7 @@ export class ClientKeyGuard {
       tokens: rateFor(record.tokens_per_minute, previous?.tokens),
       expiresAtMs: record.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(record.expires_at),
       period: undefined,
+      budgetLimit: record.budget ? budgetLimitUnits(record.budget) : 0,
     };
     this.byId.set(record.id, guarded);
     this.byDigest.set(record.secret_digest, guarded);
@@ -220,25 +223,30 @@ export class ClientKeyGuard {
     if (period === undefined || now >= period.endMs || now < period.startMs) key.period = period = periodAt(record.budget.period, now);
     const reservation: BudgetReservation = {
       keyId: record.id,
-      reservation: `${this.reservationPrefix}:${++this.reservations}`,
+      // Only a shared ledger keeps reservations by id; a local one counts them.
+      reservation: this.ledger.local ? '' : `${this.reservationPrefix}:${++this.reservations}`,
       period: period.start,
       // The estimate held until the request settles: one request, or the smallest unit of tokens or cost.
       units: 1,
-      limit: budgetLimitUnits(record.budget),
-    };
-    const decide = (admitted: boolean): KeyAdmission | KeyRefusal => {
-      if (admitted) return { client: key.client, key, reservation };
-      key.requests?.refund();
-      return {
-        status: 429,
-        code: 'key_budget_exceeded',
-        type: 'rate_limit_error',
-        message: `this API key's ${record.budget!.period} budget of ${record.budget!.limit} ${record.budget!.unit} is spent; it resets at ${new Date(period.endMs).toISOString()}`,
-        retryAfterSeconds: retrySeconds(period.endMs - now),
-      };
+      limit: key.budgetLimit,
     };
     const answer = this.ledger.reserve(reservation);
-    return answer instanceof Promise ? answer.then((a) => decide(a.admitted)) : decide(answer.admitted);
+    if (answer instanceof Promise) return answer.then((shared) => this.budgetDecision(key, reservation, shared.admitted, now));
+    return this.budgetDecision(key, reservation, answer.admitted, now);
+  }
+
+  private budgetDecision(key: GuardedKey, reservation: BudgetReservation, admitted: boolean, now: number): KeyAdmission | KeyRefusal {
+    if (admitted) return { client: key.client, key, reservation };
+    key.requests?.refund();
+    const budget = key.record.budget!;
+    const endMs = key.period!.endMs;
+    return {
+      status: 429,
+      code: 'key_budget_exceeded',
+      type: 'rate_limit_error',
+      message: `this API key's ${budget.period} budget of ${budget.limit} ${budget.unit} is spent; it resets at ${new Date(endMs).toISOString()}`,
+      retryAfterSeconds: retrySeconds(endMs - now),
+    };
   }
 
   /**

@@ -69,6 +69,8 @@ export interface BudgetAnswer {
  * ```
  */
 export interface BudgetLedger {
+  /** True for a ledger in this process: it needs no reservation ids (requests then carry an empty one). */
+  readonly local?: boolean;
   reserve(request: BudgetReservation): BudgetAnswer | Promise<BudgetAnswer>;
   /** Ends a reservation with the units the request used (0 when it used none); errors are the ledger's to report. */
   settle(request: BudgetReservation, used: number): void;
@@ -78,6 +80,7 @@ export interface BudgetLedger {
 
 /** A ledger in this process's memory: exact for one process; `snapshot`/`restore` carry it over restarts. */
 export class LocalBudgetLedger implements BudgetLedger {
+  readonly local = true;
   private readonly uses = new Map<string, BudgetUse & { reserved: number }>();
   /** Bumped on each change, so a persister writes only when something changed. */
   version = 0;
