@@ -9,7 +9,7 @@
 import { Gateway, parseConfig } from '@switchyard/server-http';
 
 const [authDir] = process.argv.slice(2);
-export const STATIC_KEYS = Array.from({ length: 10 }, (_, i) => `sk-static-bench-${i}`);
+const STATIC_KEYS = Array.from({ length: 10 }, (_, i) => `sk-static-bench-${i}`);
 const config = parseConfig(
   JSON.stringify({
     port: 0,
