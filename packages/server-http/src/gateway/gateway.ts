@@ -302,6 +302,7 @@ export class Gateway implements GatewayParts {
     this.websocket = createWebsocketGateway({
       relay,
       acceptsClientKey: (key) => this.dataPlane.acceptsClientKey(key),
+      clientOf: (key) => this.dataPlane.clientOf(key),
       accessDenial: (req, denialOptions) => this.dataPlane.accessDenial(req, denialOptions),
       management: this.management.guard,
       credentials: credentials.manager,
