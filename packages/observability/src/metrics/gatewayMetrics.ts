@@ -21,7 +21,7 @@ import type {
   RequestEndEvent,
   RequestStartEvent,
 } from '../events.js';
-import { type CounterCell, CounterCells } from './counterCells.js';
+import { type CounterCell, CounterCells, type RequestCells } from './counterCells.js';
 import { LabelLimiter } from './labelLimiter.js';
 import { type TokenPrice, tokenCost } from './tokenCost.js';
 
@@ -60,16 +60,7 @@ export const NO_PROVIDER_LABEL = 'none';
 type Observer = { observe(value: number): void };
 
 /** The hot-path state of one (provider, model) pair. */
-interface PairCells {
-  success: CounterCell;
-  error: CounterCell;
-  /** The client closed the request first: neither a success nor anyone's error (`status="client_closed"`). */
-  clientClosed: CounterCell;
-  tokensIn: CounterCell;
-  tokensOut: CounterCell;
-  cacheHits: CounterCell;
-  cost: CounterCell;
-}
+type PairCells = RequestCells;
 
 /** The hot-path state of one provider. */
 interface ProviderCells {

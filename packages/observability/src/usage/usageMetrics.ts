@@ -8,7 +8,7 @@
  * registry reads at scrape time, as in `GatewayMetrics`.
  */
 import { Counter, type Registry } from 'prom-client';
-import { type CounterCell, CounterCells } from '../metrics/counterCells.js';
+import { CounterCells, type RequestCells } from '../metrics/counterCells.js';
 import { LabelLimiter } from '../metrics/labelLimiter.js';
 import type { CountedRequest } from './usageRecorder.js';
 
@@ -22,15 +22,7 @@ export interface UsageMetricsOptions {
 }
 
 /** The cells of one label value (a tenant or a key). */
-interface Cells {
-  success: CounterCell;
-  error: CounterCell;
-  clientClosed: CounterCell;
-  tokensIn: CounterCell;
-  tokensOut: CounterCell;
-  cacheHits: CounterCell;
-  cost: CounterCell;
-}
+type Cells = RequestCells;
 
 /** One family of counters (per tenant, or per key) under one label name. */
 class LabelledUsage<L extends string> {
