@@ -7,14 +7,15 @@
  * metrics keep their label sets. Counting is a field increment on cells the
  * registry reads at scrape time, as in `GatewayMetrics`.
  */
-import { Counter, type Registry } from 'prom-client';
+import { Counter, Registry } from 'prom-client';
 import { CounterCells, type RequestCells } from '../metrics/counterCells.js';
 import { LabelLimiter } from '../metrics/labelLimiter.js';
 import type { CountedRequest } from './usageRecorder.js';
 
 /** Options of {@link UsageMetrics}. */
 export interface UsageMetricsOptions {
-  registry: Registry;
+  /** Registry to register on (a fresh one by default; never prom-client's global). */
+  registry?: Registry;
   /** Distinct tenants labelled before the rest fold into `other` (default 100). */
   maxTenantLabels?: number;
   /** Distinct client keys labelled before the rest fold into `other` (default 100; `usage.metrics.max_key_labels`). */
@@ -124,6 +125,7 @@ class LabelledUsage<L extends string> {
  * ```
  */
 export class UsageMetrics {
+  readonly registry: Registry;
   private readonly tenants: LabelledUsage<'tenant'>;
   private readonly keys: LabelledUsage<'key'>;
   private readonly tenantLimiter: LabelLimiter;
@@ -132,8 +134,9 @@ export class UsageMetrics {
   constructor(options: UsageMetricsOptions) {
     this.tenantLimiter = new LabelLimiter(options.maxTenantLabels ?? 100, ['default']);
     this.keyLimiter = new LabelLimiter(options.maxKeyLabels ?? 100);
-    this.tenants = new LabelledUsage('tenant', this.tenantLimiter, options.registry, 'svc_tenant', 'tenant');
-    this.keys = new LabelledUsage('key', this.keyLimiter, options.registry, 'svc_client_key', 'client key id');
+    const registry = (this.registry = options.registry ?? new Registry());
+    this.tenants = new LabelledUsage('tenant', this.tenantLimiter, registry, 'svc_tenant', 'tenant');
+    this.keys = new LabelledUsage('key', this.keyLimiter, registry, 'svc_client_key', 'client key id');
   }
 
   /** Counts one request (the recorder's `onCounted`). */

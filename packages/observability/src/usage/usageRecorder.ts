@@ -14,7 +14,8 @@ import type { ClientIdentity } from '@switchyard/core-routing';
 import { type Scheduler, systemScheduler, type TimerHandle } from '@switchyard/runtime';
 import type { RequestEndEvent } from '../events.js';
 import { type TokenPrice, tokenCost } from '../metrics/tokenCost.js';
-import { addCounts, rollupId, USAGE_MINUTE_MS, type UsageRollup, type UsageStore } from './usageStore.js';
+import { RollupTable } from './rollupTable.js';
+import { addCounts, USAGE_MINUTE_MS, type UsageRollup, type UsageStore } from './usageStore.js';
 
 /** The client of a request when `/v1` is open (no key configured). */
 export const ANONYMOUS_CLIENT: ClientIdentity = { keyId: 'anonymous', name: 'anonymous', tenant: 'default' };
@@ -65,7 +66,7 @@ export interface RequestEndSource {
  * ```
  */
 export class UsageRecorder {
-  private pending = new Map<string, UsageRollup>();
+  private pending = new RollupTable();
   private timer: TimerHandle | undefined;
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
@@ -93,25 +94,7 @@ export class UsageRecorder {
     const client = event.client ?? ANONYMOUS_CLIENT;
     const provider = event.provider ?? NO_PROVIDER;
     const minute = event.at - (event.at % USAGE_MINUTE_MS);
-    const id = rollupId(minute, client.keyId, client.tenant, provider, event.model);
-    let row = this.pending.get(id);
-    if (!row) {
-      row = {
-        minute,
-        keyId: client.keyId,
-        keyName: client.name,
-        tenant: client.tenant,
-        provider,
-        model: event.model,
-        requests: 0,
-        errors: 0,
-        cacheHits: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        cost: 0,
-      };
-      this.pending.set(id, row);
-    }
+    const row = this.pending.row(minute, client.keyId, client.name, client.tenant, provider, event.model);
     const { tokens } = event;
     const price =
       event.provider !== null && (tokens.input > 0 || tokens.output > 0) ? this.options.tokenPrice?.(event.provider) : undefined;
@@ -155,26 +138,21 @@ export class UsageRecorder {
 
   private async writeOnce(): Promise<void> {
     if (this.pending.size === 0) return;
-    const batch = this.pending;
-    this.pending = new Map();
+    const batch = this.pending.rows();
+    this.pending = new RollupTable();
     try {
-      await this.options.store.add([...batch.values()]);
+      await this.options.store.add(batch);
       this.flushes++;
     } catch (error) {
       this.failures++;
       this.keep(batch);
-      this.options.onFlushError?.(error, batch.size);
+      this.options.onFlushError?.(error, batch.length);
       if (this.timer === undefined && !this.closed) this.timer = this.scheduler.setTimeout(() => this.onTimer(), this.intervalMs);
     }
   }
 
   /** A failed batch goes back into pending, merged with what was counted while it was out. */
-  private keep(batch: Map<string, UsageRollup>): void {
-    for (const [id, row] of batch) {
-      const newer = this.pending.get(id);
-      if (newer) {
-        addCounts(newer, row);
-      } else this.pending.set(id, row);
-    }
+  private keep(batch: readonly UsageRollup[]): void {
+    for (const row of batch) addCounts(this.pending.row(row.minute, row.keyId, row.keyName, row.tenant, row.provider, row.model), row);
   }
 }
