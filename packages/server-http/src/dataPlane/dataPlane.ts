@@ -77,6 +77,8 @@ export interface DataPlane {
   setApiKeys(keys: readonly ClientKeyEntry[]): void;
   /** Whether a client key passes the `api-keys` rule (the websocket upgrade checks it too). */
   acceptsClientKey(key: string | undefined): boolean;
+  /** Who holds a client key, as the relay's events name them (undefined when `/v1` is open or the key is unknown). */
+  clientOf(key: string | undefined): ClientIdentity | undefined;
   /** Replaces the key-less access rules (config reload). */
   setAccess(access: DataPlaneAccess | undefined): void;
   /**
@@ -320,6 +322,11 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       if (isOpen()) return true;
       const { runtime, identity } = identifyKey(key);
       return identity !== undefined || (runtime !== undefined && guard?.refuseAtDoor(runtime) === undefined);
+    },
+    clientOf(key) {
+      if (isOpen()) return undefined;
+      const { runtime, identity } = identifyKey(key);
+      return runtime?.client ?? (identity && staticClient(identity));
     },
     setApiKeys(next) {
       keys = new ApiKeySet(next);

@@ -20,6 +20,7 @@ import type { GatewayCredentials } from './credentials.js';
 import type { GuardedHosts } from './guardedHosts.js';
 import type { LogTail } from './logTail.js';
 import type { ProviderStatsCollector } from './providerStats.js';
+import type { GatewayUsage } from './usage/gatewayUsage.js';
 
 /** The variables the control plane's middleware sets on each request. */
 export type ControlPlaneEnv = { Variables: { requestId: string } };
@@ -45,6 +46,8 @@ export interface GatewayParts {
   readonly cluster: GatewayCluster | undefined;
   /** Runtime client keys and their limits (`/v0/management/client-keys`). */
   readonly clientKeys: ClientKeyGuard;
+  /** Usage accounting (`usage.enabled`), else undefined. */
+  readonly usage: GatewayUsage | undefined;
   readonly relay: Relay;
   readonly cooldowns: CooldownManager;
   readonly health: HealthMonitor;
@@ -54,7 +57,7 @@ export interface GatewayParts {
   readonly management: GatewayManagement;
   readonly access: AccessPolicy;
   bindRefusal(config: GatewayConfig): UnsafeBindError | undefined;
-  runningConfig(): { config: GatewayConfig; restartNeeded: string[] };
+  runningConfig(candidate?: GatewayConfig): { config: GatewayConfig; restartNeeded: string[] };
   providerStats(): ReturnType<ProviderStatsCollector['report']>;
   reload(
     config: GatewayConfig,
