@@ -47,7 +47,7 @@ export async function fakePlane(options: {
 }): Promise<FakePlane> {
   const workspaceSlug = 'acme';
   const projectId = randomUUID();
-  const mkState = (name: string, group: State['group'], sequence: number): State => ({
+  const mkState = (name: string, group: NonNullable<State['group']>, sequence: number): State => ({
     id: randomUUID(),
     name,
     color: '#60646C',
