@@ -256,3 +256,33 @@ test('sync pushes a feature to a GitHub issue and keeps no token in the link', a
   assert.equal(gh.issues.get(Number(created.remote_id))?.body, 'Checkout v2');
   assert.ok(!JSON.stringify(await engine.status()).includes('ghp_personal'));
 });
+
+test('the fake cannot drift quietly: a request or answer off the OpenAPI description is recorded as a violation', async () => {
+  const send = (method: string, path: string, body?: unknown) =>
+    fetch(`${gh.url}${path}`, {
+      method,
+      headers: { authorization: 'token ghp_personal', accept: 'application/vnd.github+json', 'content-type': 'application/json' },
+      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+    });
+  const issue = await adapter({ type: 'token', token: 'ghp_personal' }).createIssue({ title: 'Drift', description: '', state: 'open' });
+  await send('PATCH', `/repos/acme/shop/issues/${issue.id}`, { state: 'Done' });
+  await send('GET', '/repos/acme/shop/commits/main/check-runs?per_page=many&colour=red');
+  await send('POST', '/repos/acme/shop/pulls', { title: 'no head or base' });
+  const found = gh.violations.splice(0);
+  assert.ok(
+    found.some((v) => /issues\/update.*body.*\/state/.test(v)),
+    found.join('\n'),
+  );
+  assert.ok(
+    found.some((v) => /query per_page/.test(v)),
+    found.join('\n'),
+  );
+  assert.ok(
+    found.some((v) => /unknown query parameter colour/.test(v)),
+    found.join('\n'),
+  );
+  assert.ok(
+    found.some((v) => /pulls\/create.*must have required property 'head'/.test(v)),
+    found.join('\n'),
+  );
+});
