@@ -10,8 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fakeGitHubOAuth } from '../../workflow/test/github/fakeGitHubOAuth.js';
-import { fakeLinear } from '../../workflow/test/trackers/fakeLinear.js';
+import { fakeGitHubOAuth, fakeLinear } from '@switchyard/test-support/integrations';
 import { loadConfig } from '../src/config.js';
 import { type TempRepo, tempRepo, yard } from './helpers.js';
 

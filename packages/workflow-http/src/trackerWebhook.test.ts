@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { fakeLinear } from '@switchyard/test-support/integrations';
 import {
   LinearTrackerAdapter,
   linearWebhookVerifier,
@@ -15,7 +16,6 @@ import {
   signLinearDelivery,
   Workflow,
 } from '@switchyard/workflow';
-import { fakeLinear } from '../../workflow/test/trackers/fakeLinear.js';
 import { createWorkflowApi } from './workflowApi.js';
 
 const SECRET = 'lin_wh_secret';

@@ -3,7 +3,7 @@
  * tracker or code host. Each request is recorded and answered by the
  * handler the test supplies.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface RecordedRequest {
@@ -61,18 +61,4 @@ export function chatAnswer(res: ServerResponse, content: string): void {
     object: 'chat.completion',
     choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
   });
-}
-
-/** Listens on 127.0.0.1 (port 0): the server's origin and a close that ends open connections too. */
-export async function listenOnLoopback(server: Server): Promise<{ origin: string; close: () => Promise<void> }> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    origin: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
 }

@@ -5,9 +5,8 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, test } from 'node:test';
+import { fakeGitHub, fakeGitHubOAuth } from '@switchyard/test-support/integrations';
 import { tempRepo } from '../../../test/gitFixture.js';
-import { fakeGitHub } from '../../../test/github/fakeGitHub.js';
-import { fakeGitHubOAuth } from '../../../test/github/fakeGitHubOAuth.js';
 import { makeWorkflow } from '../../../test/helpers.js';
 import { type AgentTask, MockAgentAdapter } from '../../agents/agentAdapter.js';
 import { AgentDispatcher } from '../../agents/agentDispatcher.js';

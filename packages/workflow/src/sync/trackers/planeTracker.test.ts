@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, beforeEach, test } from 'node:test';
 import { PlaneClient } from '@makeplane/plane-node-sdk';
+import { fakePlane } from '@switchyard/test-support/integrations';
 import { makeWorkflow } from '../../../test/helpers.js';
-import { fakePlane } from '../../../test/trackers/fakePlane.js';
 import type { Workflow } from '../../workflow.js';
 import { SyncEngine } from '../syncEngine.js';
 import { planeWebhookVerifier, signPlaneDelivery } from '../webhooks.js';

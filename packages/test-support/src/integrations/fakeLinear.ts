@@ -24,7 +24,7 @@ import {
   type SelectionSetNode,
   valueFromASTUntyped,
 } from 'graphql';
-import { listenOnLoopback } from '../fakeServer.js';
+import { listenOnLoopback } from './listen.js';
 
 type Issue = L.IssueFragment;
 type State = L.WorkflowStateFragment;

@@ -20,7 +20,7 @@ import type {
   WorkItemComment,
   WorkItemCommentCreateRequest,
 } from '@makeplane/plane-node-sdk';
-import { listenOnLoopback } from '../fakeServer.js';
+import { listenOnLoopback } from './listen.js';
 
 export interface FakePlane {
   url: string;

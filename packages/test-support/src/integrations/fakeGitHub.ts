@@ -14,8 +14,8 @@
 import { createPublicKey, verify } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { RestEndpointMethodTypes } from '@octokit/rest';
-import { listenOnLoopback } from '../fakeServer.js';
 import { checkRequest, checkResponse, exampleOfComponent, exampleResponse, type Operation, operation } from './githubOpenApi.js';
+import { listenOnLoopback } from './listen.js';
 
 type Issue = RestEndpointMethodTypes['issues']['get']['response']['data'];
 type Pull = RestEndpointMethodTypes['pulls']['get']['response']['data'];

@@ -15,7 +15,7 @@
  * answers were given, so a test waits on polls, not on time.
  */
 import { createServer } from 'node:http';
-import { listenOnLoopback } from '../fakeServer.js';
+import { listenOnLoopback } from './listen.js';
 
 export interface FakeOAuthServer {
   url: string;
