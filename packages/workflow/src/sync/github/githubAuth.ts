@@ -10,8 +10,6 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { createOAuthDeviceAuth } from '@octokit/auth-oauth-device';
-import { Octokit } from '@octokit/rest';
 import { writeFileAtomic } from '@switchyard/runtime/fs';
 import { z } from 'zod';
 import { InvalidArgumentError, WorkflowError } from '../../errors.js';
@@ -101,6 +99,7 @@ export interface DeviceFlowOptions extends OutboundPolicy {
  */
 export async function deviceFlowLogin(options: DeviceFlowOptions): Promise<{ scopes: string[]; tokenFile: string }> {
   const webUrl = checkedBaseUrl('webUrl', options.webUrl ?? 'https://github.com', options);
+  const [{ Octokit }, { createOAuthDeviceAuth }] = await Promise.all([import('@octokit/rest'), import('@octokit/auth-oauth-device')]);
   const web = new Octokit({ baseUrl: webUrl, request: { fetch: guardedFetch(guardedDispatcher(options)) } });
   const auth = createOAuthDeviceAuth({
     clientType: 'oauth-app',

@@ -7,10 +7,7 @@
  * transient failures, and every request goes through the SSRF-guarded
  * dispatcher. Authentication is one of {@link GitHubAuth}.
  */
-import { createAppAuth } from '@octokit/auth-app';
-import { retry } from '@octokit/plugin-retry';
-import { throttling } from '@octokit/plugin-throttling';
-import { Octokit } from '@octokit/rest';
+import type { Octokit } from '@octokit/rest';
 import type { CiStatus } from '../../agents/reviewers.js';
 import { InvalidArgumentError, WorkflowError } from '../../errors.js';
 import type { CodeHostAdapter, IssueContent, RemoteIssue } from '../adapters.js';
@@ -34,8 +31,19 @@ export interface GitHubCodeHostOptions extends OutboundPolicy {
 }
 
 const NAME = /^[A-Za-z0-9_.-]{1,100}$/;
-const ThrottledOctokit = Octokit.plugin(throttling, retry);
-type Client = InstanceType<typeof ThrottledOctokit>;
+/** Octokit with the throttling and retry plugins (their methods are the plain client's). */
+type Client = Octokit;
+
+/** Octokit and its plugins, loaded on first use so that importing the workflow does not load them. */
+async function loadOctokit() {
+  const [{ Octokit: Base }, { throttling }, { retry }, { createAppAuth }] = await Promise.all([
+    import('@octokit/rest'),
+    import('@octokit/plugin-throttling'),
+    import('@octokit/plugin-retry'),
+    import('@octokit/auth-app'),
+  ]);
+  return { ThrottledOctokit: Base.plugin(throttling, retry), createAppAuth };
+}
 
 /**
  * GitHub issues, pull requests and CI for one repository.
@@ -69,6 +77,7 @@ export class GitHubCodeHostAdapter implements CodeHostAdapter {
   }
 
   private async build(): Promise<Client> {
+    const { ThrottledOctokit, createAppAuth } = await loadOctokit();
     const { auth } = this.options;
     const maxWait = this.options.maxRateLimitWaitSeconds ?? 60;
     const retries = this.options.retries ?? 3;
