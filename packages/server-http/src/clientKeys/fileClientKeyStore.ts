@@ -5,9 +5,9 @@
  * digests, never secrets), when each key was last used, and each budget's
  * use in its current period, so a restart keeps keys and spend alike.
  */
-import { lstat, readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { writeFileAtomically } from '../gateway/config/persist.js';
+import { CoalescedWrites, readStateFile, type StateFileUnreadable } from '../gateway/stateFile.js';
 import { type ClientKeyRecord, ClientKeyRecordSchema } from './clientKeyRecord.js';
 import { type ClientKeyStore, LocalBudgetLedger } from './clientKeyStore.js';
 
@@ -42,9 +42,13 @@ export class FileClientKeyStore implements ClientKeyStore {
   /** Budget use, counted in this process and written with the keys. */
   readonly ledger = new LocalBudgetLedger();
   private readonly records = new Map<string, ClientKeyRecord>();
-  private writing: Promise<void> = Promise.resolve();
-  private dirty = false;
   private writtenLedgerVersion = 0;
+  private readonly writes = new CoalescedWrites(async () => {
+    const ledgerVersion = this.ledger.version;
+    const body = { format_version: 1, keys: [...this.records.values()], budget_use: this.ledger.snapshot() };
+    await writeFileAtomically(this.path, `${JSON.stringify(body)}\n`, { mode: 0o600 });
+    this.writtenLedgerVersion = ledgerVersion;
+  });
 
   private constructor(readonly path: string) {}
 
@@ -61,7 +65,7 @@ export class FileClientKeyStore implements ClientKeyStore {
 
   put(record: ClientKeyRecord): Promise<void> {
     this.records.set(record.id, { ...record });
-    return this.persist();
+    return this.writes.persist();
   }
 
   recordLastUsed(lastUsed: ReadonlyMap<string, string>): Promise<void> {
@@ -69,26 +73,22 @@ export class FileClientKeyStore implements ClientKeyStore {
       const record = this.records.get(id);
       if (record) record.last_used_at = at;
     }
-    if (lastUsed.size === 0 && this.ledger.version === this.writtenLedgerVersion) return this.writing;
-    return this.persist();
+    if (lastUsed.size === 0 && this.ledger.version === this.writtenLedgerVersion) return this.writes.settled;
+    return this.writes.persist();
   }
 
   async close(): Promise<void> {
-    await this.writing;
+    await this.writes.settled;
   }
 
   private async read(): Promise<void> {
-    let text: string;
+    let text: string | undefined;
     try {
-      const stats = await lstat(this.path);
-      if (!stats.isFile()) throw this.unreadable('it is not a regular file');
-      if (stats.size > MAX_FILE_BYTES) throw this.unreadable(`it is larger than ${MAX_FILE_BYTES} bytes`);
-      text = await readFile(this.path, 'utf8');
+      text = await readStateFile(this.path, MAX_FILE_BYTES);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
-      if (error instanceof ClientKeysUnreadableError) throw error;
-      throw this.unreadable((error as NodeJS.ErrnoException).code ?? 'I/O error', error);
+      throw this.unreadable((error as StateFileUnreadable).reason, (error as Error).cause);
     }
+    if (text === undefined) return;
     let parsed: z.infer<typeof FileSchema>;
     try {
       parsed = FileSchema.parse(JSON.parse(text));
@@ -105,24 +105,5 @@ export class FileClientKeyStore implements ClientKeyStore {
       `cannot read ${this.path} (${reason}). It holds the gateway's client keys (revoked ones too); restore it from a backup, or move it away to start with no runtime keys`,
       { cause },
     );
-  }
-
-  /** Coalesced: one write in flight, and at most one more that carries every change made meanwhile. */
-  private persist(): Promise<void> {
-    this.dirty = true;
-    const next = this.writing.then(async () => {
-      if (!this.dirty) return;
-      this.dirty = false;
-      const ledgerVersion = this.ledger.version;
-      const body = {
-        format_version: 1,
-        keys: [...this.records.values()],
-        budget_use: this.ledger.snapshot(),
-      };
-      await writeFileAtomically(this.path, `${JSON.stringify(body)}\n`, { mode: 0o600 });
-      this.writtenLedgerVersion = ledgerVersion;
-    });
-    this.writing = next.catch(() => undefined);
-    return next;
   }
 }
