@@ -1,0 +1,28 @@
+/**
+ * @module realAgentSuite
+ * The test every real CLI gets (one file each, `<cli>.agents.test.ts`): start
+ * it behind the agent session server, see it stable, then two round trips.
+ */
+import { after, describe, test } from 'node:test';
+import { type AgentCliName, requireAgentCli } from '@switchyard/test-support';
+import { type RunningAgent, STABLE_WINDOW_MS, startRealAgent } from './agentHarness.js';
+import { roundTrip, startsStable } from './realAgentChecks.js';
+
+/**
+ * `stableWindowMs`: the quiet-screen window the agent needs here. OpenCode shows nothing between
+ * drawing the user's message and its first busy indicator while it sets the session up, which on
+ * a loaded machine takes longer than the default window.
+ */
+export function realAgentSuite(name: AgentCliName, title: string, stableWindowMs = STABLE_WINDOW_MS) {
+  const cli = requireAgentCli(name);
+  let agent: RunningAgent | undefined;
+  after(() => agent?.stop());
+  describe(`${title} ${cli.available ? cli.version : ''}, live in a PTY behind the agent session server`, { skip: cli.skip }, () => {
+    test('stable after start-up; running while it works; each round trip one clean agent message', { timeout: 420_000 }, async () => {
+      agent = await startRealAgent(name, { stableWindowMs });
+      await startsStable(agent);
+      await roundTrip(agent, name, 'one', stableWindowMs);
+      await roundTrip(agent, name, 'two', stableWindowMs);
+    });
+  });
+}
