@@ -12,8 +12,6 @@
  * docs/agent-session.md; the recordings in agentRecordings.test.ts stand
  * for them.
  */
-import { z } from 'zod';
-import { AgentSessionError } from '../errors.js';
 import type { DialogScreen } from './dialogs.js';
 import { genericRules, inputBoxStart, type MessageRules, type ScreenChange, stripTrailingPrompt } from './messageRules.js';
 import { stripEcho, trimBlankLines } from './text.js';
@@ -161,7 +159,7 @@ const claude = agentRules({
     // Notices at the left margin or centred above the input ("⚠ … retires …"); a reply's own lines sit under its bullet.
     /^(?:\s{4,})?⚠ /u,
     // The line a finished turn leaves: "✻ Brewed for 1s · done 12:16 AM".
-    /^\s*[✻✢✳✶✽✺·*]\s+\p{L}+ for (?:\d+[hms]\s*)+/u,
+    /^\s*[✻✢✳✶✽✺·*]\s+\p{L}+ for <?(?:\d+[hms]\s*)+/u,
   ],
   busy: [ESC_TO_INTERRUPT, /^\s*[✻✢✳✶✽✺·*]\s+\S+…/u],
   bullet: /^(\s*)[⏺●] /gmu,
@@ -182,7 +180,7 @@ const codex = agentRules({
     /^\s{4,}[~/]\S*\s*$/u,
     /^\s*[\u2800-\u28FF][\s\u2800-\u28FF]*$/u,
     /^\s*To get started, describe a task/u,
-    /^\s*(?:─+\s*)?Worked for \d/u,
+    /^\s*(?:─+\s*)?Worked for [<\d]/u,
     /^\s*user$/u,
     /^\s*codex$/u,
   ],
@@ -414,73 +412,4 @@ const COMMAND_TYPES: Readonly<Record<string, string>> = {
 export function inferAgentType(command: string): string {
   const base = (command.split(/[\\/]/u).at(-1) ?? '').toLowerCase().replace(/\.(?:js|mjs|cjs|cmd|exe|ps1|sh)$/u, '');
   return Object.hasOwn(COMMAND_TYPES, base) ? COMMAND_TYPES[base]! : 'generic';
-}
-
-/** A regular expression given as text: it must compile. */
-const pattern = z
-  .string()
-  .min(1)
-  .refine(
-    (source) => {
-      try {
-        new RegExp(source, 'u');
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: 'not a valid regular expression' },
-  );
-
-/**
- * User-supplied rules for `--type custom` (`yard agent serve --rules file.json`): where the input
- * area starts, which lines are chrome, which say the agent is busy, the reply bullet and the prompt.
- */
-export const CustomRulesSchema = z
-  .object({
-    description: z.string().optional(),
-    extraction: z.enum(['screen', 'scrollback']).default('screen'),
-    /** `bottom-box`: a ╭…╯ or ┌…┘ box at the bottom; `rule`: a `───` line with a `>` line under it; `none`. */
-    input_box: z.enum(['bottom-box', 'rule', 'none']).default('bottom-box'),
-    chrome: z.array(pattern).default([]),
-    busy: z.array(pattern).default([]),
-    bullet: pattern.optional(),
-    prompt: pattern.optional(),
-  })
-  .strict();
-
-export type CustomRulesSpec = z.input<typeof CustomRulesSchema>;
-
-/**
- * Rules from a user's spec (parsed JSON). Throws `invalid_input` naming the field at fault.
- *
- * @example
- * ```ts
- * const rules = customAgentRules({ chrome: ['^Tokens: '], busy: ['Working…'], bullet: '^● ' });
- * ```
- */
-export function customAgentRules(spec: unknown): MessageRules {
-  const parsed = CustomRulesSchema.safeParse(spec);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.join('.') || 'rules';
-    throw new AgentSessionError('invalid_input', `custom rules: ${field}: ${issue.message}`, { field });
-  }
-  const rules = parsed.data;
-  const inputBox =
-    rules.input_box === 'bottom-box'
-      ? bottomBoxStart
-      : rules.input_box === 'rule'
-        ? (lines: readonly string[]) => inputBoxStart(lines)
-        : () => -1;
-  return agentRules({
-    kind: 'custom',
-    description: rules.description ?? 'custom rules',
-    extraction: rules.extraction,
-    inputBox,
-    chrome: rules.chrome.map((source) => new RegExp(source, 'u')),
-    busy: rules.busy.map((source) => new RegExp(source, 'iu')),
-    ...(rules.bullet ? { bullet: new RegExp(`^(\\s*)(?:${rules.bullet.replace(/^\^/u, '')})`, 'gmu') } : {}),
-    ...(rules.prompt ? { prompt: new RegExp(rules.prompt, 'u') } : {}),
-  });
 }
