@@ -365,6 +365,9 @@ test('custom rules from a spec strip the chrome named and keep the agent running
   const screen = ['> hello', '', '◆ Hi there.', '  tokens: 12', '', ...box(30, '> '), ' my-agent 1.0'].join('\n');
   assert.equal(rules.format({ text: screen, userInput: 'hello', prompt: '', cursorLine: undefined }), 'Hi there.');
   assert.equal(rules.busy?.({ lines: ['◆ Thinking… (3s)'] }), true);
+  assert.equal(rules.ready?.({ lines: box(30, '> ') }), true, 'ready once its input box is on screen');
+  assert.equal(rules.ready?.({ lines: ['loading…'] }), false);
+  assert.equal(customAgentRules({ input_box: 'none' }).ready, undefined, 'without an input box, no readiness from the screen');
   assert.equal(rules.busy?.({ lines: ['◆ Hi there.'] }), false);
   assert.throws(
     () => customAgentRules({ chrome: ['(unclosed'] }),

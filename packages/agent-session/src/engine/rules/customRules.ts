@@ -66,7 +66,7 @@ export function customAgentRules(spec: unknown): MessageRules {
       : rules.input_box === 'rule'
         ? (lines: readonly string[]) => inputBoxStart(lines)
         : () => -1;
-  return agentRules({
+  const built = agentRules({
     kind: 'custom',
     description: rules.description ?? 'custom rules',
     extraction: rules.extraction,
@@ -76,4 +76,8 @@ export function customAgentRules(spec: unknown): MessageRules {
     ...(rules.bullet ? { bullet: new RegExp(`^(\\s*)(?:${rules.bullet.replace(/^\^/u, '')})`, 'gmu') } : {}),
     ...(rules.prompt ? { prompt: new RegExp(rules.prompt, 'u') } : {}),
   });
+  if (rules.input_box !== 'none') return built;
+  // No input area to find: readiness cannot be read from the screen, the quiet window decides.
+  const { ready: _unreadable, ...withoutReadiness } = built;
+  return withoutReadiness;
 }
