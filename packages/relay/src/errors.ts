@@ -20,7 +20,15 @@ export type RelayErrorCode =
   /** Refused by the gateway's access rules (a foreign Host, a cross-site Origin, a caller not on this machine). */
   | 'forbidden'
   /** The client closed the request before its answer (status 499, as Nginx logs it). */
-  | 'client_closed';
+  | 'client_closed'
+  /** A runtime client key: past its per-minute request or token rate (429, `Retry-After`). */
+  | 'key_rate_limited'
+  /** A runtime client key: its budget for the period is spent (429, `Retry-After` at the period's end). */
+  | 'key_budget_exceeded'
+  /** A runtime client key past its expiry (401). */
+  | 'key_expired'
+  /** A runtime client key asking for a model outside its list (403). */
+  | 'model_not_allowed';
 
 /** A failure to answer a client, ready to be formatted. */
 export interface RelayFailure {

@@ -3,12 +3,14 @@
  * The `switchyard` command: `serve` runs the gateway, `login` runs a
  * device sign-in in the terminal, `config check` validates a config without
  * starting anything, `config schema` prints its JSON Schema, `credentials
- * rekey` re-encrypts the stored credentials under a new key. Exit codes: 0 ok, 1 the server (or the sign-in) failed
+ * rekey` re-encrypts the stored credentials under a new key, `keys`
+ * creates, lists and revokes client keys through a running gateway. Exit codes: 0 ok, 1 the server (or the sign-in) failed
  * at run time, 2 a usage or config error, 130 a cancelled sign-in.
  */
 import { parseArgs } from 'node:util';
 import { CredentialsError } from '@switchyard/credentials';
 import { defaultAdapters } from '@switchyard/relay';
+import { KEYS_USAGE, KeysUsageError, keysCommand } from './clientKeys/keysCommand.js';
 import { ClusterUnavailableError } from './gateway/cluster.js';
 import { ConfigError, loadConfigFile } from './gateway/config/load.js';
 import { gatewayConfigJsonSchema } from './gateway/config/schema.js';
@@ -49,6 +51,11 @@ const COMMAND_USAGE = {
       PostgreSQL rows) under a new key, read from the environment or a
       file, never from argv. switchyard credentials --help has the steps.
 `,
+  keys: `  switchyard keys create|list|revoke [options]
+      Client keys of a running gateway, through its management API (--url,
+      the management key from $SWITCHYARD_MANAGEMENT_KEY or --key-file):
+      the secret is printed once, at create. switchyard keys --help has all.
+`,
 } as const;
 
 const EXIT_CODES = `Exit codes: 0 ok, 1 run-time failure (a failed, denied or expired sign-in),
@@ -66,8 +73,8 @@ const isHelp = (arg: string | undefined) => arg === '--help' || arg === '-h';
 
 /** `switchyard <command> --help`: that command's usage (the rekey steps for `credentials`), else undefined. */
 function commandHelp(command: string, rest: readonly string[]): string | undefined {
-  // `credentials` prints its own, longer help (the rekey steps).
-  if (!rest.some(isHelp) || command === 'credentials') return undefined;
+  // `credentials` and `keys` print their own, longer help.
+  if (!rest.some(isHelp) || command === 'credentials' || command === 'keys') return undefined;
   if (!Object.hasOwn(COMMAND_USAGE, command)) return undefined;
   return `Usage:\n${COMMAND_USAGE[command as keyof typeof COMMAND_USAGE]}\n${EXIT_CODES}`;
 }
@@ -115,6 +122,9 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
     if (command === 'credentials') {
       return await credentialsCommand(rest, { ...io, env: process.env, knownKinds: knownKinds() });
     }
+    if (command === 'keys') {
+      return await keysCommand(rest, { ...io, env: process.env });
+    }
     if (command === 'serve') {
       const { values } = parseArgs({
         args: [...rest],
@@ -151,12 +161,14 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
       error instanceof UsageError ||
       error instanceof LoginUsageError ||
       error instanceof RekeyUsageError ||
+      error instanceof KeysUsageError ||
       error instanceof UnsafeBindError ||
       error instanceof TracingUnavailableError
     ) {
       io.stderr(`switchyard: ${error.message}\n`);
       if (error instanceof UsageError || error instanceof LoginUsageError) io.stderr(`\n${USAGE}`);
       if (error instanceof RekeyUsageError) io.stderr(`\n${REKEY_USAGE}`);
+      if (error instanceof KeysUsageError) io.stderr(`\n${KEYS_USAGE}`);
       return 2;
     }
     // The auth directory is being rekeyed by another process, or its guarded hosts cannot be read: the message says what to do.
@@ -174,7 +186,8 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
       return 2;
     }
     if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
-      io.stderr(`switchyard: ${(error as Error).message}\n\n${command === 'credentials' ? REKEY_USAGE : USAGE}`);
+      const usage = command === 'credentials' ? REKEY_USAGE : command === 'keys' ? KEYS_USAGE : USAGE;
+      io.stderr(`switchyard: ${(error as Error).message}\n\n${usage}`);
       return 2;
     }
     io.stderr(`switchyard: ${(error as Error).stack ?? String(error)}\n`);

@@ -9,6 +9,41 @@
  */
 
 export {
+  ClientKeyGuard,
+  type ClientKeyGuardOptions,
+  type GuardedKey,
+  type KeyAdmission,
+  type KeyRefusal,
+  looksLikeClientKey,
+} from './clientKeys/clientKeyGuard.js';
+export {
+  BUDGET_PERIODS,
+  BUDGET_UNITS,
+  type Budget,
+  BudgetSchema,
+  CLIENT_KEY_PREFIX,
+  type ClientKeyRecord,
+  ClientKeyRecordSchema,
+  type ClientKeyUpdate,
+  type ClientKeyView,
+  ClientKeyViewSchema,
+  CreateClientKeySchema,
+  createRecord,
+  secretDigest,
+  UpdateClientKeySchema,
+} from './clientKeys/clientKeyRecord.js';
+export {
+  type BudgetAnswer,
+  type BudgetLedger,
+  type BudgetReservation,
+  type BudgetUse,
+  type ClientKeyStore,
+  LocalBudgetLedger,
+  MemoryClientKeyStore,
+} from './clientKeys/clientKeyStore.js';
+export { CLIENT_KEYS_FILE, ClientKeysUnreadableError, FileClientKeyStore } from './clientKeys/fileClientKeyStore.js';
+export { PostgresClientKeyStore, type PostgresClientKeyStoreOptions } from './clientKeys/postgresClientKeyStore.js';
+export {
   clientAddress,
   isLoopback,
   type ManagementAuthOptions,

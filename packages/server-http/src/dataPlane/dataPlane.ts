@@ -27,6 +27,7 @@ import {
   type RelayRequest,
 } from '@switchyard/relay';
 import type { ApiFamily } from '@switchyard/translate';
+import { type ClientKeyGuard, type GuardedKey, looksLikeClientKey } from '../clientKeys/clientKeyGuard.js';
 import { checkBody, familyOfPath, type IngressRoute, matchRoute } from './ingressRoutes.js';
 import { jsonArraySink } from './jsonArraySink.js';
 import { modelEntry, modelList } from './modelLists.js';
@@ -35,8 +36,10 @@ import { BodyTooLarge, readBody } from './readBody.js';
 /** Options of {@link createDataPlane}. */
 export interface DataPlaneOptions {
   relay: Relay;
-  /** Accepted client keys (`api-keys`); empty means open. */
+  /** Accepted client keys (`api-keys`); empty means open (unless `clientKeys` holds any). */
   apiKeys: readonly ClientKeyEntry[];
+  /** Runtime client keys (`/v0/management/client-keys`) and their limits, checked in memory. */
+  clientKeys?: ClientKeyGuard;
   /** Largest accepted request body (default 10 MiB). */
   maxBodyBytes?: number;
   /** Live per-provider statistics, served at `GET /v1/metrics/providers`. */
@@ -167,6 +170,16 @@ function connectionSignal(socket: Socket): AbortSignal {
  */
 export function createDataPlane(options: DataPlaneOptions): DataPlane {
   let keys = new ApiKeySet(options.apiKeys);
+  const guard = options.clientKeys;
+  /** `/v1` is open only while no key of either kind exists. */
+  const isOpen = () => keys.open && (guard === undefined || guard.size === 0);
+  /** A runtime key (by its `sk-sy-` prefix and digest), else a config key's identity. */
+  const identifyKey = (key: string | undefined): { runtime?: GuardedKey; identity?: KeyIdentity } => {
+    const runtime = guard && looksLikeClientKey(key) ? guard.identify(key) : undefined;
+    if (runtime) return { runtime };
+    const identity = keys.open ? undefined : keys.identify(key);
+    return identity ? { identity } : {};
+  };
   let access = options.access;
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   const { relay } = options;
@@ -179,6 +192,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     requestId: string,
     clientKey: string | undefined,
     client: ClientIdentity | undefined,
+    runtimeKey: GuardedKey | undefined,
   ): Promise<void> {
     const family = route.family;
     const bad = (message: string, param?: string, status = 400) =>
@@ -237,7 +251,13 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       ...clientIdentity(req),
     };
     const sink = nodeResponseSink(res);
-    await relay.handle(request, route.jsonArray ? jsonArraySink(sink) : sink);
+    const relayed = () => relay.handle(request, route.jsonArray ? jsonArraySink(sink) : sink);
+    if (runtimeKey === undefined || guard === undefined) {
+      await relayed();
+      return;
+    }
+    const refusal = await guard.run(runtimeKey, checked.model, relayed);
+    if (refusal) sendFailure(res, family, refusal, requestId);
   }
 
   function listModels(res: ServerResponse, family: ApiFamily, requestId: string, id: string | undefined): void {
@@ -271,7 +291,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
   /** Only header reads per request: the policy was built with the config. */
   function accessDenial(req: IncomingMessage, denialOptions: { upgrade?: boolean } = {}): AccessDenial | undefined {
     if (access === undefined) return undefined;
-    const open = keys.open;
+    const open = isOpen();
     if (!open && !denialOptions.upgrade) return undefined;
     const { policy } = access;
     if (open && !access.remoteCallers) {
@@ -298,10 +318,15 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
 
   return {
     maxBodyBytes,
-    acceptsClientKey: (key) => keys.accepts(key),
+    acceptsClientKey(key) {
+      if (isOpen()) return true;
+      const { runtime, identity } = identifyKey(key);
+      return identity !== undefined || (runtime !== undefined && guard?.refuseAtDoor(runtime) === undefined);
+    },
     clientOf(key) {
-      const identity = keys.open ? undefined : keys.identify(key);
-      return identity && staticClient(identity);
+      if (isOpen()) return undefined;
+      const { runtime, identity } = identifyKey(key);
+      return runtime?.client ?? (identity && staticClient(identity));
     },
     setApiKeys(next) {
       keys = new ApiKeySet(next);
@@ -320,17 +345,19 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
       const query = new URLSearchParams(search);
       // Gemini's REST clients may put the key in the query string.
       const key = presentedKey(req.headers) ?? (family === 'gemini' ? (query.get('key') ?? undefined) : undefined);
-      const identity = keys.open ? undefined : keys.identify(key);
-      if (!keys.open && !identity) {
-        sendFailure(
-          res,
-          family,
-          { status: 401, code: 'invalid_api_key', type: 'authentication_error', message: 'missing or invalid API key' },
-          requestId,
-        );
+      const open = isOpen();
+      const { runtime, identity } = open ? {} : identifyKey(key);
+      const refusal: RelayFailure | undefined =
+        open || identity
+          ? undefined
+          : runtime
+            ? guard?.refuseAtDoor(runtime)
+            : { status: 401, code: 'invalid_api_key', type: 'authentication_error', message: 'missing or invalid API key' };
+      if (refusal) {
+        sendFailure(res, family, refusal, requestId);
         return true;
       }
-      const denial = keys.open ? accessDenial(req) : undefined;
+      const denial = open ? accessDenial(req) : undefined;
       if (denial) {
         const { status, message } = denial;
         const failure: RelayFailure =
@@ -389,7 +416,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
           return true;
         default:
           options.onRelayRequest?.(requestId, req.headers);
-          await generate(req, res, route, requestId, key, identity && staticClient(identity));
+          await generate(req, res, route, requestId, key, runtime?.client ?? (identity && staticClient(identity)), runtime);
           return true;
       }
     },

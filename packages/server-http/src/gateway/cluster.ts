@@ -23,6 +23,7 @@ import {
 } from '@switchyard/credentials/postgres';
 import pg from 'pg';
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { PostgresClientKeyStore } from '../clientKeys/postgresClientKeyStore.js';
 import { ConfigError } from './config/load.js';
 import type { GatewayConfig } from './config/schema.js';
 import { PostgresGuardedHostStore } from './postgresGuardedHostStore.js';
@@ -124,6 +125,8 @@ export class GatewayCluster {
     readonly signInDirectory: PostgresSignInDirectory,
     /** The hosts the management API admitted on any node (DNS-rebinding guard). */
     readonly guardedHostStore: PostgresGuardedHostStore,
+    /** Runtime client keys and their budgets, shared by every node. */
+    readonly clientKeyStore: PostgresClientKeyStore,
     private readonly clock: ClusterClock,
     private readonly log: LogRelay,
   ) {
@@ -218,6 +221,14 @@ export class GatewayCluster {
       });
       opened.push(signInDirectory);
       const guardedHostStore = await PostgresGuardedHostStore.open(pool, nodeId);
+      const clientKeyStore = await PostgresClientKeyStore.open({
+        pool,
+        connection,
+        channel: settings.client_keys_channel,
+        applicationName: `switchyard-client-keys-${nodeId}`,
+        onError: (error) => logger.warn({ err: error.message }, 'cluster_client_keys_error'),
+      });
+      opened.push(clientKeyStore);
       logger.info({ node_id: nodeId }, 'cluster_joined');
       return new GatewayCluster(
         nodeId,
@@ -229,6 +240,7 @@ export class GatewayCluster {
         cooldownStore,
         signInDirectory,
         guardedHostStore,
+        clientKeyStore,
         options.clock,
         log,
       );
@@ -419,6 +431,7 @@ export class GatewayCluster {
 
   /** Closes the stores and the pool. The credential and quota stores are closed by the credential manager's owner first. */
   async close(): Promise<void> {
+    await this.clientKeyStore.close().catch(() => undefined);
     await this.signInDirectory.close().catch(() => undefined);
     await this.cooldownStore.close().catch(() => undefined);
     await this.refreshLock.close().catch(() => undefined);

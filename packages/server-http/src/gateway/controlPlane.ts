@@ -24,6 +24,7 @@ import type { GatewayConfig } from './config/schema.js';
 import type { ControlPlaneApp, ControlPlaneEnv, GatewayManagement, GatewayParts } from './parts.js';
 import { registerApiCallRoute } from './routes/apiCall.js';
 import { registerAuthFileRoutes } from './routes/authFiles.js';
+import { registerClientKeyRoutes } from './routes/clientKeys.js';
 import { registerClusterRoutes } from './routes/cluster.js';
 import { credentialsApiError, registerCredentialRoutes } from './routes/credentials.js';
 import { registerDashboardRoutes } from './routes/dashboard.js';
@@ -151,6 +152,7 @@ export function createControlPlane(gateway: GatewayParts, management: GatewayMan
   registerManagementRoutes(app, gateway);
   registerDashboardRoutes(app, gateway, guard, sessions);
   registerCredentialRoutes(app, gateway);
+  registerClientKeyRoutes(app, gateway);
   registerAuthFileRoutes(app, gateway);
   registerApiCallRoute(app, gateway);
   registerOAuthRoutes(app, gateway, guard, sessions);

@@ -27,6 +27,8 @@ import type { Tracing } from '@switchyard/observability/tracing';
 import { NodeFailover, Relay, ResponseCache, UndiciTransport } from '@switchyard/relay';
 import { type Scheduler, systemScheduler, Teardown } from '@switchyard/runtime';
 import { Agent } from 'undici';
+import { ClientKeyGuard } from '../clientKeys/clientKeyGuard.js';
+import { CLIENT_KEYS_FILE, FileClientKeyStore } from '../clientKeys/fileClientKeyStore.js';
 import type { LookupFunction } from '../controlPlane/ssrf.js';
 import { createDataPlane, type DataPlane, type DataPlaneAccess } from '../dataPlane/dataPlane.js';
 import { serveWithoutUpgrade } from '../dataPlane/serveWithoutUpgrade.js';
@@ -156,6 +158,8 @@ export class Gateway implements GatewayParts {
   readonly credentials: GatewayCredentials;
   /** The shared PostgreSQL stores (`cluster.enabled`), else undefined. */
   readonly cluster: GatewayCluster | undefined;
+  /** Runtime client keys (`/v0/management/client-keys`) and their limits. */
+  readonly clientKeys: ClientKeyGuard;
   /** Usage accounting by client key, tenant, provider and model (`usage.enabled`), else undefined. */
   readonly usage: GatewayUsage | undefined;
   readonly startedAt: number;
@@ -186,7 +190,7 @@ export class Gateway implements GatewayParts {
     credentials: GatewayCredentials,
     cluster: GatewayCluster | undefined,
     tracer: Tracing | undefined,
-    guarded: { hosts: GuardedHosts; outbound: Agent },
+    guarded: { hosts: GuardedHosts; outbound: Agent; clientKeys: ClientKeyGuard },
     usageStore: UsageStore | undefined,
   ) {
     const config = options.config;
@@ -197,6 +201,7 @@ export class Gateway implements GatewayParts {
     this.access_ = access.policy;
     this.credentials = credentials;
     this.cluster = cluster;
+    this.clientKeys = guarded.clientKeys;
     this.configPath = options.configPath;
     this.configFile =
       options.configPath === undefined
@@ -303,6 +308,7 @@ export class Gateway implements GatewayParts {
     this.dataPlane = createDataPlane({
       relay,
       apiKeys: config['api-keys'],
+      clientKeys: this.clientKeys,
       access: this.dataPlaneAccess(access),
       providerStats: () => this.providerStats(),
       // A request arriving with a sampled `traceparent` continues the client's trace.
@@ -396,11 +402,32 @@ export class Gateway implements GatewayParts {
       });
       const opened = credentials;
       undo.push(() => opened.close());
+      // Apart from the credentials: a cluster's table, else `auth-dir/.client-keys.json`.
+      const fileKeys = cluster
+        ? undefined
+        : await FileClientKeyStore.open(join(resolveAuthDir(config['auth-dir'], options.configPath), CLIENT_KEYS_FILE));
+      const clientKeys = await ClientKeyGuard.open({
+        store: cluster?.clientKeyStore ?? fileKeys!,
+        ledger: cluster?.clientKeyStore ?? fileKeys!.ledger,
+        clock: scheduler,
+        scheduler,
+        // Read at each settlement: a reload's prices apply at once, as in svc_cost_total.
+        tokenPrice: (provider) => (gateway?.config() ?? config).providers[provider]?.cost_per_1k_tokens,
+        onError: (error) => gateway?.observability.logger.warn({ err: error.message }, 'client_keys_store_failed'),
+      });
+      undo.push(() => clientKeys.close());
       const tracing = await openTracing(config, scheduler, guardedHosts.lookup);
       if (tracing) undo.push(() => tracing.shutdown());
       const usageStore = config.usage.enabled ? await openUsageStore(config, options.configPath, cluster) : undefined;
       if (usageStore) undo.push(() => usageStore.close());
-      gateway = new Gateway({ ...options, scheduler }, credentials, cluster, tracing, { hosts: guardedHosts, outbound }, usageStore);
+      gateway = new Gateway(
+        { ...options, scheduler },
+        credentials,
+        cluster,
+        tracing,
+        { hosts: guardedHosts, outbound, clientKeys },
+        usageStore,
+      );
     } catch (error) {
       await undo.run();
       throw error;
@@ -628,6 +655,9 @@ export class Gateway implements GatewayParts {
     await this.failover.close();
     await this.transport.close();
     await this.credentials.close();
+    await this.clientKeys.close().catch((error: Error) => {
+      this.observability.logger.warn({ err: error.message }, 'client_keys_store_failed');
+    });
     // After the server and the relay: every request's end has been counted. Before the cluster's pool ends.
     await this.usage?.close();
     await this.cluster?.close();

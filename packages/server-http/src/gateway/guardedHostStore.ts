@@ -7,10 +7,10 @@
  * cluster keeps them in PostgreSQL (`PostgresGuardedHostStore`), so every
  * node guards the hosts a `PUT` on any node admitted.
  */
-import { lstat, readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { z } from 'zod';
 import { writeFileAtomically } from './config/persist.js';
+import { CoalescedWrites, readStateFile, type StateFileUnreadable } from './stateFile.js';
 
 /**
  * The port behind `GuardedHosts` (gateway/guardedHosts.ts). Hosts are compared lower-case, without a trailing dot.
@@ -64,23 +64,20 @@ const FileSchema = z.object({
 export class FileGuardedHostStore implements GuardedHostStore {
   /** What the file holds once the writes in flight land. */
   private readonly hosts = new Set<string>();
-  private writing: Promise<void> = Promise.resolve();
-  private dirty = false;
+  private readonly writes = new CoalescedWrites(() =>
+    writeFileAtomically(this.path, `${JSON.stringify({ format_version: 1, hosts: [...this.hosts].sort() }, null, 2)}\n`, { mode: 0o600 }),
+  );
 
   constructor(readonly path: string) {}
 
   async load(): Promise<readonly string[]> {
-    let text: string;
+    let text: string | undefined;
     try {
-      const stats = await lstat(this.path);
-      if (!stats.isFile()) throw this.unreadable('it is not a regular file');
-      if (stats.size > MAX_FILE_BYTES) throw this.unreadable(`it is larger than ${MAX_FILE_BYTES} bytes`);
-      text = await readFile(this.path, 'utf8');
+      text = await readStateFile(this.path, MAX_FILE_BYTES);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      if (error instanceof GuardedHostsUnreadableError) throw error;
-      throw this.unreadable((error as NodeJS.ErrnoException).code ?? 'I/O error', error);
+      throw this.unreadable((error as StateFileUnreadable).reason, (error as Error).cause);
     }
+    if (text === undefined) return [];
     let parsed: z.infer<typeof FileSchema>;
     try {
       parsed = FileSchema.parse(JSON.parse(text));
@@ -93,12 +90,12 @@ export class FileGuardedHostStore implements GuardedHostStore {
 
   add(hosts: readonly string[]): Promise<void> {
     for (const host of hosts) this.hosts.add(host);
-    return this.persist();
+    return this.writes.persist();
   }
 
   forget(hosts: readonly string[]): Promise<void> {
     for (const host of hosts) this.hosts.delete(host);
-    return this.persist();
+    return this.writes.persist();
   }
 
   private unreadable(reason: string, cause?: unknown): GuardedHostsUnreadableError {
@@ -108,18 +105,5 @@ export class FileGuardedHostStore implements GuardedHostStore {
         `delete ${basename(this.path)} (the file's hosts are then trusted as yours)`,
       { cause },
     );
-  }
-
-  /** Coalesced: one write in flight, and at most one more that carries every change made meanwhile. */
-  private persist(): Promise<void> {
-    this.dirty = true;
-    const next = this.writing.then(async () => {
-      if (!this.dirty) return;
-      this.dirty = false;
-      const body = { format_version: 1, hosts: [...this.hosts].sort() };
-      await writeFileAtomically(this.path, `${JSON.stringify(body, null, 2)}\n`, { mode: 0o600 });
-    });
-    this.writing = next.catch(() => undefined);
-    return next;
   }
 }

@@ -12,6 +12,7 @@ import type { AccessPolicy, UnsafeBindError } from '@switchyard/http-kit';
 import type { Observability } from '@switchyard/observability';
 import type { Relay } from '@switchyard/relay';
 import type { Scheduler } from '@switchyard/runtime';
+import type { ClientKeyGuard } from '../clientKeys/clientKeyGuard.js';
 import type { ManagementGuard, SessionStore } from '../controlPlane/managementAuth.js';
 import type { GatewayCluster } from './cluster.js';
 import type { GatewayConfig } from './config/schema.js';
@@ -43,6 +44,8 @@ export interface GatewayParts {
   readonly observability: Observability;
   readonly credentials: GatewayCredentials;
   readonly cluster: GatewayCluster | undefined;
+  /** Runtime client keys and their limits (`/v0/management/client-keys`). */
+  readonly clientKeys: ClientKeyGuard;
   /** Usage accounting (`usage.enabled`), else undefined. */
   readonly usage: GatewayUsage | undefined;
   readonly relay: Relay;

@@ -348,6 +348,11 @@ const clusterSchema = z
       .string()
       .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a lower-case SQL identifier')
       .default('svc_signin_events_v1'),
+    /** NOTIFY channel of changed client keys (database-wide, like `auth_events_channel`): every node's guard follows it. */
+    client_keys_channel: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a lower-case SQL identifier')
+      .default('svc_client_keys_v1'),
     /** Part of the refresh lock's advisory-lock key, so unrelated users of one database never wait on each other. */
     refresh_lock_namespace: z.string().min(1).default('switchyard-refresh'),
     /** How often every stored credential revision and cooldown is compared with this node's view (repairs missed events); 0: only after a reconnection. */

@@ -1,0 +1,328 @@
+/**
+ * @module clientKeyGuard
+ * The data plane's check of runtime client keys, in memory: a presented
+ * secret is digested once and looked up in a Map (O(1) with any number of
+ * keys), and the key's limits are checked against per-key state held beside
+ * it. Only a key with a budget in a cluster waits on anything (the shared
+ * ledger's admission); everything else is arithmetic. Stores push changes
+ * in (`apply`, `watch`), so a key revoked on any node is refused here as
+ * soon as the change arrives.
+ */
+import { randomBytes } from 'node:crypto';
+import type { ClientIdentity, RequestEndEvent } from '@switchyard/core-routing';
+import { type TokenPrice, tokenCost } from '@switchyard/observability';
+import { Glob, type RelayFailure } from '@switchyard/relay';
+import { type Clock, every, type Scheduler } from '@switchyard/runtime';
+import {
+  budgetLimitUnits,
+  budgetUnitsToAmount,
+  CLIENT_KEY_PREFIX,
+  type ClientKeyRecord,
+  type ClientKeyView,
+  COST_SCALE,
+  secretDigest,
+} from './clientKeyRecord.js';
+import type { BudgetLedger, BudgetReservation, ClientKeyStore } from './clientKeyStore.js';
+import { MinuteRate, type PeriodWindow, periodAt } from './limits.js';
+
+/** A key as the guard holds it: the record, its compiled model list and its rate state. */
+export interface GuardedKey {
+  record: ClientKeyRecord;
+  client: ClientIdentity;
+  exactModels: Set<string> | undefined;
+  globs: Glob[];
+  requests: MinuteRate | undefined;
+  tokens: MinuteRate | undefined;
+  expiresAtMs: number;
+  /** The budget period last admitted in: most requests fall in it, and need no date arithmetic. */
+  period: PeriodWindow | undefined;
+  /** The budget's limit in the ledger's units (cost in millionths). */
+  budgetLimit: number;
+}
+
+/** A refusal, in the terms the data plane formats in the client's family. */
+export type KeyRefusal = RelayFailure;
+
+/** An admitted request: who sent it, and what it holds of the key's budget until it settles. */
+export interface KeyAdmission {
+  client: ClientIdentity;
+  key: GuardedKey;
+  reservation: BudgetReservation | undefined;
+}
+
+/** Options of {@link ClientKeyGuard.open}. */
+export interface ClientKeyGuardOptions {
+  store: ClientKeyStore;
+  ledger: BudgetLedger;
+  clock: Clock;
+  /** The price of a provider's tokens, read at each settlement (cost budgets). */
+  tokenPrice?: (provider: string) => TokenPrice | undefined;
+  /** Where last-used times are written from, in batches; without it they are written only by `flush`. */
+  scheduler?: Scheduler;
+  /** How often last-used times and local budget use are written (default 10 s). */
+  flushIntervalMs?: number;
+  /** Store failures of the batched writes. */
+  onError?: (error: Error) => void;
+}
+
+/** Seconds for `Retry-After`: whole, at least 1. */
+const retrySeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
+
+/** Whether a presented key could be a runtime key at all: config keys never pay for the digest. */
+export function looksLikeClientKey(key: string | undefined): key is string {
+  return key?.startsWith(CLIENT_KEY_PREFIX) === true;
+}
+
+/**
+ * Runtime client keys and their limits, checked in memory.
+ *
+ * @example
+ * ```ts
+ * const guard = await ClientKeyGuard.open({ store, ledger: store.ledger, clock: scheduler });
+ * const key = guard.identify(presented);
+ * const admission = key && (await guard.admit(key, 'gpt-4o'));
+ * ```
+ */
+export class ClientKeyGuard {
+  private readonly byDigest = new Map<string, GuardedKey>();
+  private readonly byId = new Map<string, GuardedKey>();
+  /** When keys were last used (ms), until the next flush writes them. */
+  private lastUsed = new Map<string, number>();
+  /** Reservation ids: unique per process (and node) with no per-request randomness. */
+  private readonly reservationPrefix = randomBytes(6).toString('hex');
+  private reservations = 0;
+  private stopFlush: (() => void) | undefined;
+  private stopWatch: (() => void) | undefined;
+  readonly store: ClientKeyStore;
+  readonly ledger: BudgetLedger;
+  private readonly clock: Clock;
+
+  private constructor(private readonly options: ClientKeyGuardOptions) {
+    this.store = options.store;
+    this.ledger = options.ledger;
+    this.clock = options.clock;
+  }
+
+  /** Loads every key from the store and follows its changes. */
+  static async open(options: ClientKeyGuardOptions): Promise<ClientKeyGuard> {
+    const guard = new ClientKeyGuard(options);
+    for (const record of await options.store.load()) guard.apply(record);
+    guard.stopWatch = options.store.watch?.((record) => guard.apply(record));
+    if (options.scheduler) {
+      guard.stopFlush = every(options.scheduler, options.flushIntervalMs ?? 10_000, () => guard.flush());
+    }
+    return guard;
+  }
+
+  /** How many keys it holds (revoked ones too). */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Takes a new or changed record (from this node's API or another node's store). */
+  apply(record: ClientKeyRecord): void {
+    const previous = this.byId.get(record.id);
+    if (previous) this.byDigest.delete(previous.record.secret_digest);
+    const patterns = record.models ?? undefined;
+    const guarded: GuardedKey = {
+      record,
+      client: { keyId: record.id, name: record.name, tenant: record.tenant },
+      exactModels: patterns ? new Set(patterns.filter((p) => !/[*?]/.test(p))) : undefined,
+      globs: patterns ? patterns.filter((p) => /[*?]/.test(p)).map((p) => new Glob(p)) : [],
+      // Rate state survives an update of the limit, so raising or lowering it forgives nothing.
+      requests: rateFor(record.requests_per_minute, previous?.requests),
+      tokens: rateFor(record.tokens_per_minute, previous?.tokens),
+      expiresAtMs: record.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(record.expires_at),
+      period: undefined,
+      budgetLimit: record.budget ? budgetLimitUnits(record.budget) : 0,
+    };
+    this.byId.set(record.id, guarded);
+    this.byDigest.set(record.secret_digest, guarded);
+  }
+
+  /** The key whose secret is `secret`, revoked or not; undefined when none is. */
+  identify(secret: string): GuardedKey | undefined {
+    // A Map keyed by the SHA-256 of a 256-bit secret: the lookup's timing tells nothing about any stored secret.
+    return this.byDigest.get(secretDigest(secret));
+  }
+
+  /** The record of `id`. */
+  get(id: string): ClientKeyRecord | undefined {
+    return this.byId.get(id)?.record;
+  }
+
+  /** Every record, oldest first. */
+  records(): ClientKeyRecord[] {
+    return [...this.byId.values()].map((key) => key.record).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  }
+
+  /** What the API shows of a key: never its digest; its budget's use in the current period. */
+  view(record: ClientKeyRecord): ClientKeyView {
+    const { secret_digest: _digest, ...rest } = record;
+    let budgetUse: ClientKeyView['budget_use'] = null;
+    if (record.budget) {
+      const period = periodAt(record.budget.period, this.clock.now());
+      budgetUse = {
+        used: budgetUnitsToAmount(record.budget, this.ledger.used(record.id, period.start)),
+        period_start: new Date(period.startMs).toISOString(),
+        resets_at: new Date(period.endMs).toISOString(),
+      };
+    }
+    const lastUsed = this.lastUsed.get(record.id);
+    return {
+      ...rest,
+      last_used_at: lastUsed === undefined ? record.last_used_at : new Date(lastUsed).toISOString(),
+      budget_use: budgetUse,
+    };
+  }
+
+  /**
+   * The refusal a key earns before its request is read: revoked keys are unknown keys (401
+   * `invalid_api_key`), expired ones `key_expired` (401).
+   */
+  refuseAtDoor(key: GuardedKey): KeyRefusal | undefined {
+    if (key.record.revoked)
+      return { status: 401, code: 'invalid_api_key', type: 'authentication_error', message: 'missing or invalid API key' };
+    if (this.clock.now() >= key.expiresAtMs) {
+      return {
+        status: 401,
+        code: 'key_expired',
+        type: 'authentication_error',
+        message: `this API key expired at ${key.record.expires_at}`,
+      };
+    }
+    return undefined;
+  }
+
+  /**
+   * Admits a request for `model`, or refuses it: a model outside the key's list (403 `model_not_allowed`),
+   * past its request or token rate (429 `key_rate_limited`), or its budget spent (429 `key_budget_exceeded`).
+   * Resolves synchronously unless the key has a budget on a shared ledger.
+   */
+  admit(key: GuardedKey, model: string): KeyAdmission | KeyRefusal | Promise<KeyAdmission | KeyRefusal> {
+    const door = this.refuseAtDoor(key);
+    if (door) return door;
+    const { record } = key;
+    if (key.exactModels && !key.exactModels.has(model) && !key.globs.some((glob) => glob.test(model))) {
+      return {
+        status: 403,
+        code: 'model_not_allowed',
+        type: 'permission_error',
+        message: `this API key may not use the model ${JSON.stringify(model.slice(0, 256))}`,
+        param: 'model',
+      };
+    }
+    const now = this.clock.now();
+    const tokenWait = key.tokens?.wait(now) ?? 0;
+    if (tokenWait > 0) return rateLimited(`${record.tokens_per_minute} tokens per minute`, tokenWait);
+    const requestWait = key.requests?.take(now) ?? 0;
+    if (requestWait > 0) return rateLimited(`${record.requests_per_minute} requests per minute`, requestWait);
+    this.lastUsed.set(record.id, now);
+    if (!record.budget) return { client: key.client, key, reservation: undefined };
+    let period = key.period;
+    if (period === undefined || now >= period.endMs || now < period.startMs) key.period = period = periodAt(record.budget.period, now);
+    const reservation: BudgetReservation = {
+      keyId: record.id,
+      // Only a shared ledger keeps reservations by id; a local one counts them.
+      reservation: this.ledger.local ? '' : `${this.reservationPrefix}:${++this.reservations}`,
+      period: period.start,
+      // The estimate held until the request settles: one request, or the smallest unit of tokens or cost.
+      units: 1,
+      limit: key.budgetLimit,
+    };
+    const answer = this.ledger.reserve(reservation);
+    if (answer instanceof Promise) return answer.then((shared) => this.budgetDecision(key, reservation, shared.admitted, now));
+    return this.budgetDecision(key, reservation, answer.admitted, now);
+  }
+
+  private budgetDecision(key: GuardedKey, reservation: BudgetReservation, admitted: boolean, now: number): KeyAdmission | KeyRefusal {
+    if (admitted) return { client: key.client, key, reservation };
+    key.requests?.refund();
+    const budget = key.record.budget!;
+    const endMs = key.period!.endMs;
+    return {
+      status: 429,
+      code: 'key_budget_exceeded',
+      type: 'rate_limit_error',
+      message: `this API key's ${budget.period} budget of ${budget.limit} ${budget.unit} is spent; it resets at ${new Date(endMs).toISOString()}`,
+      retryAfterSeconds: retrySeconds(endMs - now),
+    };
+  }
+
+  /**
+   * Accounts a finished request to its key: its tokens to the token rate, and its use to the budget
+   * (requests: 1; tokens: in + out; cost: at the provider's `cost_per_1k_tokens`). `end` is undefined
+   * when the request ended without the relay's end event (it threw): the reservation is let go unused.
+   */
+  settle(admission: KeyAdmission, end: RequestEndEvent | undefined): void {
+    const tokens = end ? Math.max(0, end.tokens.input) + Math.max(0, end.tokens.output) : 0;
+    admission.key.tokens?.add(tokens, this.clock.now());
+    const { reservation } = admission;
+    const budget = admission.key.record.budget;
+    if (!reservation || !budget) return;
+    let used = 0;
+    if (end) {
+      if (budget.unit === 'requests') used = 1;
+      else if (budget.unit === 'tokens') used = tokens;
+      else {
+        const price = end.provider === null ? undefined : this.options.tokenPrice?.(end.provider);
+        used = price ? Math.round(tokenCost(end.tokens, price) * COST_SCALE) : 0;
+      }
+    }
+    this.ledger.settle(reservation, used);
+  }
+
+  /**
+   * Runs `relay` under `key`'s limits: admits the request for `model`, runs it, and settles what it used.
+   * Resolves the refusal when the key may not send it (nothing ran), else undefined.
+   */
+  async run(key: GuardedKey, model: string, relay: () => Promise<RequestEndEvent>): Promise<KeyRefusal | undefined> {
+    const admitted = await this.admit(key, model);
+    if (!('key' in admitted)) return admitted;
+    let end: RequestEndEvent | undefined;
+    try {
+      end = await relay();
+    } finally {
+      this.settle(admitted, end);
+    }
+    return undefined;
+  }
+
+  /** Writes last-used times (and, for a local ledger, budget use) to the store. */
+  async flush(): Promise<void> {
+    const batch = this.lastUsed;
+    this.lastUsed = new Map();
+    try {
+      await this.store.recordLastUsed(new Map([...batch].map(([id, at]) => [id, new Date(at).toISOString()])));
+    } catch (error) {
+      // Kept for the next flush: a newer time of the same key wins.
+      for (const [id, at] of batch) if (!this.lastUsed.has(id)) this.lastUsed.set(id, at);
+      this.options.onError?.(error as Error);
+    }
+  }
+
+  /** Stops the batched writes, writes what is pending, and closes the store. */
+  async close(): Promise<void> {
+    this.stopFlush?.();
+    this.stopWatch?.();
+    await this.flush();
+    await this.store.close();
+  }
+}
+
+function rateFor(perMinute: number | null, previous: MinuteRate | undefined): MinuteRate | undefined {
+  if (perMinute === null) return undefined;
+  if (!previous) return new MinuteRate(perMinute);
+  previous.setLimit(perMinute);
+  return previous;
+}
+
+function rateLimited(limit: string, waitMs: number): KeyRefusal {
+  return {
+    status: 429,
+    code: 'key_rate_limited',
+    type: 'rate_limit_error',
+    message: `this API key is over its limit of ${limit}; retry in ${retrySeconds(waitMs)} s`,
+    retryAfterSeconds: retrySeconds(waitMs),
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * @module clientKeyStore
+ * The ports behind runtime client keys, apart from the credentials (the
+ * specification counts the files in `auths/` as credentials, and
+ * `auth_index` numbers them): `ClientKeyStore` keeps the keys, and
+ * `BudgetLedger` counts each budget's use per period. One gateway keeps
+ * both in `auth-dir/.client-keys.json` (`FileClientKeyStore`); a cluster
+ * keeps them in PostgreSQL (`PostgresClientKeyStore`), whose ledger admits
+ * against the shared total so a budget holds across nodes. The memory
+ * adapters here serve tests and embedders.
+ */
+import type { ClientKeyRecord } from './clientKeyRecord.js';
+
+/**
+ * Where client keys live. Writes are whole records; `watch` tells of records other writers changed
+ * (another node), so every node's guard holds the same keys.
+ *
+ * @example
+ * ```ts
+ * const store = new MemoryClientKeyStore();
+ * await store.put(record);
+ * console.log((await store.load()).length);
+ * ```
+ */
+export interface ClientKeyStore {
+  load(): Promise<ClientKeyRecord[]>;
+  /** Creates or replaces one record; resolves once it is durable. */
+  put(record: ClientKeyRecord): Promise<void>;
+  /** Records changed by other writers; absent where this process is the only writer. */
+  watch?(listener: (record: ClientKeyRecord) => void): () => void;
+  /** Keeps when keys were last used (batched by the guard: a request never waits on it). */
+  recordLastUsed(lastUsed: ReadonlyMap<string, string>): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A budget's use in one period. */
+export interface BudgetUse {
+  /** The period it counts (`2026-11-28`, `2026-11`). */
+  period: string;
+  /** Units used (cost in millionths), settled requests only. */
+  used: number;
+}
+
+/** One admission against a budget: `units` held as an estimate until the request settles. */
+export interface BudgetReservation {
+  keyId: string;
+  reservation: string;
+  period: string;
+  units: number;
+  limit: number;
+}
+
+/** Whether the reservation was admitted, and the period's use as the ledger saw it. */
+export interface BudgetAnswer {
+  admitted: boolean;
+  used: number;
+}
+
+/**
+ * Counts budget use per key and period. `reserve` admits while use plus open reservations stay below the
+ * limit (the same rule as the credentials' quota reservations); `settle` replaces a reservation with what
+ * the request used. A local ledger answers synchronously; a shared one returns promises, and the guard
+ * awaits only then.
+ *
+ * @example
+ * ```ts
+ * const answer = await ledger.reserve({ keyId, reservation: requestId, period: '2026-11', units: 1, limit: 100 });
+ * if (answer.admitted) ledger.settle(reservationOf(answer), 42);
+ * ```
+ */
+export interface BudgetLedger {
+  /** True for a ledger in this process: it needs no reservation ids (requests then carry an empty one). */
+  readonly local?: boolean;
+  reserve(request: BudgetReservation): BudgetAnswer | Promise<BudgetAnswer>;
+  /** Ends a reservation with the units the request used (0 when it used none); errors are the ledger's to report. */
+  settle(request: BudgetReservation, used: number): void;
+  /** The use this process knows of (`period` other than the stored one: 0). */
+  used(keyId: string, period: string): number;
+}
+
+/** A ledger in this process's memory: exact for one process; `snapshot`/`restore` carry it over restarts. */
+export class LocalBudgetLedger implements BudgetLedger {
+  readonly local = true;
+  private readonly uses = new Map<string, BudgetUse & { reserved: number }>();
+  /** Bumped on each change, so a persister writes only when something changed. */
+  version = 0;
+
+  reserve(request: BudgetReservation): BudgetAnswer {
+    const use = this.current(request.keyId, request.period);
+    if (use.used + use.reserved >= request.limit) return { admitted: false, used: use.used };
+    use.reserved += request.units;
+    return { admitted: true, used: use.used };
+  }
+
+  settle(request: BudgetReservation, used: number): void {
+    const use = this.current(request.keyId, request.period);
+    use.reserved = Math.max(0, use.reserved - request.units);
+    use.used += used;
+    this.version++;
+  }
+
+  used(keyId: string, period: string): number {
+    const use = this.uses.get(keyId);
+    return use && use.period === period ? use.used : 0;
+  }
+
+  /** Every key's settled use, for the store. */
+  snapshot(): Record<string, BudgetUse> {
+    const out: Record<string, BudgetUse> = {};
+    for (const [keyId, use] of this.uses) out[keyId] = { period: use.period, used: use.used };
+    return out;
+  }
+
+  restore(uses: Record<string, BudgetUse>): void {
+    for (const [keyId, use] of Object.entries(uses)) this.uses.set(keyId, { ...use, reserved: 0 });
+  }
+
+  private current(keyId: string, period: string): BudgetUse & { reserved: number } {
+    let use = this.uses.get(keyId);
+    // A later period starts over; reservations of the old one settle into nothing.
+    if (use === undefined || use.period < period) {
+      use = { period, used: 0, reserved: 0 };
+      this.uses.set(keyId, use);
+    }
+    return use;
+  }
+}
+
+/**
+ * Client keys in memory: tests and embedders.
+ *
+ * @example
+ * ```ts
+ * const guard = await ClientKeyGuard.open({ store: new MemoryClientKeyStore(), clock });
+ * ```
+ */
+export class MemoryClientKeyStore implements ClientKeyStore {
+  readonly records = new Map<string, ClientKeyRecord>();
+  readonly lastUsed = new Map<string, string>();
+
+  async load(): Promise<ClientKeyRecord[]> {
+    return [...this.records.values()].map((record) => ({ ...record, last_used_at: this.lastUsed.get(record.id) ?? record.last_used_at }));
+  }
+
+  async put(record: ClientKeyRecord): Promise<void> {
+    this.records.set(record.id, { ...record });
+  }
+
+  async recordLastUsed(lastUsed: ReadonlyMap<string, string>): Promise<void> {
+    for (const [id, at] of lastUsed) this.lastUsed.set(id, at);
+  }
+
+  async close(): Promise<void> {}
+}
