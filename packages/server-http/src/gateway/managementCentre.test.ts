@@ -179,6 +179,8 @@ test('in Chromium: a client key created on the page (secret shown once) is used 
   try {
     const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
     const errors: string[] = [];
+    // The revoke asks for confirmation: the operator says yes.
+    page.on('dialog', (dialog) => void dialog.accept());
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('console', (message) => {
       if (message.type() === 'error' && !/status of 401/.test(message.text())) errors.push(message.text());
