@@ -167,3 +167,76 @@ test('in Chromium: add, disable and enable a credential; sign in through a flow;
     await browser.close();
   }
 });
+
+test('in Chromium: a client key created on the page (secret shown once) is used by the official openai client, the usage chart shows it, and revoking it locks the client out', {
+  skip: chromium.skip,
+  timeout: 120_000,
+}, async () => {
+  if (!chromium.available) return;
+  const { default: OpenAI } = await import('openai');
+  const { chromium: launcher } = await import('playwright-core');
+  const browser = await launcher.launch({ executablePath: chromium.executablePath, args: chromium.args });
+  try {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
+    const errors: string[] = [];
+    // The revoke asks for confirmation: the operator says yes.
+    page.on('dialog', (dialog) => void dialog.accept());
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error' && !/status of 401/.test(message.text())) errors.push(message.text());
+    });
+    await page.goto(`${gateway.url}/dashboard`);
+    await page.getByLabel('Management key').fill(KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForSelector('body[data-ready="true"]');
+
+    await page.getByText('Create a client key').click();
+    await page.locator('#key-name').fill('ci-bot');
+    await page.locator('#key-tenant').fill('platform');
+    await page.locator('#key-models').fill('plain-*');
+    await page.locator('#key-rpm').fill('100');
+    await page.locator('#key-budget').fill('100000');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secretBox = page.locator('#key-secret-value');
+    await secretBox.filter({ hasText: /^sk-sy-/ }).waitFor();
+    const secret = (await secretBox.textContent())!.trim();
+    const row = page.locator('#client-keys tr').filter({ hasText: 'ci-bot' });
+    await row.waitFor();
+    assert.match((await row.textContent()) ?? '', /platform.*plain-\*.*100 req\/min/s);
+    await page.getByRole('button', { name: 'Done' }).click();
+    assert.ok(!(await page.content()).includes(secret), 'once dismissed, the secret is nowhere on the page');
+
+    const client = new OpenAI({ apiKey: secret, baseURL: `${gateway.url}/v1`, maxRetries: 0 });
+    for (let i = 0; i < 3; i++) {
+      const answer = await client.chat.completions.create({ model: 'plain-model', messages: [{ role: 'user', content: `hello ${i}` }] });
+      assert.ok(answer.choices[0]?.message.content);
+    }
+    await assert.rejects(
+      client.chat.completions.create({ model: 'acme-model', messages: [{ role: 'user', content: 'not mine' }] }),
+      (error: { status?: number }) => error.status === 403 || error.status === 400,
+      'a model outside the key’s list is refused',
+    );
+
+    // The usage panel, by client key, over the last hour: the three requests, on the chart and in the totals.
+    await page.locator('#usage-range').selectOption('3600000');
+    await page.locator('#usage-group').selectOption('key');
+    const usageRow = page.locator('#usage-totals tr').filter({ hasText: 'ci-bot' });
+    await usageRow.locator('td').nth(1).filter({ hasText: /^3$/ }).waitFor({ timeout: 30_000 });
+    assert.ok(Number(await page.locator('#chart-usage').getAttribute('data-max')) >= 1, 'the chart has the use');
+    assert.match((await page.locator('#usage-csv').getAttribute('href')) ?? '', /format=csv/);
+    if (process.env.UPDATE_SCREENSHOTS === '1') {
+      await page.locator('#keys-panel').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: fileURLToPath(new URL('../../../../docs/dashboard-keys.png', import.meta.url)), fullPage: true });
+    }
+
+    await row.getByRole('button', { name: 'Revoke ci-bot' }).click();
+    await row.filter({ hasText: 'revoked' }).waitFor();
+    await assert.rejects(
+      client.chat.completions.create({ model: 'plain-model', messages: [{ role: 'user', content: 'again' }] }),
+      (error: { status?: number }) => error.status === 401,
+    );
+    assert.deepEqual(errors, []);
+  } finally {
+    await browser.close();
+  }
+});

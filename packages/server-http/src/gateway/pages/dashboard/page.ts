@@ -1,8 +1,8 @@
 /**
  * @module dashboard/page
  * `GET /dashboard`, the gateway's management centre: the overview
- * (providers, cooldowns, load balancing, traffic), credentials, live logs
- * and the config editor, on one page with a section menu. Plain HTML and
+ * (providers, cooldowns, load balancing, traffic), credentials, client
+ * keys, usage and spend, live logs and the config editor, on one page with a section menu. Plain HTML and
  * one script assembled from the panels' parts, no build step, no network
  * but this gateway: it calls the management and operations APIs with the
  * browser session's cookie, under the page's strict CSP.
@@ -10,11 +10,13 @@
 import { html } from 'hono/html';
 import { page } from '../layout.js';
 import { CHART_SCRIPT, CHART_STYLE } from './chart.js';
+import { CLIENT_KEYS_BODY, CLIENT_KEYS_SCRIPT } from './clientKeys.js';
 import { COMMON_SCRIPT } from './common.js';
 import { CONFIG_BODY, CONFIG_SCRIPT } from './config.js';
 import { CREDENTIALS_BODY, CREDENTIALS_SCRIPT } from './credentials.js';
 import { LOGS_BODY, LOGS_SCRIPT } from './logs.js';
 import { OVERVIEW_BODY, OVERVIEW_SCRIPT } from './overview.js';
+import { USAGE_BODY, USAGE_SCRIPT } from './usage.js';
 
 const STYLE = `
 nav.sections { display: flex; gap: 1rem; flex-wrap: wrap; padding: .5rem 1.25rem; border-bottom: 1px solid var(--line); }
@@ -32,6 +34,8 @@ table.logs td { font-size: .85rem; } td.fields { font-family: ui-monospace, mono
 pre.diff { background: var(--bg); border: 1px solid var(--line); border-radius: 6px; padding: .5rem; overflow: auto; max-height: 24rem; font-size: .85rem; }
 pre.diff .added { color: var(--ok); } pre.diff .removed { color: var(--bad); } pre.diff .same { color: var(--muted); }
 details summary { cursor: pointer; margin: .5rem 0; }
+.secret { border: 1px solid var(--warn); border-radius: 6px; padding: .5rem .75rem; }
+.secret output { font-family: ui-monospace, monospace; word-break: break-all; }
 ${CHART_STYLE}`;
 
 const BODY = html`<header>
@@ -39,12 +43,14 @@ const BODY = html`<header>
 <form method="post" action="/dashboard/logout"><button type="submit">Sign out</button></form>
 </header>
 <nav class="sections" aria-label="Sections">
-<a href="#overview">Overview</a> <a href="#credentials-panel">Credentials</a> <a href="#logs-panel">Logs</a> <a href="#config-panel">Config</a>
+<a href="#overview">Overview</a> <a href="#credentials-panel">Credentials</a> <a href="#keys-panel">Client keys</a> <a href="#usage-panel">Usage</a> <a href="#logs-panel">Logs</a> <a href="#config-panel">Config</a>
 </nav>
 <p id="summary" class="visually-hidden" aria-live="polite"></p>
 <main>
 ${OVERVIEW_BODY}
 ${CREDENTIALS_BODY}
+${CLIENT_KEYS_BODY}
+${USAGE_BODY}
 ${LOGS_BODY}
 ${CONFIG_BODY}
 </main>`;
@@ -55,6 +61,8 @@ const SCRIPT = [
   CHART_SCRIPT,
   OVERVIEW_SCRIPT,
   CREDENTIALS_SCRIPT,
+  CLIENT_KEYS_SCRIPT,
+  USAGE_SCRIPT,
   LOGS_SCRIPT,
   CONFIG_SCRIPT,
   `
