@@ -498,10 +498,11 @@ export class Gateway implements GatewayParts {
   /**
    * The config as it runs: the config in force ({@link config}), except that each path read only
    * at start keeps the value the process started with. `restartNeeded` lists the paths whose value
-   * in the config in force waits for a restart.
+   * in the config in force waits for a restart. Given a `candidate`, it says the same of that
+   * config as if it were applied (a dry run of a reload).
    */
-  runningConfig(): { config: GatewayConfig; restartNeeded: string[] } {
-    return runningConfig(this.startConfig, this.current);
+  runningConfig(candidate: GatewayConfig = this.current): { config: GatewayConfig; restartNeeded: string[] } {
+    return runningConfig(this.startConfig, candidate);
   }
 
   /** Live per-provider traffic (`GET /v1/metrics/providers`, the dashboard's charts). */

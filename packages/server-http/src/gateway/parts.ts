@@ -51,7 +51,7 @@ export interface GatewayParts {
   readonly management: GatewayManagement;
   readonly access: AccessPolicy;
   bindRefusal(config: GatewayConfig): UnsafeBindError | undefined;
-  runningConfig(): { config: GatewayConfig; restartNeeded: string[] };
+  runningConfig(candidate?: GatewayConfig): { config: GatewayConfig; restartNeeded: string[] };
   providerStats(): ReturnType<ProviderStatsCollector['report']>;
   reload(
     config: GatewayConfig,
