@@ -48,6 +48,9 @@ class RoundRobinPool implements RelayCredentialPool {
   reportSuccess() {}
   reportUsage() {}
   reportFailure() {}
+  async refresh(id: string): Promise<RelayCredential> {
+    throw new Error(`${id} is an API key: nothing to refresh`);
+  }
 }
 
 const keys = (...ids: string[]) => ids.map((id) => ({ id, token: id }));
