@@ -8,12 +8,21 @@
  * credential; a client that left counts against nobody), and the routing
  * table (latency).
  *
+ * A provider's cooldown counts only failures the provider did not recover:
+ * a server error, timeout or broken connection with one of a pool's
+ * credentials is held in the request's state, dropped if another credential
+ * of the same provider then answers the request (the failure was the
+ * credential's, and the pool cools that credential), and counted when the
+ * request ends otherwise. So one flaky credential among healthy ones does
+ * not cool its provider, and a provider whose every credential fails does.
+ * The health monitor's request statistics hear every failure at once.
+ *
  * From a failure it also decides what is left for this request: a 401 on an
  * OAuth credential gets one refresh and the same provider again; otherwise
  * the credential, and after a server error the provider, are used up.
  */
 import type { QuotaHooks } from './quotaHooks.js';
-import type { RelayContext } from './relayOptions.js';
+import type { RelayContext, RelayCooldowns } from './relayOptions.js';
 import type { RequestState } from './requestState.js';
 import type { RelayCredential, UpstreamFailure, Usage } from './types.js';
 
@@ -38,10 +47,13 @@ export class AttemptRecorder {
     credential: RelayCredential | undefined,
     usage: Usage | undefined,
     latencyMs: number,
+    state: RequestState,
     reservation?: string,
   ): void {
     const { options } = this.ctx;
     if (credential) options.credentials?.pool(provider)?.reportSuccess(credential.id, tokensOf(usage), reservation);
+    // A sibling credential answered: what the provider's other credentials failed with was theirs.
+    state.heldProviderFailures?.delete(provider);
     options.cooldowns?.recordSuccess(provider);
     options.health?.recordRequest(provider, { ok: true, latencyMs });
     this.ctx.table.recordLatency(provider, latencyMs);
@@ -102,7 +114,8 @@ export class AttemptRecorder {
     this.credentialFailure(provider, credential, failure);
     if (failure.kind === 'quota_exceeded') this.quota.refused(provider, credential, state);
     if (failure.kind === 'server' || failure.kind === 'timeout' || failure.kind === 'connection') {
-      this.providerFailure(provider, failure);
+      if (credential && pool) this.holdProviderFailure(provider, failure, state);
+      else this.providerFailure(provider, failure);
       state.exhausted.add(provider);
       state.serverFailed.add(provider);
     }
@@ -125,14 +138,36 @@ export class AttemptRecorder {
   private providerFailure(provider: string, failure: UpstreamFailure): void {
     if (failure.kind === 'server' || failure.kind === 'timeout' || failure.kind === 'connection') {
       const { options } = this.ctx;
-      options.cooldowns?.recordFailure(provider, {
-        kind: 'error',
-        ...(failure.status !== null ? { status: failure.status } : {}),
-        ...retry(failure),
-      });
+      countAgainstProvider(options.cooldowns, provider, failure);
       options.health?.recordRequest(provider, { ok: false, latencyMs: 0 });
     }
   }
+
+  /** The health statistics hear the failure now; the cooldown, when the request shows the provider did not recover it. */
+  private holdProviderFailure(provider: string, failure: UpstreamFailure, state: RequestState): void {
+    this.ctx.options.health?.recordRequest(provider, { ok: false, latencyMs: 0 });
+    const held = (state.heldProviderFailures ??= new Map());
+    const list = held.get(provider);
+    if (list) list.push(failure);
+    else held.set(provider, [failure]);
+  }
+
+  /** The request is over: the provider failures no sibling credential recovered count towards their providers' cooldowns. */
+  settle(state: RequestState): void {
+    const held = state.heldProviderFailures;
+    if (held === undefined) return;
+    state.heldProviderFailures = undefined;
+    const cooldowns = this.ctx.options.cooldowns;
+    for (const [provider, failures] of held) for (const failure of failures) countAgainstProvider(cooldowns, provider, failure);
+  }
+}
+
+function countAgainstProvider(cooldowns: RelayCooldowns | undefined, provider: string, failure: UpstreamFailure): void {
+  cooldowns?.recordFailure(provider, {
+    kind: 'error',
+    ...(failure.status !== null ? { status: failure.status } : {}),
+    ...retry(failure),
+  });
 }
 
 const retry = (failure: UpstreamFailure) => (failure.retryAfterMs !== undefined ? { retryAfterMs: failure.retryAfterMs } : {});

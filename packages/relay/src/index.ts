@@ -15,6 +15,8 @@ export type {
   RequestEndEvent,
   RequestStartEvent,
 } from '@switchyard/core-routing';
+// The glob lives in translate (its thinking modes match model names too); the relay's API keeps it.
+export { Glob, type GlobSteps } from '@switchyard/translate';
 export { BatchQueue, type BatchQueueOptions, type BatchSettings } from './batchQueue.js';
 export { countTokensBody, countTokensResponse, estimateInputTokens } from './countTokens.js';
 export type { RelayErrorCode, RelayFailure } from './errors.js';
@@ -28,7 +30,7 @@ export {
   SERVED_BY_HEADER,
 } from './failover.js';
 export { type IngressFormat, ingressFormat, openAiFormat } from './ingressFormat.js';
-export { Glob, type GlobSteps, type ModelListing, ModelRouter, type RouteTarget } from './modelRouter.js';
+export { type ModelListing, ModelRouter, type RouteTarget } from './modelRouter.js';
 export type { WireCodec } from './providers/adapter.js';
 export { AdapterRegistry, type BuildInput, type ProviderAdapter, type Transport } from './providers/adapter.js';
 export { anthropicAdapter } from './providers/anthropic.js';

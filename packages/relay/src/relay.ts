@@ -40,9 +40,9 @@ import { failureToClient, passThroughClientError, writeFailure } from './outcome
 import type { ProviderAdapter } from './providers/adapter.js';
 import { QuotaHooks } from './quotaHooks.js';
 import type { RelayContext, RelayOptions } from './relayOptions.js';
-import { newRequestState, type PinnedAttempt } from './requestState.js';
+import { newRequestState, type PinnedAttempt, type RequestState } from './requestState.js';
 import { RecordingSink } from './responseCache.js';
-import { RoutingTable } from './routingTable.js';
+import { type Route, RoutingTable } from './routingTable.js';
 import type { ResponseSink } from './sink.js';
 import type { RelayCredential, RelayRequest, Usage } from './types.js';
 import { UndiciTransport } from './upstream.js';
@@ -62,6 +62,17 @@ export type { RelayCooldowns, RelayCredentialPool, RelayHealth, RelayOptions } f
  */
 /** What a request's end event says beyond its identity and timing. */
 type EndFields = Omit<RequestEndEvent, 'requestId' | 'model' | 'client' | 'latencyMs' | 'at'>;
+
+/** How a request ends (its `request:end` event), and what its attempts need from before them. */
+interface RequestEnds {
+  startedAt: number;
+  /** Emits `request:end` with these fields. */
+  end: (fields: EndFields) => RequestEndEvent;
+  /** {@link end}, saying only what differs from "no provider, nothing sent, nothing used, not cached". */
+  finish: (fields: Pick<EndFields, 'outcome' | 'httpStatus'> & Partial<EndFields>) => RequestEndEvent;
+  cacheKey: string | undefined;
+  recording: RecordingSink | undefined;
+}
 
 /** The end of a request that reached no provider and sent nothing: each ending overrides what differs. */
 const NOTHING_SERVED = {
@@ -206,6 +217,24 @@ export class Relay {
     }
 
     const state = newRequestState();
+    try {
+      return await this.serve(request, sink, route, state, { startedAt, end, finish, cacheKey, recording });
+    } finally {
+      // Provider failures no sibling credential recovered count now (attemptRecorder).
+      this.recorder.settle(state);
+    }
+  }
+
+  /** Tries candidates until one answers, the budget is spent or nothing is left; writes the answer or the failure. */
+  private async serve(
+    request: RelayRequest,
+    sink: ResponseSink,
+    route: Route,
+    state: RequestState,
+    { startedAt, end, finish, cacheKey, recording }: RequestEnds,
+  ): Promise<RequestEndEvent> {
+    const cache = this.ctx.options.cache;
+    const failover = this.ctx.options.failover;
     const maxAttempts = Math.max(1, this.ctx.options.maxAttempts ?? 3);
     let pinned: PinnedAttempt | undefined;
     let lastProvider: string | null = null;
@@ -275,7 +304,7 @@ export class Relay {
         throw error;
       }
       if (result.kind === 'success') {
-        this.recorder.success(provider, credential, result.usage, this.ctx.clock.now() - startedAt, reservation);
+        this.recorder.success(provider, credential, result.usage, this.ctx.clock.now() - startedAt, state, reservation);
         if (cacheKey) {
           const answer = recording
             ? recording.recorded()

@@ -3,8 +3,9 @@
  * What one request remembers across its attempts: the providers and
  * credentials it has used up, the providers that failed with a server error
  * (they get a second round once every candidate failed), the last failure
- * (what the client hears when nothing succeeds), and the quota that stopped
- * it. `Relay.handle` makes one per request and threads it through picking,
+ * (what the client hears when nothing succeeds), the quota that stopped it,
+ * and the provider failures held back until the request shows whether a
+ * sibling credential recovered them. `Relay.handle` makes one per request and threads it through picking,
  * the quota hooks and the attempt recorder, which all read and extend it.
  */
 import type { QuotaHit } from './quotaPolicy.js';
@@ -24,6 +25,13 @@ export interface RequestState {
   /** Quota ends the request here (switch-project is off). */
   quotaStop: boolean;
   previewTried: boolean;
+  /**
+   * Server errors, timeouts and broken connections of attempts made with a pool's credential, by
+   * provider, not yet counted towards the provider's cooldown: if another credential of the same
+   * provider then answers, they were the credential's (the pool cools it), not the provider's.
+   * Created on the first such failure: most requests never fail.
+   */
+  heldProviderFailures: Map<string, UpstreamFailure[]> | undefined;
 }
 
 /** An attempt decided before the loop gets to it: a refreshed credential, or the preview-model retry. */
@@ -48,5 +56,6 @@ export function newRequestState(): RequestState {
     quota: undefined,
     quotaStop: false,
     previewTried: false,
+    heldProviderFailures: undefined,
   };
 }

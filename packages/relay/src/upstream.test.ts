@@ -197,6 +197,27 @@ test('maxIdleConns bounds the idle connections kept over all hosts', async () =>
   }
 });
 
+test('connections beyond the idle bound that the load keeps reusing stay open; once the load stops, the surplus closes', async () => {
+  const bounded = new UndiciTransport({ requestTimeoutMs: 5_000, maxIdleConnsPerHost: 1 });
+  try {
+    const opened = connections;
+    // Ten waves of four concurrent requests: more in flight than the bound, as under steady load.
+    for (let wave = 0; wave < 10; wave++) {
+      const pending = Array.from({ length: 4 }, () => bounded.send({ url, method: 'POST', headers: {}, body: 'hold' }, {}));
+      await until(() => held.length === 4, `wave ${wave} held at the upstream`);
+      for (const res of held.splice(0)) res.writeHead(200).end('done');
+      for (const response of await Promise.all(pending)) assert.equal(await text(response), 'done');
+    }
+    // Closing each surplus connection the moment it turned idle opened 3 new ones a wave (31 in all).
+    // Slack for a stalled machine: a pause past the grace period between two waves costs 3.
+    const openedByWaves = connections - opened;
+    assert.ok(openedByWaves <= 10, `the waves reused their connections (${openedByWaves} opened)`);
+    await until(() => bounded.idleConnections().total === 1, 'the surplus idle connections to close');
+  } finally {
+    await bounded.close();
+  }
+});
+
 test("resetConnections(origin) ends that origin's connections only", async () => {
   const pooled = new UndiciTransport({ requestTimeoutMs: 5_000 });
   try {

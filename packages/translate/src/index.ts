@@ -40,7 +40,7 @@ export {
   translateRequest,
   translateResponse,
 } from './families.js';
-export { globToRegExp } from './glob.js';
+export { Glob, type GlobSteps } from './glob.js';
 export type {
   ChatRequest,
   ChatResponse,

@@ -114,8 +114,18 @@ export function openLogDestination(config: LoggingConfig, options: CreateLoggerO
       sync,
     });
   }
-  // No minLength: a buffer that waits for 4 KiB holds a quiet gateway's lines (its start, a
-  // reload, an error at night) back from `docker logs` and journald indefinitely. Asynchronous
-  // writes still batch: lines that arrive while a write is in flight go out together.
-  return pino.destination({ fd: config.output === 'stderr' ? 2 : 1, sync });
+  const fd = config.output === 'stderr' ? 2 : 1;
+  if (sync) return pino.destination({ fd, sync });
+  // Lines are gathered up to STDOUT_BATCH_BYTES and written together, and whatever is gathered is
+  // written every STDOUT_FLUSH_MS: a quiet gateway's lines (its start, a reload, an error at night)
+  // reach `docker logs` and journald within that, never held back waiting for the batch to fill.
+  // Written one by one (as each previous write finished), the request log at its default level cost
+  // a write call per request, about a tenth of the default config's CPU in the relay benchmark.
+  // pino writes out what is gathered when the process exits.
+  return pino.destination({ fd, sync, minLength: STDOUT_BATCH_BYTES, periodicFlush: STDOUT_FLUSH_MS });
 }
+
+/** Log bytes gathered before a write to stdout or stderr (about a dozen request lines). */
+export const STDOUT_BATCH_BYTES = 4096;
+/** The longest a gathered line waits for its write to stdout or stderr, in ms. */
+export const STDOUT_FLUSH_MS = 100;

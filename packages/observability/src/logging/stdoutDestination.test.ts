@@ -38,3 +38,28 @@ for (const output of ['stdout', 'stderr'] as const) {
     assert.equal(child.exitCode, null, 'the line came while the process still ran, not at its exit');
   });
 }
+
+// Lines are gathered into batches (logger.ts): what is gathered when the process exits still goes out.
+const exitingScript = `
+const { openLogDestination } = await import(${JSON.stringify(new URL('./logger.ts', import.meta.url).href)});
+const { loggingConfigSchema } = await import(${JSON.stringify(new URL('../config/schemas.ts', import.meta.url).href)});
+const destination = openLogDestination(loggingConfigSchema.parse({ output: 'stdout' }));
+for (let i = 0; i < 50; i++) destination.write('{"level":"info","msg":"line ' + i + '"}\\n');
+process.exit(0);
+`;
+
+test('logging.output stdout: the lines gathered when the process exits are written, none lost', async () => {
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@switchyard/source', `--import=${import.meta.resolve('tsx')}`, '--input-type=module', '-e', exitingScript],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  after(() => void child.kill('SIGKILL'));
+  let stdout = '';
+  child.stdout.on('data', (chunk: Buffer) => void (stdout += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, 0);
+  const lines = stdout.split('\n').filter(Boolean);
+  assert.equal(lines.length, 50, `all 50 lines reached stdout (${lines.length})`);
+  assert.equal(lines.at(-1), '{"level":"info","msg":"line 49"}');
+});

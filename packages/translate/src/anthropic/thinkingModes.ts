@@ -12,7 +12,7 @@
  */
 
 import type { AnthropicThinkingMode } from '../codec.js';
-import { globToRegExp } from '../glob.js';
+import { Glob } from '../glob.js';
 
 /**
  * The models that get adaptive thinking, as globs over the upstream model
@@ -44,12 +44,14 @@ export function isAnthropicThinkingMode(value: unknown): value is AnthropicThink
   return value === 'adaptive' || value === 'budget';
 }
 
-const compiled = new Map<string, RegExp>();
+// The non-backtracking glob: the model name can be the client's, and a regular expression built from
+// a glob such as `*a*a*a*b` takes time polynomial in a hostile name's length.
+const compiled = new Map<string, Glob>();
 
 function matches(glob: string, model: string): boolean {
   let pattern = compiled.get(glob);
   if (!pattern) {
-    pattern = globToRegExp(glob);
+    pattern = new Glob(glob);
     // Globs come from configuration: a handful, but keep the cache bounded anyway.
     if (compiled.size >= 256) compiled.clear();
     compiled.set(glob, pattern);
