@@ -85,13 +85,18 @@ export const yardConfigSchema = z
             z
               .object({
                 name: z.string().min(1),
-                kind: z.enum(['test', 'lint']),
+                /** Recorded as test_result, lint_result or security_scan evidence. */
+                kind: z.enum(['test', 'lint', 'security']),
                 /** The program and its arguments, run without a shell. */
                 run: z.array(z.string().min(1)).min(1),
               })
               .strict(),
           )
           .default([]),
+        /** A check running longer is stopped and fails. */
+        timeout_ms: z.number().int().positive().optional(),
+        /** The remote `ship` pushes the target branch to (default `origin` when the repository has it). */
+        remote: z.string().min(1).optional(),
       })
       .strict()
       .optional(),

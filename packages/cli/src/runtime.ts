@@ -18,6 +18,8 @@ import {
   ArtifactStore,
   BacklogQueue,
   BUILTIN_SUBCOMMANDS,
+  CheckRunner,
+  type CodeHostAdapter,
   Classifier,
   DEFAULT_ARTIFACT_ROOT,
   DispatchTool,
@@ -79,6 +81,12 @@ export interface Runtime {
   /** The agent dispatcher over these adapters (the first is the default kind). */
   dispatcherWith(adapters: AgentAdapter[], overrides?: AgentOverrides): AgentDispatcher;
   sync(): SyncEngine;
+  /** The repository's own checks (`ci.checks`), the local CI command; undefined when none are configured. */
+  checks(): CheckRunner | undefined;
+  /** The configured code host, when there is one. */
+  codeHost(): CodeHostAdapter | undefined;
+  /** The configured gateway's client, when there is one (research and plan drafts, triage, review). */
+  gateway(): GatewayClient | undefined;
   close(): Promise<void>;
 }
 
@@ -232,6 +240,11 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
       : undefined;
   };
 
+  const checks = () =>
+    config.ci?.checks.length
+      ? new CheckRunner({ checks: config.ci.checks, ...(config.ci.timeout_ms ? { timeoutMs: config.ci.timeout_ms } : {}) })
+      : undefined;
+
   const context = (): SubcommandContext => ({ workflow, git: gitRepo, artifacts, actor, readStdin: () => io.readStdin(), env: io.env });
   const runtime: Runtime = {
     globals,
@@ -268,11 +281,13 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
       const timeout = overrides.timeoutMs ?? config.agent?.timeout_ms;
       const g = gateway();
       const ci = codeHost();
+      const local = checks();
       dispatcher ??= new AgentDispatcher({
         workflow,
         git: gitRepo,
         reviewer: g ? new LlmReviewer(g) : new HeuristicReviewer(),
-        ...(ci ? { ciSource: ci } : {}),
+        // With a code host its CI is the evidence; without one, the local CI command in the worktree is.
+        ...(ci ? { ciSource: ci } : local ? { localChecks: local } : {}),
         adapters,
         defaults: {
           ...(timeout !== undefined ? { timeout_ms: timeout } : {}),
@@ -306,6 +321,9 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
       });
       return sync;
     },
+    checks,
+    gateway,
+    codeHost,
     close: async () => {
       if (log) await (await log).close();
       await store.close();

@@ -12,8 +12,11 @@ export interface AgentEvent {
   jobId: string;
   featureSlug: string;
   wpSequence: number;
-  /** `status` (job state), `output` (agent output chunk), `review` (a verdict), `cycle` (a review cycle starts), `transition`. */
-  kind: 'status' | 'output' | 'review' | 'cycle' | 'transition';
+  /**
+   * `status` (job state), `output` (agent output chunk), `review` (a verdict), `cycle` (a review cycle starts),
+   * `transition`, `ci` (a local check starts or ends).
+   */
+  kind: 'status' | 'output' | 'review' | 'cycle' | 'transition' | 'ci';
   data: Record<string, unknown>;
   at: number;
 }

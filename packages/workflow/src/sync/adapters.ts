@@ -46,6 +46,11 @@ export interface CodeHostAdapter extends CiStatusSource {
   updateIssue(id: string, content: IssueContent): Promise<RemoteIssue>;
   getIssue(id: string): Promise<RemoteIssue>;
   createPullRequest(input: { title: string; head: string; base: string; body: string }): Promise<{ number: number; url: string }>;
+  /**
+   * Merges a pull request whose head is `sha` (refused by the host when the head moved); `ship` uses it once the
+   * checks pass. Optional: `ship` through a host without it is refused as not_implemented.
+   */
+  mergePullRequest?(input: { number: number; sha: string }): Promise<{ sha: string }>;
 }
 
 /** The default mapping of feature states to tracker states. */
