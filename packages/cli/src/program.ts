@@ -109,7 +109,7 @@ export function buildProgram(
     .action(lazy(lifecycle, 'implementCommand'));
   step(
     'validate',
-    "Run the configured checks (ci.checks) on the feature branch in a worktree, record each as evidence, and move to VALIDATED",
+    'Run the configured checks (ci.checks) on the feature branch in a worktree, record each as evidence, and move to VALIDATED',
   ).action(lazy(work, 'validateCommand'));
   step(
     'ship',

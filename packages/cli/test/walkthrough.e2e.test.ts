@@ -80,7 +80,9 @@ test('the README walkthrough: init, specify, research, plan, implement, validate
     ],
   );
   // No gate was disabled: every built-in rule still has its default.
-  const rules = (await run(repo, ['governance:list', '--output', 'json'])).json<{ result: { enabled: boolean; default_enabled: boolean }[] }>();
+  const rules = (await run(repo, ['governance:list', '--output', 'json'])).json<{
+    result: { enabled: boolean; default_enabled: boolean }[];
+  }>();
   const list = Array.isArray(rules) ? (rules as { enabled: boolean; default_enabled: boolean }[]) : rules.result;
   assert.ok(list.length > 0 && list.every((r) => r.enabled === r.default_enabled));
 
@@ -129,4 +131,37 @@ test('the README walkthrough: init, specify, research, plan, implement, validate
   const log = await verifyFile(join(repo.root, '.agileplus', 'audit.jsonl'));
   assert.equal(log.valid, true, JSON.stringify(log));
   assert.match(outputs.at(-1)!, /valid|true/);
+});
+
+test('A refused ship: a conflicting merge is refused, and the repository is left clean, on its branch, with nothing moved', async () => {
+  const commands = await walkthroughCommands();
+  const { repo, remote } = await setup();
+  for (const args of commands.slice(
+    0,
+    commands.findIndex((c) => c[0] === 'ship'),
+  ))
+    await run(repo, args);
+  // Someone changes package 1's file on main meanwhile, differently, and works on a branch of their own.
+  await cp(join(FIXTURE, 'lint.mjs'), join(repo.root, 'src', 'part1.mjs'));
+  repo.git('add', 'src/part1.mjs');
+  repo.git('commit', '--quiet', '-m', 'a conflicting part1 on main');
+  repo.git('checkout', '--quiet', '-b', 'side');
+  const mainBefore = repo.git('rev-parse', 'main');
+  const remoteBefore = execFileSync('git', ['--git-dir', remote, 'rev-parse', 'main'], { encoding: 'utf8' });
+
+  const r = await yard(['ship', '001-greeting', '--output', 'json'], { cwd: repo.root });
+  assert.equal(r.code, 5, r.stderr);
+  const error = JSON.parse(r.stderr) as { error: { code: string; message: string; details: { reason: string; files: string[] } } };
+  assert.equal(error.error.code, 'conflict');
+  assert.equal(error.error.details.reason, 'merge_conflict');
+  assert.deepEqual(error.error.details.files, ['src/part1.mjs']);
+
+  assert.equal(repo.git('branch', '--show-current').trim(), 'side', 'still on the branch it was on');
+  assert.equal(repo.git('status', '--porcelain', '--untracked-files=no'), '', 'no tracked change left behind');
+  assert.equal(repo.git('rev-parse', 'main'), mainBefore, 'main did not move');
+  assert.equal(execFileSync('git', ['--git-dir', remote, 'rev-parse', 'main'], { encoding: 'utf8' }), remoteBefore, 'nothing pushed');
+  assert.ok(!existsSync(join(repo.root, '.worktrees', '001-greeting-ship')), 'the merge worktree is gone');
+  assert.doesNotMatch(repo.git('worktree', 'list'), /001-greeting-ship/);
+  const state = (await run(repo, ['feature', 'show', '001-greeting', '--output', 'json'])).json<{ feature: { state: string } }>();
+  assert.equal(state.feature.state, 'VALIDATED');
 });

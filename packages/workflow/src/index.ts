@@ -32,16 +32,6 @@ export {
 } from './agents/reviewers.js';
 export { type JobOutcome, type LoopReport, ReviewLoop, type ReviewLoopDeps } from './agents/reviewLoop.js';
 export {
-  CHECK_EVIDENCE_TYPE,
-  type CheckCommand,
-  type CheckHooks,
-  type CheckKind,
-  type CheckRun,
-  CheckRunner,
-  type CheckRunnerOptions,
-} from './ci/checkRunner.js';
-export { localCiStatus, type RecordedCheckRun } from './ci/localCi.js';
-export {
   type AuditQueryOptions,
   type AuditQueryRow,
   parseGroupBy,
@@ -52,6 +42,16 @@ export {
   runQuery,
 } from './audit/auditQuery.js';
 export { type AuditRecord, AuditTrail, auditOrigin, GOVERNANCE_CHAIN, type TrailVerification } from './audit/auditTrail.js';
+export {
+  CHECK_EVIDENCE_TYPE,
+  type CheckCommand,
+  type CheckHooks,
+  type CheckKind,
+  type CheckRun,
+  CheckRunner,
+  type CheckRunnerOptions,
+} from './ci/checkRunner.js';
+export { localCiStatus, type RecordedCheckRun } from './ci/localCi.js';
 export { defaultRules, evaluateGates, type GateEvaluation, type GateSubject } from './domain/governance.js';
 export * from './domain/inputs.js';
 export * from './domain/model.js';
@@ -96,7 +96,14 @@ export { assertBranchName, assertRevision, assertSafeArgument, confinedPath } fr
 export { type EnforceAction, GovernanceService } from './governanceService.js';
 export { branchExists, featureBranch, inWorktree, mergeBranches, workPackageBranches } from './lifecycle/integration.js';
 export { addPlannedPackages, checklistPlan, modelPlan, modelPlanSchema, type PlannedPackage } from './lifecycle/plan.js';
-export { type CodeHit, gatherResearch, type ResearchMaterial, type ResearchOptions, researchFeature, specTerms } from './lifecycle/research.js';
+export {
+  type CodeHit,
+  gatherResearch,
+  type ResearchMaterial,
+  type ResearchOptions,
+  researchFeature,
+  specTerms,
+} from './lifecycle/research.js';
 export {
   type RetrospectiveFacts,
   retrospectiveFacts,

@@ -138,7 +138,9 @@ export function planCommand(ctx: CommandContext, slug: string, opts: { wp: strin
     const waves = await rt.workflow.waves(slug);
     const lines = [
       ...(transition ? [movedText(transition)] : []),
-      ...added.map((w) => `added work package ${w.sequence}: ${w.title}${w.depends_on.length ? ` (after ${w.depends_on.join(', ')})` : ''}`),
+      ...added.map(
+        (w) => `added work package ${w.sequence}: ${w.title}${w.depends_on.length ? ` (after ${w.depends_on.join(', ')})` : ''}`,
+      ),
       ...(source === 'none' && existing.length === 0
         ? ['no work packages: pass --wp, add a "- [ ] task" checklist to the spec, or configure a gateway']
         : []),

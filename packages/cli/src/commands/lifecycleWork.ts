@@ -7,13 +7,7 @@
  * `retrospective` (writes retrospective.md). `--force` keeps the plain
  * move: it skips steps, and their work, on the record.
  */
-import {
-  researchFeature,
-  retrospectiveFeature,
-  shipFeature,
-  validateFeature,
-  type FeatureTransitionResult,
-} from '@switchyard/workflow';
+import { type FeatureTransitionResult, researchFeature, retrospectiveFeature, shipFeature, validateFeature } from '@switchyard/workflow';
 import { emit } from '../output.js';
 import type { CommandContext } from '../program.js';
 import type { Runtime } from '../runtime.js';
@@ -72,7 +66,11 @@ export function validateCommand(ctx: CommandContext, slug: string, opts: StepOpt
       checks: rt.checks(),
       actor: rt.actor,
       onCheck: (e) =>
-        say(e.state === 'running' ? `[${slug}] ${e.check}: running` : `[${slug}] ${e.check}: ${e.state} (exit ${e.exit_code}, ${e.duration_ms} ms)`),
+        say(
+          e.state === 'running'
+            ? `[${slug}] ${e.check}: running`
+            : `[${slug}] ${e.check}: ${e.state} (exit ${e.exit_code}, ${e.duration_ms} ms)`,
+        ),
     });
     emit(
       ctx.io,
@@ -80,7 +78,9 @@ export function validateCommand(ctx: CommandContext, slug: string, opts: StepOpt
       { feature_slug: slug, branch: report.branch, commit: report.commit, checks: report.runs, state: report.transition.to },
       {
         text: [
-          ...report.runs.map((r) => `${r.name}: exit ${r.exit_code}, ${r.duration_ms} ms, output ${r.output_hash} (evidence #${r.evidence_id})`),
+          ...report.runs.map(
+            (r) => `${r.name}: exit ${r.exit_code}, ${r.duration_ms} ms, output ${r.output_hash} (evidence #${r.evidence_id})`,
+          ),
           movedLine(report.transition),
         ].join('\n'),
       },

@@ -123,7 +123,16 @@ export class ReviewLoop {
       const diff = await this.deps.git.diff({ from: base, to: head, cwd: worktree });
       const lint = (await workflow.records.listEvidence(slug, seq)).filter((e) => e.type === 'lint_result').at(-1);
       const verdict = await this.deps.reviewer.review(
-        { featureSlug: slug, wpSequence: seq, title: wp.title, diff, stat, ci: ci?.status ?? null, lintPassed: lint ? lint.passed : null, cycle },
+        {
+          featureSlug: slug,
+          wpSequence: seq,
+          title: wp.title,
+          diff,
+          stat,
+          ci: ci?.status ?? null,
+          lintPassed: lint ? lint.passed : null,
+          cycle,
+        },
         { signal },
       );
       emit('review', { cycle, ...verdict });

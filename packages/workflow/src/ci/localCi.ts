@@ -29,7 +29,12 @@ export async function localCiStatus(
     ...(options.signal ? { signal: options.signal } : {}),
     onStart: (check) => options.progress?.({ check: check.name, state: 'running' }),
     onEnd: (run) =>
-      options.progress?.({ check: run.name, state: run.passed ? 'passed' : 'failed', exit_code: run.exit_code, duration_ms: run.duration_ms }),
+      options.progress?.({
+        check: run.name,
+        state: run.passed ? 'passed' : 'failed',
+        exit_code: run.exit_code,
+        duration_ms: run.duration_ms,
+      }),
   });
   const status: CiStatus = {
     state: runs.every((r) => r.passed) ? 'success' : 'failure',

@@ -35,7 +35,12 @@ export async function revParse(git: GitRepository, rev: string, cwd?: string): P
   return (await git.run(['rev-parse', '--verify', '--end-of-options', `${rev}^{commit}`], cwd ? { cwd } : {})).trim();
 }
 
-const MERGE_IDENTITY = { GIT_AUTHOR_NAME: 'yard', GIT_AUTHOR_EMAIL: 'yard@localhost', GIT_COMMITTER_NAME: 'yard', GIT_COMMITTER_EMAIL: 'yard@localhost' };
+const MERGE_IDENTITY = {
+  GIT_AUTHOR_NAME: 'yard',
+  GIT_AUTHOR_EMAIL: 'yard@localhost',
+  GIT_COMMITTER_NAME: 'yard',
+  GIT_COMMITTER_EMAIL: 'yard@localhost',
+};
 
 /**
  * Merges `branches` into the worktree at `cwd`, one by one (`--no-ff`, so each work package stays visible in the
@@ -51,9 +56,7 @@ export async function mergeBranches(git: GitRepository, cwd: string, branches: r
         env: identity,
       });
     } catch (error) {
-      const files = (await git.run(['diff', '--name-only', '--diff-filter=U'], { cwd }).catch(() => ''))
-        .split('\n')
-        .filter(Boolean);
+      const files = (await git.run(['diff', '--name-only', '--diff-filter=U'], { cwd }).catch(() => '')).split('\n').filter(Boolean);
       await git.run(['merge', '--abort'], { cwd }).catch(() => undefined);
       throw new WorkflowError(
         'conflict',

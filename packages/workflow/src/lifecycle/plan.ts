@@ -72,13 +72,20 @@ export function checklistPlan(spec: string): PlannedPackage[] {
     for (;;) {
       const note = /\s*\((after|files):\s*([^()]*)\)$/i.exec(title) ?? /\s*\((after)\s+([^()]*)\)$/i.exec(title);
       if (!note) break;
-      const values = note[2]!.split(',').map((v) => v.trim()).filter(Boolean);
+      const values = note[2]!
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean);
       if (note[1]!.toLowerCase() === 'after') {
         for (const v of values) {
           if (!/^\d+$/.test(v))
-            throw new WorkflowError('invalid_argument', `spec checklist: "(after ${note[2]})" names ${JSON.stringify(v)}, not an item number`, {
-              details: { field: 'spec' },
-            });
+            throw new WorkflowError(
+              'invalid_argument',
+              `spec checklist: "(after ${note[2]})" names ${JSON.stringify(v)}, not an item number`,
+              {
+                details: { field: 'spec' },
+              },
+            );
           p.depends_on.push(Number(v));
         }
       } else p.file_scope.push(...values);
@@ -110,12 +117,14 @@ export async function modelPlan(gateway: GatewayClient, title: string, spec: str
     throw new WorkflowError(
       'upstream_failed',
       `the model's plan was refused: ${issue.path.join('.') || '(answer)'}: ${issue.message}; nothing was added`,
-      { details: { field: issue.path.join('.'), issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) } },
+      {
+        details: { field: issue.path.join('.'), issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })) },
+      },
     );
   }
   const packages = parsed.data.work_packages;
   try {
-    checkOrder(packages, 'the model\'s plan');
+    checkOrder(packages, "the model's plan");
   } catch (error) {
     throw new WorkflowError('upstream_failed', `${(error as Error).message}; nothing was added`, { cause: error });
   }

@@ -8,11 +8,12 @@
  * material itself is always appended, so the note never rests on the
  * model's word alone.
  */
+
+import { planFeatureMove } from '../domain/stateMachine.js';
 import type { Artifact, ArtifactStore } from '../git/artifactStore.js';
 import type { GitRepository } from '../git/gitRepository.js';
 import type { GatewayClient } from '../llm/gatewayClient.js';
 import type { FeatureTransitionResult, Workflow } from '../workflow.js';
-import { planFeatureMove } from '../domain/stateMachine.js';
 import { featureSpec } from './spec.js';
 
 /** One place a term of the spec occurs. */
@@ -53,7 +54,9 @@ export function specTerms(spec: string): string[] {
   };
   for (const m of spec.matchAll(/`([^`\n]+)`/g)) add(m[1]!);
   const prose = spec.replace(/`[^`\n]*`/g, ' ');
-  for (const m of prose.matchAll(/(?:^|\s)((?:[\w.-]+\/)+[\w.-]+|[\w-]+\.(?:ts|tsx|js|mjs|py|go|rs|java|rb|md|json|ya?ml))(?=[\s,.;:)]|$)/g))
+  for (const m of prose.matchAll(
+    /(?:^|\s)((?:[\w.-]+\/)+[\w.-]+|[\w-]+\.(?:ts|tsx|js|mjs|py|go|rs|java|rb|md|json|ya?ml))(?=[\s,.;:)]|$)/g,
+  ))
     add(m[1]!.replace(/[.,;:]+$/, ''));
   for (const m of prose.matchAll(/\b([a-z]+[A-Z][A-Za-z0-9]*|[A-Z][a-z0-9]+[A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*_[a-z0-9_]+)\b/g)) add(m[1]!);
   return terms.slice(0, MAX_TERMS);
@@ -89,10 +92,14 @@ export async function gatherResearch(git: GitRepository, spec: string): Promise<
 /** The material as Markdown: what the template shows, and what follows a model's draft. */
 export function materialMarkdown(m: ResearchMaterial): string {
   const lines = ['## Files and symbols the spec touches', ''];
-  if (m.hits.length === 0) lines.push(m.terms.length ? `None of ${m.terms.map((t) => `\`${t}\``).join(', ')} occurs in tracked files yet.` : 'The spec names no code.');
+  if (m.hits.length === 0)
+    lines.push(
+      m.terms.length ? `None of ${m.terms.map((t) => `\`${t}\``).join(', ')} occurs in tracked files yet.` : 'The spec names no code.',
+    );
   for (const file of m.files) {
     lines.push(`- \`${file}\``);
-    for (const h of m.hits.filter((x) => x.file === file)) lines.push(`  - line ${h.line} (\`${h.term}\`): \`${h.text.replaceAll('`', "'")}\``);
+    for (const h of m.hits.filter((x) => x.file === file))
+      lines.push(`  - line ${h.line} (\`${h.term}\`): \`${h.text.replaceAll('`', "'")}\``);
   }
   lines.push('', '## Related history', '');
   if (m.history.length === 0) lines.push('No commits touch those files.');
@@ -142,13 +149,7 @@ export async function researchFeature(
     );
     body = `${draft.trim()}\n\n---\n\n${facts}`;
   } else {
-    body = [
-      '## Spec',
-      '',
-      spec.trim() || '(no spec yet: `yard specify --description` or `--from-file` adds one)',
-      '',
-      facts,
-    ].join('\n');
+    body = ['## Spec', '', spec.trim() || '(no spec yet: `yard specify --description` or `--from-file` adds one)', '', facts].join('\n');
   }
   const content = `# Research: ${feature.title} (${slug})\n\n${body}\n`;
   const artifact = await options.artifacts.write(slug, 'research.md', content);

@@ -6,8 +6,9 @@
  * refused (recorded in the trail as `gate_refused`), and how its agent jobs
  * ended. Then it moves the feature to RETROSPECTED.
  */
-import type { AgentJob } from '../domain/records.js';
+
 import type { AuditTrailEntry } from '../domain/model.js';
+import type { AgentJob } from '../domain/records.js';
 import { planFeatureMove } from '../domain/stateMachine.js';
 import type { Artifact, ArtifactStore } from '../git/artifactStore.js';
 import type { FeatureTransitionResult, Workflow } from '../workflow.js';
@@ -83,13 +84,17 @@ export function retrospectiveMarkdown(title: string, slug: string, f: Retrospect
   lines.push('', '## Gate refusals', '');
   if (f.gate_refusals.length === 0) lines.push('None.');
   for (const g of f.gate_refusals)
-    lines.push(`- ${g.at}${g.wp_sequence !== null ? ` wp${g.wp_sequence}` : ''}: ${g.attempted} refused by ${g.rule_ids.join(', ')} (${g.actor})`);
+    lines.push(
+      `- ${g.at}${g.wp_sequence !== null ? ` wp${g.wp_sequence}` : ''}: ${g.attempted} refused by ${g.rule_ids.join(', ')} (${g.actor})`,
+    );
   lines.push('', '## Agent jobs', '');
   if (f.jobs.length === 0) lines.push('No agent jobs ran.');
   else {
     lines.push('| job | work package | state | outcome | review cycles | ran for |', '|---|---|---|---|---|---|');
     for (const j of f.jobs)
-      lines.push(`| ${j.id.slice(0, 8)} | ${j.wp_sequence} | ${j.state} | ${j.outcome ?? ''} | ${j.review_cycles} | ${j.ms === null ? '' : duration(j.ms)} |`);
+      lines.push(
+        `| ${j.id.slice(0, 8)} | ${j.wp_sequence} | ${j.state} | ${j.outcome ?? ''} | ${j.review_cycles} | ${j.ms === null ? '' : duration(j.ms)} |`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }
