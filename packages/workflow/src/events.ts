@@ -19,6 +19,22 @@ export interface AgentEvent {
   kind: 'status' | 'output' | 'review' | 'cycle' | 'transition' | 'ci';
   data: Record<string, unknown>;
   at: number;
+  /**
+   * The event's id in the workflow store (ascending, across processes), set once it is stored: a reader that
+   * saw event N resumes after N (`StreamAgentEvents`' `after_event_id`).
+   */
+  id?: number;
+}
+
+/** An agent event as the store holds it. */
+export type StoredAgentEvent = AgentEvent & { id: number };
+
+/** Which stored agent events to read: after an id, of one job or feature, at most `limit` (oldest first). */
+export interface AgentEventFilter {
+  afterId?: number;
+  jobId?: string;
+  featureSlug?: string;
+  limit?: number;
 }
 
 /** The event map. */
