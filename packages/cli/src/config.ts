@@ -77,6 +77,11 @@ export const yardConfigSchema = z
     api_keys: z
       .array(z.union([secret, z.object({ key: secret, name: z.string().min(1).max(128), admin: z.boolean().default(false) }).strict()]))
       .default([]),
+    /**
+     * OpenTelemetry tracing of `yard serve`: observability's `tracing` section (`enabled`, `exporter` otlp|zipkin|jaeger,
+     * `endpoint`, `service_name`, `sample_rate`, `headers`), checked by observability's own schema when the server starts.
+     */
+    tracing: z.record(z.string(), z.unknown()).optional(),
     /** The repository's own checks, the local CI command (`yard init` detects them). */
     ci: z
       .object({
