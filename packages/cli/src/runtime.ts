@@ -42,6 +42,7 @@ import {
 import { loadConfig, resolved, type YardConfig } from './config.js';
 import { CliError } from './errors.js';
 import type { CliIO, GlobalOptions } from './io.js';
+import { ServedAgentAdapter } from './servedAgent.js';
 
 /** A store the runtime can close. */
 export type ClosableStore = WorkflowStore & { close(): Promise<void> };
@@ -360,10 +361,15 @@ export function agentAdapters(config: YardConfig, overrides: AgentOverrides): Ag
   }
   if (kind === 'agent-session') {
     const url = overrides.url ?? config.agent?.url;
+    const command = overrides.command ?? config.agent?.command;
+    // No server given: start one per task, in the work package's worktree.
+    if (!url && command) return [new ServedAgentAdapter({ command, args: overrides.args ?? config.agent?.args ?? [] })];
     if (!url)
-      throw new CliError('invalid_argument', 'no agent session server: pass --agent-url or set agent.url in .agileplus/config.yaml', {
-        field: 'agent_url',
-      });
+      throw new CliError(
+        'invalid_argument',
+        'no agent session server: pass --agent-url (a running server) or --agent-command (started in each worktree), or set agent.url or agent.command in .agileplus/config.yaml',
+        { field: 'agent_url' },
+      );
     const apiKey = config.agent?.api_key !== undefined ? resolved(config.agent.api_key) : undefined;
     return [new AgentSessionAdapter({ baseUrl: url, ...(apiKey ? { apiKey } : {}) })];
   }
