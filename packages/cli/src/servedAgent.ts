@@ -8,6 +8,7 @@
  * review loop reads its commits from, never its own directory.
  */
 import { randomBytes } from 'node:crypto';
+import type { AgentResult } from '@switchyard/workflow';
 import {
   type AgentAdapter,
   type AgentConfig,
@@ -16,7 +17,6 @@ import {
   type AgentTask,
   WorkflowError,
 } from '@switchyard/workflow';
-import type { AgentResult } from '@switchyard/workflow';
 
 /** Options of {@link ServedAgentAdapter}. */
 export interface ServedAgentOptions {
@@ -56,9 +56,13 @@ export class ServedAgentAdapter implements AgentAdapter {
         onWarning: () => undefined,
       });
     } catch (error) {
-      throw new WorkflowError('upstream_failed', `could not start the agent session server for ${this.options.command}: ${(error as Error).message}`, {
-        cause: error,
-      });
+      throw new WorkflowError(
+        'upstream_failed',
+        `could not start the agent session server for ${this.options.command}: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
     }
     try {
       return await new AgentSessionAdapter({ baseUrl: server.url, apiKey, pollIntervalMs: 100 }).run(task, config, hooks);

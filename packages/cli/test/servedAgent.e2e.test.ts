@@ -17,7 +17,9 @@ const SLUG = '001-served';
 let repo: TempRepo | undefined;
 after(() => repo?.cleanup());
 
-test('implement starts the agent session server in the worktree; the commit lands on the package branch', { timeout: 180_000 }, async () => {
+test('implement starts the agent session server in the worktree; the commit lands on the package branch', {
+  timeout: 180_000,
+}, async () => {
   repo = await tempRepo('yard-served-');
   await mkdir(join(repo.root, '.agileplus'));
   const check = { name: 'module tests', kind: 'test', run: [process.execPath, '--test', 'test/'] };

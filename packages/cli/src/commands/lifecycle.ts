@@ -25,7 +25,7 @@ import type { CommandContext } from '../program.js';
 import { idList, withRuntime } from './shared.js';
 
 /** What a lifecycle move reports. */
-function moved(result: FeatureTransitionResult) {
+export function moved(result: FeatureTransitionResult) {
   return {
     feature_slug: result.feature.slug,
     from: result.from,

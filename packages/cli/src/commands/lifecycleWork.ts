@@ -11,7 +11,7 @@ import { type FeatureTransitionResult, researchFeature, retrospectiveFeature, sh
 import { emit } from '../output.js';
 import type { CommandContext } from '../program.js';
 import type { Runtime } from '../runtime.js';
-import { advanceCommand } from './lifecycle.js';
+import { advanceCommand, moved } from './lifecycle.js';
 import { withRuntime } from './shared.js';
 
 interface StepOptions {
@@ -44,7 +44,7 @@ export function researchCommand(ctx: CommandContext, slug: string, opts: StepOpt
     emit(
       ctx.io,
       ctx.globals.output,
-      { feature_slug: slug, artifact: r.artifact, drafted_by: r.drafted_by, files: r.material.files, state: r.transition.to },
+      { ...moved(r.transition), artifact: r.artifact, drafted_by: r.drafted_by, files: r.material.files },
       {
         text: [
           `wrote ${r.artifact.path} (${r.drafted_by === 'llm' ? 'drafted through the gateway' : 'from the template'}; ${r.material.files.length} files touched)`,
@@ -75,7 +75,7 @@ export function validateCommand(ctx: CommandContext, slug: string, opts: StepOpt
     emit(
       ctx.io,
       ctx.globals.output,
-      { feature_slug: slug, branch: report.branch, commit: report.commit, checks: report.runs, state: report.transition.to },
+      { ...moved(report.transition), branch: report.branch, commit: report.commit, checks: report.runs },
       {
         text: [
           ...report.runs.map(
@@ -116,14 +116,13 @@ export function shipCommand(ctx: CommandContext, slug: string, opts: StepOptions
       ctx.io,
       ctx.globals.output,
       {
-        feature_slug: slug,
+        ...moved(report.transition),
         target_branch: report.target_branch,
         merged: report.merged,
         commit: report.commit,
         pushed: report.pushed,
         pull_request: report.pull_request,
         tracker: report.tracker ? { remote_id: report.tracker.remote_id, status: report.tracker.status } : null,
-        state: report.transition.to,
       },
       { text: movedLine(report.transition) },
     );
@@ -138,7 +137,7 @@ export function retrospectiveCommand(ctx: CommandContext, slug: string, opts: St
     emit(
       ctx.io,
       ctx.globals.output,
-      { feature_slug: slug, artifact: r.artifact, facts: r.facts, state: r.transition.to },
+      { ...moved(r.transition), artifact: r.artifact, facts: r.facts },
       { text: [`wrote ${r.artifact.path}`, movedLine(r.transition)].join('\n') },
     );
   });

@@ -9,8 +9,8 @@
  */
 import { CHECK_EVIDENCE_TYPE, type CheckRun, type CheckRunner } from '../ci/checkRunner.js';
 import type { Evidence } from '../domain/model.js';
-import { planFeatureMove } from '../domain/stateMachine.js';
-import { WorkflowError } from '../errors.js';
+import { planFeatureMove, transitionString } from '../domain/stateMachine.js';
+import { GateFailedError, WorkflowError } from '../errors.js';
 import { GIT_DEFAULTS, type GitRepository } from '../git/gitRepository.js';
 import type { FeatureTransitionResult, Workflow } from '../workflow.js';
 import { featureBranch, inWorktree, mergeBranches, revParse, workPackageBranches } from './integration.js';
@@ -48,6 +48,12 @@ export async function validateFeature(slug: string, options: ValidateOptions): P
   const feature = await workflow.getFeature(slug);
   // Refuse a feature that cannot move before anything runs, with the state machine's own message.
   planFeatureMove(feature.state, 'VALIDATED', false);
+  // Refusals no check run can lift (open work packages, evidence of kinds no check records) come first.
+  const produced = new Set<string>((checks?.checks ?? []).map((c) => CHECK_EVIDENCE_TYPE[c.kind]));
+  const rules = new Map((await workflow.store.reader.listRules()).map((r) => [r.rule_id, r]));
+  const gate = await workflow.checkGovernance(slug, { to: 'VALIDATED' });
+  const blocking = gate.violations.filter((v) => !(rules.get(v.rule_id)?.required_evidence.some((t) => produced.has(t)) ?? false));
+  if (blocking.length > 0) throw new GateFailedError(transitionString(feature.state, 'VALIDATED'), blocking);
   if (!checks || checks.checks.length === 0)
     throw new WorkflowError(
       'invalid_argument',
