@@ -120,7 +120,7 @@ export function serveCommand(
  * observability's schema checks the section, and OpenTelemetry, an optional peer, is loaded only when wanted.
  */
 async function openServeTracing(section: Record<string, unknown> | undefined) {
-  if (!section || section.enabled !== true) return undefined;
+  if (section?.enabled !== true) return undefined;
   const { tracingConfigSchema } = await import('@switchyard/observability');
   const parsed = tracingConfigSchema.safeParse(section);
   if (!parsed.success) {
