@@ -12,14 +12,12 @@ import { fileURLToPath } from 'node:url';
 import { credentials } from '@grpc/grpc-js';
 import { loadWorkflowProto } from '@switchyard/server-grpc';
 import { eventually } from '@switchyard/test-support';
-import { main } from '../src/main.js';
-import { type TempRepo, tempRepo, yard, yardProcess } from './helpers.js';
+import { type ServingYard, serveInProcess, type TempRepo, tempRepo, yard, yardProcess } from './helpers.js';
 
 const AGENT = fileURLToPath(new URL('./fixtures/waiting-agent.mjs', import.meta.url));
 const SLUG = '001-events';
 let repo: TempRepo;
-let serving: Promise<number>;
-let stop: (signal: string) => void;
+let server: ServingYard | undefined;
 let http: string;
 let core: InstanceType<ReturnType<typeof loadWorkflowProto>['proto']['switchyard']['workflow']['v1']['CoreService']>;
 
@@ -37,30 +35,15 @@ before(async () => {
   await writeFile(join(repo.root, '.agileplus', 'config.yaml'), `admins: [Test User]\nci:\n  checks:\n    - ${JSON.stringify(check)}\n`);
   assert.equal((await yard(['specify', SLUG, '--title', 'Events', '--description', 'Stream them.'], { cwd: repo.root })).code, 0);
   assert.equal((await yard(['plan', SLUG, '--force', '--wp', 'One module'], { cwd: repo.root })).code, 0);
-  const started = new Promise<{ http: string; grpc: string }>((resolve, reject) => {
-    serving = main(['serve', '--http', '0', '--grpc', '0', '--output', 'json'], {
-      stdout: (text) => resolve(JSON.parse(text) as { http: string; grpc: string }),
-      stderr: () => undefined,
-      readStdin: async () => Buffer.alloc(0),
-      stdinIsTTY: false,
-      env: {},
-      cwd: repo.root,
-      stopSignal: new Promise((resolveStop) => {
-        stop = resolveStop;
-      }),
-    });
-    serving.then((code) => reject(new Error(`serve exited ${code}`)));
-  });
-  const addresses = await started;
-  http = addresses.http;
+  server = await serveInProcess(repo.root, ['--http', '0', '--grpc', '0']);
+  http = server.http!;
   const { proto } = loadWorkflowProto();
-  core = new proto.switchyard.workflow.v1.CoreService(addresses.grpc, credentials.createInsecure());
+  core = new proto.switchyard.workflow.v1.CoreService(server.grpc!, credentials.createInsecure());
 });
 
 after(async () => {
   core?.close();
-  stop?.('SIGTERM');
-  await serving;
+  await server?.stop();
   await repo?.cleanup();
 });
 

@@ -10,8 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { main } from '../src/main.js';
-import { type TempRepo, tempRepo, yard } from './helpers.js';
+import { serveInProcess, type TempRepo, tempRepo, yard } from './helpers.js';
 
 interface OtlpSpan {
   name: string;
@@ -57,28 +56,13 @@ test('tracing.enabled: transitions made through yard serve reach the collector a
   const repo = await repoWithConfig(
     `tracing:\n  enabled: true\n  exporter: otlp\n  endpoint: ${collector.url}/v1/traces\n  service_name: yard-under-test\n  sample_rate: 1\n`,
   );
-  let stop: (signal: string) => void = () => undefined;
-  let serving: Promise<number> = Promise.resolve(0);
-  const address = await new Promise<string>((resolve, reject) => {
-    serving = main(['serve', '--http', '0', '--output', 'json'], {
-      stdout: (text) => resolve((JSON.parse(text) as { http: string }).http),
-      stderr: () => undefined,
-      readStdin: async () => Buffer.alloc(0),
-      stdinIsTTY: false,
-      env: {},
-      cwd: repo.root,
-      stopSignal: new Promise((resolveStop) => {
-        stop = resolveStop;
-      }),
-    });
-    void serving.then((code) => reject(new Error(`serve exited ${code}`)));
-  });
+  const server = await serveInProcess(repo.root, ['--http', '0']);
+  const address = server.http!;
   const post = (path: string, body: object) =>
     fetch(`${address}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   assert.equal((await post('/features', { slug: 'traced', title: 'Traced', actor: 'alice' })).status, 201);
   assert.equal((await post('/features/traced/transition', { to: 'SPECIFIED', actor: 'alice' })).status, 200);
-  stop('SIGTERM');
-  assert.equal(await serving, 0);
+  assert.equal(await server.stop(), 0);
 
   const transitions = collector.spans.filter((s) => s.name === 'workflow.transition');
   assert.equal(transitions.length, 1, JSON.stringify(collector.spans.map((s) => s.name)));
