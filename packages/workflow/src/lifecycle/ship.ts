@@ -169,7 +169,10 @@ async function shipThroughCodeHost(
       `pull request #${pr.number}: checks ${ci.state}${ci.checks.length ? ` (${ci.checks.map((c) => `${c.context}: ${c.state}`).join(', ')})` : ''}; not merged`,
       { details: { pull_request: pr, ci } },
     );
-  const merged = await host.mergePullRequest({ number: pr.number, sha: head });
+  // Pinned to the head that passed: a push since then makes the host refuse rather than merge unchecked code.
+  const merged = await host.mergePullRequest(pr.number, { sha: head });
+  if (!merged.merged)
+    throw new WorkflowError('conflict', `the code host did not merge pull request #${pr.number}`, { details: { pull_request: pr } });
   say(`merged pull request #${pr.number} (${merged.sha.slice(0, 12)})`);
   await git.run(['fetch', '--end-of-options', remote, `refs/heads/${refs.target}`]);
   const fetched = await revParse(git, 'FETCH_HEAD');

@@ -100,13 +100,14 @@ function bareRepoHost(remote: string, ci: CiStatus['state'][]) {
       calls.push(`ci ${ref.slice(0, 7)} ${state}`);
       return { state, url: null, checks: [{ context: 'build', state }] };
     },
-    mergePullRequest: async ({ number, sha }) => {
+    mergePullRequest: async (number, options) => {
+      const sha = options?.sha;
       const pr = pulls.get(number)!;
       const head = execFileSync('git', ['--git-dir', remote, 'rev-parse', `refs/heads/${pr.head}`], { encoding: 'utf8' }).trim();
       assert.equal(head, sha, 'merged the head that passed CI');
-      execFileSync('git', ['--git-dir', remote, 'update-ref', `refs/heads/${pr.base}`, sha]);
+      execFileSync('git', ['--git-dir', remote, 'update-ref', `refs/heads/${pr.base}`, sha!]);
       calls.push(`merge #${number}`);
-      return { sha };
+      return { merged: true, sha: sha! };
     },
   };
   return { host, calls };
