@@ -56,6 +56,11 @@ export const yardConfigSchema = z
     api_keys: z
       .array(z.union([secret, z.object({ key: secret, name: z.string().min(1).max(128), admin: z.boolean().default(false) }).strict()]))
       .default([]),
+    /**
+     * OpenTelemetry tracing of `yard serve`: observability's `tracing` section (`enabled`, `exporter` otlp|zipkin|jaeger,
+     * `endpoint`, `service_name`, `sample_rate`, `headers`), checked by observability's own schema when the server starts.
+     */
+    tracing: z.record(z.string(), z.unknown()).optional(),
     /** The repository's own checks, the local CI command (`yard init` detects them). */
     ci: z
       .object({
@@ -64,13 +69,18 @@ export const yardConfigSchema = z
             z
               .object({
                 name: z.string().min(1),
-                kind: z.enum(['test', 'lint']),
+                /** Recorded as test_result, lint_result or security_scan evidence. */
+                kind: z.enum(['test', 'lint', 'security']),
                 /** The program and its arguments, run without a shell. */
                 run: z.array(z.string().min(1)).min(1),
               })
               .strict(),
           )
           .default([]),
+        /** A check running longer is stopped and fails. */
+        timeout_ms: z.number().int().positive().optional(),
+        /** The remote `ship` pushes the target branch to (default `origin` when the repository has it). */
+        remote: z.string().min(1).optional(),
       })
       .strict()
       .optional(),

@@ -2,7 +2,8 @@
  * @module localChecks
  * Finds a repository's own test and lint commands, for `yard init` to
  * record as the local CI command: package.json scripts (run with the
- * package manager its lockfile names), pytest (and ruff when configured),
+ * package manager its lockfile names; a `security` script is the security
+ * scan), pytest (and ruff and bandit when configured),
  * `go test` and `go vet`, `cargo test` and `cargo clippy`. Each is a
  * program and its arguments, to run without a shell.
  */
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 /** One check: what it is, and the command that runs it. */
 export interface LocalCheck {
   name: string;
-  kind: 'test' | 'lint';
+  kind: 'test' | 'lint' | 'security';
   run: string[];
 }
 
@@ -60,6 +61,12 @@ export async function detectLocalChecks(root: string): Promise<LocalCheck[]> {
     const pm = packageManager(root, pkg.packageManager);
     if (typeof scripts.test === 'string' && !NPM_PLACEHOLDER.test(scripts.test)) add('test', [pm, 'test']);
     if (typeof scripts.lint === 'string') add('lint', [pm, 'run', 'lint']);
+    // The repository's own security scan (`npm audit` is not one: it needs the registry).
+    for (const name of ['security', 'scan:security', 'audit:security'])
+      if (typeof scripts[name] === 'string') {
+        add('security', [pm, 'run', name]);
+        break;
+      }
   }
 
   const pyproject = (await text(join(root, 'pyproject.toml'))) ?? '';
@@ -72,6 +79,7 @@ export async function detectLocalChecks(root: string): Promise<LocalCheck[]> {
     /^\[tool:pytest\]/m.test(setupCfg) ||
     /^\[pytest\]/m.test(toxIni);
   if (pytest) add('test', ['pytest']);
+  if (/^\[tool\.bandit/m.test(pyproject)) add('security', ['bandit', '-c', 'pyproject.toml', '-r', '.']);
   if (existsSync(join(root, 'ruff.toml')) || existsSync(join(root, '.ruff.toml')) || /^\[tool\.ruff/m.test(pyproject))
     add('lint', ['ruff', 'check', '.']);
 
@@ -83,5 +91,6 @@ export async function detectLocalChecks(root: string): Promise<LocalCheck[]> {
     add('test', ['cargo', 'test']);
     add('lint', ['cargo', 'clippy', '--', '-D', 'warnings']);
   }
-  return [...checks.filter((c) => c.kind === 'test'), ...checks.filter((c) => c.kind === 'lint')];
+  const order: LocalCheck['kind'][] = ['test', 'lint', 'security'];
+  return order.flatMap((kind) => checks.filter((c) => c.kind === kind));
 }

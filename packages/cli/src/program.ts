@@ -90,13 +90,13 @@ export function buildProgram(
     .option('--force', 'rewrite the ci section of an existing config (the rest is kept)')
     .action(lazy(() => import('./commands/init.js'), 'initCommand'));
 
-  const advance = (name: string, summary: string) =>
+  const work = () => import('./commands/lifecycleWork.js');
+  const step = (name: string, summary: string) =>
     program
       .command(`${name} <slug>`)
       .description(summary)
-      .option('--force', 'skip steps (recorded; gates of skipped steps still apply)')
-      .option('--evidence <ids>', 'evidence ids to cite in the audit entry, comma separated')
-      .action(lazy(lifecycle, 'advanceCommand', name));
+      .option('--force', "only move the feature, skipping steps and this step's work (recorded; gates still apply)")
+      .option('--evidence <ids>', 'with --force: evidence ids to cite in the audit entry, comma separated');
 
   program
     .command('specify <slug>')
@@ -106,11 +106,16 @@ export function buildProgram(
     .option('--from-file <path>', 'read the spec from this file instead of --description')
     .option('--target-branch <branch>', 'branch the work merges into (default main)')
     .action(lazy(lifecycle, 'specifyCommand'));
-  advance('research', 'Move a feature to RESEARCHED');
+  step(
+    'research',
+    'Write <slug>/research.md (the spec, the files and symbols it touches, their history; drafted through the gateway when configured) and move to RESEARCHED',
+  ).action(lazy(work, 'researchCommand'));
   program
     .command('plan <slug>')
-    .description('Add work packages and move a feature to PLANNED')
-    .option('--wp <title>', 'add a work package (repeatable)', collect, [])
+    .description(
+      "Move a feature to PLANNED and add its work packages: --wp titles, else the model's plan (with a gateway), else the spec's task checklist (- [ ] title (after 1, 2) (files: a, b))",
+    )
+    .option('--wp <title>', 'add a work package (repeatable); replaces the gateway and the checklist', collect, [])
     .option('--force', 'skip steps (recorded; gates of skipped steps still apply)')
     .option('--evidence <ids>', 'evidence ids to cite in the audit entry, comma separated')
     .action(lazy(lifecycle, 'planCommand'));
@@ -127,9 +132,20 @@ export function buildProgram(
     .option('--timeout <ms>', 'time limit of one agent run')
     .option('--no-wait', 'start the jobs and return; follow them with yard jobs')
     .action(lazy(lifecycle, 'implementCommand'));
-  advance('validate', 'Move a feature to VALIDATED');
-  advance('ship', 'Move a feature to SHIPPED');
-  advance('retrospective', 'Move a feature to RETROSPECTED');
+  step(
+    'validate',
+    'Run the configured checks (ci.checks) on the feature branch in a worktree, record each as evidence, and move to VALIDATED',
+  ).action(lazy(work, 'validateCommand'));
+  step(
+    'ship',
+    'Merge the work-package branches and the feature branch into the target branch (push; PR with a code host; close the tracker item) and move to SHIPPED',
+  )
+    .option('--remote <name>', 'remote to push to (default ci.remote, else origin when there is one)')
+    .option('--no-push', 'merge locally only')
+    .action(lazy(work, 'shipCommand'));
+  step('retrospective', 'Write <slug>/retrospective.md from the audit trail and the agent jobs, and move to RETROSPECTED').action(
+    lazy(work, 'retrospectiveCommand'),
+  );
 
   const feature = program.command('feature').description('Features and their state');
   feature

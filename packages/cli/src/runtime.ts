@@ -18,7 +18,9 @@ import {
   ArtifactStore,
   BacklogQueue,
   BUILTIN_SUBCOMMANDS,
+  CheckRunner,
   Classifier,
+  type CodeHostAdapter,
   DEFAULT_ARTIFACT_ROOT,
   DispatchTool,
   GatewayClient,
@@ -39,6 +41,7 @@ import { loadConfig, resolved, type YardConfig } from './config.js';
 import { CliError } from './errors.js';
 import { codeHostFrom, trackerFrom, webhookVerifierFrom } from './integrations.js';
 import type { CliIO, GlobalOptions } from './io.js';
+import { ServedAgentAdapter } from './servedAgent.js';
 
 /** A store the runtime can close. */
 export type ClosableStore = WorkflowStore & { close(): Promise<void> };
@@ -78,6 +81,12 @@ export interface Runtime {
   /** The agent dispatcher over these adapters (the first is the default kind). */
   dispatcherWith(adapters: AgentAdapter[], overrides?: AgentOverrides): AgentDispatcher;
   sync(): SyncEngine;
+  /** The repository's own checks (`ci.checks`), the local CI command; undefined when none are configured. */
+  checks(): CheckRunner | undefined;
+  /** The configured code host, when there is one. */
+  codeHost(): CodeHostAdapter | undefined;
+  /** The configured gateway's client, when there is one (research and plan drafts, triage, review). */
+  gateway(): GatewayClient | undefined;
   close(): Promise<void>;
 }
 
@@ -220,6 +229,11 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
   };
   const codeHost = () => codeHostFrom(config.code_host, repoRoot);
 
+  const checks = () =>
+    config.ci?.checks.length
+      ? new CheckRunner({ checks: config.ci.checks, ...(config.ci.timeout_ms ? { timeoutMs: config.ci.timeout_ms } : {}) })
+      : undefined;
+
   const context = (): SubcommandContext => ({ workflow, git: gitRepo, artifacts, actor, readStdin: () => io.readStdin(), env: io.env });
   const runtime: Runtime = {
     globals,
@@ -256,11 +270,13 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
       const timeout = overrides.timeoutMs ?? config.agent?.timeout_ms;
       const g = gateway();
       const ci = codeHost();
+      const local = checks();
       dispatcher ??= new AgentDispatcher({
         workflow,
         git: gitRepo,
         reviewer: g ? new LlmReviewer(g) : new HeuristicReviewer(),
-        ...(ci ? { ciSource: ci } : {}),
+        // With a code host its CI is the evidence; without one, the local CI command in the worktree is.
+        ...(ci ? { ciSource: ci } : local ? { localChecks: local } : {}),
         adapters,
         defaults: {
           ...(timeout !== undefined ? { timeout_ms: timeout } : {}),
@@ -282,6 +298,9 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
       });
       return sync;
     },
+    checks,
+    gateway,
+    codeHost,
     close: async () => {
       if (log) await (await log).close();
       await store.close();
@@ -318,10 +337,15 @@ export function agentAdapters(config: YardConfig, overrides: AgentOverrides): Ag
   }
   if (kind === 'agent-session') {
     const url = overrides.url ?? config.agent?.url;
+    const command = overrides.command ?? config.agent?.command;
+    // No server given: start one per task, in the work package's worktree.
+    if (!url && command) return [new ServedAgentAdapter({ command, args: overrides.args ?? config.agent?.args ?? [] })];
     if (!url)
-      throw new CliError('invalid_argument', 'no agent session server: pass --agent-url or set agent.url in .agileplus/config.yaml', {
-        field: 'agent_url',
-      });
+      throw new CliError(
+        'invalid_argument',
+        'no agent session server: pass --agent-url (a running server) or --agent-command (started in each worktree), or set agent.url or agent.command in .agileplus/config.yaml',
+        { field: 'agent_url' },
+      );
     const apiKey = config.agent?.api_key !== undefined ? resolved(config.agent.api_key) : undefined;
     return [new AgentSessionAdapter({ baseUrl: url, ...(apiKey ? { apiKey } : {}) })];
   }

@@ -6,7 +6,7 @@
  * local fake tracker, and the dispatch tool.
  */
 import assert from 'node:assert/strict';
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -212,11 +212,31 @@ describe('yard commands', { concurrency: 1 }, () => {
     await json('wp', 'move', SLUG, '3', 'REVIEW');
     await json('evidence', SLUG, '--wp', '3', '--type', 'review_approval', '--reference', 'bob', '--passed');
     await json('wp', 'move', SLUG, '3', 'DONE');
-    await json('evidence', SLUG, '--type', 'test_result', '--reference', 'tests#1', '--passed');
-    assert.equal((await json<{ to: string }>('validate', SLUG)).to, 'VALIDATED');
-    assert.equal((await run('ship', SLUG)).code, 4);
+    // validate runs the repository's checks (ci.checks) on the feature branch; with none, nothing records test evidence.
+    const unchecked = await run('validate', SLUG, '--output', 'json');
+    assert.equal(unchecked.code, 4);
+    assert.deepEqual(
+      (JSON.parse(unchecked.stderr) as { error: { details: { violations: { rule_id: string }[] } } }).error.details.violations.map(
+        (v) => v.rule_id,
+      ),
+      ['feature-tests-before-validated'],
+    );
+    const check = { name: 'agent files', kind: 'test', run: [process.execPath, '-e', "require('fs').accessSync('src/wp1.ts')"] };
+    await mkdir(join(repo.root, '.agileplus'), { recursive: true });
+    await writeFile(join(repo.root, '.agileplus', 'config.yaml'), `ci:\n  checks:\n    - ${JSON.stringify(check)}\n`);
+    const validated = await json<{ to: string; checks: { name: string; exit_code: number; evidence_id: number }[] }>('validate', SLUG);
+    assert.equal(validated.to, 'VALIDATED');
+    assert.deepEqual(
+      validated.checks.map((c) => [c.name, c.exit_code]),
+      [['agent files', 0]],
+    );
+    assert.equal((await run('ship', SLUG)).code, 4, 'no security_scan evidence: no check records one here');
     await json('evidence', SLUG, '--type', 'security_scan', '--reference', 'scan#1', '--passed');
-    assert.equal((await json<{ to: string }>('ship', SLUG)).to, 'SHIPPED');
+    const shipped = await json<{ to: string; merged: string[]; pushed: null }>('ship', SLUG);
+    assert.deepEqual([shipped.to, shipped.pushed], ['SHIPPED', null], 'no remote: merged locally');
+    assert.ok(shipped.merged.includes(`${SLUG}/feature`));
+    assert.equal(repo.git('branch', '--show-current').trim(), 'main');
+    assert.match(repo.git('ls-tree', '-r', '--name-only', 'main'), /src\/wp1\.ts/);
     assert.equal((await json<{ to: string }>('retrospective', SLUG)).to, 'RETROSPECTED');
     const show = await json<{ feature: { state: string }; next_gate: null }>('feature', 'show', SLUG);
     assert.deepEqual([show.feature.state, show.next_gate], ['RETROSPECTED', null]);

@@ -106,3 +106,38 @@ export async function auditLines(root: string): Promise<Record<string, unknown>[
     .filter(Boolean)
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
+
+/** A `yard serve` running in this process until `stop`. */
+export interface ServingYard {
+  http: string | null;
+  grpc: string | null;
+  /** Stops the server; resolves with its exit code. */
+  stop(): Promise<number>;
+}
+
+/** Runs `yard serve <args> --output json` in-process in `cwd`; resolves once it printed its addresses. */
+export async function serveInProcess(cwd: string, args: string[]): Promise<ServingYard> {
+  let stop: (signal: string) => void = () => undefined;
+  let serving: Promise<number> = Promise.resolve(0);
+  const addresses = await new Promise<{ http: string | null; grpc: string | null }>((resolve, reject) => {
+    serving = main(['serve', ...args, '--output', 'json'], {
+      stdout: (text) => resolve(JSON.parse(text) as { http: string | null; grpc: string | null }),
+      stderr: () => undefined,
+      readStdin: async () => Buffer.alloc(0),
+      stdinIsTTY: false,
+      env: {},
+      cwd,
+      stopSignal: new Promise((resolveStop) => {
+        stop = resolveStop;
+      }),
+    });
+    void serving.then((code) => reject(new Error(`serve exited ${code}`)));
+  });
+  return {
+    ...addresses,
+    stop: () => {
+      stop('SIGTERM');
+      return serving;
+    },
+  };
+}

@@ -110,3 +110,20 @@ test('an existing config is kept (exit 5); --force rewrites only its ci section'
     [['lead'], 'shop', ['go test ./...', 'go vet ./...']],
   );
 });
+
+test("a security script is the repository's security scan (kind security, recorded as security_scan evidence)", async () => {
+  const repo = await repoWith({
+    'package.json': JSON.stringify({ scripts: { test: 'node --test', security: 'node scan.mjs', audit: 'npm audit' } }),
+    'yarn.lock': '',
+  });
+  const r = await init(repo);
+  assert.equal(r.code, 0, r.stderr);
+  assert.deepEqual(r.json<{ checks: unknown[] }>().checks, [
+    { name: 'yarn test', kind: 'test', run: ['yarn', 'test'] },
+    { name: 'yarn run security', kind: 'security', run: ['yarn', 'run', 'security'] },
+  ]);
+  assert.deepEqual(
+    (await loadConfig(repo.root, undefined, {})).ci?.checks.map((c) => c.kind),
+    ['test', 'security'],
+  );
+});

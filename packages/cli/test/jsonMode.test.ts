@@ -183,7 +183,12 @@ test('--help --output json states types, defaults, choices, mandatory options an
       description: "Write .agileplus/config.yaml: the repository's test and lint commands as the local CI command, you as admin",
     },
     { name: 'specify', usage: 'specify [options] <slug>', description: 'Create a feature (or update its spec) and move it to SPECIFIED' },
-    { name: 'research', usage: 'research [options] <slug>', description: 'Move a feature to RESEARCHED' },
+    {
+      name: 'research',
+      usage: 'research [options] <slug>',
+      description:
+        'Write <slug>/research.md (the spec, the files and symbols it touches, their history; drafted through the gateway when configured) and move to RESEARCHED',
+    },
   ]);
   // `yard help <command>` is a help request like `--help`.
   const viaHelp = await run('help', 'wp', '--output', 'json');

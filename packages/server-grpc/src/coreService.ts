@@ -3,8 +3,8 @@
  * `CoreService` handlers: each translates a request into one workflow call
  * and its result into the wire message; errors become gRPC statuses
  * through one table (grpcErrors). Two calls stream: `GetAuditTrail` reads
- * the chain entry by entry, and `StreamAgentEvents` forwards the
- * workflow's `workflow:agent_event`s as they happen.
+ * the chain entry by entry, and `StreamAgentEvents` streams the agent
+ * events the workflow store holds, whichever process ran the job.
  */
 import type { ServerUnaryCall, ServerWritableStream, sendUnaryData } from '@grpc/grpc-js';
 import {
@@ -76,6 +76,7 @@ export function auditEntryMessage(entry: AuditTrailEntry): AuditEntryMsg {
 
 function agentEventMessage(event: AgentEvent): AgentEventMsg {
   return {
+    id: event.id ?? 0,
     job_id: event.jobId,
     feature_slug: event.featureSlug,
     wp_sequence: event.wpSequence,
@@ -126,6 +127,87 @@ export interface CoreServiceOptions {
   authorize: Authorize;
   /** Bytes a `StreamAgentEvents` reader may leave unread before its stream ends with RESOURCE_EXHAUSTED (default 4 MiB). */
   maxStreamBacklogBytes?: number;
+  /**
+   * How often `StreamAgentEvents` reads the store for events other processes stored (default 250 ms); events of
+   * this process wake it at once.
+   */
+  eventPollIntervalMs?: number;
+}
+
+/**
+ * `StreamAgentEvents`: events are read from the workflow store, so jobs another process runs (`yard implement`)
+ * stream too. Stored events after `after_event_id` are replayed, then new ones follow as they are stored; with
+ * `job_id`, the stream ends after the job's final status (a job that ended without one stored gets its state).
+ */
+async function streamAgentEvents(
+  call: ServerWritableStream<{ job_id: string; feature_slug: string; after_event_id: number }, AgentEventMsg>,
+  options: { workflow: Workflow; authorize: Authorize; maxStreamBacklogBytes: number; pollIntervalMs: number },
+): Promise<void> {
+  const { workflow } = options;
+  let closed = false;
+  let wake: (() => void) | undefined;
+  const onEvent = () => wake?.();
+  const stop = () => {
+    closed = true;
+    workflow.events.off('workflow:agent_event', onEvent);
+    wake?.();
+  };
+  try {
+    options.authorize(call);
+    const { job_id: jobId, feature_slug: featureSlug } = call.request;
+    let after = Number(call.request.after_event_id ?? 0);
+    if (!Number.isSafeInteger(after) || after < 0) throw new InvalidArgumentError('after_event_id', '0 or a stored event id');
+    if (featureSlug) await workflow.getFeature(slug(featureSlug));
+    if (jobId && !(await workflow.store.reader.getJob(jobId)))
+      throw new GrpcServerError('not_found', `job ${echoed(jobId)} does not exist`);
+    workflow.events.on('workflow:agent_event', onEvent);
+    call.once('cancelled', stop);
+    call.once('close', stop);
+    const send = boundedWriter(call, options.maxStreamBacklogBytes, stop);
+    const filter = { ...(jobId ? { jobId } : {}), ...(featureSlug ? { featureSlug } : {}) };
+    while (!closed) {
+      // Read the job before the events: a job that is final here has stored its last event already.
+      const job = jobId ? await workflow.store.reader.getJob(jobId) : undefined;
+      const batch = await workflow.store.reader.listAgentEvents({ ...filter, afterId: after, limit: 500 });
+      for (const event of batch) {
+        after = event.id;
+        if (!send(agentEventMessage(event))) return;
+        if (jobId && event.kind === 'status' && FINAL_JOB_STATES.has(String(event.data.state))) {
+          stop();
+          call.end();
+          return;
+        }
+      }
+      if (batch.length === 500) continue;
+      if (job && FINAL_JOB_STATES.has(job.state)) {
+        // Ended without a stored final status (a job recorded before events were stored, or a killed process).
+        send(
+          agentEventMessage({
+            jobId,
+            featureSlug: job.feature_slug,
+            wpSequence: job.wp_sequence,
+            kind: 'status',
+            data: { state: job.state, outcome: job.outcome },
+            at: Date.parse(job.updated_at),
+          }),
+        );
+        stop();
+        call.end();
+        return;
+      }
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, options.pollIntervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+      wake = undefined;
+    }
+  } catch (error) {
+    stop();
+    failStream(call, error);
+  }
 }
 
 /** The `CoreService` implementation. */
@@ -236,58 +318,7 @@ export function coreServiceHandlers(options: CoreServiceOptions): CoreServiceHan
         }
       })();
     },
-    StreamAgentEvents: (call: ServerWritableStream<{ job_id: string; feature_slug: string }, AgentEventMsg>) => {
-      void (async () => {
-        let stop = () => {};
-        try {
-          authorize(call);
-          const { job_id: jobId, feature_slug: featureSlug } = call.request;
-          if (featureSlug) await workflow.getFeature(slug(featureSlug));
-          // Subscribed before the job is read: a final status that lands while it is read is held, not missed.
-          const held: AgentEvent[] = [];
-          let forward: ((event: AgentEvent) => void) | undefined;
-          const onEvent = (event: AgentEvent) => {
-            if ((jobId && event.jobId !== jobId) || (featureSlug && event.featureSlug !== featureSlug)) return;
-            if (forward) forward(event);
-            else held.push(event);
-          };
-          stop = () => workflow.events.off('workflow:agent_event', onEvent);
-          workflow.events.on('workflow:agent_event', onEvent);
-          call.once('cancelled', stop);
-          call.once('close', stop);
-          if (jobId) {
-            const job = await workflow.store.reader.getJob(jobId);
-            if (!job) throw new GrpcServerError('not_found', `job ${echoed(jobId)} does not exist`);
-            if (FINAL_JOB_STATES.has(job.state)) {
-              stop();
-              call.write(
-                agentEventMessage({
-                  jobId,
-                  featureSlug: job.feature_slug,
-                  wpSequence: job.wp_sequence,
-                  kind: 'status',
-                  data: { state: job.state, outcome: job.outcome },
-                  at: Date.parse(job.updated_at),
-                }),
-              );
-              call.end();
-              return;
-            }
-          }
-          const send = boundedWriter(call, maxStreamBacklogBytes, stop);
-          forward = (event) => {
-            if (!send(agentEventMessage(event))) return;
-            if (jobId && event.kind === 'status' && FINAL_JOB_STATES.has(String(event.data.state))) {
-              stop();
-              call.end();
-            }
-          };
-          for (const event of held.splice(0)) forward(event);
-        } catch (error) {
-          stop();
-          failStream(call, error);
-        }
-      })();
-    },
+    StreamAgentEvents: (call: ServerWritableStream<{ job_id: string; feature_slug: string; after_event_id: number }, AgentEventMsg>) =>
+      void streamAgentEvents(call, { workflow, authorize, maxStreamBacklogBytes, pollIntervalMs: options.eventPollIntervalMs ?? 250 }),
   };
 }

@@ -314,8 +314,11 @@ describe('StreamAgentEvents under load and races', { concurrency: 1 }, () => {
     await edgeServer?.close();
   });
   const listeners = () => edgeWorkflow.events.listenerCount('workflow:agent_event');
-  const emit = (jobId: string, kind: 'output' | 'status', data: Record<string, unknown>) =>
-    edgeWorkflow.events.emit('workflow:agent_event', { jobId, featureSlug: SLUG, wpSequence: 1, kind, data, at: Date.now() });
+  // As the dispatcher does: the event is stored (where every server streams it from), then announced.
+  const emit = async (jobId: string, kind: 'output' | 'status', data: Record<string, unknown>) => {
+    const event = { jobId, featureSlug: SLUG, wpSequence: 1, kind, data, at: Date.now() };
+    edgeWorkflow.events.emit('workflow:agent_event', await edgeWorkflow.store.transact((tx) => tx.appendAgentEvent(event)));
+  };
 
   test('a reader that stops reading is cut past the backlog bound: the server stops buffering, the reader learns why', async () => {
     const stream = edgeCore.StreamAgentEvents({ feature_slug: SLUG }, new Metadata());
@@ -332,7 +335,7 @@ describe('StreamAgentEvents under load and races', { concurrency: 1 }, () => {
     const chunk = 'x'.repeat(1024);
     const sent = 20_000;
     for (let i = 0; i < sent && listeners() > 0; i++) {
-      emit('job-flood', 'output', { chunk });
+      await emit('job-flood', 'output', { chunk });
       // Let the transport move what the reader's flow-control window takes.
       if (i % 200 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
     }
@@ -368,7 +371,7 @@ describe('StreamAgentEvents under load and races', { concurrency: 1 }, () => {
     // The server reads the job as running; its final status is announced before the read returns.
     reader.getJob = async (id) => {
       const job = await getJob(id);
-      emit(jobId, 'status', { state: 'Completed', outcome: 'approved' });
+      await emit(jobId, 'status', { state: 'Completed', outcome: 'approved' });
       return job;
     };
     try {
@@ -478,10 +481,24 @@ describe('AgentService and StreamAgentEvents', { concurrency: 1 }, () => {
         .on('data', (e: AgentEvent__Output) => out.push(e))
         .on('end', () => resolve(out));
     });
+    // Events are stored: a later reader gets the job's whole stream again, and resumes after any event it saw.
     assert.deepEqual(
-      replay.map((e) => [e.kind, fromStruct(e.data).state]),
-      [['status', 'Completed']],
+      replay.map((e) => e.id),
+      events.map((e) => e.id),
     );
+    const middle = Number(events[2]!.id);
+    const resumed = await new Promise<AgentEvent__Output[]>((resolve) => {
+      const out: AgentEvent__Output[] = [];
+      core
+        .StreamAgentEvents({ job_id: job.id, after_event_id: middle }, auth())
+        .on('data', (e: AgentEvent__Output) => out.push(e))
+        .on('end', () => resolve(out));
+    });
+    assert.deepEqual(
+      resumed.map((e) => Number(e.id)),
+      events.map((e) => Number(e.id)).filter((id) => id > middle),
+    );
+    assert.deepEqual(fromStruct(resumed.at(-1)!.data).state, 'Completed');
     await call(agents, 'EndSession', { session_id: session.session_id, reason: 'done' });
     const gone = (await call(agents, 'Heartbeat', { session_id: session.session_id }).catch((e: ServiceError) => e)) as ServiceError;
     assert.equal(gone.code, status.NOT_FOUND);

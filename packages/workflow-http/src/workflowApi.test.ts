@@ -129,8 +129,10 @@ describe('workflow HTTP API', { concurrency: 1 }, () => {
       entries: { transition: string }[];
       verification: { valid: boolean; entries_verified: number };
     };
-    assert.equal(audit.entries.length, 4);
-    assert.deepEqual([audit.verification.valid, audit.verification.entries_verified], [true, 4]);
+    // The refused move of the test above is on the record too (gate_refused, staying put).
+    assert.equal(audit.entries.length, 5);
+    assert.deepEqual([audit.verification.valid, audit.verification.entries_verified], [true, 5]);
+    assert.equal(audit.entries.filter((e) => (e as { action?: string }).action === 'gate_refused').length, 1);
     const limited = (await (await req('GET', `/features/${SLUG}/audit?limit=1`)).json()) as { entries: unknown[]; verification?: unknown };
     assert.deepEqual([limited.entries.length, limited.verification], [1, undefined]);
     assert.equal(

@@ -230,6 +230,49 @@ export function runWorkflowStoreContract(name: string, makeSubject: () => Promis
     );
 
     test(
+      'agent events: ids ascend across transactions; read after an id, by job or feature, limited; a rollback stores none',
+      withSubject(async ({ store }) => {
+        const event = (jobId: string, featureSlug: string, kind: 'status' | 'output', data: Record<string, unknown>) => ({
+          jobId,
+          featureSlug,
+          wpSequence: 1,
+          kind,
+          data,
+          at: 1_772_355_600_000,
+        });
+        const a = await store.transact((tx) => tx.appendAgentEvent(event('j1', 'f', 'status', { state: 'Running' })));
+        const b = await store.transact((tx) => tx.appendAgentEvent({ ...event('j2', 'g', 'output', { chunk: 'hé\n' }), id: 999 }));
+        await assert.rejects(
+          store.transact(async (tx) => {
+            await tx.appendAgentEvent(event('j1', 'f', 'output', { chunk: 'lost' }));
+            throw new Error('roll back');
+          }),
+          /roll back/,
+        );
+        const c = await store.transact((tx) => tx.appendAgentEvent(event('j1', 'f', 'status', { state: 'Completed' })));
+        assert.ok(a.id < b.id && b.id < c.id, 'ids ascend; a given id is ignored');
+        assert.deepEqual(await store.reader.listAgentEvents(), [a, b, c]);
+        assert.deepEqual(b, { ...event('j2', 'g', 'output', { chunk: 'hé\n' }), id: b.id });
+        assert.deepEqual(
+          (await store.reader.listAgentEvents({ afterId: a.id })).map((e) => e.id),
+          [b.id, c.id],
+        );
+        assert.deepEqual(
+          (await store.reader.listAgentEvents({ jobId: 'j1' })).map((e) => e.data.state),
+          ['Running', 'Completed'],
+        );
+        assert.deepEqual(
+          (await store.reader.listAgentEvents({ featureSlug: 'g' })).map((e) => e.jobId),
+          ['j2'],
+        );
+        assert.deepEqual(
+          (await store.reader.listAgentEvents({ limit: 1 })).map((e) => e.id),
+          [a.id],
+        );
+      }),
+    );
+
+    test(
       'backlog, jobs, sync links and webhook deliveries',
       withSubject(async ({ store }) => {
         const item = {

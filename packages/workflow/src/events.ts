@@ -12,10 +12,29 @@ export interface AgentEvent {
   jobId: string;
   featureSlug: string;
   wpSequence: number;
-  /** `status` (job state), `output` (agent output chunk), `review` (a verdict), `cycle` (a review cycle starts), `transition`. */
-  kind: 'status' | 'output' | 'review' | 'cycle' | 'transition';
+  /**
+   * `status` (job state), `output` (agent output chunk), `review` (a verdict), `cycle` (a review cycle starts),
+   * `transition`, `ci` (a local check starts or ends).
+   */
+  kind: 'status' | 'output' | 'review' | 'cycle' | 'transition' | 'ci';
   data: Record<string, unknown>;
   at: number;
+  /**
+   * The event's id in the workflow store (ascending, across processes), set once it is stored: a reader that
+   * saw event N resumes after N (`StreamAgentEvents`' `after_event_id`).
+   */
+  id?: number;
+}
+
+/** An agent event as the store holds it. */
+export type StoredAgentEvent = AgentEvent & { id: number };
+
+/** Which stored agent events to read: after an id, of one job or feature, at most `limit` (oldest first). */
+export interface AgentEventFilter {
+  afterId?: number;
+  jobId?: string;
+  featureSlug?: string;
+  limit?: number;
 }
 
 /** The event map. */

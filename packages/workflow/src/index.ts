@@ -42,6 +42,16 @@ export {
   runQuery,
 } from './audit/auditQuery.js';
 export { type AuditRecord, AuditTrail, auditOrigin, GOVERNANCE_CHAIN, type TrailVerification } from './audit/auditTrail.js';
+export {
+  CHECK_EVIDENCE_TYPE,
+  type CheckCommand,
+  type CheckHooks,
+  type CheckKind,
+  type CheckRun,
+  CheckRunner,
+  type CheckRunnerOptions,
+} from './ci/checkRunner.js';
+export { localCiStatus, type RecordedCheckRun } from './ci/localCi.js';
 export { defaultRules, evaluateGates, type GateEvaluation, type GateSubject } from './domain/governance.js';
 export * from './domain/inputs.js';
 export * from './domain/model.js';
@@ -84,6 +94,25 @@ export {
 } from './git/gitRepository.js';
 export { assertBranchName, assertRevision, assertSafeArgument, confinedPath } from './git/safety.js';
 export { type EnforceAction, GovernanceService } from './governanceService.js';
+export { branchExists, featureBranch, inWorktree, mergeBranches, workPackageBranches } from './lifecycle/integration.js';
+export { addPlannedPackages, checklistPlan, modelPlan, modelPlanSchema, type PlannedPackage } from './lifecycle/plan.js';
+export {
+  type CodeHit,
+  gatherResearch,
+  type ResearchMaterial,
+  type ResearchOptions,
+  researchFeature,
+  specTerms,
+} from './lifecycle/research.js';
+export {
+  type RetrospectiveFacts,
+  retrospectiveFacts,
+  retrospectiveFeature,
+  retrospectiveMarkdown,
+} from './lifecycle/retrospective.js';
+export { type ShipOptions, type ShipReport, shipFeature } from './lifecycle/ship.js';
+export { featureSpec } from './lifecycle/spec.js';
+export { type ValidateOptions, type ValidationReport, validateFeature } from './lifecycle/validate.js';
 export { type ChatMessage, GatewayClient, type GatewayClientOptions } from './llm/gatewayClient.js';
 export { FeatureRecords } from './recordsService.js';
 export { MemoryWorkflowStore } from './store/memoryWorkflowStore.js';

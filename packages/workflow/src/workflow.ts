@@ -442,9 +442,32 @@ export class Workflow {
       });
       return result;
     } catch (error) {
-      if (failed) this.emitGateFailed(slug, wpSequence, failed.transition, failed.gate);
+      if (failed) {
+        this.emitGateFailed(slug, wpSequence, failed.transition, failed.gate);
+        await this.recordRefusal(slug, wpSequence, actor, failed.transition, failed.gate).catch(() => undefined);
+      }
       throw error;
     }
+  }
+
+  /**
+   * A refused move is part of the feature's history (a retrospective counts them): it is recorded as staying
+   * put, in a transaction of its own, since the move's own transaction rolled back.
+   */
+  private async recordRefusal(slug: string, wpSequence: number | null, actor: string, attempted: string, gate: GateEvaluation) {
+    const from = attempted.split(' -> ')[0]!;
+    await this.store.transact(async (tx) => {
+      await tx.lock(slug);
+      await this.audit.append(tx, slug, {
+        feature_slug: slug,
+        wp_sequence: wpSequence,
+        actor,
+        transition: transitionString(from, from),
+        evidence_refs: [],
+        action: 'gate_refused',
+        detail: { attempted, rule_ids: [...new Set(gate.violations.map((v) => v.rule_id))] },
+      });
+    });
   }
 
   private emitGateFailed(slug: string, wpSequence: number | null, transition: string, gate: GateEvaluation): void {

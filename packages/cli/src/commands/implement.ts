@@ -40,6 +40,10 @@ export function progressLine(event: AgentEvent, verbose: number): string | undef
       return `${tag} review: ${d.approved ? 'approved' : 'changes requested'}${Array.isArray(d.comments) && d.comments.length ? ` (${d.comments.length} comments)` : ''}`;
     case 'status':
       return `${tag} job ${String(event.jobId).slice(0, 8)} ${d.state}${d.outcome ? ` (${d.outcome})` : ''}${d.error ? `: ${d.error}` : ''}`;
+    case 'ci':
+      return d.state === 'running'
+        ? `${tag} local CI: ${d.check} running`
+        : `${tag} local CI: ${d.check} ${d.state} (exit ${d.exit_code}, ${d.duration_ms} ms)`;
     case 'output':
       return verbose > 0 ? String(d.chunk).replace(/\n$/, '').replace(/^/gm, `${tag} | `) : undefined;
     default:

@@ -1,13 +1,23 @@
 /**
  * @module lifecycle
  * The lifecycle commands: `specify` (creates the feature and versions its
- * spec), `research`, `plan` (adds work packages), `implement` (runs agents
- * with review cycles, showing progress), `validate`, `ship` and
- * `retrospective`. Each moves the feature one step through the domain,
- * which checks the gates and writes the audit entry.
+ * spec), `plan` (adds work packages: given, drafted by the model, or from
+ * the spec's checklist), `implement` (runs agents with review cycles,
+ * showing progress) and the plain forced move the others fall back to with
+ * `--force` (see lifecycleWork for research, validate, ship and
+ * retrospective). Each moves the feature through the domain, which checks
+ * the gates and writes the audit entry.
  */
 import { resolve } from 'node:path';
-import type { Feature, FeatureTransitionResult } from '@switchyard/workflow';
+import {
+  addPlannedPackages,
+  checklistPlan,
+  type Feature,
+  type FeatureTransitionResult,
+  featureSpec,
+  modelPlan,
+  type PlannedPackage,
+} from '@switchyard/workflow';
 import { readArgumentFile } from '../argumentFile.js';
 import { CliError } from '../errors.js';
 import { emit } from '../output.js';
@@ -15,7 +25,7 @@ import type { CommandContext } from '../program.js';
 import { idList, withRuntime } from './shared.js';
 
 /** What a lifecycle move reports. */
-function moved(result: FeatureTransitionResult) {
+export function moved(result: FeatureTransitionResult) {
   return {
     feature_slug: result.feature.slug,
     from: result.from,
@@ -31,7 +41,7 @@ function movedText(result: FeatureTransitionResult): string {
   return `${result.feature.slug}: ${result.from} -> ${result.to}${skipped}, audit entry #${result.entry.id}`;
 }
 
-/** `yard research|validate|ship|retrospective <slug>`. */
+/** `yard research|validate|ship|retrospective <slug> --force`: the move alone. */
 export function advanceCommand(ctx: CommandContext, command: string, slug: string, opts: { force?: boolean; evidence?: string }) {
   return withRuntime(ctx, async (rt) => {
     const result = await rt.workflow.advance(slug, command, {
@@ -98,11 +108,24 @@ export function specifyCommand(
   });
 }
 
-/** `yard plan <slug> [--wp <title>]…`: move to PLANNED (unless adding packages to a planned feature), then add the packages. */
+/**
+ * `yard plan <slug> [--wp <title>]…`: move to PLANNED (unless adding packages to a planned feature), then add the
+ * packages: the `--wp` titles; without them, for a feature with no packages yet, the model's plan through the
+ * gateway, else the spec's task checklist.
+ */
 export function planCommand(ctx: CommandContext, slug: string, opts: { wp: string[]; force?: boolean; evidence?: string }) {
   return withRuntime(ctx, async (rt) => {
     const before = await rt.workflow.getFeature(slug);
-    // Move first, so a refused move adds nothing.
+    const existing = await rt.workflow.listWorkPackages(slug);
+    // Decided (and a bad model answer refused) before anything moves, so a refused plan changes nothing.
+    let planned: PlannedPackage[] = opts.wp.map((title) => ({ title, depends_on: [], file_scope: [] }));
+    let source: 'wp' | 'llm' | 'checklist' | 'none' = opts.wp.length ? 'wp' : 'none';
+    if (!opts.wp.length && existing.length === 0) {
+      const gateway = rt.gateway();
+      const spec = await featureSpec(rt.workflow, slug);
+      planned = gateway ? await modelPlan(gateway, before.title, spec) : checklistPlan(spec);
+      source = gateway ? 'llm' : planned.length ? 'checklist' : 'none';
+    }
     const transition =
       ['CREATED', 'SPECIFIED', 'RESEARCHED'].includes(before.state) || opts.wp.length === 0
         ? await rt.workflow.advance(slug, 'plan', {
@@ -111,13 +134,22 @@ export function planCommand(ctx: CommandContext, slug: string, opts: { wp: strin
             evidence_refs: idList(opts.evidence, '--evidence'),
           })
         : undefined;
-    const added = [];
-    for (const title of opts.wp) added.push(await rt.workflow.createWorkPackage(slug, { title, actor: rt.actor }));
-    const lines = [...(transition ? [movedText(transition)] : []), ...added.map((w) => `added work package ${w.sequence}: ${w.title}`)];
+    const added = await addPlannedPackages(rt.workflow, slug, planned, rt.actor);
+    const waves = await rt.workflow.waves(slug);
+    const lines = [
+      ...(transition ? [movedText(transition)] : []),
+      ...added.map(
+        (w) => `added work package ${w.sequence}: ${w.title}${w.depends_on.length ? ` (after ${w.depends_on.join(', ')})` : ''}`,
+      ),
+      ...(source === 'none' && existing.length === 0
+        ? ['no work packages: pass --wp, add a "- [ ] task" checklist to the spec, or configure a gateway']
+        : []),
+      ...(added.length ? [`waves: ${waves.map((w) => `[${w.join(', ')}]`).join(' ')}`] : []),
+    ];
     emit(
       ctx.io,
       ctx.globals.output,
-      { feature_slug: slug, transition: transition ? moved(transition) : null, work_packages_added: added },
+      { feature_slug: slug, transition: transition ? moved(transition) : null, source, work_packages_added: added, waves },
       { text: lines.join('\n') },
     );
   });

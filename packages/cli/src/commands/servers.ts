@@ -1,7 +1,8 @@
 /**
  * @module servers
  * `yard serve --http <port> --grpc <port>`: the workflow HTTP API (with
- * `/metrics` from `@switchyard/observability`) and the gRPC services over
+ * `/metrics` from `@switchyard/observability`, and OpenTelemetry spans of
+ * transitions, gates, subcommands and jobs when `tracing.enabled`) and the gRPC services over
  * one store, one workflow and one agent dispatcher (jobs run in this
  * process; remote agents join through gRPC's AgentService). And
  * `yard agent serve … -- <command>`: one terminal agent behind the agent
@@ -35,9 +36,10 @@ export function serveCommand(
       httpPort !== undefined ? import('@switchyard/workflow-http') : undefined,
       grpcPort !== undefined ? import('@switchyard/server-grpc') : undefined,
     ]);
+    const tracing = await openServeTracing(rt.config.tracing);
     const obs = createObservability(
       { logging: { output: 'stderr', level: ctx.globals.verbose >= 2 ? 'debug' : ctx.globals.verbose ? 'info' : 'warn' } },
-      { serviceName: 'yard' },
+      { serviceName: 'yard', ...(tracing ? { tracing: tracing.workflow } : {}) },
     );
     const detach = obs.observeWorkflow(rt.events);
     const hub = grpc ? new grpc.AgentHub({ clock: rt.workflow.clock }) : undefined;
@@ -107,8 +109,37 @@ export function serveCommand(
       for (const close of closers.reverse()) await close().catch(() => undefined);
       detach();
       await obs.stop();
+      // Spans still queued are exported before the process goes.
+      await tracing?.shutdown().catch((error: unknown) => ctx.io.stderr(`warning: tracing: ${(error as Error).message}\n`));
     }
   });
+}
+
+/**
+ * The tracer `tracing:` in the config asks for (undefined when it is absent or off), with the gateway's rules:
+ * observability's schema checks the section, and OpenTelemetry, an optional peer, is loaded only when wanted.
+ */
+async function openServeTracing(section: Record<string, unknown> | undefined) {
+  if (section?.enabled !== true) return undefined;
+  const { tracingConfigSchema } = await import('@switchyard/observability');
+  const parsed = tracingConfigSchema.safeParse(section);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = ['tracing', ...issue.path.map(String)].join('.');
+    throw new CliError('invalid_argument', `config ${field}: ${issue.message}`, { field: `config.${field}` });
+  }
+  let tracingModule: typeof import('@switchyard/observability/tracing');
+  try {
+    tracingModule = await import('@switchyard/observability/tracing');
+  } catch (error) {
+    throw new CliError(
+      'not_implemented',
+      `tracing.enabled needs the OpenTelemetry packages (${(error as Error).message}): install @opentelemetry/api @opentelemetry/core @opentelemetry/resources @opentelemetry/sdk-trace @opentelemetry/semantic-conventions @opentelemetry/exporter-trace-otlp-http @opentelemetry/exporter-zipkin`,
+      { field: 'config.tracing' },
+      { cause: error },
+    );
+  }
+  return tracingModule.createTracing(parsed.data);
 }
 
 /** The rules in the JSON file `path` (`--rules`), checked by the server package's schema. */

@@ -121,23 +121,47 @@ export class AgentDispatcher {
   private async execute(job: AgentJob, adapter: AgentAdapter, config: AgentConfig, signal: AbortSignal): Promise<AgentJob> {
     // Let dispatch() return the Pending job before anything runs.
     await Promise.resolve();
+    // Events are stored, in order, before they are emitted: a server in another process streams them from the
+    // store, and one here gets the id to resume after. A store that refuses one still lets the job go on.
+    let stored: Promise<void> = Promise.resolve();
     const emit = (kind: AgentEvent['kind'], data: Record<string, unknown>) => {
       if (kind === 'cycle') void this.update(job.id, { review_cycles: data.cycle as number }).catch(() => undefined);
-      this.workflow.events.emit('workflow:agent_event', {
+      const event: AgentEvent = {
         jobId: job.id,
         featureSlug: job.feature_slug,
         wpSequence: job.wp_sequence,
         kind,
         data,
         at: this.workflow.clock.now(),
+      };
+      stored = stored.then(async () => {
+        const saved = await this.workflow.store.transact((tx) => tx.appendAgentEvent(event)).catch(() => event);
+        this.workflow.events.emit('workflow:agent_event', saved);
       });
     };
+    try {
+      return await this.runJob(job, adapter, config, signal, emit, () => stored);
+    } finally {
+      await stored;
+    }
+  }
+
+  private async runJob(
+    job: AgentJob,
+    adapter: AgentAdapter,
+    config: AgentConfig,
+    signal: AbortSignal,
+    emit: (kind: AgentEvent['kind'], data: Record<string, unknown>) => void,
+    /** Resolves once every event emitted so far is stored: the job ends in the store only after its events. */
+    flush: () => Promise<void>,
+  ): Promise<AgentJob> {
     try {
       await this.update(job.id, { state: 'Running', started_at: isoNow(this.workflow.clock) });
       emit('status', { state: 'Running' });
       const report = await this.loop.run(job, adapter, config, signal, emit);
       const state: JobState = report.outcome === 'approved' ? 'Completed' : 'Failed';
       emit('status', { state, outcome: report.outcome });
+      await flush();
       return await this.update(job.id, {
         state,
         outcome: report.outcome,
@@ -150,6 +174,7 @@ export class AgentDispatcher {
       const state: JobState = cancelled ? 'Cancelled' : 'Failed';
       const message = cancelled ? 'cancelled' : asWorkflowError(error, 'upstream_failed').message;
       emit('status', { state, error: message });
+      await flush();
       return this.update(job.id, {
         state,
         outcome: cancelled ? 'cancelled' : 'error',

@@ -6,6 +6,8 @@
  * for another cycle (REVIEW -> DOING). After the last cycle without
  * approval the package is BLOCKED. Every move is an audited transition.
  */
+import type { CheckRunner } from '../ci/checkRunner.js';
+import { localCiStatus } from '../ci/localCi.js';
 import type { AgentJob, AgentResult } from '../domain/records.js';
 import { GateFailedError, WorkflowError } from '../errors.js';
 import type { AgentEvent } from '../events.js';
@@ -24,6 +26,11 @@ export interface ReviewLoopDeps {
   git: GitRepository;
   reviewer: Reviewer;
   ciSource?: CiStatusSource;
+  /**
+   * The repository's own checks, run in the package's worktree after each agent run when there is
+   * no `ciSource` (no code host): their result is the package's `ci_output` evidence.
+   */
+  localChecks?: CheckRunner;
   /** Waits between CI polls; injected so tests do not sleep. */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   /** CI polls while the state is pending (default 10, every 5 s). */
@@ -92,16 +99,16 @@ export class ReviewLoop {
         return { outcome: 'agent_failed', cycles: cycle, result: last };
       }
       const head = await headOf(worktree);
-      const ci = await this.pollCi(head, signal);
-      if (ci && ci.state !== 'none') {
+      const ci = await this.ciFor(head, worktree, signal, (data) => emit('ci', { cycle, ...data }));
+      if (ci && ci.status.state !== 'none') {
         await workflow.records.attachEvidence(slug, {
           wp_sequence: seq,
           type: 'ci_output',
-          reference: ci.url ?? `ci:${head}`,
-          summary: `CI ${ci.state} for ${head.slice(0, 12)}`,
-          passed: ci.state === 'success',
-          data: { state: ci.state, commit: head, checks: ci.checks },
-          actor: 'ci',
+          reference: ci.status.url ?? `${ci.local ? 'local-ci' : 'ci'}:${head}`,
+          summary: `${ci.local ? 'local CI' : 'CI'} ${ci.status.state} for ${head.slice(0, 12)}`,
+          passed: ci.status.state === 'success',
+          data: { state: ci.status.state, commit: head, checks: ci.status.checks, ...(ci.local ? { runs: ci.local } : {}) },
+          actor: ci.local ? 'ci:local' : 'ci',
         });
       }
       try {
@@ -116,7 +123,16 @@ export class ReviewLoop {
       const diff = await this.deps.git.diff({ from: base, to: head, cwd: worktree });
       const lint = (await workflow.records.listEvidence(slug, seq)).filter((e) => e.type === 'lint_result').at(-1);
       const verdict = await this.deps.reviewer.review(
-        { featureSlug: slug, wpSequence: seq, title: wp.title, diff, stat, ci, lintPassed: lint ? lint.passed : null, cycle },
+        {
+          featureSlug: slug,
+          wpSequence: seq,
+          title: wp.title,
+          diff,
+          stat,
+          ci: ci?.status ?? null,
+          lintPassed: lint ? lint.passed : null,
+          cycle,
+        },
         { signal },
       );
       emit('review', { cycle, ...verdict });
@@ -141,9 +157,23 @@ export class ReviewLoop {
     return { outcome: 'review_exhausted', cycles: config.review_cycles, result: last };
   }
 
-  private async pollCi(ref: string, signal: AbortSignal): Promise<CiStatus | null> {
-    const source = this.deps.ciSource;
-    if (!source) return null;
+  /** The code host's CI for `head` when there is one; otherwise the local checks run in the worktree. */
+  private async ciFor(
+    head: string,
+    worktree: string,
+    signal: AbortSignal,
+    progress: (data: Record<string, unknown>) => void,
+  ): Promise<{ status: CiStatus; local?: Awaited<ReturnType<typeof localCiStatus>>['runs'] } | null> {
+    if (this.deps.ciSource) {
+      const status = await this.pollCi(this.deps.ciSource, head, signal);
+      return { status };
+    }
+    if (!this.deps.localChecks || this.deps.localChecks.checks.length === 0) return null;
+    const { status, runs } = await localCiStatus(this.deps.localChecks, worktree, { signal, progress });
+    return { status, local: runs };
+  }
+
+  private async pollCi(source: CiStatusSource, ref: string, signal: AbortSignal): Promise<CiStatus> {
     const attempts = this.deps.ciPollAttempts ?? 10;
     let status = await source.ciStatus(ref, { signal });
     for (let i = 1; i < attempts && status.state === 'pending'; i++) {

@@ -165,7 +165,9 @@ export type AuditAction =
   | 'metric_recorded'
   | 'contract_versioned'
   | 'rule_enforced'
-  | 'rule_defined';
+  | 'rule_defined'
+  /** A move the gates refused (recorded as staying put; `detail` names the move and the rules). */
+  | 'gate_refused';
 
 /** An entry of a feature's audit trail. */
 export interface AuditTrailEntry {

@@ -8,6 +8,7 @@ import type { AuditEntry, AuditStore, ChainHead, EntryBuilder, SealedEntry } fro
 import type { Contract, Evidence, Feature, FeatureState, GovernanceRule, Metric, WorkPackage } from '../domain/model.js';
 import type { AgentJob, BacklogItem, BacklogStatus, ItemType, SyncLink } from '../domain/records.js';
 import { NotFoundError, WorkflowError } from '../errors.js';
+import type { AgentEvent, AgentEventFilter, StoredAgentEvent } from '../events.js';
 import { Mutex } from '../util/mutex.js';
 import { assertChainName, assertContinuesHead } from './chainCheck.js';
 import type { EvidenceFilter, WorkflowReader, WorkflowStore, WorkflowTx } from './workflowStore.js';
@@ -21,6 +22,7 @@ interface State {
   contracts: Map<number, Contract>;
   backlog: Map<number, BacklogItem>;
   jobs: Map<string, AgentJob>;
+  agentEvents: Map<number, StoredAgentEvent>;
   syncLinks: Map<string, SyncLink>;
   /** Delivery id to when it was received. */
   deliveries: Map<string, string>;
@@ -101,6 +103,15 @@ class MemoryReader implements WorkflowReader {
       .filter((j) => (!filter.featureSlug || j.feature_slug === filter.featureSlug) && (!filter.state || j.state === filter.state))
       .sort((a, b) => a.created_at.localeCompare(b.created_at))
       .map(copy);
+  }
+  async listAgentEvents(filter: AgentEventFilter = {}) {
+    const matching = [...this.s.agentEvents.values()].filter(
+      (e) =>
+        e.id > (filter.afterId ?? 0) &&
+        (!filter.jobId || e.jobId === filter.jobId) &&
+        (!filter.featureSlug || e.featureSlug === filter.featureSlug),
+    );
+    return matching.slice(0, filter.limit ?? matching.length).map(copy);
   }
   async getSyncLink(system: SyncLink['system'], localKey: string) {
     const l = this.s.syncLinks.get(`${system}\0${localKey}`);
@@ -212,6 +223,12 @@ class MemoryTx extends MemoryReader implements WorkflowTx {
     this.setIn(this.s.jobs, id, row);
     return copy(row);
   }
+  async appendAgentEvent(event: AgentEvent) {
+    const { id: _ignored, ...fields } = copy(event);
+    const row: StoredAgentEvent = { ...fields, id: this.nextId() };
+    this.setIn(this.s.agentEvents, row.id, row);
+    return copy(row);
+  }
   async putSyncLink(link: SyncLink) {
     this.setIn(this.s.syncLinks, `${link.system}\0${link.local_key}`, copy(link));
   }
@@ -262,6 +279,7 @@ export class MemoryWorkflowStore implements WorkflowStore {
     contracts: new Map(),
     backlog: new Map(),
     jobs: new Map(),
+    agentEvents: new Map(),
     syncLinks: new Map(),
     deliveries: new Map(),
     chains: new Map(),

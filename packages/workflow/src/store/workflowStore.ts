@@ -10,6 +10,7 @@
 import type { AuditEntry, AuditStore, EntryBuilder, SealedEntry } from '@switchyard/audit-chain';
 import type { Contract, Evidence, Feature, FeatureState, GovernanceRule, Metric, WorkPackage } from '../domain/model.js';
 import type { AgentJob, BacklogItem, BacklogStatus, ItemType, SyncLink } from '../domain/records.js';
+import type { AgentEvent, AgentEventFilter, StoredAgentEvent } from '../events.js';
 
 /** Filter of {@link WorkflowReader.listEvidence}: `wpId: null` means feature-level evidence only. */
 export interface EvidenceFilter {
@@ -44,6 +45,8 @@ export interface WorkflowReader {
   listJobs(filter?: { featureSlug?: string; state?: AgentJob['state'] }): Promise<AgentJob[]>;
   getSyncLink(system: SyncLink['system'], localKey: string): Promise<SyncLink | undefined>;
   listSyncLinks(system?: SyncLink['system']): Promise<SyncLink[]>;
+  /** Stored agent events, oldest first: what jobs in any process reported (see {@link WorkflowTx.appendAgentEvent}). */
+  listAgentEvents(filter?: AgentEventFilter): Promise<StoredAgentEvent[]>;
 }
 
 /** A transaction: reads see its own writes; nothing is visible to others until it commits. */
@@ -70,6 +73,8 @@ export interface WorkflowTx extends WorkflowReader {
   insertJob(job: AgentJob): Promise<void>;
   updateJob(id: string, patch: Partial<Omit<AgentJob, 'id' | 'created_at'>>): Promise<AgentJob>;
   putSyncLink(link: SyncLink): Promise<void>;
+  /** Stores an agent event (its `id` is ignored) and returns it with the id the store gave it. */
+  appendAgentEvent(event: AgentEvent): Promise<StoredAgentEvent>;
   /** Records a webhook delivery id; false when it was seen before. */
   recordDelivery(deliveryId: string, receivedAt: string): Promise<boolean>;
   /** Forgets webhook deliveries received before `receivedBefore` (ISO 8601); returns how many. */

@@ -49,6 +49,16 @@ export const MIGRATIONS: readonly Migration[] = [
       'CREATE TABLE webhook_deliveries (delivery_id TEXT PRIMARY KEY, received_at TEXT NOT NULL)',
     ],
   },
+  {
+    version: 3,
+    name: 'agent events, so other processes can stream jobs they did not start',
+    statements: [
+      `CREATE TABLE agent_events (id {{id}}, job_id TEXT NOT NULL, feature_slug TEXT NOT NULL, wp_sequence INTEGER NOT NULL,
+        kind TEXT NOT NULL, data TEXT NOT NULL, at BIGINT NOT NULL)`,
+      'CREATE INDEX agent_events_job ON agent_events (job_id, id)',
+      'CREATE INDEX agent_events_feature ON agent_events (feature_slug, id)',
+    ],
+  },
 ];
 
 const ID_COLUMN = {

@@ -9,6 +9,7 @@ import type { AuditEntry, AuditStore, ChainHead, EntryBuilder, SealedEntry } fro
 import type { Contract, Evidence, Feature, FeatureState, GovernanceRule, Metric, WorkPackage } from '../../domain/model.js';
 import type { AgentJob, BacklogItem, BacklogStatus, ItemType, SyncLink } from '../../domain/records.js';
 import { NotFoundError, WorkflowError } from '../../errors.js';
+import type { AgentEvent, AgentEventFilter, StoredAgentEvent } from '../../events.js';
 import { assertChainName, assertContinuesHead } from '../chainCheck.js';
 import type { EvidenceFilter, WorkflowReader, WorkflowStore, WorkflowTx } from '../workflowStore.js';
 import { migrate } from './migrations.js';
@@ -84,6 +85,16 @@ const toBacklogItem = (r: SqlRow): BacklogItem => ({
   feature_slug: strOrNull(r.feature_slug),
   created_at: String(r.created_at),
   updated_at: String(r.updated_at),
+});
+
+const toAgentEvent = (r: SqlRow): StoredAgentEvent => ({
+  id: num(r.id),
+  jobId: String(r.job_id),
+  featureSlug: String(r.feature_slug),
+  wpSequence: num(r.wp_sequence),
+  kind: r.kind as AgentEvent['kind'],
+  data: JSON.parse(String(r.data)) as Record<string, unknown>,
+  at: num(r.at),
 });
 
 /** Columns of an update, from a patch (JSON-encoding arrays and objects). */
@@ -190,6 +201,14 @@ class SqlReader implements WorkflowReader {
     if (filter.state) where.push('state = ?') && params.push(filter.state);
     const sql = `SELECT body FROM agent_jobs${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY created_at, id`;
     return (await this.s.all(sql, params)).map((r) => JSON.parse(String(r.body)) as AgentJob);
+  }
+  async listAgentEvents(filter: AgentEventFilter = {}) {
+    const where = ['id > ?'];
+    const params: unknown[] = [filter.afterId ?? 0];
+    if (filter.jobId) where.push('job_id = ?') && params.push(filter.jobId);
+    if (filter.featureSlug) where.push('feature_slug = ?') && params.push(filter.featureSlug);
+    const limit = filter.limit !== undefined ? ` LIMIT ${Math.max(0, Math.floor(filter.limit))}` : '';
+    return (await this.s.all(`SELECT * FROM agent_events WHERE ${where.join(' AND ')} ORDER BY id${limit}`, params)).map(toAgentEvent);
   }
   async getSyncLink(system: SyncLink['system'], localKey: string) {
     const [r] = await this.s.all('SELECT body FROM sync_links WHERE system = ? AND local_key = ?', [system, localKey]);
@@ -311,6 +330,13 @@ class SqlTx extends SqlReader implements WorkflowTx {
     const job: AgentJob = { ...old, ...(JSON.parse(json(patch)) as Partial<AgentJob>), id };
     await this.s.run('UPDATE agent_jobs SET state = ?, body = ? WHERE id = ?', [job.state, json(job), id]);
     return job;
+  }
+  async appendAgentEvent(event: AgentEvent) {
+    const [r] = await this.s.all(
+      'INSERT INTO agent_events (job_id, feature_slug, wp_sequence, kind, data, at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *',
+      [event.jobId, event.featureSlug, event.wpSequence, event.kind, json(event.data), Math.round(event.at)],
+    );
+    return toAgentEvent(r!);
   }
   async putSyncLink(link: SyncLink) {
     await this.s.run(

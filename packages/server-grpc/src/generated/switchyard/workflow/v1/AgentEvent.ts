@@ -13,6 +13,7 @@ export interface AgentEvent {
   kind?: string;
   data?: _google_protobuf_Struct | null;
   at?: number | string | Long;
+  id?: number | string | Long;
 }
 
 export interface AgentEvent__Output {
@@ -22,4 +23,5 @@ export interface AgentEvent__Output {
   kind: string;
   data: _google_protobuf_Struct__Output | null;
   at: number;
+  id: number;
 }
