@@ -237,6 +237,11 @@ export function buildProgram(
         .choices(['reject', 'allow', 'ask'])
         .default('reject'),
     )
+    .option(
+      '--acp-permission-timeout <seconds>',
+      'with --acp-permissions ask: seconds a permission request waits for an answer before it is denied',
+      '300',
+    )
     .option('--allowed-host <host>', 'Host header to accept (repeatable)', collect, [])
     .option('--api-key-env <name>', 'require Authorization: Bearer <key> on the API, the key read from this environment variable')
     .argument('<command...>', 'the agent command and its arguments, after --')

@@ -166,6 +166,7 @@ export async function agentServeCommand(
     stateFile?: string;
     rules?: string;
     acpPermissions?: 'reject' | 'allow' | 'ask';
+    acpPermissionTimeout?: string;
   },
 ): Promise<number> {
   const [executable, ...args] = command;
@@ -173,6 +174,7 @@ export async function agentServeCommand(
   const port = intOption(opts.port, '--port', { min: 0, max: 65535 })!;
   const cols = intOption(opts.termWidth, '--term-width', { min: 20, max: 1000 })!;
   const rows = intOption(opts.termHeight, '--term-height', { min: 5, max: 1000 })!;
+  const permissionTimeoutSeconds = intOption(opts.acpPermissionTimeout ?? '300', '--acp-permission-timeout', { min: 1, max: 86_400 })!;
   const type = opts.type?.toLowerCase();
   if (type !== undefined && opts.transport === 'pty' && !AGENT_TYPE_NAMES.has(type))
     throw new CliError('invalid_argument', `--type: unknown agent type ${opts.type}; one of ${[...AGENT_TYPE_NAMES].join(', ')}`, {
@@ -202,6 +204,7 @@ export async function agentServeCommand(
       ...(type !== undefined ? { agentType: type } : rules ? { agentType: 'custom' } : {}),
       ...(rules ? { rules } : {}),
       ...(opts.transport === 'acp' && opts.acpPermissions ? { acpPermissions: opts.acpPermissions } : {}),
+      ...(opts.transport === 'acp' ? { acpPermissionTimeoutMs: permissionTimeoutSeconds * 1000 } : {}),
       ...(opts.allowedHost.length ? { allowedHosts: opts.allowedHost } : {}),
       ...(apiKey ? { apiKey } : {}),
       cols,
