@@ -12,6 +12,7 @@ import { resolve } from 'node:path';
 import type { AgentSessionServer } from '@switchyard/agent-session';
 import type { MessageRules } from '@switchyard/agent-session/engine';
 import type { AgentAdapter } from '@switchyard/workflow';
+import { AGENT_TYPE_NAMES as AGENT_TYPES } from '../agentTypes.js';
 import { resolved } from '../config.js';
 import { CliError } from '../errors.js';
 import { watchCancellations } from '../jobWatch.js';
@@ -127,25 +128,7 @@ async function customRules(path: string, cwd: string, build: (spec: unknown) => 
 }
 
 /** Agent types `--type` accepts, with the aliases the server knows. */
-const AGENT_TYPE_NAMES = new Set([
-  'claude',
-  'claude-code',
-  'codex',
-  'gemini',
-  'qwen',
-  'opencode',
-  'aider',
-  'goose',
-  'amp',
-  'copilot',
-  'cursor',
-  'cursor-agent',
-  'auggie',
-  'amazonq',
-  'q',
-  'custom',
-  'generic',
-]);
+const AGENT_TYPE_NAMES = new Set<string>([...AGENT_TYPES, 'claude-code', 'cursor-agent', 'q', 'custom', 'generic']);
 
 /** `yard agent serve [--port 3284] [--type kind] [--transport pty|acp] [--api-key-env NAME] -- <command> [args…]`. */
 export async function agentServeCommand(
