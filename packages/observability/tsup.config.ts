@@ -1,11 +1,13 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', tracing: 'src/tracing/index.ts' },
+  entry: { index: 'src/index.ts', tracing: 'src/tracing/index.ts', contract: 'src/contract.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,
   clean: false,
   target: 'node20',
   platform: 'node',
+  // Keep `node:` specifiers: `node:test` (imported by the contract suite) has no unprefixed form.
+  removeNodeProtocol: false,
 });

@@ -90,6 +90,16 @@ describe('content type', () => {
   test('a form post (text/plain, urlencoded) is refused; JSON and an empty body pass; multipart only where uploads are', () => {
     assert.equal(post({ 'content-type': 'text/plain', 'content-length': '5' })?.status, 415);
     assert.equal(post({ 'content-type': 'application/x-www-form-urlencoded', 'content-length': '5' })?.status, 415);
+    assert.equal(post({ 'content-type': 'application/yaml', 'content-length': '5' })?.status, 415, 'YAML only where a route asks for it');
+    const yamlRoute = (type: string) =>
+      loopback.check({
+        method: 'PUT',
+        headers: { host: '127.0.0.1', 'content-type': type, 'content-length': '5' },
+        authorization: 'loopback',
+        alsoAccepts: ['application/yaml', 'text/plain'],
+      })?.status;
+    assert.equal(yamlRoute('application/yaml'), undefined);
+    assert.equal(yamlRoute('text/plain'), 415, 'a type another site can send without a preflight is never taken, even when listed');
     assert.equal(post({ 'content-type': 'application/json; charset=utf-8', 'content-length': '2' }), undefined);
     assert.equal(post({ 'content-length': '0' }), undefined);
     const multipart = { host: '127.0.0.1', 'content-type': 'multipart/form-data; boundary=x', 'content-length': '10' };

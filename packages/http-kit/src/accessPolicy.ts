@@ -118,7 +118,16 @@ export interface AccessRequest {
   upgrade?: boolean;
   /** The route takes multipart uploads. */
   multipart?: boolean;
+  /**
+   * Body media types taken besides JSON under ambient authority (`application/yaml` for a config
+   * editor). Only types a browser cannot send cross-site without a CORS preflight belong here: never
+   * `text/plain`, `application/x-www-form-urlencoded` or `multipart/form-data`, which it can.
+   */
+  alsoAccepts?: readonly string[];
 }
+
+/** The body types a browser sends to another site without a CORS preflight: never taken under ambient authority. */
+const CROSS_SITE_SENDABLE = new Set(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', '']);
 
 /**
  * One server's access rules.
@@ -231,7 +240,8 @@ export class AccessPolicy {
       const type = (first(headers['content-type']) ?? '').split(';')[0]!.trim().toLowerCase();
       const json = /^application\/([\w.-]+\+)?json$/.test(type);
       const multipart = request.multipart === true && type === 'multipart/form-data';
-      if (!json && !multipart) {
+      const also = request.alsoAccepts?.includes(type) === true && !CROSS_SITE_SENDABLE.has(type);
+      if (!json && !multipart && !also) {
         const message = `send the body as application/json${request.multipart ? ' (or multipart/form-data for uploads)' : ''}`;
         return { status: 415, code: 'unsupported_media_type', message, details: fieldDetail('content-type', message) };
       }

@@ -86,6 +86,7 @@ export {
 export { LabelLimiter, OTHER_LABEL, UNKNOWN_LABEL } from './metrics/labelLimiter.js';
 export { MetricsServer, type MetricsServerOptions } from './metrics/metricsServer.js';
 export { collectProcessMetrics } from './metrics/processMetrics.js';
+export { tokenCost } from './metrics/tokenCost.js';
 export { WebsocketMetrics, type WebsocketMetricsOptions } from './metrics/websocketMetrics.js';
 export { WorkflowMetrics, type WorkflowMetricsOptions } from './metrics/workflowMetrics.js';
 export { ChatWebhookNotifier, type ChatWebhookOptions, chatPayload } from './notify/chatNotifier.js';
@@ -107,3 +108,41 @@ export { parseSmtpServer, type SmtpServerAddress } from './notify/smtpServer.js'
 export { type AlertsReport, type CreateObservabilityOptions, createObservability, type Observability } from './observability.js';
 export { type GatewaySources, type ObserverSinks, observeGateway, observeWorkflow } from './observe.js';
 export { ensureRequestId, REQUEST_ID_HEADER, requestIdFrom } from './requestId.js';
+export { UsageMetrics, type UsageMetricsOptions } from './usage/usageMetrics.js';
+export {
+  csvField,
+  USAGE_CSV_COLUMNS,
+  type UsageCountsJson,
+  type UsageGroupTotals,
+  UsageQuery,
+  type UsageQueryOptions,
+  type UsageReport,
+  type UsageSeriesPoint,
+  usageCsv,
+} from './usage/usageQuery.js';
+export {
+  ANONYMOUS_CLIENT,
+  type CountedRequest,
+  DEFAULT_USAGE_FLUSH_INTERVAL_MS,
+  NO_PROVIDER,
+  type RequestEndSource,
+  UsageRecorder,
+  type UsageRecorderOptions,
+} from './usage/usageRecorder.js';
+export {
+  addCounts,
+  compareBuckets,
+  emptyCounts,
+  groupValue,
+  MemoryUsageStore,
+  rollupId,
+  USAGE_GROUP_BYS,
+  USAGE_MINUTE_MS,
+  type UsageBucket,
+  type UsageCounts,
+  type UsageDimensions,
+  type UsageGroupBy,
+  type UsageRollup,
+  type UsageSeriesQuery,
+  type UsageStore,
+} from './usage/usageStore.js';

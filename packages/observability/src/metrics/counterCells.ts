@@ -13,6 +13,18 @@ export interface CounterCell {
   value: number;
 }
 
+/** The counters one request moves, per labelled value (a provider and model pair, a tenant, a client key). */
+export interface RequestCells {
+  success: CounterCell;
+  error: CounterCell;
+  /** The client closed the request first: neither a success nor anyone's error (`status="client_closed"`). */
+  clientClosed: CounterCell;
+  tokensIn: CounterCell;
+  tokensOut: CounterCell;
+  cacheHits: CounterCell;
+  cost: CounterCell;
+}
+
 interface Entry<L extends string> {
   labels: Record<L, string>;
   cell: CounterCell;

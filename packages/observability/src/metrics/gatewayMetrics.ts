@@ -21,8 +21,11 @@ import type {
   RequestEndEvent,
   RequestStartEvent,
 } from '../events.js';
-import { type CounterCell, CounterCells } from './counterCells.js';
+import { type CounterCell, CounterCells, type RequestCells } from './counterCells.js';
 import { LabelLimiter } from './labelLimiter.js';
+import { type TokenPrice, tokenCost } from './tokenCost.js';
+
+export type { TokenPrice };
 
 /** Buckets of svc_request_duration_seconds: LLM calls run from tens of ms to minutes. */
 export const REQUEST_DURATION_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120, 300];
@@ -51,28 +54,13 @@ export interface GatewayMetricsOptions {
   ttfbBuckets?: number[];
 }
 
-/** A price per 1,000 tokens, input and output. */
-export interface TokenPrice {
-  input: number;
-  output: number;
-}
-
 /** Label value of requests that never reached a provider (every candidate cooling, say). */
 export const NO_PROVIDER_LABEL = 'none';
 
 type Observer = { observe(value: number): void };
 
 /** The hot-path state of one (provider, model) pair. */
-interface PairCells {
-  success: CounterCell;
-  error: CounterCell;
-  /** The client closed the request first: neither a success nor anyone's error (`status="client_closed"`). */
-  clientClosed: CounterCell;
-  tokensIn: CounterCell;
-  tokensOut: CounterCell;
-  cacheHits: CounterCell;
-  cost: CounterCell;
-}
+type PairCells = RequestCells;
 
 /** The hot-path state of one provider. */
 interface ProviderCells {
@@ -325,7 +313,7 @@ export class GatewayMetrics implements EventObserver {
     if (event.cached) pair.cacheHits.value++;
     if (this.tokenPrice && event.provider !== null && (event.tokens.input > 0 || event.tokens.output > 0)) {
       const price = this.tokenPrice(event.provider);
-      if (price) pair.cost.value += (event.tokens.input * price.input + event.tokens.output * price.output) / 1000;
+      if (price) pair.cost.value += tokenCost(event.tokens, price);
     }
     provider.duration.observe(event.latencyMs / 1000);
     if (event.ttfbMs !== null) provider.ttfb.observe(event.ttfbMs / 1000);

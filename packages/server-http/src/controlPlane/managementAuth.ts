@@ -354,7 +354,13 @@ export function managementAuth(options: ManagementAuthOptions): ManagementGuard 
       if (!key && session && incoming && options.access) {
         const refusal = options
           .access()
-          .check({ method: c.req.method, headers: sameOriginHeaders(incoming.headers), authorization: 'cookie' });
+          // The dashboard's config editor sends YAML, which (unlike text/plain) no other site can send without a preflight.
+          .check({
+            method: c.req.method,
+            headers: sameOriginHeaders(incoming.headers),
+            authorization: 'cookie',
+            alsoAccepts: ['application/yaml'],
+          });
         if (refusal) return respondError(c, refusal.code, refusal.message, refusal.details);
       }
       return next();

@@ -74,6 +74,8 @@ export interface DataPlane {
   setApiKeys(keys: readonly ClientKeyEntry[]): void;
   /** Whether a client key passes the `api-keys` rule (the websocket upgrade checks it too). */
   acceptsClientKey(key: string | undefined): boolean;
+  /** Who holds a client key, as the relay's events name them (undefined when `/v1` is open or the key is unknown). */
+  clientOf(key: string | undefined): ClientIdentity | undefined;
   /** Replaces the key-less access rules (config reload). */
   setAccess(access: DataPlaneAccess | undefined): void;
   /**
@@ -297,6 +299,10 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
   return {
     maxBodyBytes,
     acceptsClientKey: (key) => keys.accepts(key),
+    clientOf(key) {
+      const identity = keys.open ? undefined : keys.identify(key);
+      return identity && staticClient(identity);
+    },
     setApiKeys(next) {
       keys = new ApiKeySet(next);
       modelsCreated = Math.floor(Date.now() / 1000);

@@ -115,7 +115,8 @@ export class GatewayCluster {
   private constructor(
     readonly nodeId: string,
     private readonly settings: GatewayConfig['cluster'],
-    private readonly pool: pg.Pool,
+    /** The shared pool (the usage store writes on it too); closed by `close()`. */
+    readonly pool: pg.Pool,
     readonly credentialStore: PostgresCredentialStore,
     readonly quotaStore: PostgresQuotaStore,
     readonly refreshLock: PostgresRefreshLock,

@@ -32,6 +32,7 @@ import { registerManagementRoutes } from './routes/management.js';
 import { registerOAuthRoutes } from './routes/oauth.js';
 import { registerOperationsRoutes } from './routes/operations.js';
 import { registerProviderQuotaRoute } from './routes/providerQuota.js';
+import { registerUsageRoutes } from './routes/usage.js';
 
 export type { ControlPlaneApp, ControlPlaneEnv } from './parts.js';
 
@@ -154,6 +155,7 @@ export function createControlPlane(gateway: GatewayParts, management: GatewayMan
   registerApiCallRoute(app, gateway);
   registerOAuthRoutes(app, gateway, guard, sessions);
   registerProviderQuotaRoute(app, gateway);
+  registerUsageRoutes(app, gateway);
 
   app.doc31('/openapi.json', {
     openapi: '3.1.0',

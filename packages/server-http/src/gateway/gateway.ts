@@ -21,7 +21,7 @@ import {
   openLoopbackWarning,
   UnsafeBindError,
 } from '@switchyard/http-kit';
-import type { DestinationStream } from '@switchyard/observability';
+import type { DestinationStream, UsageStore } from '@switchyard/observability';
 import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
 import type { Tracing } from '@switchyard/observability/tracing';
 import { NodeFailover, Relay, ResponseCache, UndiciTransport } from '@switchyard/relay';
@@ -47,6 +47,7 @@ import { ProviderStatsCollector } from './providerStats.js';
 import { cooldownDurations, createHealthProbe, monitoredProviders, quotaExceededSettings, relayProviders } from './providers.js';
 import { pathsNeedingRestart, runningConfig } from './readAtStart.js';
 import { cacheSettings, failoverSettings, healingSettings, healthSettings, poolSettings, websocketSettings } from './settings.js';
+import { GatewayUsage, openUsageStore } from './usage/gatewayUsage.js';
 
 /** Options of {@link Gateway.start}. */
 export interface GatewayOptions {
@@ -155,6 +156,8 @@ export class Gateway implements GatewayParts {
   readonly credentials: GatewayCredentials;
   /** The shared PostgreSQL stores (`cluster.enabled`), else undefined. */
   readonly cluster: GatewayCluster | undefined;
+  /** Usage accounting by client key, tenant, provider and model (`usage.enabled`), else undefined. */
+  readonly usage: GatewayUsage | undefined;
   readonly startedAt: number;
   readonly configPath: string | undefined;
   readonly server: Server;
@@ -184,6 +187,7 @@ export class Gateway implements GatewayParts {
     cluster: GatewayCluster | undefined,
     tracer: Tracing | undefined,
     guarded: { hosts: GuardedHosts; outbound: Agent },
+    usageStore: UsageStore | undefined,
   ) {
     const config = options.config;
     this.current = config;
@@ -283,6 +287,15 @@ export class Gateway implements GatewayParts {
         : {}),
     });
     this.relay = relay;
+    this.usage = usageStore
+      ? new GatewayUsage({
+          store: usageStore,
+          scheduler: this.scheduler,
+          config: () => this.current,
+          registry: this.observability.registry,
+          logger: this.observability.logger,
+        })
+      : undefined;
     this.stopQuotaFeed = credentials.feedQuota(relay.table, () => Object.keys(this.current.providers));
     this.stats = new ProviderStatsCollector(this.scheduler);
     relay.events.on('request:end', (event) => this.stats.record(event));
@@ -302,6 +315,7 @@ export class Gateway implements GatewayParts {
     this.websocket = createWebsocketGateway({
       relay,
       acceptsClientKey: (key) => this.dataPlane.acceptsClientKey(key),
+      clientOf: (key) => this.dataPlane.clientOf(key),
       accessDenial: (req, denialOptions) => this.dataPlane.accessDenial(req, denialOptions),
       management: this.management.guard,
       credentials: credentials.manager,
@@ -384,7 +398,9 @@ export class Gateway implements GatewayParts {
       undo.push(() => opened.close());
       const tracing = await openTracing(config, scheduler, guardedHosts.lookup);
       if (tracing) undo.push(() => tracing.shutdown());
-      gateway = new Gateway({ ...options, scheduler }, credentials, cluster, tracing, { hosts: guardedHosts, outbound });
+      const usageStore = config.usage.enabled ? await openUsageStore(config, options.configPath, cluster) : undefined;
+      if (usageStore) undo.push(() => usageStore.close());
+      gateway = new Gateway({ ...options, scheduler }, credentials, cluster, tracing, { hosts: guardedHosts, outbound }, usageStore);
     } catch (error) {
       await undo.run();
       throw error;
@@ -402,6 +418,7 @@ export class Gateway implements GatewayParts {
       credentials: credentials.manager.events,
       websocket: gateway.websocket.events,
     });
+    gateway.usage?.start(gateway.relay.events);
     await new Promise<void>((resolve, reject) => {
       gateway.server.once('error', reject);
       gateway.server.listen(config.port, config.host, () => {
@@ -498,10 +515,11 @@ export class Gateway implements GatewayParts {
   /**
    * The config as it runs: the config in force ({@link config}), except that each path read only
    * at start keeps the value the process started with. `restartNeeded` lists the paths whose value
-   * in the config in force waits for a restart.
+   * in the config in force waits for a restart. Given a `candidate`, it says the same of that
+   * config as if it were applied (a dry run of a reload).
    */
-  runningConfig(): { config: GatewayConfig; restartNeeded: string[] } {
-    return runningConfig(this.startConfig, this.current);
+  runningConfig(candidate: GatewayConfig = this.current): { config: GatewayConfig; restartNeeded: string[] } {
+    return runningConfig(this.startConfig, candidate);
   }
 
   /** Live per-provider traffic (`GET /v1/metrics/providers`, the dashboard's charts). */
@@ -610,6 +628,8 @@ export class Gateway implements GatewayParts {
     await this.failover.close();
     await this.transport.close();
     await this.credentials.close();
+    // After the server and the relay: every request's end has been counted. Before the cluster's pool ends.
+    await this.usage?.close();
     await this.cluster?.close();
     await this.observability.stop();
     // Spans still queued in the batch processor are exported before the process goes.

@@ -19,6 +19,7 @@ import type { GatewayCredentials } from './credentials.js';
 import type { GuardedHosts } from './guardedHosts.js';
 import type { LogTail } from './logTail.js';
 import type { ProviderStatsCollector } from './providerStats.js';
+import type { GatewayUsage } from './usage/gatewayUsage.js';
 
 /** The variables the control plane's middleware sets on each request. */
 export type ControlPlaneEnv = { Variables: { requestId: string } };
@@ -42,6 +43,8 @@ export interface GatewayParts {
   readonly observability: Observability;
   readonly credentials: GatewayCredentials;
   readonly cluster: GatewayCluster | undefined;
+  /** Usage accounting (`usage.enabled`), else undefined. */
+  readonly usage: GatewayUsage | undefined;
   readonly relay: Relay;
   readonly cooldowns: CooldownManager;
   readonly health: HealthMonitor;
@@ -51,7 +54,7 @@ export interface GatewayParts {
   readonly management: GatewayManagement;
   readonly access: AccessPolicy;
   bindRefusal(config: GatewayConfig): UnsafeBindError | undefined;
-  runningConfig(): { config: GatewayConfig; restartNeeded: string[] };
+  runningConfig(candidate?: GatewayConfig): { config: GatewayConfig; restartNeeded: string[] };
   providerStats(): ReturnType<ProviderStatsCollector['report']>;
   reload(
     config: GatewayConfig,

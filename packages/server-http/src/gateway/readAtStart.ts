@@ -43,6 +43,10 @@ export const READ_AT_START = [
   'server.websocket.max_message_size',
   'server.websocket.ping_interval',
   'server.websocket.high_water_mark',
+  // The usage recorder, its store and its metrics are built once; `usage.retention` is read at each prune.
+  'usage.enabled',
+  'usage.flush_interval',
+  'usage.metrics',
   // Providers without an `oauth` block declare no flow, so adding or removing one of them changes nothing here.
   'providers.*.oauth',
 ];

@@ -318,8 +318,24 @@ function resultResponse(part: Extract<Part, { type: 'tool_result' }>): Json {
   return part.isError ? { error: text } : { output: text };
 }
 
-function encodeParts(message: Message, path: string, names: Map<string, string>): Json[] {
+/**
+ * The signature Google documents for function calls a Gemini 3 model did not sign itself (a
+ * conversation carried over from another model, calls a client of another family kept without
+ * their signatures): it tells the validator to skip the check. Gemini 3 refuses an unsigned call
+ * in the current turn with a 400 ("Function call is missing a thought_signature").
+ */
+export const UNSIGNED_CALL_SIGNATURE = 'skip_thought_signature_validator';
+
+/** Whether `model` validates thought signatures on function calls (Gemini 3 and later, by name). */
+export function validatesCallSignatures(model: string): boolean {
+  const major = /(?:^|\/)gemini-(\d+)/.exec(model)?.[1];
+  return major !== undefined && Number(major) >= 3;
+}
+
+function encodeParts(message: Message, path: string, names: Map<string, string>, signCalls: boolean): Json[] {
   const out: Json[] = [];
+  // Gemini signs the first function call of a turn (parallel calls after it carry none): so does the fallback.
+  let unsignedFallback = signCalls && message.role === 'assistant' && !message.parts.some((p) => p.type === 'tool_call' && p.signature);
   message.parts.forEach((part, j) => {
     switch (part.type) {
       case 'text':
@@ -331,14 +347,17 @@ function encodeParts(message: Message, path: string, names: Map<string, string>)
       case 'thinking':
         out.push({ text: part.text, thought: true, thoughtSignature: part.signature });
         break;
-      case 'tool_call':
+      case 'tool_call': {
+        const signature = part.signature ?? (unsignedFallback ? UNSIGNED_CALL_SIGNATURE : undefined);
+        unsignedFallback = false;
         out.push(
           compact({
             functionCall: { name: part.name, args: parseArguments(part.arguments, `${path}.parts[${j}].arguments`) },
-            thoughtSignature: part.signature,
+            thoughtSignature: signature,
           }),
         );
         break;
+      }
       case 'tool_result': {
         const name = part.name ?? names.get(part.callId);
         if (!name) invalid(`${path}.tool_call_id`, `names no earlier tool call (${part.callId}); Gemini needs the function's name`);
@@ -357,9 +376,10 @@ const sendsToGemini = (part: Part): boolean => part.type !== 'thinking' || (Bool
 /** Writes a Gemini `generateContent` request body (no model or stream flag: those go in the URL). */
 export function encodeGenerateContentRequest(request: ChatRequest): Json {
   const names = toolNamesById(request.messages);
+  const signCalls = validatesCallSignatures(request.model);
   const contents = sendableTurns(request, sendsToGemini).map((message, i) => ({
     role: message.role === 'assistant' ? 'model' : 'user',
-    parts: encodeParts(message, `messages[${i}]`, names),
+    parts: encodeParts(message, `messages[${i}]`, names, signCalls),
   }));
   const body: Json = { contents };
   // An empty text part is no part to Gemini ("required oneof field 'data'"): blank system prompts are left out.

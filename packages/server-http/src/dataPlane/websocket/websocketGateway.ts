@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import type { ClientIdentity } from '@switchyard/core-routing';
 import type { Relay } from '@switchyard/relay';
 import { every, type Scheduler, systemScheduler } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
@@ -43,6 +44,8 @@ export interface WebsocketGatewayOptions {
   relay: Relay;
   /** The `/v1/*` client key rule (`api-keys`; open when empty). */
   acceptsClientKey(key: string | undefined): boolean;
+  /** Who holds a client key (its identity in the relay's events, so a socket's requests are accounted to it). */
+  clientOf?(key: string | undefined): ClientIdentity | undefined;
   /** The access rules (Origin whatever authorized the upgrade; Host and locality for a key-less caller). */
   accessDenial?: UpgradeDeps['accessDenial'];
   /** The management API's rules, for `X-Management-Key`. */
@@ -106,6 +109,7 @@ export function createWebsocketGateway(options: WebsocketGatewayOptions): Websoc
     maxInFlight: () => settings().maxInFlight,
     highWaterMark: initial.highWaterMark,
     logError,
+    clientOf: (key: string | undefined) => options.clientOf?.(key),
   };
 
   const stopKeepalive = every(scheduler, initial.pingIntervalMs, () => {

@@ -12,6 +12,7 @@
  * stays open.
  */
 import type { IncomingMessage } from 'node:http';
+import type { ClientIdentity } from '@switchyard/core-routing';
 import { CredentialsError, type RuntimeUpdate, type RuntimeUpdateResult } from '@switchyard/credentials';
 import { presentedKey } from '@switchyard/http-kit';
 import { AFFINITY_HEADER, type Relay, type RelayRequest } from '@switchyard/relay';
@@ -60,6 +61,8 @@ export interface WsConnectionDeps {
   highWaterMark: number;
   /** Faults of the gateway's own (never a client's mistake). */
   logError(fields: Record<string, unknown>, message: string): void;
+  /** Who holds the socket's client key, read per request (a reload may rename or re-tenant it), for accounting. */
+  clientOf?(key: string | undefined): ClientIdentity | undefined;
 }
 
 /** Completed responses a socket keeps for `previous_response_id`: a client chains on its latest one. */
@@ -332,6 +335,7 @@ export class WsConnection implements WsOutlet {
     }
     const controller = new AbortController();
     this.inFlight.add(controller);
+    const client = this.deps.clientOf?.(this.clientKey);
     const request: RelayRequest = {
       requestId: crypto.randomUUID(),
       ingress: 'openai-responses',
@@ -342,6 +346,7 @@ export class WsConnection implements WsOutlet {
       signal: controller.signal,
       path: '/v1/responses',
       forwarded: false,
+      ...(client ? { client } : {}),
       ...this.identity,
     };
     this.deps.relay

@@ -382,6 +382,22 @@ const clusterSchema = z
     path: ['database_url'],
   });
 
+/** `usage.*`: per-minute usage rollups by client key, tenant, provider and model. */
+const usageSchema = z.strictObject({
+  /** Account every request (SQLite in `auth-dir`, PostgreSQL in a cluster). */
+  enabled: z.boolean().default(true),
+  /** How long counts wait in memory before a batched write: at most what a crash loses. */
+  flush_interval: durationSchema.pipe(z.number().min(100, 'at least 100ms').max(3_600_000, 'at most 1h')).default(10_000),
+  /** Rollups older than this are deleted (checked at start and every hour). */
+  retention: durationSchema.pipe(z.number().min(3_600_000, 'at least 1h')).default(90 * 86_400_000),
+  metrics: z
+    .strictObject({
+      /** Client keys labelled in `svc_client_key_*` before the rest count under `other` (0: all under `other`). */
+      max_key_labels: z.number().int().min(0).max(10_000).default(100),
+    })
+    .prefault({}),
+});
+
 /** The whole gateway config. */
 export const gatewayConfigSchema = z
   .strictObject({
@@ -438,6 +454,7 @@ export const gatewayConfigSchema = z
       })
       .prefault({}),
     cluster: clusterSchema.prefault({}),
+    usage: usageSchema.prefault({}),
     /** How translated requests treat what the upstream family cannot do (`providers.<p>.translation` overrides it). */
     translation: translationSchema.prefault({}),
     ...observabilityConfigSchema.shape,

@@ -29,8 +29,6 @@ th { font-weight: 600; color: var(--muted); font-size: .85rem; }
 button, input[type=submit] { font: inherit; padding: .3rem .7rem; border-radius: 6px; border: 1px solid var(--line); background: var(--bg); color: var(--fg); cursor: pointer; }
 button:focus-visible, input:focus-visible, a:focus-visible { outline: 2px solid var(--accent); outline-offset: 2px; }
 meter { width: 8rem; height: 1rem; }
-svg.chart { width: 100%; height: 7rem; display: block; }
-svg.chart polyline { fill: none; stroke-width: 1.5; }
 .legend { display: flex; gap: 1rem; flex-wrap: wrap; font-size: .85rem; color: var(--muted); }
 .legend span::before { content: ""; display: inline-block; width: .8rem; height: .2rem; margin-right: .3rem; vertical-align: middle; background: currentColor; }
 .login { max-width: 24rem; margin: 10vh auto; padding: 1.5rem; }

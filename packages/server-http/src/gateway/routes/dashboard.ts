@@ -22,7 +22,8 @@ import {
   type SessionStore,
   sessionToken,
 } from '../../controlPlane/managementAuth.js';
-import { dashboardPage, homePage } from '../pages/dashboard.js';
+import { dashboardPage } from '../pages/dashboard/page.js';
+import { homePage } from '../pages/home.js';
 import { loginPage } from '../pages/login.js';
 import type { ControlPlaneApp, GatewayParts } from '../parts.js';
 

@@ -49,7 +49,7 @@ async function currentText(
 async function replaceConfig(
   gateway: Pick<GatewayParts, 'config' | 'configPath' | 'relay' | 'guardedHosts' | 'logTail' | 'bindRefusal' | 'runningConfig' | 'reload'>,
   text: string,
-  { fromCaller }: { fromCaller: boolean },
+  { fromCaller, dryRun = false }: { fromCaller: boolean; dryRun?: boolean },
 ): Promise<{ restartNeeded: string[]; persisted: boolean }> {
   let config: ReturnType<typeof validate>;
   try {
@@ -79,6 +79,8 @@ async function replaceConfig(
       throw new ApiError('forbidden', `refused outbound URL settings: ${refusals.map((r) => r.field).join(', ')}`, { details: refusals });
     }
   }
+  // A dry run stops here: every check a replacement passes, nothing recorded, written or applied.
+  if (dryRun) return { restartNeeded: gateway.runningConfig(config).restartNeeded, persisted: false };
   if (fromCaller) {
     // What the caller added is held to the guard again at each connection: its names may re-resolve (DNS rebinding).
     // Recorded before the file is written, so no restart, and no node reading the file, ever takes them as the operator's.
@@ -165,11 +167,25 @@ export function registerManagementRoutes(
       path: '/v0/management/config.yaml',
       tags,
       security,
-      summary: 'Replace the config: validated, written atomically, applied at once',
-      request: { body: { required: true, content: { 'application/yaml': { schema: z.string() }, 'text/plain': { schema: z.string() } } } },
+      summary: 'Replace the config: validated, written atomically, applied at once (with ?dry_run=true: only validated)',
+      request: {
+        query: z.object({
+          dry_run: z
+            .enum(['true', 'false'])
+            .default('false')
+            .openapi({
+              param: { name: 'dry_run', in: 'query' },
+              description: 'true: run every check a replacement passes, and say what would need a restart; write and apply nothing',
+            }),
+        }),
+        body: { required: true, content: { 'application/yaml': { schema: z.string() }, 'text/plain': { schema: z.string() } } },
+      },
       responses: {
         ...protectedErrors,
-        200: jsonResponse(z.object({ ok: z.literal(true), persisted: z.boolean(), restart_needed: z.array(z.string()) }), 'Applied'),
+        200: jsonResponse(
+          z.object({ ok: z.literal(true), persisted: z.boolean(), restart_needed: z.array(z.string()), dry_run: z.boolean() }),
+          'Applied (or, in a dry run, valid)',
+        ),
         403: jsonResponse(
           ErrorSchema,
           'An outbound URL it adds or changes is refused by the SSRF guard, or it adds to `api-call-allow` (`details` names each field); or remote management is off for this client',
@@ -185,8 +201,9 @@ export function registerManagementRoutes(
     }),
     async (c) => {
       const text = await c.req.text();
-      const { restartNeeded, persisted } = await replaceConfig(gateway, text, { fromCaller: true });
-      return c.json({ ok: true as const, persisted, restart_needed: restartNeeded }, 200);
+      const dryRun = c.req.valid('query').dry_run === 'true';
+      const { restartNeeded, persisted } = await replaceConfig(gateway, text, { fromCaller: true, dryRun });
+      return c.json({ ok: true as const, persisted, restart_needed: restartNeeded, dry_run: dryRun }, 200);
     },
   );
 

@@ -92,7 +92,7 @@ export function sessionStatus(session: SignInSession): z.infer<typeof StatusSche
 }
 
 /** The sign-in's JSON paths, which the management guard protects (the page at `/v0/oauth/{flow}` has its own check). */
-const API_PATH = /^\/v0\/oauth\/(sessions\/[^/]+|[^/]+\/sessions)\/?$/;
+const API_PATH = /^\/v0\/oauth(\/(sessions\/[^/]+|[^/]+\/sessions))?\/?$/;
 
 /** Registers the sign-in API and pages. */
 export function registerOAuthRoutes(
@@ -105,6 +105,36 @@ export function registerOAuthRoutes(
   const access = pageAccess(gateway, guard, sessions);
   const guarded: MiddlewareHandler = (c, next) => (API_PATH.test(c.req.path) ? guard.middleware(c, next) : next());
   app.use('/v0/oauth/*', guarded);
+  app.use('/v0/oauth', guarded);
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/v0/oauth',
+      tags,
+      security,
+      summary: 'The sign-in flows this gateway offers: each name (its page is /v0/oauth/{name}) and kind',
+      responses: {
+        200: jsonResponse(
+          z.object({ flows: z.array(z.object({ name: z.string(), kind: z.string(), page: z.string() })) }),
+          'The flows, by name',
+        ),
+        ...protectedErrors,
+      },
+    }),
+    (c) =>
+      c.json(
+        {
+          flows: manager()
+            .flowNames()
+            .flatMap((name) => {
+              const kind = gateway.credentials.flowKinds.get(name);
+              return kind ? [{ name, kind, page: `/v0/oauth/${encodeURIComponent(name)}` }] : [];
+            }),
+        },
+        200,
+      ),
+  );
 
   const kindOf = (flow: string) => {
     const kind = gateway.credentials.flowKinds.get(flow);
