@@ -6,6 +6,8 @@
  * module must come prebuilt (`@lydell/node-pty`, an optional dependency), so no compiler is needed.
  *
  * It packs what `pnpm build` made: without a build it skips (fails under CI, which builds first).
+ * It takes minutes (npm), so it runs with SWITCHYARD_PACKAGING=1 (`pnpm test:packaging`, its own CI
+ * step after the build), not in the main suite.
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
