@@ -46,10 +46,12 @@ function runtimeClosure(name: string, seen = new Set<string>()): Set<string> {
   return seen;
 }
 
+const enabled = process.env.SWITCHYARD_PACKAGING === '1';
 const needed = [...runtimeClosure('@switchyard/cli')];
 const unbuilt = needed.filter((name) => !existsSync(join(packagesDir, workspace.get(name)!, 'dist', 'index.js')));
-const build =
-  unbuilt.length === 0
+const build = !enabled
+  ? { skip: 'the install test runs with SWITCHYARD_PACKAGING=1 (`pnpm test:packaging`)' }
+  : unbuilt.length === 0
     ? { skip: false as const }
     : missing<object>(
         `${unbuilt.join(', ')} ${unbuilt.length === 1 ? 'is' : 'are'} not built`,
