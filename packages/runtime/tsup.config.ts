@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', postgres: 'src/postgres.ts', fs: 'src/fs.ts' },
+  entry: { index: 'src/index.ts', postgres: 'src/postgres.ts', fs: 'src/fs.ts', ssrf: 'src/ssrf.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,

@@ -7,7 +7,8 @@
  * `@switchyard/agent-session/engine` subpath.
  */
 export { type AgentSessionServer, type AgentSessionServerOptions, startAgentSessionServer } from './agentSessionServer.js';
-export { CustomRulesSchema, type CustomRulesSpec, customAgentRules, inferAgentType } from './engine/rules/agentRules.js';
+export { inferAgentType } from './engine/rules/agentRules.js';
+export { CustomRulesSchema, type CustomRulesSpec, customAgentRules } from './engine/rules/customRules.js';
 export { DEFAULT_ALLOWED_HOSTS, hostAllowed, parseHost } from './http/access.js';
 export { type AgentApi, type AgentApiOptions, createAgentApi } from './http/agentApi.js';
 export { EventHub, type EventHubOptions, sseFrame } from './http/eventStream.js';

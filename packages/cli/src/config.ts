@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { readArgumentFile } from './argumentFile.js';
 import { CliError } from './errors.js';
+import { codeHostConfigSchema, trackerConfigSchema } from './integrationConfig.js';
 
 const secret = z.string().min(1);
 
@@ -41,33 +42,11 @@ export const yardConfigSchema = z
       .object({ url: z.string().url(), model: z.string().min(1), api_key: secret.optional() })
       .strict()
       .optional(),
-    tracker: z
-      .object({
-        base_url: z.string().url(),
-        token_url: z.string().url(),
-        client_id: z.string().min(1),
-        client_secret: secret,
-        scope: z.string().optional(),
-        state_mapping: z.record(z.string(), z.string().min(1)).optional(),
-      })
-      .strict()
-      .optional(),
-    code_host: z
-      .object({
-        base_url: z.string().url().optional(),
-        owner: z.string().min(1),
-        repo: z.string().min(1),
-        token: secret.optional(),
-        client_id: z.string().min(1).optional(),
-        client_secret: secret.optional(),
-      })
-      .strict()
-      .refine((c) => c.token !== undefined || (c.client_id !== undefined && c.client_secret !== undefined), {
-        message: 'give token, or client_id and client_secret',
-        path: ['token'],
-      })
-      .optional(),
-    /** HMAC secret of the tracker's webhooks (`POST /webhooks/tracker`). */
+    /** The tracker features sync with: Linear, Plane, or the custom REST shape (see integrationConfig). */
+    tracker: trackerConfigSchema.optional(),
+    /** GitHub: issues, pull requests and CI; signs in with a token, the OAuth device flow or as a GitHub App. */
+    code_host: codeHostConfigSchema.optional(),
+    /** The tracker's webhook signing secret (`POST /webhooks/tracker`), verified by the tracker's own scheme. */
     webhook_secret: secret.optional(),
     /**
      * Client keys of the HTTP and gRPC servers: a key, or `{key, name, admin}`. A key's name is the actor its

@@ -28,6 +28,30 @@ With --output json every command prints one JSON document on stdout, and
 errors as {"error":{"code","message"}} on stderr.
 Agents reach the tool subcommands through \`yard dispatch\` and \`yard mcp\`.`;
 
+const SYNC_HELP = `
+The tracker is configured in .agileplus/config.yaml (docs/trackers.md):
+  tracker:
+    kind: linear | plane | rest       rest is the documented custom REST shape (the default)
+    auth: oauth_client_credentials | api_key | access_token   (default OAuth 2.0 client credentials)
+    client_id, client_secret, token_url, scope        OAuth 2.0 (secrets may be env:NAME)
+    team_id                                           linear: the team's UUID
+    workspace, project_id, app_installation_id        plane
+    base_url, token_url                               rest
+    state_mapping: {IMPLEMENTING: "In Progress", ...} feature state -> tracker state name
+  webhook_secret: env:TRACKER_WEBHOOK_SECRET          verifies POST /webhooks/tracker (yard serve)
+A state change made in the tracker moves the feature through the gates, or is refused with a comment.`;
+
+const CODE_HOST_HELP = `
+GitHub is configured in .agileplus/config.yaml (docs/trackers.md):
+  code_host:
+    owner, repo
+    base_url: https://ghe.example/api/v3      GitHub Enterprise Server (default api.github.com)
+    auth: token | oauth_device | app           inferred from the keys given
+    token: env:GITHUB_TOKEN                    token: a personal access token
+    client_id: Ov23li...                       oauth_device: the OAuth app; run yard code-host login
+    app_id, installation_id, private_key_file  app: a GitHub App installation
+    allow_private_hosts: [ghe.internal]        private hosts the SSRF guard lets through`;
+
 /**
  * Builds the program. `run` receives the module to import and the export
  * to call; `main` supplies it so actions stay lazy.
@@ -47,6 +71,7 @@ export function buildProgram(
   const tools = () => import('./commands/tools.js');
   const servers = () => import('./commands/servers.js');
   const audit = () => import('./commands/audit.js');
+  const codeHost = () => import('./commands/codeHost.js');
 
   const program = new Command('yard')
     .description('The feature workflow: lifecycle, work packages, governance gates, audit trail, agents and sync.')
@@ -195,6 +220,16 @@ export function buildProgram(
     .description('Every link with its last sync')
     .addOption(new Option('--system <system>', 'which remote').choices(['tracker', 'code_host']))
     .action(lazy(jobs, 'syncStatus'));
+  sync.addHelpText('after', SYNC_HELP);
+
+  program
+    .command('code-host')
+    .description('The code host (GitHub): sign-in')
+    .addHelpText('after', CODE_HOST_HELP)
+    .command('login')
+    .description('Sign in as the configured OAuth app through the device flow; the user token is kept in code_host.token_file (0600)')
+    .option('--scopes <list>', 'comma-separated OAuth scopes (default code_host.scopes, else repo)')
+    .action(lazy(codeHost, 'codeHostLogin'));
 
   program
     .command('audit')

@@ -22,12 +22,10 @@ import {
   DEFAULT_ARTIFACT_ROOT,
   DispatchTool,
   GatewayClient,
-  GitHubCodeHostAdapter,
   GitRepository,
   HeuristicReviewer,
   LlmReviewer,
   ProcessAgentAdapter,
-  RestTrackerAdapter,
   SUBCOMMAND_LOG_PATH,
   SubcommandAuditLog,
   type SubcommandContext,
@@ -41,6 +39,7 @@ import { AgentTypeAdapter, type AgentTypeAdapterOptions } from './agentTypeAdapt
 import { AGENT_TYPE_NAMES, usualCommand } from './agentTypes.js';
 import { loadConfig, resolved, type YardConfig } from './config.js';
 import { CliError } from './errors.js';
+import { codeHostFrom, trackerFrom, webhookVerifierFrom } from './integrations.js';
 import type { CliIO, GlobalOptions } from './io.js';
 
 /** A store the runtime can close. */
@@ -102,6 +101,7 @@ const LOCAL_STATE = [
   '/.agileplus/audit.jsonl',
   '/.agileplus/audit.intents.jsonl',
   '/.agileplus/*.lock',
+  '/.agileplus/github-token.json',
 ];
 
 /** Adds {@link LOCAL_STATE} to `.git/info/exclude` (best effort: where `.git` cannot be written, they only show in `git status`). */
@@ -226,19 +226,7 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
         })
       : undefined;
   };
-  const codeHost = () => {
-    const c = config.code_host ? resolved(config.code_host) : undefined;
-    return c
-      ? new GitHubCodeHostAdapter({
-          ...(c.base_url ? { baseUrl: c.base_url } : {}),
-          owner: c.owner,
-          repo: c.repo,
-          auth: c.token
-            ? { type: 'oauth_token', token: c.token }
-            : { type: 'oauth_app', clientId: c.client_id!, clientSecret: c.client_secret! },
-        })
-      : undefined;
-  };
+  const codeHost = () => codeHostFrom(config.code_host, repoRoot);
 
   const context = (): SubcommandContext => ({ workflow, git: gitRepo, artifacts, actor, readStdin: () => io.readStdin(), env: io.env });
   const runtime: Runtime = {
@@ -290,27 +278,15 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
       return dispatcher;
     },
     sync: () => {
-      const t = config.tracker ? resolved(config.tracker) : undefined;
+      if (sync) return sync;
+      const tracker = trackerFrom(config.tracker);
       const ci = codeHost();
-      const webhookSecret = config.webhook_secret !== undefined ? resolved(config.webhook_secret) : undefined;
-      sync ??= new SyncEngine({
+      const webhookVerifier = webhookVerifierFrom(config.tracker, config.webhook_secret);
+      sync = new SyncEngine({
         workflow,
-        ...(t
-          ? {
-              tracker: new RestTrackerAdapter({
-                baseUrl: t.base_url,
-                oauth: {
-                  tokenUrl: t.token_url,
-                  clientId: t.client_id,
-                  clientSecret: t.client_secret,
-                  ...(t.scope ? { scope: t.scope } : {}),
-                },
-                ...(t.state_mapping ? { stateMapping: t.state_mapping } : {}),
-              }),
-            }
-          : {}),
+        ...(tracker ? { tracker } : {}),
         ...(ci ? { codeHost: ci } : {}),
-        ...(webhookSecret ? { webhookSecret } : {}),
+        ...(webhookVerifier ? { webhookVerifier } : {}),
       });
       return sync;
     },

@@ -35,6 +35,7 @@ before(async () => {
       `  token_url: ${tracker.url}/oauth/token`,
       '  client_id: yard',
       '  client_secret: env:TRACKER_SECRET',
+      '  allow_private_hosts: ["127.0.0.1"]',
     ].join('\n'),
   );
 });

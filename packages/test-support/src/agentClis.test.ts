@@ -5,12 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { test } from 'node:test';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
 import { promisify } from 'node:util';
 import { AGENT_CLI_PACKAGES, type AgentCliName, requireAgentCli } from './binaries.js';
 
 const run = promisify(execFile);
+// A home of the test's own: a CLI must not read or write the user's (Gemini CLI writes ~/.gemini even for --version).
+const home = mkdtempSync(join(tmpdir(), 'agent-cli-home-'));
+after(() => rmSync(home, { recursive: true, force: true }));
 const pinned = (
   JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { devDependencies: Record<string, string> }
 ).devDependencies;
@@ -23,8 +28,7 @@ for (const name of Object.keys(AGENT_CLI_PACKAGES) as AgentCliName[]) {
     const [program, ...args] = cli.command;
     const { stdout } = await run(program!, [...args, '--version'], {
       timeout: 60_000,
-      // No home of the user's: a CLI must not read or write the real one.
-      env: { PATH: process.env.PATH ?? '', HOME: '/nonexistent', NO_COLOR: '1', CI: '1' },
+      env: { PATH: process.env.PATH ?? '', HOME: home, XDG_CONFIG_HOME: join(home, '.config'), NO_COLOR: '1', CI: '1' },
     });
     assert.ok(stdout.includes(cli.version), `${name} --version printed ${JSON.stringify(stdout.trim())}`);
   });

@@ -371,10 +371,16 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       method: 'post',
       path: '/webhooks/tracker',
       tags: ['sync'],
-      summary:
-        'A tracker delivery, signed with x-switchyard-signature: sha256=<HMAC of "<x-switchyard-timestamp>.<x-switchyard-delivery>.<raw body>">; refused when the timestamp is more than 5 minutes off; applied once per x-switchyard-delivery',
+      summary: 'A delivery from the configured tracker, verified by its own scheme, applied once per delivery id',
+      description: [
+        "Linear: Linear-Signature = hex HMAC-SHA256 of the raw body; the body's webhookTimestamp (ms) within 60 s; Linear-Delivery de-duplicated.",
+        'Plane: X-Plane-Signature = hex HMAC-SHA256 of the raw body; X-Plane-Delivery de-duplicated.',
+        'Custom REST: x-switchyard-signature: sha256=<HMAC of "<x-switchyard-timestamp>.<x-switchyard-delivery>.<raw body>">, timestamp within 5 minutes.',
+        'A state change in the tracker moves the feature through the governance gates (transitioned) or is refused with the violations, which are also posted on the issue as a comment (refused).',
+        'The body is capped like every request body.',
+      ].join(' '),
       responses: {
-        200: json(s.webhookResult, 'applied, duplicate, conflict, ignored or in_sync'),
+        200: json(s.webhookResult, 'applied, transitioned, refused, duplicate, conflict, ignored or in_sync'),
         401: E('signature_invalid (a bad signature, or a stale timestamp)'),
         422: E('missing delivery id or a body that is not JSON'),
         501: E('no webhook secret configured'),

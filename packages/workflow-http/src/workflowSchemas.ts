@@ -131,9 +131,13 @@ export const startJobBody = z
 
 export const webhookResult = z
   .object({
-    status: z.enum(['applied', 'duplicate', 'conflict', 'ignored', 'in_sync']),
+    status: z.enum(['applied', 'transitioned', 'refused', 'duplicate', 'conflict', 'ignored', 'in_sync']),
     delivery_id: z.string(),
     feature_slug: z.string().optional(),
+    /** For transitioned and refused: the move the tracker's state change asked for. */
+    transition: z.object({ from: z.string(), to: z.string() }).optional(),
+    /** For refused: why (also posted on the tracker's issue as a comment). */
+    violations: z.array(z.object({ rule_id: z.string(), message: z.string(), remediation: z.string() })).optional(),
   })
   .openapi('WebhookResult');
 

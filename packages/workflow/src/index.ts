@@ -91,27 +91,45 @@ export type { EvidenceFilter, WorkflowReader, WorkflowStore, WorkflowTx } from '
 export * from './subcommands/index.js';
 export {
   type CodeHostAdapter,
-  type CodeHostAuth,
   DEFAULT_STATE_MAPPING,
-  GitHubCodeHostAdapter,
-  type GitHubCodeHostOptions,
   type IssueContent,
   type RemoteIssue,
   RestTrackerAdapter,
   type RestTrackerOptions,
   type TrackerAdapter,
 } from './sync/adapters.js';
-export { type OAuthClientCredentials, OAuthTokenSource } from './sync/http.js';
+export { type CheckRunLike, type CommitStatusLike, combineCi } from './sync/github/ciStatus.js';
 export {
-  contentHash,
+  type DeviceFlowOptions,
+  type DeviceVerification,
+  deviceFlowLogin,
+  type GitHubAuth,
+  readDeviceToken,
+  type StoredDeviceToken,
+} from './sync/github/githubAuth.js';
+export { GitHubCodeHostAdapter, type GitHubCodeHostOptions } from './sync/github/githubCodeHost.js';
+export { type OAuthClientCredentials, OAuthTokenSource } from './sync/http.js';
+export { checkedBaseUrl, guardedDispatcher, type OutboundPolicy } from './sync/outbound.js';
+export { contentHash, refusalComment, SyncEngine, type SyncEngineOptions, type SyncResult, type WebhookResult } from './sync/syncEngine.js';
+export { LinearTrackerAdapter, type LinearTrackerOptions } from './sync/trackers/linearTracker.js';
+export { PlaneTrackerAdapter, type PlaneTrackerOptions } from './sync/trackers/planeTracker.js';
+export { type TrackerAuth, trackerTokenSource } from './sync/trackers/trackerAuth.js';
+export {
+  type CustomWebhookOptions,
+  customWebhookVerifier,
+  LINEAR_TOLERANCE_MS,
+  linearWebhookVerifier,
+  planeWebhookVerifier,
+  type RawDelivery,
   type SignedDelivery,
-  SyncEngine,
-  type SyncEngineOptions,
-  type SyncResult,
   signDelivery,
+  signLinearDelivery,
+  signPlaneDelivery,
+  type VerifiedDelivery,
   verifySignature,
-  type WebhookResult,
-} from './sync/syncEngine.js';
+  WEBHOOK_TOLERANCE_MS,
+  type WebhookVerifier,
+} from './sync/webhooks.js';
 export { type AddBacklogItemInput, addBacklogItemInput, BacklogQueue, queueOrder, type TriageResult } from './triage/backlogQueue.js';
 export { CLASSIFIER_WEIGHTS, type Classification, Classifier, classifyHeuristic } from './triage/classifier.js';
 export { type Clock, systemClock } from './util/clock.js';

@@ -40,13 +40,12 @@ export {
   agentRules,
   bottomBoxStart,
   builtInMessageRules,
-  CustomRulesSchema,
-  type CustomRulesSpec,
-  customAgentRules,
   dedent,
+  fromLastEcho,
   inferAgentType,
   rulesFor,
 } from './rules/agentRules.js';
+export { CustomRulesSchema, type CustomRulesSpec, customAgentRules } from './rules/customRules.js';
 export {
   ARROW_DOWN,
   ARROW_UP,

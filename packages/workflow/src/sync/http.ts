@@ -4,9 +4,10 @@
  * credentials with a cached token. URLs come from operator configuration;
  * tokens and secrets never appear in errors.
  */
-import { request } from 'undici';
+import { type Dispatcher, request } from 'undici';
 import { WorkflowError } from '../errors.js';
 import { type Clock, systemClock } from '../util/clock.js';
+import { blockedAsWorkflowError } from './outbound.js';
 
 /** Sends a JSON request; rejects with `upstream_failed` (or `not_found` for 404) on a non-2xx answer. */
 export async function jsonRequest<T>(
@@ -18,6 +19,8 @@ export async function jsonRequest<T>(
     form?: Record<string, string>;
     signal?: AbortSignal;
     timeoutMs?: number;
+    /** The guarded dispatcher (see `outbound.ts`); default the global one. */
+    dispatcher?: Dispatcher;
   } = {},
 ): Promise<{ status: number; body: T }> {
   const timeout = AbortSignal.timeout(options.timeoutMs ?? 30_000);
@@ -34,10 +37,18 @@ export async function jsonRequest<T>(
   let status: number;
   let text: string;
   try {
-    const response = await request(url, { method: method as 'GET', headers, signal, ...(body !== undefined ? { body } : {}) });
+    const response = await request(url, {
+      method: method as 'GET',
+      headers,
+      signal,
+      ...(body !== undefined ? { body } : {}),
+      ...(options.dispatcher ? { dispatcher: options.dispatcher } : {}),
+    });
     status = response.statusCode;
     text = await response.body.text();
   } catch (error) {
+    const blocked = blockedAsWorkflowError(error);
+    if (blocked) throw blocked;
     throw new WorkflowError(
       timeout.aborted ? 'timeout' : 'upstream_failed',
       `${method} ${url.origin}${url.pathname}: ${(error as Error).message}`,
@@ -62,6 +73,8 @@ export interface OAuthClientCredentials {
   clientId: string;
   clientSecret: string;
   scope?: string;
+  /** Further form fields of the token request (Plane's `app_installation_id`). */
+  extraParams?: Record<string, string>;
 }
 
 /**
@@ -79,6 +92,7 @@ export class OAuthTokenSource {
   constructor(
     private readonly credentials: OAuthClientCredentials,
     private readonly clock: Clock = systemClock,
+    private readonly dispatcher?: Dispatcher,
   ) {}
 
   /** A valid token, fetching a new one when the cached one is (nearly) expired or `refresh` is set. */
@@ -92,7 +106,12 @@ export class OAuthTokenSource {
       new URL(this.credentials.tokenUrl),
       {
         headers: { authorization: `Basic ${basic}` },
-        form: { grant_type: 'client_credentials', ...(this.credentials.scope ? { scope: this.credentials.scope } : {}) },
+        form: {
+          grant_type: 'client_credentials',
+          ...(this.credentials.scope ? { scope: this.credentials.scope } : {}),
+          ...this.credentials.extraParams,
+        },
+        ...(this.dispatcher ? { dispatcher: this.dispatcher } : {}),
       },
     );
     if (typeof body?.access_token !== 'string' || body.access_token === '')

@@ -4,18 +4,24 @@
  * code host). Each link remembers the content hash of both sides at the
  * last sync: when only one side changed since, that side wins; when both
  * changed to different content, it is a conflict and nothing is
- * overwritten. States are pushed through the tracker's state mapping but
- * never pulled: a tracker cannot skip the workflow's gates, so a differing
- * remote state is reported as drift.
+ * overwritten. States are pushed through the tracker's state mapping. A
+ * state change made in the tracker arrives by webhook and moves the
+ * feature through the same gates as any other transition; when the gates
+ * (or the state machine) refuse, the violations are posted back on the
+ * tracker's issue as a comment and nothing moves. `sync pull` only reports
+ * a differing state as drift.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { canonicalize, type JsonValue } from '@switchyard/audit-chain';
 import type { Feature, FeatureState } from '../domain/model.js';
 import type { SyncLink } from '../domain/records.js';
-import { InvalidArgumentError, WorkflowError } from '../errors.js';
+import { GateFailedError, type Violation, WorkflowError } from '../errors.js';
 import { isoNow } from '../util/clock.js';
 import type { Workflow } from '../workflow.js';
 import type { CodeHostAdapter, IssueContent, RemoteIssue, TrackerAdapter } from './adapters.js';
+import { customWebhookVerifier, type RawDelivery, WEBHOOK_TOLERANCE_MS, type WebhookVerifier } from './webhooks.js';
+
+export { type SignedDelivery, signDelivery, verifySignature, WEBHOOK_TOLERANCE_MS } from './webhooks.js';
 
 /** `sha256:<hex>` of the canonical JSON of `{title, description, state}`. */
 export function contentHash(content: IssueContent): string {
@@ -42,8 +48,13 @@ export interface SyncEngineOptions {
   tracker?: TrackerAdapter;
   codeHost?: CodeHostAdapter;
   /**
-   * Secret of the tracker's webhook signatures: HMAC-SHA256 of `<timestamp>.<delivery id>.<raw body>`
-   * (see {@link signDelivery}).
+   * How the tracker's webhooks are verified (`linearWebhookVerifier`, `planeWebhookVerifier`,
+   * `customWebhookVerifier`). Without it, `webhookSecret` selects the custom REST scheme.
+   */
+  webhookVerifier?: WebhookVerifier;
+  /**
+   * Secret of the custom REST tracker's webhook signatures: HMAC-SHA256 of
+   * `<timestamp>.<delivery id>.<raw body>` (see {@link signDelivery}).
    */
   webhookSecret?: string;
   /**
@@ -60,14 +71,19 @@ export interface SyncEngineOptions {
   webhookToleranceMs?: number;
 }
 
-/** The default (and largest) webhook timestamp window: 5 minutes. */
-export const WEBHOOK_TOLERANCE_MS = 300_000;
-
 /** What a webhook delivery did. */
 export interface WebhookResult {
-  status: 'applied' | 'duplicate' | 'conflict' | 'ignored' | 'in_sync';
+  /**
+   * `applied`: title/description pulled; `transitioned`: the feature moved to the state the tracker set;
+   * `refused`: the gates or the state machine refused that move (see `violations`; the tracker got a comment).
+   */
+  status: 'applied' | 'transitioned' | 'refused' | 'duplicate' | 'conflict' | 'ignored' | 'in_sync';
   delivery_id: string;
   feature_slug?: string;
+  /** For `transitioned` and `refused`: the move the tracker asked for. */
+  transition?: { from: FeatureState; to: FeatureState };
+  /** For `refused`: why. */
+  violations?: Violation[];
 }
 
 const SYNC_ACTOR = 'sync:tracker';
@@ -204,69 +220,56 @@ export class SyncEngine {
     return this.workflow.store.reader.listSyncLinks(system);
   }
 
-  /**
-   * Handles a tracker webhook: verifies the HMAC-SHA256 signature of the
-   * timestamp, the delivery id and the raw body (timing-safe), refuses a
-   * timestamp more than the tolerance (5 minutes) from now, then applies the
-   * delivery once per delivery id. Bad signatures and stale timestamps throw
-   * `signature_invalid` before anything is read.
-   *
-   * Delivery ids are kept for twice the tolerance, then pruned: a delivery
-   * accepted at the far edge of the window is still remembered when its
-   * timestamp goes stale, so no replay falls between the two checks.
-   */
-  async handleTrackerWebhook(input: {
-    headers: Record<string, string | string[] | undefined>;
-    rawBody: Uint8Array;
-  }): Promise<WebhookResult> {
+  private verifier(): WebhookVerifier {
+    if (this.options.webhookVerifier) return this.options.webhookVerifier;
     const secret = this.options.webhookSecret;
     if (!secret) throw new WorkflowError('invalid_argument', 'no webhook secret is configured', { details: { field: 'webhookSecret' } });
-    const header = (name: string) => {
-      const v = input.headers[name.toLowerCase()];
-      return Array.isArray(v) ? v[0] : v;
-    };
-    const deliveryId = header(this.options.deliveryHeader ?? 'x-switchyard-delivery');
-    const timestamp = header(this.options.timestampHeader ?? 'x-switchyard-timestamp');
-    verifySignature(
+    return customWebhookVerifier({
       secret,
-      { timestamp: timestamp ?? '', deliveryId: deliveryId ?? '', body: input.rawBody },
-      header(this.options.signatureHeader ?? 'x-switchyard-signature'),
-    );
-    if (!deliveryId || !/^[A-Za-z0-9_.:-]{1,200}$/.test(deliveryId))
-      throw new InvalidArgumentError('delivery_id', 'missing or malformed delivery id header');
+      ...(this.options.signatureHeader ? { signatureHeader: this.options.signatureHeader } : {}),
+      ...(this.options.deliveryHeader ? { deliveryHeader: this.options.deliveryHeader } : {}),
+      ...(this.options.timestampHeader ? { timestampHeader: this.options.timestampHeader } : {}),
+      ...(this.options.webhookToleranceMs ? { toleranceMs: this.options.webhookToleranceMs } : {}),
+    });
+  }
+
+  /**
+   * Handles a tracker webhook: the verifier checks the signature (timing-safe)
+   * and freshness before anything is read, then the delivery is applied once
+   * per delivery id. Bad signatures and stale timestamps throw `signature_invalid`.
+   *
+   * Delivery ids are kept for twice the largest window, then pruned: a delivery
+   * accepted at the far edge of the window is still remembered when its
+   * timestamp goes stale, so no replay falls between the two checks.
+   *
+   * A delivery about a linked issue is then applied: the issue is read back
+   * from the tracker (the custom REST payload carries it), title and
+   * description are pulled as `pull` would, and a changed state moves the
+   * feature through the gates, or is refused with a comment on the issue.
+   */
+  async handleTrackerWebhook(input: RawDelivery): Promise<WebhookResult> {
     const now = this.workflow.clock.now();
-    const tolerance = Math.min(this.options.webhookToleranceMs ?? WEBHOOK_TOLERANCE_MS, WEBHOOK_TOLERANCE_MS);
-    const sent = timestamp !== undefined && /^\d{1,12}$/.test(timestamp) ? Number(timestamp) * 1000 : Number.NaN;
-    if (!(Math.abs(now - sent) <= tolerance)) {
-      throw new WorkflowError('signature_invalid', `the webhook timestamp is missing or more than ${tolerance / 1000} s from now`, {
-        details: { field: 'timestamp' },
-      });
-    }
-    let payload: { issue?: Partial<RemoteIssue> & { id?: unknown } };
-    try {
-      payload = JSON.parse(Buffer.from(input.rawBody).toString('utf8'));
-    } catch (error) {
-      throw new InvalidArgumentError('body', 'not JSON', { cause: error });
-    }
+    const delivery = this.verifier().verify(input, now);
+    const deliveryId = delivery.deliveryId;
     const fresh = await this.workflow.store.transact(async (tx) => {
-      await tx.pruneDeliveries(new Date(now - 2 * tolerance).toISOString());
-      return tx.recordDelivery(deliveryId, new Date(now).toISOString());
+      await tx.pruneDeliveries(new Date(now - 2 * WEBHOOK_TOLERANCE_MS).toISOString());
+      return tx.recordDelivery(delivery.dedupKey, new Date(now).toISOString());
     });
     if (!fresh) return { status: 'duplicate', delivery_id: deliveryId };
-    const issue = payload.issue;
-    if (!issue || (typeof issue.id !== 'string' && typeof issue.id !== 'number')) return { status: 'ignored', delivery_id: deliveryId };
-    const link = (await this.workflow.store.reader.listSyncLinks('tracker')).find((l) => l.remote_id === String(issue.id));
+    const issue = delivery.issue;
+    if (!issue) return { status: 'ignored', delivery_id: deliveryId };
+    const link = (await this.workflow.store.reader.listSyncLinks('tracker')).find((l) => l.remote_id === issue.id);
     if (!link) return { status: 'ignored', delivery_id: deliveryId };
     const slug = link.local_key.replace(/^feature:/, '');
+    const tracker = this.system('tracker') as TrackerAdapter;
+    const remote: RemoteIssue =
+      issue.title !== undefined && issue.state !== undefined
+        ? { id: issue.id, title: issue.title, description: issue.description ?? '', state: issue.state, url: link.remote_url }
+        : await tracker.getIssue(issue.id);
+    const moved = await this.applyRemoteState(slug, remote, deliveryId);
+    if (moved) return moved;
     const feature = await this.workflow.getFeature(slug);
     const local = this.localContent('tracker', feature);
-    const remote: RemoteIssue = {
-      id: String(issue.id),
-      title: String(issue.title ?? ''),
-      description: String(issue.description ?? ''),
-      state: String(issue.state ?? ''),
-      url: link.remote_url,
-    };
     const result = await this.applyRemote(
       'tracker',
       slug,
@@ -280,52 +283,53 @@ export class SyncEngine {
     const status = result.status === 'pulled' ? 'applied' : result.status === 'conflict' ? 'conflict' : 'in_sync';
     return { status, delivery_id: deliveryId, feature_slug: slug };
   }
-}
 
-/** What a webhook signature covers. */
-export interface SignedDelivery {
-  /** Unix seconds, as sent in the timestamp header. */
-  timestamp: string;
-  deliveryId: string;
-  body: Uint8Array | string;
-}
-
-function deliveryMac(secret: string, delivery: SignedDelivery): Buffer {
-  return createHmac('sha256', secret).update(`${delivery.timestamp}.${delivery.deliveryId}.`).update(delivery.body).digest();
-}
-
-/**
- * Checks `sha256=<hex>` against HMAC-SHA256(secret, `<timestamp>.<delivery id>.<body>`) with
- * `timingSafeEqual` on equal-length digests. The timestamp and the id are signed so that a
- * captured delivery can neither be sent again under a new id nor kept back until its id is forgotten.
- *
- * @example
- * ```ts
- * verifySignature(secret, { timestamp: '1767225600', deliveryId: 'd-1', body }, req.headers['x-switchyard-signature']);
- * ```
- */
-export function verifySignature(secret: string, delivery: SignedDelivery, header: string | undefined): void {
-  const expected = deliveryMac(secret, delivery);
-  const match = /^sha256=([0-9a-fA-F]{64})$/.exec(header ?? '');
-  // Compare digests of equal length only; a malformed header is refused without a comparison.
-  if (!match || !timingSafeEqual(Buffer.from(match[1]!, 'hex'), expected)) {
-    throw new WorkflowError('signature_invalid', 'the webhook signature does not verify');
+  /**
+   * A state the tracker set that stands for another feature state: the feature
+   * moves there through the gates (not forced), and the link records the new
+   * state on both sides. A refusal leaves the feature where it is and says why
+   * on the tracker's issue. Undefined when the state needs no move.
+   */
+  private async applyRemoteState(slug: string, remote: RemoteIssue, deliveryId: string): Promise<WebhookResult | undefined> {
+    const tracker = this.options.tracker!;
+    const feature = await this.workflow.getFeature(slug);
+    if (remote.state.toLowerCase() === tracker.mapState(feature.state).toLowerCase()) return undefined;
+    const target = tracker.unmapState(remote.state);
+    if (!target || target === feature.state) return undefined;
+    const transition = { from: feature.state, to: target };
+    try {
+      await this.workflow.transitionFeature(slug, { to: target, actor: SYNC_ACTOR });
+    } catch (error) {
+      if (!(error instanceof WorkflowError) || !['gate_failed', 'invalid_transition', 'backward_transition'].includes(error.code))
+        throw error;
+      const violations: Violation[] =
+        error instanceof GateFailedError
+          ? error.violations
+          : [
+              {
+                rule_id: `state-machine:${error.code}`,
+                message: error.message,
+                remediation: `Move the feature through ${feature.state}'s next states in order.`,
+              },
+            ];
+      await tracker
+        .commentOnIssue?.(remote.id, refusalComment(slug, feature.state, target, remote.state, violations))
+        .catch(() => undefined);
+      return { status: 'refused', delivery_id: deliveryId, feature_slug: slug, transition, violations };
+    }
+    const updated = await this.workflow.getFeature(slug);
+    await this.saveLink('tracker', slug, this.localContent('tracker', updated), remote);
+    return { status: 'transitioned', delivery_id: deliveryId, feature_slug: slug, transition };
   }
 }
 
-/**
- * The headers of a delivery signed the way {@link verifySignature} expects (for senders and tests).
- *
- * @example
- * ```ts
- * const headers = signDelivery(secret, { deliveryId: 'd-1', body, timestamp: String(Math.floor(Date.now() / 1000)) });
- * await fetch(url, { method: 'POST', headers, body });
- * ```
- */
-export function signDelivery(secret: string, delivery: SignedDelivery): Record<string, string> {
-  return {
-    'x-switchyard-signature': `sha256=${deliveryMac(secret, delivery).toString('hex')}`,
-    'x-switchyard-delivery': delivery.deliveryId,
-    'x-switchyard-timestamp': delivery.timestamp,
-  };
+/** The comment a refused tracker state change leaves on the issue. */
+export function refusalComment(slug: string, from: FeatureState, to: FeatureState, remoteState: string, violations: Violation[]): string {
+  return [
+    `Switchyard did not move feature \`${slug}\` from ${from} to ${to} (tracker state "${remoteState}"):`,
+    '',
+    ...violations.map((v) => `- **${v.rule_id}**: ${v.message}. ${v.remediation}`),
+    '',
+    `The feature stays ${from}. Fix the above and set the state again.`,
+  ].join('\n');
 }

@@ -5,6 +5,7 @@ import { describe, test } from 'node:test';
 import { FakeScheduler } from '@switchyard/runtime';
 import type { AgentExit } from '../conversation.js';
 import type { AgentSessionError } from '../errors.js';
+import { genericRules } from '../rules/messageRules.js';
 import { HeadlessScreen } from './headlessScreen.js';
 import { PtyAgentSession, pasteSequence } from './ptySession.js';
 import type { TerminalProgram } from './terminalProgram.js';
@@ -184,6 +185,58 @@ describe('raw input and exit', () => {
     assert.deepEqual(session.exit, { exitCode: 1, signal: null });
     await assert.rejects(session.sendMessage('hello'), (error: AgentSessionError) => error.code === 'agent_exited');
     await assert.rejects(session.sendRaw('x'), (error: AgentSessionError) => error.code === 'agent_exited');
+    await session.close();
+  });
+});
+
+describe('a full-screen agent', () => {
+  /** Rules that see the input area when a `> ` row is on screen (as the full-screen agents' rules do). */
+  const rules = {
+    ...genericRules,
+    kind: 'boxed',
+    ready: (screen: { lines: readonly string[] }) => screen.lines.some((line) => line.startsWith('> ')),
+  };
+
+  test('without its input area on screen it stays running, however quiet, up to readyTimeoutMs; then stable', async () => {
+    const clock = new FakeScheduler(0);
+    const program = await scriptedProgram();
+    const session = await PtyAgentSession.start({ program, scheduler: clock, stableWindowMs: 2000, rules, readyTimeoutMs: 30_000 });
+    await program.print('loading…');
+    await clock.advance(20_000);
+    assert.equal(session.conversation.status, 'running', 'no input area yet: still starting');
+    await program.print('\r\n> ');
+    await clock.advance(2100);
+    assert.equal(session.conversation.status, 'stable', 'the input area is drawn');
+
+    // A redraw that clears the screen is no waiting for input either.
+    await program.print('\x1b[H\x1b[2Jswitching views');
+    await clock.advance(20_000);
+    assert.equal(session.conversation.status, 'running');
+    await clock.advance(12_000);
+    assert.equal(session.conversation.status, 'stable', 'readyTimeoutMs after the input area was last seen, the quiet screen decides');
+    await session.close();
+  });
+
+  test('after Enter it stays running until the screen reacts, up to reactionTimeoutMs', async () => {
+    const { clock, program, session } = await started();
+    const sending = session.sendMessage('hello');
+    await program.print('hello');
+    await clock.advance(3000);
+    await sending;
+    await clock.advance(10_000);
+    assert.equal(session.conversation.status, 'running', 'Enter went in and nothing changed since: not taken yet');
+    await program.print('\r\nhi there\r\n>>> ');
+    await clock.advance(2100);
+    assert.equal(session.conversation.status, 'stable', 'the agent reacted, then went quiet');
+
+    const again = session.sendMessage('anyone?');
+    await program.print('anyone?');
+    await clock.advance(3000);
+    await again;
+    await clock.advance(9000);
+    assert.equal(session.conversation.status, 'running', '12 s after Enter, still nothing changed');
+    await clock.advance(5000);
+    assert.equal(session.conversation.status, 'stable', 'past reactionTimeoutMs (15 s) after Enter, the quiet screen decides');
     await session.close();
   });
 });

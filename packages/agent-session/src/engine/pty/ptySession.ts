@@ -41,6 +41,17 @@ export interface PtySessionOptions extends Partial<SpawnOptions> {
    * output has settled, or this long after the start for programs that print nothing (default 10 s).
    */
   startupGraceMs?: number;
+  /**
+   * Longest time a full-screen agent stays `running` because its rules see no input area on screen
+   * (see {@link MessageRules.ready}), counted from when one was last seen (or the start); then the
+   * quiet screen alone decides (default 60 s).
+   */
+  readyTimeoutMs?: number;
+  /**
+   * Longest time the agent stays `running` after a user message while its screen shows no change
+   * at all (it has not taken the message yet); then the quiet screen alone decides (default 15 s).
+   */
+  reactionTimeoutMs?: number;
   /** Time and timers (default: the system's). */
   scheduler?: Scheduler;
   /** A program already on a terminal, instead of spawning `command` (tests, embedders with their own PTY). */
@@ -83,6 +94,12 @@ export class PtyAgentSession implements AgentSession {
   private readonly startupGraceMs: number;
   private readonly startedAt: number;
   private shownOutput = false;
+  /** When the rules last saw the input area (or a dialog) on screen; the start before that. */
+  private lastReadyAt: number;
+  /** When Enter was sent after the user's message, until the screen next changes. */
+  private enterSentAt: number | undefined;
+  private readonly reactionTimeoutMs: number;
+  private readonly readyTimeoutMs: number;
   private lastFingerprint = '';
   private lastChangeAt: number;
   private snapshotTimer: TimerHandle | undefined;
@@ -106,9 +123,12 @@ export class PtyAgentSession implements AgentSession {
     this.snapshotDelayMs = options.snapshotDelayMs ?? 50;
     this.pasteTimeoutMs = options.pasteTimeoutMs ?? 3000;
     this.startupGraceMs = options.startupGraceMs ?? 10_000;
+    this.readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
+    this.reactionTimeoutMs = options.reactionTimeoutMs ?? 15_000;
     this.conversation = new Conversation(this.scheduler, 'running');
     this.lastChangeAt = this.scheduler.now();
     this.startedAt = this.lastChangeAt;
+    this.lastReadyAt = this.startedAt;
     this.lastFingerprint = program.screen.fingerprint();
     this.stopWatching = program.screen.onChange(() => this.onScreenChange());
     this.exitedPromise = new Promise((resolve) => program.onExit((exit) => resolve(this.onExit(exit))));
@@ -124,6 +144,11 @@ export class PtyAgentSession implements AgentSession {
 
   get exit(): AgentExit | undefined {
     return this.exited;
+  }
+
+  /** The agent's process id: the leader of its own process group (the terminal's session). */
+  get pid(): number | undefined {
+    return this.program.pid;
   }
 
   screen(): ScreenSnapshot {
@@ -163,6 +188,7 @@ export class PtyAgentSession implements AgentSession {
       this.program.write(pasteSequence(content, this.program.screen.bracketedPaste));
       await shown;
       this.program.write('\r');
+      this.enterSentAt = this.scheduler.now();
     } catch (error) {
       if (!(error instanceof AgentSessionError)) this.conversation.error(`could not type the message: ${(error as Error).message}`);
       throw error;
@@ -254,6 +280,7 @@ export class PtyAgentSession implements AgentSession {
     this.lastFingerprint = fingerprint;
     this.lastChangeAt = this.scheduler.now();
     this.shownOutput = true;
+    if (!this.pending) this.enterSentAt = undefined;
     // While a message is being typed the screen shows a half-drawn echo: it is no reply yet.
     if (!this.pending) {
       this.refreshAgentMessage();
@@ -284,7 +311,7 @@ export class PtyAgentSession implements AgentSession {
       this.scheduleStabilityCheck();
       return;
     }
-    if (this.busyIndicatorShown()) {
+    if (this.busyIndicatorShown() || this.inputAreaMissing() || this.awaitingReaction()) {
       // Quiet, but the agent says it works (a paused spinner, a tool waiting): look again a window later.
       this.conversation.setStatus('running');
       this.stabilityTimer = this.scheduler.setTimeout(() => {
@@ -311,6 +338,37 @@ export class PtyAgentSession implements AgentSession {
   private refreshDialog(): void {
     const dialog = this.detectDialog();
     this.conversation.setDialog(dialog ? publicDialog(dialog) : undefined);
+  }
+
+  /**
+   * A full-screen agent whose input area (or a dialog) is not on screen is not waiting for input:
+   * it is starting (a big bundle loading on a busy machine) or redrawing (a cleared screen while
+   * it switches views), however long the screen has been quiet. At most
+   * {@link PtySessionOptions.readyTimeoutMs} after the input area was last seen (or the start).
+   */
+  private inputAreaMissing(): boolean {
+    if (!this.rules.ready) return false;
+    const now = this.scheduler.now();
+    let ready: boolean;
+    try {
+      ready = this.rules.ready({ lines: this.program.screen.snapshot().lines }) || this.detectDialog() !== undefined;
+    } catch {
+      ready = true;
+    }
+    if (ready) this.lastReadyAt = now;
+    return !ready && now - this.lastReadyAt < this.readyTimeoutMs;
+  }
+
+  /**
+   * Enter went in and the screen has not changed since: the agent has not taken the message yet
+   * (a loaded machine, a program still starting). Stable then would tell the client the turn is
+   * over before it began. At most {@link PtySessionOptions.reactionTimeoutMs} after Enter.
+   */
+  private awaitingReaction(): boolean {
+    if (this.enterSentAt === undefined) return false;
+    if (this.scheduler.now() - this.enterSentAt < this.reactionTimeoutMs) return true;
+    this.enterSentAt = undefined;
+    return false;
   }
 
   /** The agent's own busy indicator (spinner, "esc to interrupt") is on the visible screen. */

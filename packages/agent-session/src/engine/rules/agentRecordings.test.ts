@@ -2,18 +2,26 @@
 // the agent becomes stable after start-up, stays running while its busy indicator is shown
 // (however long the screen is quiet), and a round trip gives exactly one clean agent message.
 //
-// These are RECORDINGS, written by hand after the screens of the agent versions named below (the
-// layout, borders, markers and indicators of each; the wording is ours). They stand in for the
-// agents whose vendors' sign-in or distribution keeps them off this machine.
+// Two kinds of recording:
+// - CAPTURED: the screen text of the five CLIs that run here (Claude Code, Codex, Gemini CLI, Qwen
+//   Code, OpenCode), captured from live runs at their pinned versions (tests/agents/captureScreens.mts,
+//   files in test/fixtures/screens/); the live tests are tests/agents/*.test.ts.
+// - HAND-WRITTEN: written after the screens of the agent versions named below (the layout, borders,
+//   markers and indicators of each; the wording is ours). They stand in for the agents whose
+//   vendors' sign-in or distribution keeps them off this machine (aider, goose, amp, copilot,
+//   cursor, auggie, amazonq).
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { FakeScheduler } from '@switchyard/runtime';
 import type { AgentExit } from '../conversation.js';
 import type { AgentSessionError } from '../errors.js';
 import { HeadlessScreen } from '../pty/headlessScreen.js';
 import { PtyAgentSession } from '../pty/ptySession.js';
 import type { TerminalProgram } from '../pty/terminalProgram.js';
-import { customAgentRules, inferAgentType, rulesFor } from './agentRules.js';
+import { inferAgentType, rulesFor } from './agentRules.js';
+import { customAgentRules } from './customRules.js';
 
 interface Recording {
   /** The agent type, and the version the recording stands for. */
@@ -25,6 +33,39 @@ interface Recording {
   reply: string;
   input: string;
   expected: string;
+  /** Terminal size (default 100×30). */
+  cols?: number;
+  rows?: number;
+}
+
+/** The screens of a CLI captured in a live run (test/fixtures/screens/<agent>.json). */
+interface CapturedScreens {
+  agent: string;
+  version: string;
+  captured: string;
+  cols: number;
+  rows: number;
+  input: string;
+  expected: string;
+  startup: string[];
+  working: string[];
+  reply: string[];
+}
+
+function captured(agent: string): Recording {
+  const path = fileURLToPath(new URL(`../../../test/fixtures/screens/${agent}.json`, import.meta.url));
+  const screens = JSON.parse(readFileSync(path, 'utf8')) as CapturedScreens;
+  return {
+    agent: screens.agent,
+    version: `${screens.version} (captured live ${screens.captured})`,
+    startup: frame(...screens.startup),
+    working: frame(...screens.working),
+    reply: frame(...screens.reply),
+    input: screens.input,
+    expected: screens.expected,
+    cols: screens.cols,
+    rows: screens.rows,
+  };
 }
 
 const CLEAR = '\x1b[H\x1b[2J';
@@ -38,193 +79,8 @@ const box = (width: number, ...inner: string[]) => [
   `╰${'─'.repeat(width)}╯`,
 ];
 
-const claudeInput = box(60, '> ');
-const geminiInput = (hint: string) => box(70, `>   ${hint}`);
 const recordings: Recording[] = [
-  {
-    agent: 'claude',
-    version: 'Claude Code 2.0.14 (recording)',
-    startup: frame(...box(40, '✻ Welcome to Claude Code!', '', '  cwd: /work/project'), '', ...claudeInput, '  ? for shortcuts'),
-    working: frame(
-      ...box(40, '✻ Welcome to Claude Code!', '', '  cwd: /work/project'),
-      '',
-      '> What is 6 * 7?',
-      '',
-      '✶ Computing… (esc to interrupt)',
-      '',
-      ...claudeInput,
-      '  ? for shortcuts',
-    ),
-    reply: frame(
-      ...box(40, '✻ Welcome to Claude Code!', '', '  cwd: /work/project'),
-      '',
-      '> What is 6 * 7?',
-      '',
-      '⏺ 6 * 7 is 42.',
-      '',
-      ...claudeInput,
-      '  ? for shortcuts',
-    ),
-    input: 'What is 6 * 7?',
-    expected: '6 * 7 is 42.',
-  },
-  {
-    agent: 'codex',
-    version: 'OpenAI Codex CLI 0.46.0 (recording)',
-    startup: frame(
-      ...box(50, '>_ OpenAI Codex (v0.46.0)', '', 'model:     gpt-5-codex', 'directory: /work/project'),
-      '',
-      '  To get started, describe a task or try one of these commands:',
-      '',
-      '› Ask Codex to do anything',
-      '',
-      '  ⏎ send   ⌃J newline   ⌃T transcript   ⌃C quit',
-    ),
-    working: frame(
-      ...box(50, '>_ OpenAI Codex (v0.46.0)', '', 'model:     gpt-5-codex', 'directory: /work/project'),
-      '',
-      '› What is 6 * 7?',
-      '',
-      '• Working (3s • esc to interrupt)',
-      '',
-      '› Ask Codex to do anything',
-      '',
-      '  ⏎ send   ⌃J newline   ⌃T transcript   ⌃C quit',
-    ),
-    reply: frame(
-      ...box(50, '>_ OpenAI Codex (v0.46.0)', '', 'model:     gpt-5-codex', 'directory: /work/project'),
-      '',
-      '› What is 6 * 7?',
-      '',
-      '• 6 * 7 is 42.',
-      '',
-      '› Ask Codex to do anything',
-      '',
-      '  ⏎ send   ⌃J newline   ⌃T transcript   ⌃C quit',
-    ),
-    input: 'What is 6 * 7?',
-    expected: '6 * 7 is 42.',
-  },
-  {
-    agent: 'gemini',
-    version: 'Gemini CLI 0.9.0 (recording)',
-    startup: frame(
-      ' ███ █████████',
-      '░░░███ ███░░░░░███',
-      '',
-      'Tips for getting started:',
-      '1. Ask questions, edit files, or run commands.',
-      '',
-      ...geminiInput('Type your message or @path/to/file'),
-      '~/work/project      no sandbox (see /docs)      gemini-2.5-pro (100% context left)',
-    ),
-    working: frame(
-      ' ███ █████████',
-      '░░░███ ███░░░░░███',
-      '',
-      ...box(20, '> What is 6 * 7?'),
-      '',
-      '⠼ Calculating the product (esc to cancel, 2s)',
-      '',
-      ...geminiInput('Type your message or @path/to/file'),
-      '~/work/project      no sandbox (see /docs)      gemini-2.5-pro (99% context left)',
-    ),
-    reply: frame(
-      ' ███ █████████',
-      '░░░███ ███░░░░░███',
-      '',
-      ...box(20, '> What is 6 * 7?'),
-      '',
-      '✦ 6 * 7 is 42.',
-      '',
-      ...geminiInput('Type your message or @path/to/file'),
-      '~/work/project      no sandbox (see /docs)      gemini-2.5-pro (99% context left)',
-    ),
-    input: 'What is 6 * 7?',
-    expected: '6 * 7 is 42.',
-  },
-  {
-    agent: 'qwen',
-    version: 'Qwen Code 0.0.14 (recording)',
-    startup: frame(
-      '██████  ██     ██',
-      '██  ██  ██  █  ██',
-      '',
-      'Tips for getting started:',
-      '1. Ask questions, edit files, or run commands.',
-      '',
-      ...geminiInput('Type your message or @path/to/file'),
-      '~/work/project      no sandbox      qwen3-coder-plus (100% context left)',
-    ),
-    working: frame(
-      '██████  ██     ██',
-      '██  ██  ██  █  ██',
-      '',
-      ...box(20, '> What is 6 * 7?'),
-      '',
-      '⠧ Multiplying (esc to cancel, 1s)',
-      '',
-      ...geminiInput('Type your message or @path/to/file'),
-      '~/work/project      no sandbox      qwen3-coder-plus (99% context left)',
-    ),
-    reply: frame(
-      '██████  ██     ██',
-      '██  ██  ██  █  ██',
-      '',
-      ...box(20, '> What is 6 * 7?'),
-      '',
-      '✦ 6 * 7 is 42.',
-      '',
-      ...geminiInput('Type your message or @path/to/file'),
-      '~/work/project      no sandbox      qwen3-coder-plus (99% context left)',
-    ),
-    input: 'What is 6 * 7?',
-    expected: '6 * 7 is 42.',
-  },
-  {
-    agent: 'opencode',
-    version: 'OpenCode 1.0.98 (recording)',
-    startup: frame(
-      '',
-      '  ┃',
-      '  ┃',
-      '  ┃  Build  Anthropic Claude Sonnet 4',
-      `  ╹${'▀'.repeat(60)}`,
-      '                                   tab switch agent  ctrl+p commands',
-      '',
-      ' opencode v1.0.98  ~/work/project',
-    ),
-    working: frame(
-      '  ┃ What is 6 * 7?',
-      '',
-      '     Build claude-sonnet-4-20250514',
-      '',
-      '  ┃',
-      '  ┃',
-      '  ┃  Build  Anthropic Claude Sonnet 4',
-      `  ╹${'▀'.repeat(60)}`,
-      '  ⬝⬝⬝■■■  esc interrupt             tab switch agent  ctrl+p commands',
-      '',
-      ' opencode v1.0.98  ~/work/project',
-    ),
-    reply: frame(
-      '  ┃ What is 6 * 7?',
-      '',
-      '     6 * 7 is 42.',
-      '',
-      '     Build claude-sonnet-4-20250514',
-      '',
-      '  ┃',
-      '  ┃',
-      '  ┃  Build  Anthropic Claude Sonnet 4',
-      `  ╹${'▀'.repeat(60)}`,
-      '                                   tab switch agent  ctrl+p commands',
-      '',
-      ' opencode v1.0.98  ~/work/project',
-    ),
-    input: 'What is 6 * 7?',
-    expected: '6 * 7 is 42.',
-  },
+  ...['claude', 'codex', 'gemini', 'qwen', 'opencode'].map(captured),
   {
     agent: 'aider',
     version: 'aider 0.86.1 (recording)',
@@ -437,8 +293,8 @@ const recordings: Recording[] = [
   },
 ];
 
-async function scriptedProgram(): Promise<TerminalProgram & { print(text: string): Promise<void> }> {
-  const screen = await HeadlessScreen.create({ cols: 100, rows: 30 });
+async function scriptedProgram(cols = 100, rows = 30): Promise<TerminalProgram & { print(text: string): Promise<void> }> {
+  const screen = await HeadlessScreen.create({ cols, rows });
   const listeners: ((exit: AgentExit) => void)[] = [];
   return {
     screen,
@@ -457,7 +313,7 @@ describe('agent types on screen recordings', () => {
   for (const recording of recordings) {
     test(`${recording.agent} (${recording.version}): stable after start-up, running while busy, one clean reply`, async () => {
       const clock = new FakeScheduler(0);
-      const program = await scriptedProgram();
+      const program = await scriptedProgram(recording.cols, recording.rows);
       const session = await PtyAgentSession.start({
         program,
         scheduler: clock,
@@ -509,6 +365,9 @@ test('custom rules from a spec strip the chrome named and keep the agent running
   const screen = ['> hello', '', '◆ Hi there.', '  tokens: 12', '', ...box(30, '> '), ' my-agent 1.0'].join('\n');
   assert.equal(rules.format({ text: screen, userInput: 'hello', prompt: '', cursorLine: undefined }), 'Hi there.');
   assert.equal(rules.busy?.({ lines: ['◆ Thinking… (3s)'] }), true);
+  assert.equal(rules.ready?.({ lines: box(30, '> ') }), true, 'ready once its input box is on screen');
+  assert.equal(rules.ready?.({ lines: ['loading…'] }), false);
+  assert.equal(customAgentRules({ input_box: 'none' }).ready, undefined, 'without an input box, no readiness from the screen');
   assert.equal(rules.busy?.({ lines: ['◆ Hi there.'] }), false);
   assert.throws(
     () => customAgentRules({ chrome: ['(unclosed'] }),

@@ -12,10 +12,8 @@
  * docs/agent-session.md; the recordings in agentRecordings.test.ts stand
  * for them.
  */
-import { z } from 'zod';
-import { AgentSessionError } from '../errors.js';
 import type { DialogScreen } from './dialogs.js';
-import { claudeRules, genericRules, inputBoxStart, type MessageRules, type ScreenChange, stripTrailingPrompt } from './messageRules.js';
+import { genericRules, inputBoxStart, type MessageRules, type ScreenChange, stripTrailingPrompt } from './messageRules.js';
 import { stripEcho, trimBlankLines } from './text.js';
 
 /** What distinguishes one agent's screen. */
@@ -71,6 +69,24 @@ function dropEchoRows(text: string, echo: RegExp): string {
   return end < 0 ? '' : lines.slice(end).join('\n');
 }
 
+/**
+ * The text from the last row that starts the echo of `input` (its first characters after a
+ * prompt marker, spaces ignored), or the whole text when no row does.
+ */
+export function fromLastEcho(text: string, input: string): string {
+  const squeeze = (value: string) => value.replace(/\s+/gu, '');
+  const start = squeeze(input.split('\n').find((line) => line.trim() !== '') ?? '').slice(0, 12);
+  if (start.length < 4) return text;
+  const rows = text.split('\n');
+  // Only an echo row: the input right after the prompt marker or border, never a reply quoting it.
+  const isEcho = (row: string) =>
+    squeeze(row)
+      .replace(/^[>›❯│┃▌|]+/u, '')
+      .startsWith(start);
+  for (let i = rows.length - 1; i > 0; i--) if (isEcho(rows[i]!)) return rows.slice(i).join('\n');
+  return text;
+}
+
 /** Removes the indentation every non-blank line shares (full-screen agents indent their replies). */
 export function dedent(text: string): string {
   const rows = text.split('\n');
@@ -99,7 +115,10 @@ export function agentRules(spec: AgentScreenSpec): MessageRules {
       const box = spec.inputBox(lines);
       if (box >= 0) lines = lines.slice(0, box);
       lines = lines.filter((line) => !isChrome(line));
-      let text = stripEcho(trimBlankLines(lines.join('\n')), change.userInput);
+      let text = trimBlankLines(lines.join('\n'));
+      // A full-screen agent may draw late start-up output above the echo: the reply is below it.
+      if (spec.extraction !== 'scrollback') text = fromLastEcho(text, change.userInput);
+      text = stripEcho(text, change.userInput);
       const echoRows = spec.echoRows === undefined ? /^\s*(?:[│┃┆|]\s*)?[>›❯]\s/u : spec.echoRows;
       if (echoRows) text = dropEchoRows(text, echoRows);
       if (spec.bullet) text = text.replace(spec.bullet, '$1');
@@ -114,21 +133,42 @@ export function agentRules(spec: AgentScreenSpec): MessageRules {
     busy(screen: DialogScreen) {
       return screen.lines.some((line) => spec.busy.some((re) => re.test(line)));
     },
+    // A full-screen agent is ready once its input area is drawn; a line-oriented one has none to find.
+    ...(spec.extraction === 'scrollback' ? {} : { ready: (screen: DialogScreen) => spec.inputBox(screen.lines) >= 0 }),
   };
 }
 
 const SPINNER = /^\s*[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏⣾⣽⣻⢿⡿⣟⣯⣷◐◓◑◒]\s/u;
 const ESC_TO_INTERRUPT = /\b(?:esc|ctrl\+?\s?c)\b[^)\n]{0,12}\b(?:to )?(?:interrupt|cancel)\b/iu;
 
-/** Claude Code: the shipped `claude` rules, with its spinner as the busy indicator. */
-const claude: MessageRules = {
-  ...claudeRules,
-  busy: (screen) => screen.lines.some((line) => ESC_TO_INTERRUPT.test(line)),
-};
+/** Rows of a block-art logo (the text beside the art goes with it): Claude Code's, Gemini CLI's, Qwen Code's. */
+const LOGO_ROW = /^\s*[▐▛█▜▝▘▀▌▗▖▄▙▟╔╗╚╝═║]{2,}/u;
+/** A rule line (`────`) across the screen. */
+const RULE_ROW = /^\s*─{10,}\s*$/u;
 
+/** The last filled row at or above which an input area is looked for (blank rows under it ignored). */
+const filled = (lines: readonly string[]) => lines.slice(0, lastFilled(lines) + 1);
+
+/** Claude Code (2.1.332, seen live): `❯` input between two rules, a mode line under it, `●` replies, "… (esc to interrupt)" spinner. */
+const claude = agentRules({
+  kind: 'claude',
+  description: 'Claude Code: `❯` input between two rules with a mode line under it, logo banner, `●` replies, "✻ … (esc to interrupt)"',
+  inputBox: (lines) => inputBoxStart(filled(lines)),
+  chrome: [
+    LOGO_ROW,
+    // Notices at the left margin or centred above the input ("⚠ … retires …"); a reply's own lines sit under its bullet.
+    /^(?:\s{4,})?⚠ /u,
+    // The line a finished turn leaves: "✻ Brewed for 1s · done 12:16 AM".
+    /^\s*[✻✢✳✶✽✺·*]\s+\p{L}+ for <?(?:\d+[hms]\s*)+/u,
+  ],
+  busy: [ESC_TO_INTERRUPT, /^\s*[✻✢✳✶✽✺·*]\s+\S+…/u],
+  bullet: /^(\s*)[⏺●] /gmu,
+});
+
+/** OpenAI Codex (0.171.0, seen live): `›` composer with footer lines, braille splash, `•` replies, "• Working (4s • esc to interrupt)". */
 const codex = agentRules({
   kind: 'codex',
-  description: 'OpenAI Codex CLI: `›` composer and footer, `•` bullets, "Working (… esc to interrupt)"',
+  description: 'OpenAI Codex CLI: `›` composer and footer, braille splash, `•` bullets, "Working (… esc to interrupt)"',
   inputBox: (lines) => {
     const at = lastRowStarting(lines, /^\s*▌?\s*›/u);
     return at >= 0 && at > 0 && lines[at - 1]!.trim() === '' ? at - 1 : at;
@@ -136,7 +176,11 @@ const codex = agentRules({
   chrome: [
     /^\s*[│╭╰].*(?:OpenAI Codex|model:|directory:)/u,
     /^\s*>_ OpenAI Codex/u,
+    // The working directory under the title, indented deeper than any reply line.
+    /^\s{4,}[~/]\S*\s*$/u,
+    /^\s*[\u2800-\u28FF][\s\u2800-\u28FF]*$/u,
     /^\s*To get started, describe a task/u,
+    /^\s*(?:─+\s*)?Worked for [<\d]/u,
     /^\s*user$/u,
     /^\s*codex$/u,
   ],
@@ -144,27 +188,63 @@ const codex = agentRules({
   bullet: /^(\s*)[•] /gmu,
 });
 
-const geminiLike = (kind: string, name: string) =>
-  agentRules({
-    kind,
-    description: `${name}: logo banner, boxed input with a status line under it, \`✦\` replies, "(esc to cancel, …)" spinner`,
-    inputBox: bottomBoxStart,
-    chrome: [/^[\s█░▓▒▄▀▐▌╗╔╝╚═║]+$/u, /^\s*Tips for getting started/u, /^\s*\d\. (?:Ask questions|Be specific|Create \w+\.md|\/help)/u],
-    busy: [/\(esc to cancel/iu, SPINNER],
-    bullet: /^(\s*)✦ /gmu,
-  });
+/** Rows between Gemini CLI's reply area and its input box: the spinner and shortcut hint row, a rule, the mode hint. */
+const GEMINI_ABOVE_INPUT = [/^\s*$/u, RULE_ROW, /\? for shortcuts\s*$/u, /^\s*(?:Shift\+Tab|shift \+ tab) to\b/u, /\(esc to cancel/iu];
+
+/** Gemini CLI (0.61.0, seen live): the input between a `▄▄▄` and a `▀▀▀` row, hint rows above it, a footer under it. */
+function geminiInputStart(lines: readonly string[]): number {
+  const last = lastFilled(lines);
+  let at = -1;
+  for (let i = last; i >= Math.max(0, last - 8) && at < 0; i--) if (/^\s*▄{10,}\s*$/u.test(lines[i]!)) at = i;
+  for (let steps = 0; at > 0 && steps < 5 && GEMINI_ABOVE_INPUT.some((re) => re.test(lines[at - 1]!)); steps++) at--;
+  return at;
+}
+
+const GEMINI_TIPS = [/^\s*Tips for getting started/u, /^\d\. (?:Create \w+\.md|\/help|Ask (?:coding )?questions|Be specific)/u];
+
+const gemini = agentRules({
+  kind: 'gemini',
+  description:
+    'Gemini CLI: logo banner, input between `▄▄▄`/`▀▀▀` rows with hints above and a footer below, `✦` replies, "(esc to cancel, …)"',
+  inputBox: geminiInputStart,
+  chrome: [LOGO_ROW, /^\s*[▄▀]{10,}\s*$/u, ...GEMINI_TIPS, /^\s*Authenticated with /u, /^ℹ /u],
+  busy: [/\(esc to cancel/iu, SPINNER],
+  bullet: /^(\s*)✦ /gmu,
+});
+
+/** Qwen Code (0.24.4, seen live): a Gemini CLI fork whose input sits between two rules, with its model and mode under it. */
+const qwen = agentRules({
+  kind: 'qwen',
+  description:
+    'Qwen Code: logo and info box, `>` input between two rules with model and mode lines under it, `◆` replies, "(11s · esc to cancel)"',
+  inputBox: (lines) => inputBoxStart(filled(lines)),
+  chrome: [LOGO_ROW, /^\s*Tips: /u, /^\s*[●△]\uFE0E? (?:Update check|Extensions changed)/u],
+  // "⠧ My other process is a TARDIS... (11s · esc to cancel)"
+  busy: [ESC_TO_INTERRUPT, SPINNER],
+  bullet: /^(\s*)[✦◆]\uFE0E? /gmu,
+});
 
 const opencode = agentRules({
   kind: 'opencode',
-  description: 'OpenCode: `┃` input area closed by `╹▀▀▀`, mode and model under it, "esc interrupt" while working',
+  description:
+    'OpenCode: `┃` input area closed by `╹▀▀▀`, the hint and path line under it, logo home screen, "⬝⬝⬝ esc interrupt" while working',
   inputBox: (lines) => {
-    const end = lastRowStarting(lines, /^\s*╹▀{5,}/u, 8);
+    const end = lastRowStarting(lines, /^\s*╹▀{5,}/u, 20);
     if (end < 0) return -1;
     let start = end;
     while (start > 0 && /^\s*┃/u.test(lines[start - 1]!)) start--;
     return start;
   },
-  chrome: [/^\s*opencode v\d/u, /^\s*(?:Build|Plan)\s+\S+-\d{8}\s*$/u, /tab switch agent|ctrl\+p commands/u],
+  chrome: [
+    /^\s*opencode v\d/u,
+    // The block-letter logo of the home screen.
+    /^\s*[▄▀█]+(?:\s+[▄▀█]+)*\s*$/u,
+    // An empty row of the echoed message's box, and the agent and model line under a reply ("▣  Build · model · 11.0s").
+    /^\s*┃\s*$/u,
+    /^\s*▣\s+\S/u,
+    /^\s*(?:Build|Plan)\s+\S+-\d{8}\s*$/u,
+    /tab (?:switch agent|agents)|ctrl\+p commands/u,
+  ],
   busy: [/\besc interrupt\b/iu, /^\s*[⬝■]{3,}/u],
   bullet: /^(\s*)┃ /gmu,
 });
@@ -251,8 +331,8 @@ export const builtInMessageRules: Readonly<Record<string, MessageRules>> = {
   claude,
   'claude-code': claude,
   codex,
-  gemini: geminiLike('gemini', 'Gemini CLI'),
-  qwen: geminiLike('qwen', 'Qwen Code'),
+  gemini,
+  qwen,
   opencode,
   aider,
   goose,
@@ -332,73 +412,4 @@ const COMMAND_TYPES: Readonly<Record<string, string>> = {
 export function inferAgentType(command: string): string {
   const base = (command.split(/[\\/]/u).at(-1) ?? '').toLowerCase().replace(/\.(?:js|mjs|cjs|cmd|exe|ps1|sh)$/u, '');
   return Object.hasOwn(COMMAND_TYPES, base) ? COMMAND_TYPES[base]! : 'generic';
-}
-
-/** A regular expression given as text: it must compile. */
-const pattern = z
-  .string()
-  .min(1)
-  .refine(
-    (source) => {
-      try {
-        new RegExp(source, 'u');
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    { message: 'not a valid regular expression' },
-  );
-
-/**
- * User-supplied rules for `--type custom` (`yard agent serve --rules file.json`): where the input
- * area starts, which lines are chrome, which say the agent is busy, the reply bullet and the prompt.
- */
-export const CustomRulesSchema = z
-  .object({
-    description: z.string().optional(),
-    extraction: z.enum(['screen', 'scrollback']).default('screen'),
-    /** `bottom-box`: a ╭…╯ or ┌…┘ box at the bottom; `rule`: a `───` line with a `>` line under it; `none`. */
-    input_box: z.enum(['bottom-box', 'rule', 'none']).default('bottom-box'),
-    chrome: z.array(pattern).default([]),
-    busy: z.array(pattern).default([]),
-    bullet: pattern.optional(),
-    prompt: pattern.optional(),
-  })
-  .strict();
-
-export type CustomRulesSpec = z.input<typeof CustomRulesSchema>;
-
-/**
- * Rules from a user's spec (parsed JSON). Throws `invalid_input` naming the field at fault.
- *
- * @example
- * ```ts
- * const rules = customAgentRules({ chrome: ['^Tokens: '], busy: ['Working…'], bullet: '^● ' });
- * ```
- */
-export function customAgentRules(spec: unknown): MessageRules {
-  const parsed = CustomRulesSchema.safeParse(spec);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0]!;
-    const field = issue.path.join('.') || 'rules';
-    throw new AgentSessionError('invalid_input', `custom rules: ${field}: ${issue.message}`, { field });
-  }
-  const rules = parsed.data;
-  const inputBox =
-    rules.input_box === 'bottom-box'
-      ? bottomBoxStart
-      : rules.input_box === 'rule'
-        ? (lines: readonly string[]) => inputBoxStart(lines)
-        : () => -1;
-  return agentRules({
-    kind: 'custom',
-    description: rules.description ?? 'custom rules',
-    extraction: rules.extraction,
-    inputBox,
-    chrome: rules.chrome.map((source) => new RegExp(source, 'u')),
-    busy: rules.busy.map((source) => new RegExp(source, 'iu')),
-    ...(rules.bullet ? { bullet: new RegExp(`^(\\s*)(?:${rules.bullet.replace(/^\^/u, '')})`, 'gmu') } : {}),
-    ...(rules.prompt ? { prompt: new RegExp(rules.prompt, 'u') } : {}),
-  });
 }

@@ -146,3 +146,41 @@ test('dialogKeys moves from the selected option to the wanted one, then presses 
   assert.deepEqual(dialogKeys(menu, 3), [ARROW_DOWN, '\r']);
   assert.deepEqual(dialogKeys(menu, 1), [ARROW_UP, '\r']);
 });
+
+describe('menus without numbers', () => {
+  // The screen text of Claude Code 2.1.332's trust prompt, captured in a live run (tests/agents/claude.test.ts).
+  const trust = [
+    '─'.repeat(100),
+    ' Accessing workspace:',
+    '',
+    ' /tmp/agent-claude-12rKaH/work',
+    '',
+    ' Quick safety check: Is this a project you created or one you trust? (Like your own code, a well-known open source',
+    " project, or work from your team). If not, take a moment to review what's in this folder first.",
+    '',
+    " Claude Code'll be able to read, edit, and execute files here.",
+    '',
+    ' Security guide',
+    '',
+    ' ❯ No, exit',
+    '   Yes, I trust this folder',
+    '',
+    ' Enter to confirm · Esc to cancel',
+    '',
+  ];
+
+  test("Claude Code's trust prompt: the options in order, the marked one selected, the arrows to the other", () => {
+    const dialog = detectDialog({ lines: trust });
+    assert.equal(dialog?.kind, 'menu');
+    assert.deepEqual(dialog?.options, ['No, exit', 'Yes, I trust this folder']);
+    assert.equal(dialog?.selected, 0);
+    assert.match(dialog!.text, /Is this a project you created or one you trust\?/);
+    assert.deepEqual(dialogKeys(dialog!, 2), [ARROW_DOWN, '\r']);
+  });
+
+  test('without the hint under it, or with options at other columns, it is no dialog', () => {
+    assert.equal(detectDialog({ lines: trust.slice(0, -2) }), undefined);
+    assert.equal(detectDialog({ lines: [' Question?', '', ' ❯ No, exit', '       Yes', '', ' Enter to confirm'] }), undefined);
+    assert.equal(detectDialog({ lines: ['─'.repeat(40), '❯ ', '─'.repeat(40), '  ? for shortcuts'] }), undefined);
+  });
+});

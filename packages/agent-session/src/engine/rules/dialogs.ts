@@ -6,9 +6,11 @@
  * goes into the dialog, not to the agent: the session refuses user messages
  * then, so none is swallowed.
  *
- * Two shapes are recognised, the ones terminal agents draw:
+ * Three shapes are recognised, the ones terminal agents draw:
  * - menus: numbered options, one marked as selected (`❯ 1. Yes`, `› 2. No`,
  *   `● 1. Allow once`), picked with the arrow keys and Enter;
+ * - menus without numbers, one option marked, with a hint under them
+ *   (`Enter to confirm · Esc to cancel`), picked the same way;
  * - letter prompts: `[y/n]`, `(y/N)`, `(Y)es/(N)o [Yes]:`, answered with a
  *   letter and Enter.
  */
@@ -139,7 +141,37 @@ export function detectDialog(screen: DialogScreen): DetectedDialog | undefined {
   const raw = [...screen.lines];
   while (raw.length > 0 && raw.at(-1)!.trim() === '') raw.pop();
   const rows = raw.map(unframed);
-  return findMenu(rows, raw) ?? findLetterPrompt(rows, raw);
+  return findMenu(rows, raw) ?? findPlainMenu(rows, raw) ?? findLetterPrompt(rows, raw);
+}
+
+/** The hint under a menu whose options carry no numbers ("Enter to confirm · Esc to cancel"). */
+const MENU_HINT = /\b(?:Enter|Return)\s+to\s+(?:confirm|select|choose|continue)\b|↑\s*\/?\s*↓\s+to\s+(?:navigate|select|move)\b/iu;
+const PLAIN_SELECTED = /^(?<indent>\s*)[❯›▶→]\s+(?=\S)/u;
+
+/**
+ * A menu without numbers (Claude Code's trust prompt: `❯ No, exit` over `  Yes, I trust this
+ * folder`): rows whose labels start at one column, one of them marked, with a selection hint
+ * under them. The hint is required: an input line (`❯ `) alone is no menu.
+ */
+function findPlainMenu(rows: readonly string[], raw: readonly string[]): DetectedDialog | undefined {
+  const bottom = rows.length;
+  for (let hint = bottom - 1; hint >= Math.max(1, bottom - 6); hint--) {
+    if (!MENU_HINT.test(rows[hint]!)) continue;
+    let end = hint - 1;
+    while (end > 0 && rows[end]!.trim() === '') end--;
+    let first = end;
+    while (first > 0 && rows[first - 1]!.trim() !== '') first--;
+    const block = rows.slice(first, end + 1);
+    const marked = block.map((row) => PLAIN_SELECTED.exec(row)).filter((match) => match !== null);
+    if (marked.length !== 1 || block.length < 2) return undefined;
+    const column = marked[0]![0].length;
+    // Every row is an option: the marked one, or one whose label starts where the marked label does.
+    if (!block.every((row) => PLAIN_SELECTED.test(row) || (/^\s*/u.exec(row)![0].length === column && row.trim() !== ''))) return undefined;
+    const selected = block.findIndex((row) => PLAIN_SELECTED.test(row));
+    const options = block.map((row) => row.slice(column).trim());
+    return { kind: 'menu', text: questionAbove(rows, raw, first), options, selected };
+  }
+  return undefined;
 }
 
 /** Arrow-down and arrow-up as a terminal sends them. */

@@ -83,7 +83,7 @@ describe('claude rules (full-screen agents with an input box)', () => {
 });
 
 test('rulesFor picks shipped rules by kind (case-insensitive), custom rules first, generic otherwise', () => {
-  assert.equal(rulesFor('claude').format, claudeRules.format);
+  assert.equal(rulesFor('claude').kind, 'claude');
   assert.equal(rulesFor('Claude-Code').kind, 'claude');
   assert.equal(rulesFor('python'), genericRules);
   assert.equal(rulesFor(undefined), genericRules);

@@ -72,6 +72,12 @@ export interface MessageRules {
    * interrupt"): the agent stays `running` however long the screen has been quiet.
    */
   busy?(screen: DialogScreen): boolean;
+  /**
+   * True while the visible screen shows the agent's input area. A full-screen agent without one
+   * on screen (starting, or redrawing) stays `running`, however long its screen has been quiet
+   * (up to the session's `readyTimeoutMs`). Optional.
+   */
+  ready?(screen: DialogScreen): boolean;
 }
 
 /** Prompts of common REPLs and shells: `>>>`, `...`, `In [3]:`, `user@host:~$`, `bash-5.2#`, `>`, `❯`. */
