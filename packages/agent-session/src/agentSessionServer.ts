@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { assertSafeBind, continueWhenBodyIsRead, openLoopbackWarning } from '@switchyard/http-kit';
 import type { Scheduler } from '@switchyard/runtime';
-import type { AcpPermissionPolicy } from './engine/acp/acpSession.js';
+import type { AcpPermissionPolicy } from './engine/acp/acpPermissions.js';
 import type { AgentSession } from './engine/agentSession.js';
 import { inferAgentType } from './engine/rules/agentRules.js';
 import type { MessageRules } from './engine/rules/messageRules.js';

@@ -126,7 +126,14 @@ export function buildProgram(
     .option('--parallel <n>', 'agents running at once', '1')
     .option('--max-review-cycles <n>', 'review cycles before a package is BLOCKED')
     .option('--agent <kind>', 'process or agent-session (default from the config)')
-    .option('--agent-command <command>', 'the agent executable (process agents; the prompt arrives on stdin)')
+    .option(
+      '--agent-type <type>',
+      "run this coding agent behind an agent session server of its own, in the work package's worktree: claude, codex, gemini, qwen, opencode, aider, goose, amp, copilot, cursor, auggie or amazonq (its usual command unless --agent-command names another)",
+    )
+    .option(
+      '--agent-command <command>',
+      'the agent executable (process agents: the prompt arrives on stdin; with --agent-type: instead of the usual command)',
+    )
     .option('--agent-arg <arg>', 'an argument for the agent command (repeatable)', collect, [])
     .option('--agent-url <url>', 'the agent session server (agent-session agents)')
     .option('--timeout <ms>', 'time limit of one agent run')
@@ -287,6 +294,11 @@ export function buildProgram(
       new Option('--acp-permissions <policy>', 'ACP permission requests: reject, allow, or ask (a dialog answered through POST /dialog)')
         .choices(['reject', 'allow', 'ask'])
         .default('reject'),
+    )
+    .option(
+      '--acp-permission-timeout <seconds>',
+      'with --acp-permissions ask: seconds a permission request waits for an answer before it is denied',
+      '300',
     )
     .option('--allowed-host <host>', 'Host header to accept (repeatable)', collect, [])
     .option('--api-key-env <name>', 'require Authorization: Bearer <key> on the API, the key read from this environment variable')

@@ -37,6 +37,8 @@ import {
   WorkflowEventEmitter,
   type WorkflowStore,
 } from '@switchyard/workflow';
+import { AgentTypeAdapter, type AgentTypeAdapterOptions } from './agentTypeAdapter.js';
+import { AGENT_TYPE_NAMES, usualCommand } from './agentTypes.js';
 import { loadConfig, resolved, type YardConfig } from './config.js';
 import { CliError } from './errors.js';
 import { codeHostFrom, trackerFrom, webhookVerifierFrom } from './integrations.js';
@@ -49,6 +51,12 @@ export type ClosableStore = WorkflowStore & { close(): Promise<void> };
 /** Agent settings a command line can override. */
 export interface AgentOverrides {
   kind?: string;
+  /** `--agent-type`: run that agent type behind a session server of its own, in the worktree. */
+  agentType?: string;
+  /** The environment `--agent-type` agents run in (the CLI's). */
+  agentEnv?: NodeJS.ProcessEnv;
+  /** Told where each `--agent-type` run's session server is. */
+  onAgentServer?: AgentTypeAdapterOptions['onServer'];
   command?: string;
   args?: string[];
   url?: string;
@@ -326,6 +334,7 @@ export function tornLogAdvice(error: unknown): unknown {
 
 /** The agent adapters from the config and the command line (the command line wins). */
 export function agentAdapters(config: YardConfig, overrides: AgentOverrides): AgentAdapter[] {
+  if (overrides.agentType !== undefined) return [agentTypeAdapter(overrides.agentType, overrides)];
   const kind = overrides.kind ?? (overrides.url ? 'agent-session' : overrides.command ? 'process' : (config.agent?.kind ?? 'process'));
   if (kind === 'process') {
     const command = overrides.command ?? config.agent?.command;
@@ -350,4 +359,37 @@ export function agentAdapters(config: YardConfig, overrides: AgentOverrides): Ag
     return [new AgentSessionAdapter({ baseUrl: url, ...(apiKey ? { apiKey } : {}) })];
   }
   throw new CliError('invalid_argument', `--agent: expected process or agent-session; got ${JSON.stringify(kind)}`, { field: 'agent' });
+}
+
+/** `--agent-type <type>`: the type's own command unless `--agent-command` names another (a wrapper, a path). */
+function agentTypeAdapter(type: string, overrides: AgentOverrides): AgentAdapter {
+  const agentType = type.toLowerCase();
+  const defaultCommand = usualCommand(agentType);
+  if (!defaultCommand)
+    throw new CliError('invalid_argument', `--agent-type: expected one of ${AGENT_TYPE_NAMES.join(', ')}; got ${JSON.stringify(type)}`, {
+      field: 'agent_type',
+    });
+  if (overrides.kind !== undefined && overrides.kind !== 'agent-session')
+    throw new CliError(
+      'invalid_argument',
+      `--agent-type runs the agent behind the agent session server: it cannot be combined with --agent ${overrides.kind}`,
+      {
+        field: 'agent_type',
+      },
+    );
+  if (overrides.url !== undefined)
+    throw new CliError(
+      'invalid_argument',
+      '--agent-type starts a session server of its own: drop --agent-url (or --agent-type, to use that server)',
+      {
+        field: 'agent_type',
+      },
+    );
+  return new AgentTypeAdapter({
+    agentType,
+    command: overrides.command ?? defaultCommand,
+    args: overrides.args ?? [],
+    ...(overrides.agentEnv ? { env: overrides.agentEnv } : {}),
+    ...(overrides.onAgentServer ? { onServer: overrides.onAgentServer } : {}),
+  });
 }

@@ -257,6 +257,25 @@ test('--acp-permissions ask: a permission request of an ACP agent is a dialog an
   await server.stop();
 });
 
+test('--acp-permission-timeout: an unanswered permission request is denied after that many seconds; a bad value is a usage error', {
+  timeout: 60_000,
+}, async () => {
+  const fakeAcp = fileURLToPath(new URL('../../agent-session/test/fixtures/fake-acp-agent.mjs', import.meta.url));
+  const refused = await yard(['agent', 'serve', '--transport', 'acp', '--acp-permission-timeout', '0', '--', process.execPath, fakeAcp], {
+    cwd: dir,
+  });
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /--acp-permission-timeout: expected an integer from 1 to 86400/);
+  const server = await agentServe(
+    ['--transport', 'acp', '--acp-permissions', 'ask', '--acp-permission-timeout', '1'],
+    [process.execPath, fakeAcp],
+  );
+  await eventually('the ACP session', async () => (await statusOf(server.url)).status === 'stable', 30_000);
+  assert.equal((await send(server.url, 'write notes')).status, 200);
+  await untilReply(server.url, 'permission refused');
+  await server.stop();
+});
+
 test('yard agent serve --host 0.0.0.0 without a key is refused (exit 2, naming --host and how to set a key); --insecure serves it', {
   timeout: 60_000,
 }, async () => {

@@ -13,6 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
+import type { ActivityEvent, ActivityUpdate, AgentActivity, PermissionEvent } from './activity.js';
 import type { Dialog } from './rules/dialogs.js';
 
 /** Who wrote a message. */
@@ -72,6 +73,10 @@ export interface ConversationEvents {
   message_update: (event: MessageUpdateEvent) => void;
   status_change: (event: StatusChangeEvent) => void;
   agent_error: (event: AgentErrorEvent) => void;
+  /** A tool call, plan or thought was added or changed (ACP). */
+  activity: (event: ActivityEvent) => void;
+  /** A permission request was made or settled (ACP). */
+  permission: (event: PermissionEvent) => void;
   exit: (exit: AgentExit) => void;
 }
 
@@ -79,10 +84,16 @@ export interface ConversationEvents {
 export interface ConversationChanges {
   messages: MessageUpdateEvent[];
   errors: AgentErrorEvent[];
+  activities: ActivityEvent[];
+  permissions: PermissionEvent[];
   status: StatusChangeEvent | undefined;
 }
 
 const KEPT_ERRORS = 50;
+/** Permission steps kept for resumes and replays (the newest). */
+const KEPT_PERMISSIONS = 50;
+/** Activities kept (the newest): a long session's tool calls must not grow without bound. */
+const KEPT_ACTIVITIES = 500;
 
 const copyDialog = (dialog: Dialog): Dialog => ({ text: dialog.text, options: [...dialog.options] });
 
@@ -104,6 +115,8 @@ export class Conversation extends EventEmitter<ConversationEvents> {
   private readonly entries: { message: AgentMessage; seq: number }[] = [];
   private current: StatusChangeEvent;
   private readonly errors: AgentErrorEvent[] = [];
+  private readonly activityEntries: { activity: AgentActivity; seq: number }[] = [];
+  private readonly permissionEvents: PermissionEvent[] = [];
   /** Entries before this index were restored from an earlier run: the agent's replies never update them. */
   private restoredCount = 0;
 
@@ -233,6 +246,45 @@ export class Conversation extends EventEmitter<ConversationEvents> {
   }
 
   /**
+   * Adds an activity, or replaces the one with the same id (a tool call's progress, a new plan,
+   * a growing thought), and announces it. The place (`afterMessage`) is set when it first appears.
+   */
+  recordActivity(activity: ActivityUpdate): void {
+    const existing = this.activityEntries.find((entry) => entry.activity.id === activity.id);
+    const afterMessage = existing?.activity.afterMessage ?? this.entries.length - 1;
+    const next = { ...activity, afterMessage, time: this.now() } as AgentActivity;
+    const seq = ++this.sequence;
+    if (existing) {
+      existing.activity = next;
+      existing.seq = seq;
+    } else {
+      this.activityEntries.push({ activity: next, seq });
+      if (this.activityEntries.length > KEPT_ACTIVITIES) this.activityEntries.shift();
+    }
+    this.emit('activity', { seq, activity: structuredClone(next) });
+  }
+
+  /** The activity with this id, if kept. */
+  activity(id: string): AgentActivity | undefined {
+    const found = this.activityEntries.find((entry) => entry.activity.id === id);
+    return found ? structuredClone(found.activity) : undefined;
+  }
+
+  /** Every activity kept, in the order they first appeared. */
+  activities(): AgentActivity[] {
+    return this.activityEntries.map((entry) => structuredClone(entry.activity));
+  }
+
+  /** Records and announces a step of a permission request. */
+  permission(event: Omit<PermissionEvent, 'seq' | 'time'>): PermissionEvent {
+    const recorded: PermissionEvent = { ...structuredClone(event), seq: ++this.sequence, time: this.now() };
+    this.permissionEvents.push(recorded);
+    if (this.permissionEvents.length > KEPT_PERMISSIONS) this.permissionEvents.shift();
+    this.emit('permission', structuredClone(recorded));
+    return recorded;
+  }
+
+  /**
    * Everything that changed after `seq`: messages in their current form
    * (ordered by the sequence of their last change), errors still kept, and
    * the status if it flipped since.
@@ -245,14 +297,24 @@ export class Conversation extends EventEmitter<ConversationEvents> {
     return {
       messages,
       errors: this.errors.filter((event) => event.seq > seq).map((event) => ({ ...event })),
+      activities: this.activityEntries
+        .filter((entry) => entry.seq > seq)
+        .sort((a, b) => a.seq - b.seq)
+        .map((entry) => ({ seq: entry.seq, activity: structuredClone(entry.activity) })),
+      permissions: this.permissionEvents.filter((event) => event.seq > seq).map((event) => structuredClone(event)),
       status: this.current.seq > seq ? this.currentStatus() : undefined,
     };
   }
 
-  /** The whole state as events, for a new subscriber: every message, then the status. */
-  replay(): { messages: MessageUpdateEvent[]; status: StatusChangeEvent } {
+  /**
+   * The whole state as events, for a new subscriber: every message, every activity, the
+   * permission steps kept, then the status.
+   */
+  replay(): { messages: MessageUpdateEvent[]; activities: ActivityEvent[]; permissions: PermissionEvent[]; status: StatusChangeEvent } {
     return {
       messages: this.entries.map((entry) => ({ seq: entry.seq, message: { ...entry.message } })),
+      activities: this.activityEntries.map((entry) => ({ seq: entry.seq, activity: structuredClone(entry.activity) })),
+      permissions: this.permissionEvents.map((event) => structuredClone(event)),
       status: this.currentStatus(),
     };
   }

@@ -5,8 +5,17 @@
  * Protocol agent over stdio) and read its conversation as messages, a
  * status and typed events.
  */
-export { ACP_PROTOCOL_VERSION, AcpAgentSession, type AcpPermissionPolicy, type AcpSessionOptions } from './acp/acpSession.js';
-export { JsonRpcError, type JsonRpcHandlers, JsonRpcPeer } from './acp/jsonRpc.js';
+export { type AcpPermissionPolicy, DEFAULT_PERMISSION_TIMEOUT_MS } from './acp/acpPermissions.js';
+export { ACP_PROTOCOL_VERSION, AcpAgentSession, type AcpSessionOptions } from './acp/acpSession.js';
+export type {
+  ActivityEvent,
+  AgentActivity,
+  PermissionEvent,
+  PermissionOutcome,
+  PlanActivity,
+  ThoughtActivity,
+  ToolCallActivity,
+} from './activity.js';
 export { type AgentSession, type AgentTransport, checkRawInput, checkUserMessage, INPUT_LIMITS } from './agentSession.js';
 export {
   type AgentErrorEvent,

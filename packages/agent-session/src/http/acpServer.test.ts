@@ -60,3 +60,61 @@ test('a long reply streamed in thousands of small chunks reaches a live subscrib
     await long.close();
   }
 });
+
+test('--acp-permissions ask: the tool call, plan, thought and permission request are events; POST /dialog answers; a replay has them all', {
+  timeout: 60_000,
+}, async () => {
+  const asking = await startAgentSessionServer({
+    transport: 'acp',
+    command: process.execPath,
+    args: [FAKE_ACP],
+    port: 0,
+    acpPermissions: 'ask',
+  });
+  try {
+    const events = await openEvents(`${asking.url}/events`);
+    await events.waitFor((e) => e.event === 'status_change', 'the replay');
+    assert.equal((await postTo(asking.url, { content: 'write notes' })).status, 200);
+    await events.waitFor((e) => e.event === 'plan' && (e.data.entries as unknown[]).length === 2, 'the plan');
+    await events.waitFor((e) => e.event === 'agent_thought' && e.data.text === 'The user wants a file.', 'the thought');
+    const pending = await events.waitFor((e) => e.event === 'tool_call' && e.data.status === 'pending', 'the tool call');
+    assert.deepEqual(pending.data.locations, ['notes.txt']);
+    assert.equal(pending.data.after_message, 0, 'it follows the user message');
+    const request = await events.waitFor((e) => e.event === 'permission' && e.data.outcome === 'requested', 'the permission request');
+    assert.deepEqual(request.data.options, ['Allow', 'Reject']);
+    assert.equal(request.data.tool_call_id, 'call-1');
+    const status = (await (await fetch(`${asking.url}/status`)).json()) as { status: string; dialog?: { options: string[] } };
+    assert.equal(status.status, 'running', 'status keeps its two values');
+    assert.deepEqual(status.dialog?.options, ['Allow', 'Reject']);
+    assert.equal((await postTo(asking.url, { content: 'hello' })).status, 409, 'a message is refused while the agent asks');
+    const answer = await fetch(`${asking.url}/dialog`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ option: 1 }),
+    });
+    assert.equal(answer.status, 200);
+    await events.waitFor((e) => e.event === 'permission' && e.data.outcome === 'answered' && e.data.chosen === 'Allow', 'the answer');
+    await events.waitFor((e) => e.event === 'tool_call' && e.data.status === 'completed' && e.data.content === 'wrote 12 bytes', 'done');
+    await events.waitFor((e) => e.event === 'message_update' && e.data.content === 'permission granted', 'the reply');
+    events.close();
+
+    const replay = await openEvents(`${asking.url}/events`);
+    await replay.waitFor((e) => e.event === 'status_change', 'the replay');
+    assert.deepEqual(
+      replay.events.map((e) => `${e.event}${e.event === 'permission' ? `:${e.data.outcome}` : ''}`),
+      [
+        'message_update',
+        'message_update',
+        'plan',
+        'agent_thought',
+        'permission:requested',
+        'permission:answered',
+        'tool_call',
+        'status_change',
+      ],
+    );
+    replay.close();
+  } finally {
+    await asking.close();
+  }
+});

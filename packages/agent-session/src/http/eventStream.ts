@@ -16,6 +16,7 @@
  *   at most one such batch; the session never waits for it.
  */
 import type { Scheduler, TimerHandle } from '@switchyard/runtime';
+import type { ActivityEvent, AgentActivity, PermissionEvent } from '../engine/activity.js';
 import type { AgentSession } from '../engine/agentSession.js';
 import type { AgentErrorEvent, AgentExit, AgentStatus, MessageUpdateEvent, StatusChangeEvent } from '../engine/conversation.js';
 import type { Dialog } from '../engine/rules/dialogs.js';
@@ -45,7 +46,28 @@ interface StreamSource {
 }
 
 /** The conversation events a `/events` stream wakes on. */
-const CONVERSATION_EVENTS = ['message_update', 'status_change', 'agent_error'] as const;
+const CONVERSATION_EVENTS = ['message_update', 'status_change', 'agent_error', 'activity', 'permission'] as const;
+
+/** The SSE event name of each activity type. */
+const ACTIVITY_EVENT_NAMES: Record<AgentActivity['type'], string> = { tool_call: 'tool_call', plan: 'plan', thought: 'agent_thought' };
+
+/** The data of a `tool_call`, `plan` or `agent_thought` frame: the activity, in the API's snake case. */
+export function activityData(activity: AgentActivity) {
+  const { afterMessage, type, ...fields } = activity;
+  return { ...fields, after_message: afterMessage };
+}
+
+/** The data of a `permission` frame. */
+export function permissionData(event: PermissionEvent) {
+  return {
+    outcome: event.outcome,
+    tool_call_id: event.toolCallId,
+    title: event.title,
+    options: [...event.options],
+    ...(event.chosen !== undefined ? { chosen: event.chosen } : {}),
+    time: event.time,
+  };
+}
 
 const encoder = new TextEncoder();
 
@@ -116,12 +138,19 @@ export class EventHub {
     return { message: event.message, fatal: event.fatal, time: event.time };
   }
 
+  private activityFrame(event: ActivityEvent, withId = true): string {
+    const name = ACTIVITY_EVENT_NAMES[event.activity.type];
+    return sseFrame(name, activityData(event.activity), withId ? this.id(event.seq) : undefined);
+  }
+
   /** The frames of everything that changed after `seq`, in sequence order (what a resume sends). */
   private framesSince(seq: number): string {
     const changes = this.session.conversation.changesSince(seq);
     const frames: { seq: number; text: string }[] = [
       ...changes.messages.map((e) => ({ seq: e.seq, text: sseFrame('message_update', this.messageData(e), this.id(e.seq)) })),
       ...changes.errors.map((e) => ({ seq: e.seq, text: sseFrame('agent_error', this.errorData(e), this.id(e.seq)) })),
+      ...changes.activities.map((e) => ({ seq: e.seq, text: this.activityFrame(e) })),
+      ...changes.permissions.map((e) => ({ seq: e.seq, text: sseFrame('permission', permissionData(e), this.id(e.seq)) })),
     ];
     if (changes.status)
       frames.push({
@@ -143,8 +172,14 @@ export class EventHub {
     const replay = conversation.replay();
     // Replayed messages carry no id: a subscriber cut off mid-replay resumes with a full replay.
     // The status closes the replay with the id of the latest change.
+    // Activities and permission steps follow the messages; each says where it belongs (`after_message`).
+    const extras = [
+      ...replay.activities.map((e) => ({ seq: e.seq, text: this.activityFrame(e, false) })),
+      ...replay.permissions.map((e) => ({ seq: e.seq, text: sseFrame('permission', permissionData(e)) })),
+    ].sort((a, b) => a.seq - b.seq);
     return [
       ...replay.messages.map((e) => sseFrame('message_update', this.messageData(e))),
+      ...extras.map((frame) => frame.text),
       sseFrame('status_change', this.statusData(replay.status), this.id(conversation.seq)),
     ].join('');
   }

@@ -21,6 +21,7 @@ interface ImplementOptions {
   parallel: string;
   maxReviewCycles?: string;
   agent?: string;
+  agentType?: string;
   agentCommand?: string;
   agentArg: string[];
   agentUrl?: string;
@@ -77,15 +78,23 @@ export function implementCommand(ctx: CommandContext, slug: string, opts: Implem
     const cycles = intOption(opts.maxReviewCycles, '--max-review-cycles', { min: 1, max: 20 });
     const timeout = intOption(opts.timeout, '--timeout', { min: 1000 });
     const wanted = opts.wp.map((w) => intOption(w, '--wp', { min: 1 })!);
+    const say = (line: string) => ctx.globals.output !== 'json' && ctx.io.stderr(`${line}\n`);
     const dispatcher = rt.dispatcher({
       ...(opts.agent !== undefined ? { kind: opts.agent } : {}),
+      ...(opts.agentType !== undefined
+        ? {
+            agentType: opts.agentType,
+            agentEnv: ctx.io.env,
+            onAgentServer: ({ url, agentType, command, cwd }) =>
+              say(`[${slug}] ${command} (type ${agentType}) behind the agent session server at ${url}, in ${cwd}`),
+          }
+        : {}),
       ...(opts.agentCommand !== undefined ? { command: opts.agentCommand } : {}),
       ...(opts.agentArg.length ? { args: opts.agentArg } : {}),
       ...(opts.agentUrl !== undefined ? { url: opts.agentUrl } : {}),
       ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
     });
     const feature = await rt.workflow.getFeature(slug);
-    const say = (line: string) => ctx.globals.output !== 'json' && ctx.io.stderr(`${line}\n`);
     // A job whose process was killed would hold its package forever ("already has job"); jobs live processes run stay.
     for (const job of await dispatcher.recoverInterrupted())
       say(`[${job.feature_slug} wp${job.wp_sequence}] job ${job.id} failed: the process running it stopped`);

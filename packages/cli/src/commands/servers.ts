@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import type { AgentSessionServer } from '@switchyard/agent-session';
 import type { MessageRules } from '@switchyard/agent-session/engine';
 import type { AgentAdapter } from '@switchyard/workflow';
+import { AGENT_TYPE_NAMES as AGENT_TYPES } from '../agentTypes.js';
 import { resolved } from '../config.js';
 import { CliError } from '../errors.js';
 import { watchCancellations } from '../jobWatch.js';
@@ -158,25 +159,7 @@ async function customRules(path: string, cwd: string, build: (spec: unknown) => 
 }
 
 /** Agent types `--type` accepts, with the aliases the server knows. */
-const AGENT_TYPE_NAMES = new Set([
-  'claude',
-  'claude-code',
-  'codex',
-  'gemini',
-  'qwen',
-  'opencode',
-  'aider',
-  'goose',
-  'amp',
-  'copilot',
-  'cursor',
-  'cursor-agent',
-  'auggie',
-  'amazonq',
-  'q',
-  'custom',
-  'generic',
-]);
+const AGENT_TYPE_NAMES = new Set<string>([...AGENT_TYPES, 'claude-code', 'cursor-agent', 'q', 'custom', 'generic']);
 
 /** `yard agent serve [--port 3284] [--type kind] [--transport pty|acp] [--api-key-env NAME] -- <command> [args…]`. */
 export async function agentServeCommand(
@@ -197,6 +180,7 @@ export async function agentServeCommand(
     stateFile?: string;
     rules?: string;
     acpPermissions?: 'reject' | 'allow' | 'ask';
+    acpPermissionTimeout?: string;
   },
 ): Promise<number> {
   const [executable, ...args] = command;
@@ -204,6 +188,7 @@ export async function agentServeCommand(
   const port = intOption(opts.port, '--port', { min: 0, max: 65535 })!;
   const cols = intOption(opts.termWidth, '--term-width', { min: 20, max: 1000 })!;
   const rows = intOption(opts.termHeight, '--term-height', { min: 5, max: 1000 })!;
+  const permissionTimeoutSeconds = intOption(opts.acpPermissionTimeout ?? '300', '--acp-permission-timeout', { min: 1, max: 86_400 })!;
   const type = opts.type?.toLowerCase();
   if (type !== undefined && opts.transport === 'pty' && !AGENT_TYPE_NAMES.has(type))
     throw new CliError('invalid_argument', `--type: unknown agent type ${opts.type}; one of ${[...AGENT_TYPE_NAMES].join(', ')}`, {
@@ -233,6 +218,7 @@ export async function agentServeCommand(
       ...(type !== undefined ? { agentType: type } : rules ? { agentType: 'custom' } : {}),
       ...(rules ? { rules } : {}),
       ...(opts.transport === 'acp' && opts.acpPermissions ? { acpPermissions: opts.acpPermissions } : {}),
+      ...(opts.transport === 'acp' ? { acpPermissionTimeoutMs: permissionTimeoutSeconds * 1000 } : {}),
       ...(opts.allowedHost.length ? { allowedHosts: opts.allowedHost } : {}),
       ...(apiKey ? { apiKey } : {}),
       cols,

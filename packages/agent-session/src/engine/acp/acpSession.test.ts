@@ -1,6 +1,5 @@
-// The ACP client against a scripted agent built on the official ACP SDK.
+// The ACP client (on the official ACP SDK) against a scripted agent built on the same SDK's agent side.
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { FakeScheduler } from '@switchyard/runtime';
@@ -8,7 +7,6 @@ import { eventually } from '@switchyard/test-support';
 import type { AgentSession } from '../agentSession.js';
 import type { AgentSessionError } from '../errors.js';
 import { AcpAgentSession, type AcpSessionOptions } from './acpSession.js';
-import { type JsonRpcError, JsonRpcPeer } from './jsonRpc.js';
 
 const FAKE_ACP = fileURLToPath(new URL('../../../test/fixtures/fake-acp-agent.mjs', import.meta.url));
 const sessions: AgentSession[] = [];
@@ -68,17 +66,63 @@ describe('ACP transport', () => {
     assert.equal(asking.conversation.last('agent')?.content, 'permission granted');
     await assert.rejects(asking.answerDialog(1), (error: AgentSessionError) => error.code === 'no_dialog');
 
-    const errors: string[] = [];
-    asking.conversation.on('agent_error', ({ message }) => errors.push(message));
+    const steps: string[] = [];
+    asking.conversation.on('permission', ({ outcome, title, chosen }) => steps.push(`${outcome}:${title}:${chosen ?? '-'}`));
     await asking.sendMessage('write more notes');
     await eventually('the second permission dialog', () => asking.dialog() !== undefined, 20_000);
     await clock.advance(59_999);
     assert.ok(asking.dialog(), 'still waiting just before the timeout');
     await clock.advance(1);
     assert.equal(asking.dialog(), undefined);
-    assert.deepEqual(errors, ['the permission request "Write notes.txt" was not answered within 60 s: denied']);
+    assert.deepEqual(steps, ['requested:Write notes.txt:-', 'timed_out:Write notes.txt:Reject'], 'the denial is an event');
     await settled(asking);
     assert.equal(asking.conversation.last('agent')?.content, 'permission refused');
+    const tool = asking.conversation.activity('call-1');
+    assert.equal(tool?.type === 'tool_call' && tool.status, 'failed', 'the agent saw the denial');
+  });
+
+  test('tool calls, plans and thoughts become activities, placed after the message they follow', async () => {
+    const session = await start({ permissions: 'allow' });
+    const seen: string[] = [];
+    session.conversation.on('activity', ({ activity }) => seen.push(`${activity.type}:${activity.id}`));
+    await session.sendMessage('write notes');
+    await settled(session);
+    assert.deepEqual(seen, [
+      'plan:plan-1',
+      'thought:thought-1',
+      'thought:thought-1',
+      'tool_call:call-1',
+      'tool_call:call-1',
+      'tool_call:call-1',
+    ]);
+    const activities = session.conversation.activities().map(({ time, ...rest }) => rest);
+    assert.deepEqual(activities, [
+      {
+        type: 'plan',
+        id: 'plan-1',
+        afterMessage: 0,
+        entries: [
+          { content: 'Write notes.txt', priority: 'high', status: 'in_progress' },
+          { content: 'Report back', priority: 'low', status: 'pending' },
+        ],
+      },
+      { type: 'thought', id: 'thought-1', afterMessage: 0, text: 'The user wants a file.' },
+      {
+        type: 'tool_call',
+        id: 'call-1',
+        afterMessage: 0,
+        title: 'Write notes.txt',
+        kind: 'edit',
+        status: 'completed',
+        content: 'wrote 12 bytes',
+        locations: ['notes.txt'],
+      },
+    ]);
+    assert.deepEqual(
+      session.conversation.messages().map((m) => m.content),
+      ['write notes', 'permission granted'],
+      'thoughts and tool output are not part of the reply',
+    );
   });
 
   test('permission requests follow the policy: reject by default, allow when told', async () => {
@@ -151,44 +195,5 @@ describe('ACP transport', () => {
       AcpAgentSession.start({ command: process.execPath, args: ['-e', 'setTimeout(() => {}, 60000)'], handshakeTimeoutMs: 300 }),
       (error: AgentSessionError) => error.code === 'start_failed' && /did not answer initialize within 300 ms/.test(error.message),
     );
-  });
-});
-
-describe('JsonRpcPeer', () => {
-  function pair() {
-    const aToB = new PassThrough();
-    const bToA = new PassThrough();
-    const errors: string[] = [];
-    const a = new JsonRpcPeer(bToA, aToB, {
-      onRequest: async () => 'unused',
-      onNotification: () => {},
-      onProtocolError: (message) => errors.push(message),
-    });
-    return { a, aToB, bToA, errors };
-  }
-
-  test('matches responses to requests, turns error responses into JsonRpcError, and survives garbage', async () => {
-    const { a, aToB, bToA, errors } = pair();
-    const requests: { id: number; method: string }[] = [];
-    aToB.on('data', (chunk: Buffer) => {
-      for (const line of chunk.toString().split('\n').filter(Boolean)) requests.push(JSON.parse(line));
-    });
-    const first = a.request('one', {});
-    const second = a.request('two', {});
-    await new Promise((resolve) => setImmediate(resolve));
-    bToA.write('not json\n');
-    bToA.write(`${JSON.stringify({ jsonrpc: '2.0', id: requests[1]!.id, error: { code: -32000, message: 'nope' } })}\n`);
-    bToA.write(`${JSON.stringify({ jsonrpc: '2.0', id: requests[0]!.id, result: { fine: true } })}\n`);
-    assert.deepEqual(await first, { fine: true });
-    await assert.rejects(second, (error: JsonRpcError) => error.rpcCode === -32000 && error.message === 'nope');
-    assert.deepEqual(errors, ['not JSON: not json']);
-  });
-
-  test('pending requests fail when the other side closes its output', async () => {
-    const { a, bToA } = pair();
-    const waiting = a.request('never', {});
-    bToA.end();
-    await assert.rejects(waiting, /closed its output/);
-    await assert.rejects(a.request('later', {}), /closed its output/);
   });
 });

@@ -1,37 +1,30 @@
 /**
  * @module acpSession
- * An agent spoken to over the Agent Client Protocol (JSON-RPC 2.0 over the
- * agent's stdin/stdout, https://agentclientprotocol.com), behind the same
- * {@link AgentSession} surface as a terminal agent. No screen scraping: the
- * agent's replies arrive as `session/update` chunks and a turn ends when
- * `session/prompt` answers, so the status is exact.
+ * An agent spoken to over the Agent Client Protocol (https://agentclientprotocol.com)
+ * on its stdin/stdout, through the official SDK (`@agentclientprotocol/sdk`),
+ * behind the same {@link AgentSession} surface as a terminal agent. No screen
+ * scraping: replies, thoughts, tool calls and plans arrive as `session/update`
+ * notifications (see acpUpdates) and a turn ends when `session/prompt`
+ * answers, so the status is exact.
  *
  * This client advertises no file-system or terminal capabilities: the agent
- * uses its own tools. Permission requests are answered by a policy
- * (`reject` by default), or with `ask` shown as a dialog the client answers
- * (`answerDialog`), denied when nobody does in time; raw input maps Ctrl-C
- * and Esc to `session/cancel`.
+ * uses its own tools. Permission requests are answered by a policy (see
+ * acpPermissions); raw input maps Ctrl-C and Esc to `session/cancel`.
  */
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { resolve } from 'node:path';
-import { type Clock, type Scheduler, systemClock, systemScheduler, type TimerHandle } from '@switchyard/runtime';
+import { Readable, Writable } from 'node:stream';
+import { type ClientConnection, client, methods, ndJsonStream, RequestError } from '@agentclientprotocol/sdk';
+import { type Clock, type Scheduler, systemClock, systemScheduler } from '@switchyard/runtime';
 import { type AgentSession, checkRawInput, checkUserMessage } from '../agentSession.js';
 import { type AgentExit, Conversation, describeExit } from '../conversation.js';
 import { AgentSessionError } from '../errors.js';
 import { resolveCommand } from '../pty/terminalProgram.js';
-import { ConnectionClosed, JsonRpcError, JsonRpcPeer, RPC_METHOD_NOT_FOUND } from './jsonRpc.js';
+import { type AcpPermissionPolicy, AcpPermissions, DEFAULT_PERMISSION_TIMEOUT_MS } from './acpPermissions.js';
+import { AcpUpdateRecorder } from './acpUpdates.js';
 
 /** The ACP version this client speaks. */
 export const ACP_PROTOCOL_VERSION = 1;
-
-/**
- * How permission requests are answered: `allow` and `reject` choose the first option of the
- * matching kind; `ask` shows the request as a dialog for the client to answer.
- */
-export type AcpPermissionPolicy = 'allow' | 'reject' | 'ask';
-
-/** How long an `ask` permission request waits for an answer before it is denied (5 minutes). */
-export const DEFAULT_PERMISSION_TIMEOUT_MS = 5 * 60_000;
 
 /** Options of {@link AcpAgentSession.start}. */
 export interface AcpSessionOptions {
@@ -56,26 +49,8 @@ export interface AcpSessionOptions {
   clock?: Clock;
 }
 
-interface PermissionOption {
-  optionId: string;
-  kind: string;
-  name?: string;
-}
-
-/** A permission request waiting for the client (policy `ask`). */
-interface PendingPermission {
-  options: PermissionOption[];
-  title: string;
-  answer(outcome: unknown): void;
-}
-
 /** How long an agent that closed its output may take to exit before it is stopped. */
 const OUTPUT_CLOSED_GRACE_MS = 1000;
-
-function textOf(update: Record<string, unknown>): string | undefined {
-  const content = update.content as { type?: unknown; text?: unknown } | undefined;
-  return content?.type === 'text' && typeof content.text === 'string' ? content.text : undefined;
-}
 
 /**
  * An agent driven over ACP.
@@ -90,7 +65,9 @@ export class AcpAgentSession implements AgentSession {
   readonly transport = 'acp' as const;
   readonly agentType: string;
   readonly conversation: Conversation;
-  private readonly peer: JsonRpcPeer;
+  private readonly connection: ClientConnection;
+  private readonly updates: AcpUpdateRecorder;
+  private readonly permissions: AcpPermissions;
   private sessionId = '';
   private prompting = false;
   private exited: AgentExit | undefined;
@@ -98,7 +75,6 @@ export class AcpAgentSession implements AgentSession {
   /** The agent closed its output: nothing it says can reach us any more. */
   private outputClosed = false;
   private readonly exitedPromise: Promise<void>;
-  private pendingPermission: PendingPermission | undefined;
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
@@ -106,11 +82,21 @@ export class AcpAgentSession implements AgentSession {
   ) {
     this.agentType = options.agentType ?? 'acp';
     this.conversation = new Conversation(options.clock ?? systemClock, 'running');
-    this.peer = new JsonRpcPeer(child.stdout, child.stdin, {
-      onRequest: (method, params) => this.onRequest(method, params),
-      onNotification: (method, params) => this.onNotification(method, params),
-      onProtocolError: (message) => this.conversation.error(`ACP protocol error: ${message}`),
+    this.updates = new AcpUpdateRecorder(this.conversation);
+    this.permissions = new AcpPermissions(this.conversation, this.updates, {
+      policy: options.permissions ?? 'reject',
+      timeoutMs: options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS,
+      scheduler: options.scheduler ?? systemScheduler,
     });
+    // Requests this client does not serve (fs/*, terminal/*) are answered "method not found" by the SDK.
+    const app = client({ name: 'switchyard-agent-session' })
+      .onRequest(methods.client.session.requestPermission, ({ params }) => this.permissions.request(params))
+      .onNotification(methods.client.session.update, ({ params }) => {
+        if (params.sessionId === this.sessionId) this.updates.apply(params.update);
+      });
+    this.connection = app.connect(
+      ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>),
+    );
     child.stdout.once('end', () => this.onOutputClosed());
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (text: string) => options.onStderr?.(text));
@@ -161,11 +147,7 @@ export class AcpAgentSession implements AgentSession {
 
   async answerDialog(option: number): Promise<void> {
     this.assertOpen();
-    const pending = this.pendingPermission;
-    if (!pending) throw new AgentSessionError('no_dialog', 'the agent asks nothing (no permission request is waiting)');
-    if (!Number.isInteger(option) || option < 1 || option > pending.options.length)
-      throw new AgentSessionError('invalid_input', `option must be an integer from 1 to ${pending.options.length}`, { field: 'option' });
-    pending.answer({ outcome: 'selected', optionId: pending.options[option - 1]!.optionId });
+    this.permissions.answer(option);
   }
 
   async sendMessage(content: string): Promise<void> {
@@ -184,10 +166,14 @@ export class AcpAgentSession implements AgentSession {
     this.prompting = true;
     this.conversation.setStatus('running');
     this.conversation.addUser(content);
-    const turn = this.peer.request('session/prompt', { sessionId: this.sessionId, prompt: [{ type: 'text', text: content }] });
+    this.updates.startTurn();
+    const turn = this.connection.agent.request(methods.agent.session.prompt, {
+      sessionId: this.sessionId,
+      prompt: [{ type: 'text', text: content }],
+    });
     // The message has been handed over; the turn ends when the agent answers the request.
     void turn.then(
-      (result) => this.endTurn((result as { stopReason?: unknown } | null)?.stopReason),
+      (result) => this.endTurn(result.stopReason),
       (error: Error) => this.endTurn(undefined, error),
     );
   }
@@ -205,15 +191,15 @@ export class AcpAgentSession implements AgentSession {
       );
     if (this.prompting) {
       // ACP: a client that cancels answers the permission requests still open with `cancelled`.
-      this.pendingPermission?.answer({ outcome: 'cancelled' });
-      this.peer.notify('session/cancel', { sessionId: this.sessionId });
+      this.permissions.withdraw();
+      void this.connection.agent.notify(methods.agent.session.cancel, { sessionId: this.sessionId }).catch(() => undefined);
     }
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.peer.close(new AgentSessionError('closed', 'the session is closed'));
+    this.connection.close(new AgentSessionError('closed', 'the session is closed'));
     await this.terminate();
   }
 
@@ -250,8 +236,7 @@ export class AcpAgentSession implements AgentSession {
     const step = <T>(request: Promise<T>, what: string): Promise<T> => {
       // The agent's output usually closes just before its exit is known: report the exit, not the closed pipe.
       const promise = request.catch(async (error: unknown) => {
-        if (error instanceof ConnectionClosed)
-          await Promise.race([this.exitedPromise, new Promise((done) => setTimeout(done, 1000).unref())]);
+        if (this.connection.signal.aborted) await Promise.race([this.exitedPromise, new Promise((done) => setTimeout(done, 1000).unref())]);
         throw this.exited ? exitedDuring(what) : error;
       });
       return Promise.race([
@@ -269,23 +254,24 @@ export class AcpAgentSession implements AgentSession {
         }),
       ]);
     };
-    const init = (await step(
-      this.peer.request('initialize', {
+    const agent = this.connection.agent;
+    const init = await step(
+      agent.request(methods.agent.initialize, {
         protocolVersion: ACP_PROTOCOL_VERSION,
         clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
+        clientInfo: { name: 'switchyard-agent-session', version: '1' },
       }),
       'initialize',
-    )) as { protocolVersion?: unknown } | null;
-    if (init?.protocolVersion !== ACP_PROTOCOL_VERSION)
+    );
+    if (init.protocolVersion !== ACP_PROTOCOL_VERSION)
       throw new AgentSessionError(
         'start_failed',
-        `the ACP agent speaks protocol version ${String(init?.protocolVersion)}, this client ${ACP_PROTOCOL_VERSION}`,
+        `the ACP agent speaks protocol version ${String(init.protocolVersion)}, this client ${ACP_PROTOCOL_VERSION}`,
       );
-    if (this.options.authMethodId) await step(this.peer.request('authenticate', { methodId: this.options.authMethodId }), 'authenticate');
-    const created = (await step(this.peer.request('session/new', { cwd, mcpServers: [] }), 'session/new')) as {
-      sessionId?: unknown;
-    } | null;
-    if (typeof created?.sessionId !== 'string' || created.sessionId === '')
+    if (this.options.authMethodId)
+      await step(agent.request(methods.agent.authenticate, { methodId: this.options.authMethodId }), 'authenticate');
+    const created = await step(agent.request(methods.agent.session.new, { cwd, mcpServers: [] }), 'session/new');
+    if (typeof created.sessionId !== 'string' || created.sessionId === '')
       throw new AgentSessionError('protocol_error', 'session/new answered without a sessionId');
     this.sessionId = created.sessionId;
     this.conversation.setStatus('stable');
@@ -293,72 +279,16 @@ export class AcpAgentSession implements AgentSession {
 
   private endTurn(stopReason: unknown, error?: Error): void {
     this.prompting = false;
-    this.pendingPermission?.answer({ outcome: 'cancelled' });
+    this.permissions.withdraw();
     // A connection that ended is reported once, as the exit, not as a failed prompt.
-    if (error && !this.closed && !this.exited && !(error instanceof ConnectionClosed)) {
-      const detail = error instanceof JsonRpcError ? `${error.message} (code ${error.rpcCode})` : error.message;
+    if (error && !this.closed && !this.exited && !this.connection.signal.aborted) {
+      const detail = error instanceof RequestError ? `${error.message} (code ${error.code})` : error.message;
       this.conversation.error(`the agent failed the prompt: ${detail}`);
     } else if (stopReason !== undefined && stopReason !== 'end_turn' && stopReason !== 'cancelled') {
       this.conversation.error(`the agent stopped its turn: ${String(stopReason)}`);
     }
     // A turn cut short by a closed output is not over: the agent is on its way out, and its exit settles the status.
     if (!this.exited && !this.outputClosed) this.conversation.setStatus('stable');
-  }
-
-  private onNotification(method: string, params: unknown): void {
-    if (method !== 'session/update') return;
-    const { sessionId, update } = (params ?? {}) as { sessionId?: unknown; update?: Record<string, unknown> };
-    if (sessionId !== this.sessionId || !update) return;
-    if (update.sessionUpdate === 'agent_message_chunk') {
-      const text = textOf(update);
-      if (text !== undefined) this.conversation.appendAgent(text);
-    }
-  }
-
-  private async onRequest(method: string, params: unknown): Promise<unknown> {
-    if (method !== 'session/request_permission') throw new JsonRpcError(RPC_METHOD_NOT_FOUND, `${method} is not supported by this client`);
-    const options = ((params as { options?: unknown })?.options ?? []) as PermissionOption[];
-    if (this.options.permissions === 'ask') return this.ask(params as { toolCall?: { title?: unknown } }, options);
-    const wanted = this.options.permissions === 'allow' ? ['allow_once', 'allow_always'] : ['reject_once', 'reject_always'];
-    const choice = wanted.map((kind) => options.find((option) => option?.kind === kind)).find(Boolean);
-    return choice ? { outcome: { outcome: 'selected', optionId: choice.optionId } } : { outcome: { outcome: 'cancelled' } };
-  }
-
-  /**
-   * Shows a permission request as a dialog and waits for `answerDialog`. Nobody answering within
-   * the timeout denies it (the first reject option, else `cancelled`), and an `agent_error` says so;
-   * a turn that ends meanwhile (cancelled, the agent gone) withdraws it.
-   */
-  private ask(params: { toolCall?: { title?: unknown } }, options: PermissionOption[]): Promise<unknown> {
-    this.pendingPermission?.answer({ outcome: 'cancelled' });
-    const scheduler = this.options.scheduler ?? systemScheduler;
-    const timeoutMs = this.options.permissionTimeoutMs ?? DEFAULT_PERMISSION_TIMEOUT_MS;
-    const title = typeof params.toolCall?.title === 'string' ? params.toolCall.title : 'a tool call';
-    return new Promise((resolve) => {
-      let timer: TimerHandle | undefined;
-      const pending: PendingPermission = {
-        options,
-        title,
-        answer: (outcome) => {
-          if (this.pendingPermission !== pending) return;
-          this.pendingPermission = undefined;
-          if (timer !== undefined) scheduler.clearTimeout(timer);
-          this.conversation.setDialog(undefined);
-          resolve({ outcome });
-        },
-      };
-      this.pendingPermission = pending;
-      this.conversation.setDialog({
-        text: `The agent asks for permission: ${title}`,
-        options: options.map((option) => option.name ?? option.kind ?? option.optionId),
-      });
-      timer = scheduler.setTimeout(() => {
-        timer = undefined;
-        const reject = options.find((option) => option.kind === 'reject_once') ?? options.find((option) => option.kind === 'reject_always');
-        this.conversation.error(`the permission request "${title}" was not answered within ${Math.round(timeoutMs / 1000)} s: denied`);
-        pending.answer(reject ? { outcome: 'selected', optionId: reject.optionId } : { outcome: 'cancelled' });
-      }, timeoutMs);
-    });
   }
 
   private assertOpen(): void {
@@ -369,8 +299,8 @@ export class AcpAgentSession implements AgentSession {
 
   private onExit(exit: AgentExit): void {
     this.exited = exit;
-    this.pendingPermission?.answer({ outcome: 'cancelled' });
-    this.peer.close(new AgentSessionError('agent_exited', `the agent exited (${describeExit(exit)})`));
+    this.permissions.withdraw();
+    this.connection.close(new AgentSessionError('agent_exited', `the agent exited (${describeExit(exit)})`));
     if (this.closed) return;
     this.conversation.error(`the agent exited (${describeExit(exit)})`, true);
     this.conversation.end(exit);

@@ -1,9 +1,9 @@
 /**
  * @module terminalProgram
  * A program running on a pseudo-terminal (node-pty), its output mirrored
- * onto a {@link HeadlessScreen}. node-pty is a native module and an optional
- * peer dependency: it is loaded on first use, and a missing install is a
- * clear `missing_dependency` error rather than a crash at import time.
+ * onto a {@link HeadlessScreen}. node-pty is native and optional: it is
+ * loaded on first use (see ptyModule), and a missing install is a clear
+ * `missing_dependency` error rather than a crash at import time.
  */
 import { accessSync, constants, statSync } from 'node:fs';
 import { constants as osConstants } from 'node:os';
@@ -11,6 +11,7 @@ import { delimiter, isAbsolute, join, resolve } from 'node:path';
 import type { AgentExit } from '../conversation.js';
 import { AgentSessionError } from '../errors.js';
 import { HeadlessScreen, type ScreenSize } from './headlessScreen.js';
+import { loadPtyModule } from './ptyModule.js';
 
 /** A program with a screen: what the PTY session drives. Tests may supply their own. */
 export interface TerminalProgram {
@@ -33,27 +34,6 @@ export interface SpawnOptions extends ScreenSize {
   cwd?: string;
   /** Environment (default: the server's, with `TERM=xterm-256color`). */
   env?: NodeJS.ProcessEnv;
-}
-
-type NodePty = typeof import('node-pty');
-let ptyModule: Promise<NodePty> | undefined;
-
-async function loadPty(): Promise<NodePty> {
-  ptyModule ??= import('node-pty');
-  try {
-    // node-pty is CommonJS: depending on the loader its exports sit on the namespace or on `default`.
-    const loaded = (await ptyModule) as Partial<NodePty> & { default?: NodePty };
-    return (typeof loaded.spawn === 'function' ? loaded : loaded.default) as NodePty;
-  } catch (error) {
-    ptyModule = undefined;
-    throw new AgentSessionError(
-      'missing_dependency',
-      'the pty transport needs node-pty, which is missing or not built: run `npm install node-pty` next to @switchyard/agent-session (it builds from source with node-gyp: it needs python3, make and a C++ compiler, on Debian or Ubuntu `apt-get install python3 make g++`)',
-      {
-        cause: error,
-      },
-    );
-  }
 }
 
 /**
@@ -106,7 +86,7 @@ export async function spawnTerminalProgram(options: SpawnOptions): Promise<Termi
   const cwd = resolve(options.cwd ?? process.cwd());
   const env: NodeJS.ProcessEnv = { ...(options.env ?? process.env), TERM: 'xterm-256color' };
   const file = resolveCommand(options.command, cwd, env);
-  const pty = await loadPty();
+  const pty = await loadPtyModule();
   const screen = await HeadlessScreen.create(options);
   const child = pty.spawn(file, [...(options.args ?? [])], {
     name: 'xterm-256color',

@@ -1,5 +1,6 @@
-// Headless Chromium on /chat: send a message, see the reply, survive a dropped stream.
-// UPDATE_SCREENSHOTS=1 saves docs/agent-chat.png for the README.
+// Headless Chromium on /chat: send a message, see the reply, survive a dropped stream; dialogs as
+// buttons; an ACP agent's plan, thought, tool call and permission request.
+// UPDATE_SCREENSHOTS=1 saves docs/agent-chat.png and docs/agent-chat-acp.png for the README and docs.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +15,7 @@ let ended: AgentSessionServer | undefined;
 let restarted: AgentSessionServer | undefined;
 let guarded: AgentSessionServer | undefined;
 let asking: AgentSessionServer | undefined;
+let acp: AgentSessionServer | undefined;
 let browser: Browser | undefined;
 after(async () => {
   await browser?.close();
@@ -22,7 +24,10 @@ after(async () => {
   await restarted?.close();
   await guarded?.close();
   await asking?.close();
+  await acp?.close();
 });
+
+const FAKE_ACP = fileURLToPath(new URL('../../../test/fixtures/fake-acp-agent.mjs', import.meta.url));
 
 test('a message sent on /chat gets its reply; the page reconnects on its own', { skip: browserBinary.skip, timeout: 120_000 }, async () => {
   if (!browserBinary.available) return;
@@ -167,5 +172,48 @@ test('a dialog the agent shows is a set of buttons; a click answers it and the c
     .getByRole('log', { name: 'Conversation' })
     .locator('li.agent .content', { hasText: /^You said: hello$/ })
     .waitFor({ timeout: 30_000 });
+  assert.deepEqual(problems, []);
+});
+
+test("an ACP agent's plan, thought and tool call show in the log; its permission request is a dialog of buttons", {
+  skip: browserBinary.skip,
+  timeout: 120_000,
+}, async () => {
+  if (!browserBinary.available) return;
+  acp = await startAgentSessionServer({ transport: 'acp', command: process.execPath, args: [FAKE_ACP], port: 0, acpPermissions: 'ask' });
+  browser ??= await chromium.launch({ executablePath: browserBinary.executablePath, args: browserBinary.args });
+  const page = await browser.newPage({ viewport: { width: 900, height: 720 } });
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  await page.goto(`${acp.url}/chat`);
+  await page.getByRole('status').filter({ hasText: 'Agent: ready' }).waitFor({ timeout: 30_000 });
+  const input = page.getByLabel('Message', { exact: true });
+  await input.fill('write notes');
+  await input.press('Enter');
+
+  const log = page.getByRole('log', { name: 'Conversation' });
+  const tool = log.locator('li.tool_call', { hasText: 'Write notes.txt' });
+  await tool.locator('.badge', { hasText: 'waiting' }).waitFor({ timeout: 30_000 });
+  const dialog = page.getByRole('group', { name: 'The agent asks for permission: Write notes.txt' });
+  await dialog.waitFor({ timeout: 30_000 });
+  assert.deepEqual(await dialog.getByRole('button').allTextContents(), ['Allow', 'Reject']);
+  assert.deepEqual(await log.locator('li.plan .plan-entries li').allTextContents(), ['Write notes.txt', 'Report back']);
+  assert.equal(await log.locator('li.thought pre').textContent(), 'The user wants a file.');
+  assert.deepEqual(
+    await log.locator('> li').evaluateAll((items) => items.map((item) => item.className)),
+    ['user', 'activity plan', 'activity thought', 'activity tool_call'],
+    'the activities follow the message that started the turn',
+  );
+  if (process.env.UPDATE_SCREENSHOTS === '1') {
+    await page.screenshot({ path: fileURLToPath(new URL('../../../../../docs/agent-chat-acp.png', import.meta.url)) });
+  }
+
+  await dialog.getByRole('button', { name: 'Allow' }).click();
+  await dialog.waitFor({ state: 'hidden', timeout: 30_000 });
+  await tool.locator('.badge', { hasText: 'done' }).waitFor({ timeout: 30_000 });
+  await log.locator('li.notice', { hasText: 'Answered: Write notes.txt (Allow)' }).waitFor({ timeout: 30_000 });
+  await log.locator('li.agent .content', { hasText: /^permission granted$/ }).waitFor({ timeout: 30_000 });
+  await tool.locator('summary', { hasText: 'Output' }).click();
+  assert.equal(await tool.locator('pre').textContent(), 'wrote 12 bytes');
   assert.deepEqual(problems, []);
 });

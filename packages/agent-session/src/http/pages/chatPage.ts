@@ -7,7 +7,10 @@
  * ARIA live log, the status and connection are announced, every control has
  * a label and works from the keyboard. While the agent shows a dialog (a
  * trust or permission prompt), the page shows its question with one button
- * per option; a button posts to `/dialog`.
+ * per option; a button posts to `/dialog`. What an ACP agent does besides
+ * talking (its tool calls with their status, its plan, its thoughts, how a
+ * permission request was settled) appears in the log where it happened,
+ * after the message it followed.
  */
 import { BASE_CSS } from './html.js';
 
@@ -36,6 +39,19 @@ main { flex: 1; overflow-y: auto; padding: 1rem; }
 #log li.user { align-self: flex-end; background: var(--user); }
 #log li.agent { align-self: flex-start; background: var(--agent); }
 #log li.error { align-self: center; color: var(--warn); border-style: dashed; }
+#log li.activity { align-self: flex-start; max-width: 90%; font-size: 0.9rem; border-style: dashed; }
+#log li.notice { align-self: center; font-size: 0.875rem; color: var(--muted); border: none; padding: 0.1rem 0.5rem; }
+#log li.notice.denied { color: var(--warn); }
+.tool-title { font-weight: 600; }
+.badge { display: inline-block; margin-left: 0.5rem; padding: 0 0.45rem; border-radius: 999px; border: 1px solid var(--line); font-size: 0.75rem; }
+.badge[data-status="completed"] { border-color: #1a7f37; color: #1a7f37; }
+.badge[data-status="failed"] { border-color: #cf222e; color: #cf222e; }
+.badge[data-status="in_progress"], .badge[data-status="pending"] { border-color: #bf8700; color: #bf8700; }
+#log .plan-entries { margin: 0.3rem 0 0; padding-left: 1.4rem; display: block; }
+#log .plan-entries li { border: none; padding: 0; max-width: none; list-style: decimal; }
+#log .plan-entries li[data-status="completed"] { text-decoration: line-through; color: var(--muted); }
+.activity details { margin-top: 0.2rem; }
+.activity pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.2rem 0 0; font-size: 0.8rem; }
 .who { display: block; font-size: 0.75rem; color: var(--muted); font-weight: 600; text-transform: uppercase; letter-spacing: 0.04em; }
 .content { white-space: pre-wrap; overflow-wrap: anywhere; margin: 0.2rem 0 0; }
 form { border-top: 1px solid var(--line); padding: 0.75rem 1rem; }
@@ -94,7 +110,7 @@ export const CHAT_SCRIPT = String.raw`(() => {
   const log = $('log'), main = $('main'), input = $('content'), send = $('send'), notice = $('notice');
   const statusPill = $('status'), statusText = $('status-text'), connPill = $('connection'), connText = $('connection-text');
   const dialogBox = $('dialog'), dialogText = $('dialog-text'), dialogOptions = $('dialog-options');
-  const items = new Map();
+  const items = new Map(), activities = new Map();
   let status = 'running', lastEventId = '', resumeFrom = '', firstFrame = true, retryMs = 1000, apiKey = sessionStorage.getItem('switchyard-agent-key') || '';
 
   const fromHash = new URLSearchParams(location.hash.slice(1)).get('key');
@@ -132,6 +148,74 @@ export const CHAT_SCRIPT = String.raw`(() => {
     }
     item.querySelector('.content').textContent = message.content;
     if (follow) main.scrollTop = main.scrollHeight;
+  }
+
+  // An activity sits after the message it followed: before the first message with a larger id.
+  function place(item, afterMessage) {
+    const next = [...items.keys()].filter((id) => id > afterMessage).sort((a, b) => a - b)[0];
+    log.insertBefore(item, next === undefined ? null : items.get(next));
+  }
+
+  function element(tag, className, text) {
+    const node = document.createElement(tag);
+    if (className) node.className = className;
+    if (text !== undefined) node.textContent = text;
+    return node;
+  }
+
+  const STATUS_WORDS = { pending: 'waiting', in_progress: 'running', completed: 'done', failed: 'failed' };
+
+  // Tool calls, plans and thoughts: one item each, redrawn as the agent updates it.
+  function showActivity(type, activity) {
+    const follow = nearBottom();
+    const key = type + ':' + activity.id;
+    let item = activities.get(key);
+    if (!item) {
+      item = element('li', 'activity ' + type);
+      item.dataset.activity = activity.id;
+      activities.set(key, item);
+      place(item, activity.after_message);
+    }
+    const parts = [];
+    if (type === 'tool_call') {
+      item.dataset.status = activity.status;
+      const head = element('div');
+      head.append(element('span', 'who', 'Tool · ' + activity.kind), element('span', 'tool-title', activity.title));
+      const badge = element('span', 'badge', STATUS_WORDS[activity.status] || activity.status);
+      badge.dataset.status = activity.status;
+      head.append(badge);
+      parts.push(head);
+      if (activity.content) {
+        const details = element('details');
+        details.append(element('summary', '', 'Output'), element('pre', '', activity.content));
+        parts.push(details);
+      }
+    } else if (type === 'plan') {
+      parts.push(element('span', 'who', 'Plan'));
+      const list = element('ol', 'plan-entries');
+      for (const entry of activity.entries) {
+        const line = element('li', '', entry.content);
+        line.dataset.status = entry.status;
+        list.append(line);
+      }
+      parts.push(list);
+    } else {
+      const details = element('details');
+      details.append(element('summary', 'who', 'Thought'), element('pre', '', activity.text));
+      parts.push(details);
+    }
+    item.replaceChildren(...parts);
+    if (follow) main.scrollTop = main.scrollHeight;
+  }
+
+  const PERMISSION_WORDS = { answered: 'Answered', granted: 'Allowed by policy', denied: 'Denied by policy', timed_out: 'Not answered in time, denied', withdrawn: 'Withdrawn' };
+
+  // How a permission request was settled (the request itself is the dialog above the composer).
+  function showPermission(event) {
+    if (!PERMISSION_WORDS[event.outcome]) return;
+    const item = element('li', 'notice' + (event.outcome === 'denied' || event.outcome === 'timed_out' ? ' denied' : ''));
+    item.textContent = PERMISSION_WORDS[event.outcome] + ': ' + event.title + (event.chosen ? ' (' + event.chosen + ')' : '');
+    log.append(item);
   }
 
   function showError(text) {
@@ -194,12 +278,14 @@ export const CHAT_SCRIPT = String.raw`(() => {
     // full replay: what the page shows is another conversation's, so start over.
     if (firstFrame) {
       firstFrame = false;
-      if (!(resumeFrom && id && epochOf(id) === epochOf(resumeFrom))) { items.clear(); log.replaceChildren(); }
+      if (!(resumeFrom && id && epochOf(id) === epochOf(resumeFrom))) { items.clear(); activities.clear(); log.replaceChildren(); }
     }
     const payload = JSON.parse(data);
     if (event === 'message_update') showMessage(payload);
     else if (event === 'status_change') { setStatus(payload.status, payload.exited); setDialog(payload.exited ? undefined : payload.dialog); }
     else if (event === 'agent_error') showError('Agent error: ' + payload.message);
+    else if (event === 'tool_call' || event === 'plan' || event === 'agent_thought') showActivity(event === 'agent_thought' ? 'thought' : event, payload);
+    else if (event === 'permission') showPermission(payload);
   }
 
   async function connect() {
