@@ -5,6 +5,7 @@
  * and XDG in a temporary directory. Tests talk to the agent session server
  * over HTTP as a client would, and wait for conditions, never for time.
  */
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -115,6 +116,7 @@ providers:
         const pid = (running.session as { pid?: number }).pid;
         await running.close().catch(() => undefined);
         killGroup(pid);
+        killProgramsUnder(dir);
         await gateway.close().catch(() => undefined);
         await model.close();
         await rm(dir, { recursive: true, force: true, maxRetries: 3 });
@@ -122,6 +124,34 @@ providers:
       return stopping;
     },
   };
+}
+
+/**
+ * SIGKILLs every process whose program lies under `dir`: what an agent started from its own
+ * temporary home and detached from its group (Codex 0.171 leaves an app-server daemon running
+ * from ~/.codex after it exits). Read from /proc, so Linux only; elsewhere nothing is found.
+ */
+function killProgramsUnder(dir: string): void {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return;
+  }
+  for (const pid of pids) {
+    let program: string;
+    try {
+      program = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    if (!program.startsWith(`${dir}/`)) continue;
+    try {
+      process.kill(Number(pid), 'SIGKILL');
+    } catch {
+      // it ended meanwhile
+    }
+  }
 }
 
 /** SIGKILLs what is left of the agent's process group (helpers it started), if anything. */
