@@ -293,7 +293,13 @@ export class ClientKeyGuard {
     const batch = this.lastUsed;
     this.lastUsed = new Map();
     try {
-      await this.store.recordLastUsed(new Map([...batch].map(([id, at]) => [id, new Date(at).toISOString()])));
+      const written = new Map([...batch].map(([id, at]) => [id, new Date(at).toISOString()]));
+      await this.store.recordLastUsed(written);
+      // The records in force learn the times too: the view reads them once the batch is gone.
+      for (const [id, at] of written) {
+        const key = this.byId.get(id);
+        if (key && (key.record.last_used_at === null || key.record.last_used_at < at)) key.record = { ...key.record, last_used_at: at };
+      }
     } catch (error) {
       // Kept for the next flush: a newer time of the same key wins.
       for (const [id, at] of batch) if (!this.lastUsed.has(id)) this.lastUsed.set(id, at);

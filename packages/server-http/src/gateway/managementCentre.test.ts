@@ -223,6 +223,9 @@ test('in Chromium: a client key created on the page (secret shown once) is used 
     const usageRow = page.locator('#usage-totals tr').filter({ hasText: 'ci-bot' });
     await usageRow.locator('td').nth(1).filter({ hasText: /^3$/ }).waitFor({ timeout: 30_000 });
     assert.ok(Number(await page.locator('#chart-usage').getAttribute('data-max')) >= 1, 'the chart has the use');
+    // The key's own row: its budget holds the three answers' tokens (30 each), and it was used.
+    await row.filter({ hasText: /90 \/ 100k tokens daily/ }).waitFor();
+    assert.doesNotMatch((await row.locator('td').nth(7).textContent()) ?? '', /never/);
     assert.match((await page.locator('#usage-csv').getAttribute('href')) ?? '', /format=csv/);
     if (process.env.UPDATE_SCREENSHOTS === '1') {
       await page.locator('#keys-panel').scrollIntoViewIfNeeded();

@@ -25,6 +25,7 @@ nav.sections { display: flex; gap: 1rem; flex-wrap: wrap; padding: .5rem 1.25rem
 .scroll { max-height: 28rem; overflow: auto; }
 button { white-space: nowrap; }
 figure { margin: 0; } figcaption { color: var(--muted); font-size: .85rem; }
+#usage-panel figure { max-width: 48rem; }
 .fields { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; margin: .75rem 0; }
 .fields label { display: flex; flex-direction: column; font-size: .85rem; color: var(--muted); gap: .2rem; }
 input, select, textarea { font: inherit; padding: .3rem .45rem; border: 1px solid var(--line); border-radius: 6px; background: var(--bg); color: var(--fg); }
