@@ -24,7 +24,7 @@ test('the README quick start is this file, and it runs', async () => {
     [
       'refused: wp-ci-before-review: work package 1 of 001-login has no ci_output evidence',
       'applied: DOING -> REVIEW evidence [ 3 ]',
-      'audit: true 6 entries, workflow:shop/001-login',
+      'audit: true 7 entries, workflow:shop/001-login',
       '',
     ].join('\n'),
   );
