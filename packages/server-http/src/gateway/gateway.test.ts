@@ -266,7 +266,7 @@ describe('gateway: management routes', async () => {
     const next = before.replace('models: [demo-model]\n  beta:', 'models: [demo-model, extra-model]\n  beta:');
     const ok = await call('/v0/management/config.yaml', { method: 'PUT', headers: { 'content-type': 'application/yaml' }, body: next });
     assert.equal(ok.status, 200, await ok.clone().text());
-    assert.deepEqual(await json(ok), { ok: true, persisted: true, restart_needed: [] });
+    assert.deepEqual(await json(ok), { ok: true, persisted: true, restart_needed: [], dry_run: false });
     assert.equal(await readFile(path, 'utf8'), next);
     assert.equal(await (await call('/v0/management/config.yaml')).text(), next);
     assert.ok(gateway.relay.models().some((m) => m.id === 'extra-model'));
