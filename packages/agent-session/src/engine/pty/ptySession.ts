@@ -18,7 +18,7 @@ import { type AgentSession, checkRawInput, checkUserMessage } from '../agentSess
 import { type AgentExit, Conversation, describeExit } from '../conversation.js';
 import { AgentSessionError } from '../errors.js';
 import { rulesFor } from '../rules/agentRules.js';
-import { type DetectedDialog, type Dialog, detectDialog, dialogKeys, publicDialog } from '../rules/dialogs.js';
+import { ARROW_DOWN, ARROW_UP, type DetectedDialog, type Dialog, detectDialog, dialogKeys, publicDialog } from '../rules/dialogs.js';
 import type { MessageRules } from '../rules/messageRules.js';
 import { newSection } from '../rules/text.js';
 import type { ScreenSnapshot } from './headlessScreen.js';
@@ -211,11 +211,17 @@ export class PtyAgentSession implements AgentSession {
     try {
       // One key per write, each once the screen has taken the previous one: menus built on
       // terminal UI toolkits read a burst of keys as one unknown key.
-      for (const key of dialogKeys(dialog, option)) {
+      const keys = dialogKeys(dialog, option);
+      const confirm = keys.pop()!;
+      for (const key of keys) {
         const shown = this.waitForScreen(30, 500);
         this.program.write(key);
         await shown;
       }
+      if (dialog.kind !== 'letters') await this.settleSelection(option - 1);
+      const shown = this.waitForScreen(30, 500);
+      this.program.write(confirm);
+      await shown;
     } finally {
       this.pending = false;
       this.takeSnapshot();
@@ -326,6 +332,23 @@ export class PtyAgentSession implements AgentSession {
   }
 
   /** The dialog on the visible screen, per the rules. A rule that throws shows no dialog. */
+  /**
+   * Moves a menu's selection to `target` with the arrows that did not take: a menu drawn before
+   * its program reads keys (Claude Code's start-up trust prompt on a busy machine) drops the
+   * first ones, and Enter would then confirm the wrong option. Read back from the screen; gives
+   * up (busy) rather than confirm an option the client did not choose.
+   */
+  private async settleSelection(target: number): Promise<void> {
+    for (let tries = 0; tries < 10; tries++) {
+      const selected = this.detectDialog()?.selected;
+      if (selected === undefined || selected < 0 || selected === target) return;
+      const shown = this.waitForScreen(30, 1_000);
+      this.program.write(selected < target ? ARROW_DOWN : ARROW_UP);
+      await shown;
+    }
+    throw new AgentSessionError('busy', 'the agent did not move its menu to that option; answer again once it takes keys');
+  }
+
   private detectDialog(): DetectedDialog | undefined {
     try {
       const lines = this.program.screen.snapshot().lines;
