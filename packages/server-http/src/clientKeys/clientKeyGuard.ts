@@ -68,6 +68,23 @@ export interface ClientKeyGuardOptions {
 /** Seconds for `Retry-After`: whole, at least 1. */
 const retrySeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
+/** Whether `key`'s model list (names and globs) lets it use `model`; a key without a list may use any. */
+export function allowsModel(key: GuardedKey, model: string): boolean {
+  return key.exactModels === undefined || key.exactModels.has(model) || key.globs.some((glob) => glob.test(model));
+}
+
+/** The refusal (403 `model_not_allowed`) of a request for `model` outside `key`'s list, else undefined. */
+export function refuseModel(key: GuardedKey, model: string): KeyRefusal | undefined {
+  if (allowsModel(key, model)) return undefined;
+  return {
+    status: 403,
+    code: 'model_not_allowed',
+    type: 'permission_error',
+    message: `this API key may not use the model ${JSON.stringify(model.slice(0, 256))}`,
+    param: 'model',
+  };
+}
+
 /** Whether a presented key could be a runtime key at all: config keys never pay for the digest. */
 export function looksLikeClientKey(key: string | undefined): key is string {
   return key?.startsWith(CLIENT_KEY_PREFIX) === true;
@@ -200,18 +217,9 @@ export class ClientKeyGuard {
    * Resolves synchronously unless the key has a budget on a shared ledger.
    */
   admit(key: GuardedKey, model: string): KeyAdmission | KeyRefusal | Promise<KeyAdmission | KeyRefusal> {
-    const door = this.refuseAtDoor(key);
+    const door = this.refuseAtDoor(key) ?? refuseModel(key, model);
     if (door) return door;
     const { record } = key;
-    if (key.exactModels && !key.exactModels.has(model) && !key.globs.some((glob) => glob.test(model))) {
-      return {
-        status: 403,
-        code: 'model_not_allowed',
-        type: 'permission_error',
-        message: `this API key may not use the model ${JSON.stringify(model.slice(0, 256))}`,
-        param: 'model',
-      };
-    }
     const now = this.clock.now();
     const tokenWait = key.tokens?.wait(now) ?? 0;
     if (tokenWait > 0) return rateLimited(`${record.tokens_per_minute} tokens per minute`, tokenWait);

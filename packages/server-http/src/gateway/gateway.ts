@@ -322,6 +322,7 @@ export class Gateway implements GatewayParts {
       relay,
       acceptsClientKey: (key) => this.dataPlane.acceptsClientKey(key),
       clientOf: (key) => this.dataPlane.clientOf(key),
+      clientKeys: this.clientKeys,
       accessDenial: (req, denialOptions) => this.dataPlane.accessDenial(req, denialOptions),
       management: this.management.guard,
       credentials: credentials.manager,
