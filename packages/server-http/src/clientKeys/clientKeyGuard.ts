@@ -282,18 +282,35 @@ export class ClientKeyGuard {
 
   /**
    * Runs `relay` under `key`'s limits: admits the request for `model`, runs it, and settles what it used.
-   * Resolves the refusal when the key may not send it (nothing ran), else undefined.
+   * Resolves the refusal when the key may not send it (nothing ran), else undefined. No async frame of its
+   * own: a local admission is synchronous, and this sits on every request of a runtime key.
    */
-  async run(key: GuardedKey, model: string, relay: () => Promise<RequestEndEvent>): Promise<KeyRefusal | undefined> {
-    const admitted = await this.admit(key, model);
-    if (!('key' in admitted)) return admitted;
-    let end: RequestEndEvent | undefined;
+  run(key: GuardedKey, model: string, relay: () => Promise<RequestEndEvent>): Promise<KeyRefusal | undefined> {
+    const admitted = this.admit(key, model);
+    if (admitted instanceof Promise) return admitted.then((decided) => this.runAdmitted(decided, relay));
+    return this.runAdmitted(admitted, relay);
+  }
+
+  private runAdmitted(admitted: KeyAdmission | KeyRefusal, relay: () => Promise<RequestEndEvent>): Promise<KeyRefusal | undefined> {
+    if (!('key' in admitted)) return Promise.resolve(admitted);
+    let relayed: Promise<RequestEndEvent>;
     try {
-      end = await relay();
-    } finally {
-      this.settle(admitted, end);
+      relayed = relay();
+    } catch (error) {
+      this.settle(admitted, undefined);
+      return Promise.reject(error);
     }
-    return undefined;
+    return relayed.then(
+      (end) => {
+        this.settle(admitted, end);
+        return undefined;
+      },
+      (error: unknown) => {
+        // Ended without the relay's end event: the reservation is let go unused.
+        this.settle(admitted, undefined);
+        throw error;
+      },
+    );
   }
 
   /** Writes last-used times (and, for a local ledger, budget use) to the store. */
