@@ -117,6 +117,15 @@ for (const [name, title] of CLIS) {
             [tip, true],
           ],
         );
+        // The reviewer judged the agent's diff: a test asked for on cycle 1, approval on cycle 2.
+        const reviews = (await rt.store.reader.listAgentEvents({ jobId: jobs[0]!.id })).filter((e) => e.kind === 'review');
+        assert.deepEqual(
+          reviews.map((e) => [e.data.cycle, e.data.approved, e.data.comments]),
+          [
+            [1, false, ['Code changed (src/greet.mjs) but no test was added or updated.']],
+            [2, true, []],
+          ],
+        );
         const approval = evidence.filter((e) => e.type === 'review_approval');
         assert.deepEqual(
           approval.map((e) => e.data?.commit),
