@@ -28,6 +28,8 @@ export interface RunningAgent {
   workdir: string;
   /** The CLI's version (from its package). */
   version: string;
+  /** What the CLI wrote to stderr (ACP only: on a PTY it is part of the screen). */
+  stderr: string[];
   /** Stops the agent (and its whole process group), the gateway and the model; removes the temp dir. Idempotent. */
   stop(): Promise<void>;
 }
@@ -41,6 +43,11 @@ export interface StartOptions {
   rows?: number;
   /** The quiet-screen window (default {@link STABLE_WINDOW_MS}). */
   stableWindowMs?: number;
+  /**
+   * Drive the CLI over the Agent Client Protocol instead of a PTY: `args` is its flag for that
+   * (`['--acp']`), added to its usual arguments; permission requests are dialogs (`ask`).
+   */
+  acp?: { args: string[] };
 }
 
 /** Answers every prompt with `Reply to <marker>.` where the prompt holds `ask-<marker>`, anything else briefly. */
@@ -84,11 +91,21 @@ providers:
   const setup = CLI_SETUPS[name](place);
   await setup.prepare(place);
   const [command, ...launcher] = cli.command;
+  const stderr: string[] = [];
   let server: AgentSessionServer | undefined;
   try {
     server = await startAgentSessionServer({
+      ...(options.acp
+        ? {
+            transport: 'acp' as const,
+            acpPermissions: 'ask' as const,
+            // Qwen Code 0.24.4 took 32 s to answer `initialize` on a loaded machine.
+            acpHandshakeTimeoutMs: 120_000,
+            onStderr: (text: string) => stderr.push(text),
+          }
+        : {}),
       command: command!,
-      args: [...launcher, ...setup.args],
+      args: [...launcher, ...setup.args, ...(options.acp?.args ?? [])],
       agentType: name,
       cwd: workdir,
       env: { ...commonEnv(home), ...setup.env },
@@ -111,6 +128,7 @@ providers:
     gateway,
     workdir,
     version: cli.version,
+    stderr,
     stop() {
       stopping ??= (async () => {
         const pid = (running.session as { pid?: number }).pid;

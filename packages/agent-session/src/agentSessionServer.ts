@@ -65,6 +65,8 @@ export interface AgentSessionServerOptions {
   acpPermissions?: AcpPermissionPolicy;
   /** With `acpPermissions: 'ask'`, how long a request waits before it is denied (default 5 minutes). */
   acpPermissionTimeoutMs?: number;
+  /** Over ACP, the longest wait for the agent's `initialize` and `session/new` answers (default 30 s; a big CLI on a loaded machine may need more). */
+  acpHandshakeTimeoutMs?: number;
   /** Receives an ACP agent's stderr. */
   onStderr?: (text: string) => void;
   /** Sent as the first user message once the agent is first stable with no dialog shown. */
@@ -159,6 +161,7 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
           ...(options.onStderr ? { onStderr: options.onStderr } : {}),
           ...(options.scheduler ? { clock: options.scheduler, scheduler: options.scheduler } : {}),
           ...(options.acpPermissionTimeoutMs !== undefined ? { permissionTimeoutMs: options.acpPermissionTimeoutMs } : {}),
+          ...(options.acpHandshakeTimeoutMs !== undefined ? { handshakeTimeoutMs: options.acpHandshakeTimeoutMs } : {}),
         }
       : {
           transport: 'pty',
