@@ -55,8 +55,11 @@ test('a public bind without a key is refused before the agent starts; --insecure
     startAgentSessionServer({ ...AGENT, host: '0.0.0.0' }),
     (error: unknown) => error instanceof UnsafeBindError && /--api-key-env/.test(error.message) && /--insecure/.test(error.message),
   );
-  const open = await startAgentSessionServer({ ...AGENT, host: '0.0.0.0', insecure: true, onWarning: () => undefined });
+  const openWarnings: string[] = [];
+  const open = await startAgentSessionServer({ ...AGENT, host: '0.0.0.0', insecure: true, onWarning: (m) => openWarnings.push(m) });
   await open.close();
+  assert.deepEqual(openWarnings.length, 1, 'an open public bind is warned of');
+  assert.match(openWarnings[0]!, /listens on 0\.0\.0\.0 with no client key \(--insecure\): anyone who can reach it/);
   const keyed = await startAgentSessionServer({ ...AGENT, host: '0.0.0.0', apiKey: 'sk-agent-key-for-tests' });
   await keyed.close();
   const warnings: string[] = [];

@@ -94,7 +94,9 @@ describe('binds', () => {
   });
 
   test('--insecure serves a public bind without keys, to callers forwarded or not; a keyed public bind needs no --insecure', async () => {
-    const open = await serve({ host: '0.0.0.0', insecure: true });
+    const warnings: string[] = [];
+    const open = await serve({ host: '0.0.0.0', insecure: true, onWarning: (message) => warnings.push(message) });
+    assert.match(warnings.join('\n'), /listens on 0\.0\.0\.0 with no client key \(--insecure\): anyone who can reach it/);
     const features = await call<{ features: unknown[] }>(open.client, 'ListFeatures', {}, metadata({ 'x-forwarded-for': '203.0.113.9' }));
     assert.equal(features.features.length, 1);
     const keyed = await serve({ host: '0.0.0.0', apiKeys: ['public-key'] });

@@ -73,8 +73,17 @@ describe('binds', () => {
       startWorkflowHttpServer({ workflow, host: '0.0.0.0', port: 0 }),
       (error: unknown) => error instanceof UnsafeBindError && /api_keys/.test(error.message),
     );
-    const open = await startWorkflowHttpServer({ workflow, host: '0.0.0.0', port: 0, insecure: true, onWarning: () => undefined });
+    const openWarnings: string[] = [];
+    const open = await startWorkflowHttpServer({
+      workflow,
+      host: '0.0.0.0',
+      port: 0,
+      insecure: true,
+      onWarning: (m) => openWarnings.push(m),
+    });
     await open.close();
+    assert.equal(openWarnings.length, 1, 'an open public bind is warned of');
+    assert.match(openWarnings[0]!, /listens on 0\.0\.0\.0 with no client key \(--insecure\): anyone who can reach it/);
     const warnings: string[] = [];
     const local = await startWorkflowHttpServer({ workflow, port: 0, onWarning: (message) => warnings.push(message) });
     await local.close();
