@@ -22,7 +22,10 @@
  * built packages (`dist/`), as users do; `--source` runs them from the TypeScript sources through tsx,
  * whose keep-names transform adds a call to every closure created per request.
  *
- *   pnpm build && pnpm bench client-keys [--smoke] [--source]
+ * `--cpu-prof` has each gateway write a V8 CPU profile (`node --cpu-prof`) into `$TMPDIR/bench-client-keys-prof-*`
+ * on exit, to compare where the two spend their time (open them in Chrome DevTools' Performance panel).
+ *
+ *   pnpm build && pnpm bench client-keys [--smoke] [--source] [--cpu-prof]
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -53,6 +56,7 @@ const CONCURRENCY = 16;
 const STATIC_KEYS = Array.from({ length: 10 }, (_, i) => `sk-static-bench-${i}`);
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const FROM_SOURCE = process.argv.includes('--source');
+const CPU_PROFILE_DIR = process.argv.includes('--cpu-prof') ? mkdtempSync(join(tmpdir(), 'bench-client-keys-prof-')) : undefined;
 if (!FROM_SOURCE) {
   for (const pkg of ['runtime', 'core-routing', 'translate', 'relay', 'http-kit', 'observability', 'credentials', 'server-http']) {
     if (!existsSync(fileURLToPath(new URL(`../packages/${pkg}/dist/index.js`, import.meta.url)))) {
@@ -96,12 +100,13 @@ function authDirWithKeys(count: number): { dir: string; secrets: string[]; recor
   return { dir, secrets, records: keys };
 }
 
-async function start(authDir: string): Promise<{ child: ChildProcess; port: number }> {
+async function start(authDir: string, name: string): Promise<{ child: ChildProcess; port: number }> {
   const script = fileURLToPath(new URL('./clientKeys/server.ts', import.meta.url));
   const options = { stdio: ['ignore', 'pipe', 'inherit'] as ('ignore' | 'pipe' | 'inherit')[], env: childEnv };
-  const child = hasTaskset
-    ? spawn('taskset', ['-c', '1', process.execPath, script, authDir], options)
-    : spawn(process.execPath, [script, authDir], options);
+  // One directory per gateway: each thread (tsx's loader has its own) writes a profile named by pid and thread.
+  const profile = CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROFILE_DIR, name)}`] : [];
+  const node = [process.execPath, ...profile, script, authDir];
+  const child = hasTaskset ? spawn('taskset', ['-c', '1', ...node], options) : spawn(node[0]!, node.slice(1), options);
   const port = await new Promise<number>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -118,8 +123,8 @@ if (hasTaskset) spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio:
 const baselineDir = mkdtempSync(join(tmpdir(), 'bench-static-keys-'));
 const { dir: keysDir, secrets, records } = authDirWithKeys(KEY_COUNT);
 const targets = {
-  static: { ...(await start(baselineDir)), keys: STATIC_KEYS },
-  clientKeys: { ...(await start(keysDir)), keys: secrets },
+  static: { ...(await start(baselineDir, 'static')), keys: STATIC_KEYS },
+  clientKeys: { ...(await start(keysDir, 'client-keys')), keys: secrets },
 };
 type Target = keyof typeof targets;
 const pools = {
@@ -258,7 +263,13 @@ try {
 } finally {
   await pools.static.close();
   await pools.clientKeys.close();
+  const exited = Object.values(targets).map(({ child }) => new Promise((resolve) => child.once('exit', resolve)));
   for (const { child } of Object.values(targets)) child.kill('SIGTERM');
+  // A profile is written as the process exits.
+  if (CPU_PROFILE_DIR) {
+    await Promise.all(exited);
+    console.log(`CPU profiles (the largest file of each is the main thread's): ${CPU_PROFILE_DIR}/{static,client-keys}/`);
+  }
   rmSync(baselineDir, { recursive: true, force: true });
   rmSync(keysDir, { recursive: true, force: true });
 }

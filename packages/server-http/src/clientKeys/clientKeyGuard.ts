@@ -68,6 +68,23 @@ export interface ClientKeyGuardOptions {
 /** Seconds for `Retry-After`: whole, at least 1. */
 const retrySeconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000));
 
+/** Whether `key`'s model list (names and globs) lets it use `model`; a key without a list may use any. */
+export function allowsModel(key: GuardedKey, model: string): boolean {
+  return key.exactModels === undefined || key.exactModels.has(model) || key.globs.some((glob) => glob.test(model));
+}
+
+/** The refusal (403 `model_not_allowed`) of a request for `model` outside `key`'s list, else undefined. */
+export function refuseModel(key: GuardedKey, model: string): KeyRefusal | undefined {
+  if (allowsModel(key, model)) return undefined;
+  return {
+    status: 403,
+    code: 'model_not_allowed',
+    type: 'permission_error',
+    message: `this API key may not use the model ${JSON.stringify(model.slice(0, 256))}`,
+    param: 'model',
+  };
+}
+
 /** Whether a presented key could be a runtime key at all: config keys never pay for the digest. */
 export function looksLikeClientKey(key: string | undefined): key is string {
   return key?.startsWith(CLIENT_KEY_PREFIX) === true;
@@ -200,18 +217,9 @@ export class ClientKeyGuard {
    * Resolves synchronously unless the key has a budget on a shared ledger.
    */
   admit(key: GuardedKey, model: string): KeyAdmission | KeyRefusal | Promise<KeyAdmission | KeyRefusal> {
-    const door = this.refuseAtDoor(key);
+    const door = this.refuseAtDoor(key) ?? refuseModel(key, model);
     if (door) return door;
     const { record } = key;
-    if (key.exactModels && !key.exactModels.has(model) && !key.globs.some((glob) => glob.test(model))) {
-      return {
-        status: 403,
-        code: 'model_not_allowed',
-        type: 'permission_error',
-        message: `this API key may not use the model ${JSON.stringify(model.slice(0, 256))}`,
-        param: 'model',
-      };
-    }
     const now = this.clock.now();
     const tokenWait = key.tokens?.wait(now) ?? 0;
     if (tokenWait > 0) return rateLimited(`${record.tokens_per_minute} tokens per minute`, tokenWait);
@@ -274,18 +282,35 @@ export class ClientKeyGuard {
 
   /**
    * Runs `relay` under `key`'s limits: admits the request for `model`, runs it, and settles what it used.
-   * Resolves the refusal when the key may not send it (nothing ran), else undefined.
+   * Resolves the refusal when the key may not send it (nothing ran), else undefined. No async frame of its
+   * own: a local admission is synchronous, and this sits on every request of a runtime key.
    */
-  async run(key: GuardedKey, model: string, relay: () => Promise<RequestEndEvent>): Promise<KeyRefusal | undefined> {
-    const admitted = await this.admit(key, model);
-    if (!('key' in admitted)) return admitted;
-    let end: RequestEndEvent | undefined;
+  run(key: GuardedKey, model: string, relay: () => Promise<RequestEndEvent>): Promise<KeyRefusal | undefined> {
+    const admitted = this.admit(key, model);
+    if (admitted instanceof Promise) return admitted.then((decided) => this.runAdmitted(decided, relay));
+    return this.runAdmitted(admitted, relay);
+  }
+
+  private runAdmitted(admitted: KeyAdmission | KeyRefusal, relay: () => Promise<RequestEndEvent>): Promise<KeyRefusal | undefined> {
+    if (!('key' in admitted)) return Promise.resolve(admitted);
+    let relayed: Promise<RequestEndEvent>;
     try {
-      end = await relay();
-    } finally {
-      this.settle(admitted, end);
+      relayed = relay();
+    } catch (error) {
+      this.settle(admitted, undefined);
+      return Promise.reject(error);
     }
-    return undefined;
+    return relayed.then(
+      (end) => {
+        this.settle(admitted, end);
+        return undefined;
+      },
+      (error: unknown) => {
+        // Ended without the relay's end event: the reservation is let go unused.
+        this.settle(admitted, undefined);
+        throw error;
+      },
+    );
   }
 
   /** Writes last-used times (and, for a local ledger, budget use) to the store. */

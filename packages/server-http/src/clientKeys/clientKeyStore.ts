@@ -111,8 +111,13 @@ export class LocalBudgetLedger implements BudgetLedger {
     return out;
   }
 
+  /** Takes stored use; of two counts of one key, the later period's wins, and of one period the larger (use only grows). */
   restore(uses: Record<string, BudgetUse>): void {
-    for (const [keyId, use] of Object.entries(uses)) this.uses.set(keyId, { ...use, reserved: 0 });
+    for (const [keyId, use] of Object.entries(uses)) {
+      const known = this.uses.get(keyId);
+      if (known && (known.period > use.period || (known.period === use.period && known.used >= use.used))) continue;
+      this.uses.set(keyId, { ...use, reserved: 0 });
+    }
   }
 
   private current(keyId: string, period: string): BudgetUse & { reserved: number } {

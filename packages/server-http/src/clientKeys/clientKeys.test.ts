@@ -121,6 +121,26 @@ describe('the data plane', () => {
     });
   });
 
+  test('GET /v1/models lists only the models a key with a model list may use (names and globs)', async () => {
+    const served = ['claude-x', 'demo-model', 'gpt-4o', 'gpt-4o-mini'];
+    const listed = async (apiKey: string) => (await openai(apiKey).models.list()).data.map((model) => model.id).sort();
+    const narrow = await create({ name: 'lister', models: ['gpt-4o*', 'demo-model', 'not-served'] });
+    assert.deepEqual(await listed(narrow.secret), ['demo-model', 'gpt-4o', 'gpt-4o-mini']);
+    assert.equal((await openai(narrow.secret).models.retrieve('gpt-4o-mini')).id, 'gpt-4o-mini');
+    await assert.rejects(openai(narrow.secret).models.retrieve('claude-x'), (error: unknown) => {
+      assert.ok(error instanceof OpenAI.NotFoundError, String(error));
+      assert.equal(error.code, 'model_not_found');
+      return true;
+    });
+    // Anthropic's and Gemini's lists are filtered alike.
+    const gemini = await fetch(`${gateway.url}/v1beta/models?key=${narrow.secret}`);
+    const names = ((await gemini.json()) as { models: { baseModelId: string }[] }).models.map((m) => m.baseModelId).sort();
+    assert.deepEqual(names, ['demo-model', 'gpt-4o', 'gpt-4o-mini']);
+    // A key without a list, and a static key, see every served model.
+    assert.deepEqual(await listed((await create({ name: 'wide' })).secret), served);
+    assert.deepEqual(await listed('sk-static-0123456789'), served);
+  });
+
   test('over its request rate: 429 key_rate_limited with Retry-After, a RateLimitError to the openai client', async () => {
     const { secret } = await create({ name: 'rated', requests_per_minute: 2 });
     await ask(secret);

@@ -1,22 +1,23 @@
 /**
  * `auth-dir/.client-keys.json`: a file that cannot be read as client keys refuses the open (a
  * gateway would otherwise start with every key gone, revoked ones revived on restore); writes are
- * 0600 and carry budget use.
+ * 0600 and carry budget use; last-used times alone rewrite the key file only every few minutes, while
+ * budget use goes to its small file at each flush.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { CreateClientKeySchema, createRecord } from './clientKeyRecord.js';
-import { ClientKeysUnreadableError, FileClientKeyStore } from './fileClientKeyStore.js';
+import { budgetFileOf, ClientKeysUnreadableError, FileClientKeyStore } from './fileClientKeyStore.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'client-key-file-'));
 after(() => rm(dir, { recursive: true, force: true }));
 
 test('a missing file is no keys; a written one is 0600 and reopens with its keys and budget use', async () => {
   const path = join(dir, 'keys.json');
-  const store = await FileClientKeyStore.open(path);
+  const store = await FileClientKeyStore.open(path, { lastUsedWriteIntervalMs: 0 });
   assert.deepEqual(await store.load(), []);
   const { record } = createRecord(CreateClientKeySchema.parse({ name: 'a', budget: { limit: 5, unit: 'requests', period: 'daily' } }), 0);
   await store.put(record);
@@ -44,4 +45,71 @@ test('garbage, another shape or a symlink refuses the open, naming the file', as
   const link = join(dir, 'link.json');
   await symlink(shape, link);
   await assert.rejects(FileClientKeyStore.open(link), /it is not a regular file/);
+});
+
+test('last-used times alone rewrite the key file only every few minutes; budget use goes to its own file at each flush', async () => {
+  const path = join(dir, 'busy.json');
+  let now = Date.UTC(2026, 10, 28, 12);
+  const clock = { now: () => now };
+  const store = await FileClientKeyStore.open(path, { clock, lastUsedWriteIntervalMs: 300_000 });
+  const { record } = createRecord(
+    CreateClientKeySchema.parse({ name: 'busy', budget: { limit: 100, unit: 'requests', period: 'daily' } }),
+    now,
+  );
+  await store.put(record);
+  const keyFile = await readFile(path, 'utf8');
+  const spend = (at: number) => {
+    const reservation = { keyId: record.id, reservation: '', period: '2026-11-28', units: 1, limit: 100 };
+    store.ledger.reserve(reservation);
+    store.ledger.settle(reservation, 1);
+    return store.recordLastUsed(new Map([[record.id, new Date(at).toISOString()]]));
+  };
+  now += 10_000;
+  await spend(now);
+  assert.equal(await readFile(path, 'utf8'), keyFile, 'a flush of last-used times leaves the key file alone');
+  assert.equal(store.budgetPath, join(dir, 'busy.budgets.json'));
+  assert.equal((await stat(store.budgetPath)).mode & 0o777, 0o600);
+  // A crash here: the budget file has the spend, the key file the older last-used time.
+  const afterCrash = await FileClientKeyStore.open(path);
+  assert.equal(afterCrash.ledger.used(record.id, '2026-11-28'), 1);
+  assert.equal((await afterCrash.load())[0]?.last_used_at, null);
+  now += 300_000;
+  await spend(now);
+  assert.equal(
+    (await FileClientKeyStore.open(path).then((s) => s.load()))[0]?.last_used_at,
+    new Date(now).toISOString(),
+    'due after 5 minutes',
+  );
+  now += 1_000;
+  await spend(now);
+  await store.close();
+  const reopened = await FileClientKeyStore.open(path);
+  assert.equal((await reopened.load())[0]?.last_used_at, new Date(now).toISOString(), 'close writes what is pending');
+  assert.equal(reopened.ledger.used(record.id, '2026-11-28'), 3);
+});
+
+test('of the two files, a period’s larger use wins, and a later period over an earlier one', async () => {
+  const path = join(dir, 'merge.json');
+  const { record: a } = createRecord(CreateClientKeySchema.parse({ name: 'a' }), 0);
+  const { record: b } = createRecord(CreateClientKeySchema.parse({ name: 'b' }), 0);
+  await writeFile(
+    path,
+    JSON.stringify({
+      format_version: 1,
+      keys: [a, b],
+      budget_use: { [a.id]: { period: '2026-11-27', used: 50 }, [b.id]: { period: '2026-11-28', used: 9 } },
+    }),
+  );
+  await writeFile(
+    budgetFileOf(path),
+    JSON.stringify({
+      format_version: 1,
+      budget_use: { [a.id]: { period: '2026-11-28', used: 2 }, [b.id]: { period: '2026-11-28', used: 4 } },
+    }),
+  );
+  const store = await FileClientKeyStore.open(path);
+  assert.equal(store.ledger.used(a.id, '2026-11-28'), 2);
+  assert.equal(store.ledger.used(b.id, '2026-11-28'), 9);
+  await writeFile(budgetFileOf(path), 'not json');
+  await assert.rejects(FileClientKeyStore.open(path), /merge\.budgets\.json \(it is not a client-key budget file\)/);
 });

@@ -27,7 +27,7 @@ import {
   type RelayRequest,
 } from '@switchyard/relay';
 import type { ApiFamily } from '@switchyard/translate';
-import { type ClientKeyGuard, type GuardedKey, looksLikeClientKey } from '../clientKeys/clientKeyGuard.js';
+import { allowsModel, type ClientKeyGuard, type GuardedKey, looksLikeClientKey } from '../clientKeys/clientKeyGuard.js';
 import { checkBody, familyOfPath, type IngressRoute, matchRoute } from './ingressRoutes.js';
 import { jsonArraySink } from './jsonArraySink.js';
 import { modelEntry, modelList } from './modelLists.js';
@@ -260,8 +260,19 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
     if (refusal) sendFailure(res, family, refusal, requestId);
   }
 
-  function listModels(res: ServerResponse, family: ApiFamily, requestId: string, id: string | undefined): void {
-    const models = relay.models();
+  /**
+   * The model list, or one model. A runtime key with a model list sees only the models it may use: one it may
+   * not is answered as unknown (404), as OpenAI answers a model the caller has no access to.
+   */
+  function listModels(
+    res: ServerResponse,
+    family: ApiFamily,
+    requestId: string,
+    id: string | undefined,
+    runtimeKey: GuardedKey | undefined,
+  ): void {
+    const served = relay.models();
+    const models = runtimeKey?.exactModels === undefined ? served : served.filter((model) => allowsModel(runtimeKey, model.id));
     if (id !== undefined) {
       const name = family === 'gemini' && id.startsWith('models/') ? id.slice(7) : id;
       const model = models.find((m) => m.id === name);
@@ -273,7 +284,10 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
             status: 404,
             code: 'model_not_found',
             type: 'not_found_error',
-            message: `no provider serves the model ${JSON.stringify(name)}`,
+            message:
+              models === served
+                ? `no provider serves the model ${JSON.stringify(name)}`
+                : `the model ${JSON.stringify(name)} does not exist or this API key may not use it`,
             param: 'model',
           },
           requestId,
@@ -412,7 +426,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
           );
           return true;
         case 'models':
-          listModels(res, route.family, requestId, route.id);
+          listModels(res, route.family, requestId, route.id, runtime);
           return true;
         default:
           options.onRelayRequest?.(requestId, req.headers);

@@ -330,6 +330,7 @@ export class Gateway implements GatewayParts {
       relay,
       acceptsClientKey: (key) => this.dataPlane.acceptsClientKey(key),
       clientOf: (key) => this.dataPlane.clientOf(key),
+      clientKeys: this.clientKeys,
       accessDenial: (req, denialOptions) => this.dataPlane.accessDenial(req, denialOptions),
       management: this.management.guard,
       credentials: credentials.manager,
@@ -389,7 +390,9 @@ export class Gateway implements GatewayParts {
       // Apart from the credentials: a cluster's table, else `auth-dir/.client-keys.json`.
       const fileKeys = cluster
         ? undefined
-        : await FileClientKeyStore.open(join(resolveAuthDir(config['auth-dir'], options.configPath), CLIENT_KEYS_FILE));
+        : await FileClientKeyStore.open(join(resolveAuthDir(config['auth-dir'], options.configPath), CLIENT_KEYS_FILE), {
+            clock: scheduler,
+          });
       const clientKeys = await ClientKeyGuard.open({
         store: cluster?.clientKeyStore ?? fileKeys!,
         ledger: cluster?.clientKeyStore ?? fileKeys!.ledger,

@@ -16,6 +16,7 @@ import type { Relay } from '@switchyard/relay';
 import { every, type Scheduler, systemScheduler } from '@switchyard/runtime';
 import { EventEmitter } from 'eventemitter3';
 import { WebSocketServer } from 'ws';
+import type { ClientKeyGuard } from '../../clientKeys/clientKeyGuard.js';
 import { decideUpgrade, type ManagementCheck, refuseUpgrade, type UpgradeDeps } from './upgradeGate.js';
 import { type RuntimeCredentials, type WebsocketEventMap, WsConnection } from './wsConnection.js';
 
@@ -46,6 +47,8 @@ export interface WebsocketGatewayOptions {
   acceptsClientKey(key: string | undefined): boolean;
   /** Who holds a client key (its identity in the relay's events, so a socket's requests are accounted to it). */
   clientOf?(key: string | undefined): ClientIdentity | undefined;
+  /** Runtime client keys: every `response.create` on a socket opened with one is checked against its limits. */
+  clientKeys?: ClientKeyGuard;
   /** The access rules (Origin whatever authorized the upgrade; Host and locality for a key-less caller). */
   accessDenial?: UpgradeDeps['accessDenial'];
   /** The management API's rules, for `X-Management-Key`. */
@@ -110,6 +113,7 @@ export function createWebsocketGateway(options: WebsocketGatewayOptions): Websoc
     highWaterMark: initial.highWaterMark,
     logError,
     clientOf: (key: string | undefined) => options.clientOf?.(key),
+    ...(options.clientKeys ? { clientKeys: options.clientKeys } : {}),
   };
 
   const stopKeepalive = every(scheduler, initial.pingIntervalMs, () => {

@@ -19,6 +19,7 @@ import { AFFINITY_HEADER, type Relay, type RelayRequest } from '@switchyard/rela
 import { type ErrorInfo, openAiErrorBody } from '@switchyard/translate';
 import type { EventEmitter } from 'eventemitter3';
 import { WebSocket } from 'ws';
+import { type ClientKeyGuard, type GuardedKey, looksLikeClientKey, refuseModel } from '../../clientKeys/clientKeyGuard.js';
 import { checkBody } from '../ingressRoutes.js';
 import type { ManagementCheck, WebsocketRoute } from './upgradeGate.js';
 import {
@@ -63,6 +64,8 @@ export interface WsConnectionDeps {
   logError(fields: Record<string, unknown>, message: string): void;
   /** Who holds the socket's client key, read per request (a reload may rename or re-tenant it), for accounting. */
   clientOf?(key: string | undefined): ClientIdentity | undefined;
+  /** Runtime client keys: each `response.create` of a socket opened with one is held to its limits. */
+  clientKeys?: ClientKeyGuard;
 }
 
 /** Completed responses a socket keeps for `previous_response_id`: a client chains on its latest one. */
@@ -298,6 +301,26 @@ export class WsConnection implements WsOutlet {
     );
   }
 
+  /** The runtime client key this socket was opened with, as the guard holds it now; undefined for any other key. */
+  private runtimeKey(): GuardedKey | undefined {
+    const guard = this.deps.clientKeys;
+    return guard && looksLikeClientKey(this.clientKey) ? guard.identify(this.clientKey) : undefined;
+  }
+
+  /**
+   * The checks a runtime key passes before anything else (warm-ups included): not revoked or expired, and
+   * `model` in its list. A revoked or expired key is refused and the socket closed (1008), as a config key
+   * dropped by a reload is; a model outside the list is refused and the socket stays open.
+   */
+  private keyMayUse(requestId: string | undefined, key: GuardedKey, model: string): boolean {
+    const door = this.deps.clientKeys?.refuseAtDoor(key);
+    const refusal = door ?? refuseModel(key, model);
+    if (refusal === undefined) return true;
+    this.refuseResponse(requestId, refusal);
+    if (door) this.close(1008, 'API key no longer accepted');
+    return false;
+  }
+
   private createResponse(requestId: string | undefined, fields: Record<string, unknown>) {
     if (this.route !== '/v1/responses') {
       return this.refuse(requestId, 'unsupported_type', 'response.create is served on /v1/responses, not on /v1/ws', 'type');
@@ -324,6 +347,9 @@ export class WsConnection implements WsOutlet {
     const route = { kind: 'generate', family: 'openai-responses', operation: 'generate' } as const;
     const problem = checkBody(route, body);
     if ('message' in problem) return bad(problem.message, problem.param);
+    // Looked up per message: the key may have been revoked, or its limits changed, since the upgrade.
+    const runtimeKey = this.runtimeKey();
+    if (runtimeKey && !this.keyMayUse(requestId, runtimeKey, problem.model)) return;
     if (body.generate === false) return this.warmUp(requestId, problem.model, inputItems(body.input));
     if (this.inFlight.size >= this.deps.maxInFlight()) {
       return this.refuseResponse(requestId, {
@@ -349,11 +375,20 @@ export class WsConnection implements WsOutlet {
       ...(client ? { client } : {}),
       ...this.identity,
     };
-    this.deps.relay
-      .handle(
+    const relayed = () =>
+      this.deps.relay.handle(
         request,
         wsResponseSink(this, requestId, controller.signal, (response) => this.remember(response, inputItems(body.input))),
-      )
+      );
+    const guard = this.deps.clientKeys;
+    // A runtime key's rates and budget admit the request (nothing goes upstream when they refuse) and learn what it used.
+    const done: Promise<unknown> =
+      runtimeKey && guard
+        ? guard.run(runtimeKey, problem.model, relayed).then((refusal) => {
+            if (refusal) this.refuseResponse(requestId, refusal);
+          })
+        : relayed();
+    done
       .catch((error) => {
         this.deps.logError({ err: error, request_id: request.requestId }, 'websocket_response_failed');
         this.refuseResponse(requestId, { status: 500, code: 'internal', type: 'server_error', message: 'internal error' });
