@@ -11,7 +11,7 @@ import { isIPv6 } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import { assertSafeBind, continueWhenBodyIsRead, openLoopbackWarning } from '@switchyard/http-kit';
+import { assertSafeBind, continueWhenBodyIsRead, isLoopbackHost, openLoopbackWarning } from '@switchyard/http-kit';
 import type { Scheduler } from '@switchyard/runtime';
 import type { AcpPermissionPolicy } from './engine/acp/acpPermissions.js';
 import type { AgentSession } from './engine/agentSession.js';
@@ -198,6 +198,8 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...(options.cors ? { cors: options.cors } : {}),
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      // The one way round the bind rule serves what it says: callers on other machines, without a key.
+      remoteCallers: options.insecure === true && !options.apiKey && !isLoopbackHost(host),
       ...(options.uploadLimitBytes ? { uploadLimitBytes: options.uploadLimitBytes } : {}),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });

@@ -73,14 +73,42 @@ describe('binds', () => {
       startWorkflowHttpServer({ workflow, host: '0.0.0.0', port: 0 }),
       (error: unknown) => error instanceof UnsafeBindError && /api_keys/.test(error.message),
     );
-    const open = await startWorkflowHttpServer({ workflow, host: '0.0.0.0', port: 0, insecure: true, onWarning: () => undefined });
+    const openWarnings: string[] = [];
+    const open = await startWorkflowHttpServer({
+      workflow,
+      host: '0.0.0.0',
+      port: 0,
+      insecure: true,
+      onWarning: (m) => openWarnings.push(m),
+    });
     await open.close();
+    assert.equal(openWarnings.length, 1, 'an open public bind is warned of');
+    assert.match(openWarnings[0]!, /listens on 0\.0\.0\.0 with no client key \(--insecure\): anyone who can reach it/);
     const warnings: string[] = [];
     const local = await startWorkflowHttpServer({ workflow, port: 0, onWarning: (message) => warnings.push(message) });
     await local.close();
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /no client key/);
   });
+});
+
+test('--insecure on a public bind serves callers on other machines, by any name; a key-less server without it refuses them', async () => {
+  // A peer no test can be: the request reaches the API as node:http would hand it over from another machine.
+  const fromElsewhere = (host: string) => ({ incoming: { socket: { remoteAddress: '203.0.113.9' }, headers: { host } } });
+  const open = await startWorkflowHttpServer({ workflow, host: '0.0.0.0', port: 0, insecure: true, onWarning: () => undefined });
+  try {
+    const served = await open.app.request('/features', { headers: { host: '198.51.100.4:8080' } }, fromElsewhere('198.51.100.4:8080'));
+    assert.equal(served.status, 200, await served.text());
+  } finally {
+    await open.close();
+  }
+  const local = await startWorkflowHttpServer({ workflow, port: 0, onWarning: () => undefined });
+  try {
+    const refused = await local.app.request('/features', { headers: { host: '127.0.0.1:8080' } }, fromElsewhere('127.0.0.1:8080'));
+    assert.equal(refused.status, 403);
+  } finally {
+    await local.close();
+  }
 });
 
 describe('a key-less server on loopback: this machine only, and no web page', () => {
