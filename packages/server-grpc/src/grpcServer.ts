@@ -109,7 +109,10 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   const { definition, proto } = loadWorkflowProto();
   const host = options.host ?? '127.0.0.1';
   // Empty keys are no keys (ApiKeySet drops them): the bind rule and the authorizer agree on what is open.
-  const hasKeys = !new ApiKeySet(options.apiKeys ?? []).open;
+  const keySet = new ApiKeySet(options.apiKeys ?? []);
+  const hasKeys = !keySet.open;
+  // A caller with an admin key acts under the key's name: that name may run admin-only operations.
+  options.workflow.governance.admitAdmins(keySet.adminNames);
   // gRPC is out of a browser's reach, so Host and Origin do not apply; the key and bind rules do.
   assertSafeBind({
     host,

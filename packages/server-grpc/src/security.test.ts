@@ -117,7 +117,13 @@ describe('a keyed server: no key, no call; the key names the actor, and only an 
   let client: CoreClient;
   before(async () => {
     ({ client } = await serve({
-      apiKeys: ['anonymous-key', { key: 'dev-key', name: 'dev' }, { key: 'lead-key', name: 'lead', admin: true }],
+      apiKeys: [
+        'anonymous-key',
+        { key: 'dev-key', name: 'dev' },
+        { key: 'lead-key', name: 'lead', admin: true },
+        // `ops` is not among the workflow's admins: the key's admin mark makes it one.
+        { key: 'ops-key', name: 'ops', admin: true },
+      ],
     }));
   });
   const as = (key: string) => metadata({ authorization: `Bearer ${key}` });
@@ -148,6 +154,9 @@ describe('a keyed server: no key, no call; the key names the actor, and only an 
     const allowed = await dispatch(client, enforce, as('lead-key'));
     assert.equal(allowed.ok, true, JSON.stringify(allowed.error));
     assert.equal(actorOf(allowed), 'lead');
+    const byMark = await dispatch(client, { ...enforce, action: 'reset' }, as('ops-key'));
+    assert.equal(byMark.ok, true, JSON.stringify(byMark.error));
+    assert.equal(actorOf(byMark), 'ops');
   });
 });
 

@@ -171,7 +171,12 @@ describe('a keyed server: the key names the actor, and only an admin key adminis
       dispatchTool: tool,
       host: '127.0.0.1',
       port: 0,
-      apiKeys: ['anonymous-key', { key: 'dev-key', name: 'dev' }, { key: 'lead-key', name: 'lead', admin: true }],
+      apiKeys: [
+        'anonymous-key',
+        { key: 'dev-key', name: 'dev' },
+        { key: 'lead-key', name: 'lead', admin: true },
+        { key: 'ops-key', name: 'ops', admin: true },
+      ],
     });
   });
   after(() => server.close());
@@ -203,6 +208,14 @@ describe('a keyed server: the key names the actor, and only an admin key adminis
     const allowed = await dispatch('lead-key', envelope('governance:enforce', enforce));
     assert.equal(allowed.body.ok, true, JSON.stringify(allowed.body));
     assert.equal((allowed.body.audit as { actor: string }).actor, 'lead');
+  });
+
+  test("a key marked admin administers though its name is not in the workflow's admins", async () => {
+    await workflow.createFeature({ slug: '002-ops', title: 'Ops', actor: 'operator' });
+    const enforce = { feature_slug: '002-ops', rule: 'wp-ci-before-review', action: 'disable' };
+    const allowed = await dispatch('ops-key', envelope('governance:enforce', enforce));
+    assert.equal(allowed.body.ok, true, JSON.stringify(allowed.body));
+    assert.equal((allowed.body.audit as { actor: string }).actor, 'ops');
   });
 
   test('a keyed caller is judged on its key: a foreign Host with a valid key is served, without one it is 401', async () => {
