@@ -5,14 +5,15 @@
  * and XDG in a temporary directory. Tests talk to the agent session server
  * over HTTP as a client would, and wait for conditions, never for time.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AgentSessionServer, startAgentSessionServer } from '@switchyard/agent-session';
-import { Gateway, parseConfig } from '@switchyard/server-http';
+import type { Gateway } from '@switchyard/server-http';
 import { type AgentCliName, requireAgentCli } from '@switchyard/test-support';
-import { CLI_SETUPS, commonEnv, GATEWAY_KEY } from './cliSetups.js';
+import { CLI_SETUPS, commonEnv } from './cliSetups.js';
+import { killGroup, killProgramsUnder } from './leftovers.js';
+import { startScriptedGateway } from './scriptedGateway.js';
 import { type ModelAnswer, type ModelRequest, type ScriptedModel, startScriptedModel } from './scriptedModel.js';
 
 type Json = Record<string, unknown>;
@@ -28,6 +29,8 @@ export interface RunningAgent {
   workdir: string;
   /** The CLI's version (from its package). */
   version: string;
+  /** What the CLI wrote to stderr (ACP only: on a PTY it is part of the screen). */
+  stderr: string[];
   /** Stops the agent (and its whole process group), the gateway and the model; removes the temp dir. Idempotent. */
   stop(): Promise<void>;
 }
@@ -41,6 +44,11 @@ export interface StartOptions {
   rows?: number;
   /** The quiet-screen window (default {@link STABLE_WINDOW_MS}). */
   stableWindowMs?: number;
+  /**
+   * Drive the CLI over the Agent Client Protocol instead of a PTY: `args` is its flag for that
+   * (`['--acp']`), added to its usual arguments; permission requests are dialogs (`ask`).
+   */
+  acp?: { args: string[] };
 }
 
 /** Answers every prompt with `Reply to <marker>.` where the prompt holds `ask-<marker>`, anything else briefly. */
@@ -59,20 +67,7 @@ export async function startRealAgent(name: AgentCliName, options: StartOptions =
   await mkdir(home, { recursive: true });
   await mkdir(workdir, { recursive: true });
   const model = await startScriptedModel(options.script ?? defaultScript);
-  const yaml = `
-port: 0
-auth-dir: ${join(dir, 'auths')}
-api-keys: [${GATEWAY_KEY}]
-metrics: { enabled: false }
-server: { operations: { cache: { enabled: false } } }
-providers:
-  scripted:
-    kind: openai-compatible
-    base_url: ${model.url}
-    models: ['*']
-    health_check: { enabled: false }
-`;
-  const gateway = await Gateway.start({ config: parseConfig(yaml), logDestination: { write() {} } });
+  const gateway = await startScriptedGateway(model.url, join(dir, 'auths'));
   const place = {
     gatewayUrl: gateway.url,
     home,
@@ -84,11 +79,21 @@ providers:
   const setup = CLI_SETUPS[name](place);
   await setup.prepare(place);
   const [command, ...launcher] = cli.command;
+  const stderr: string[] = [];
   let server: AgentSessionServer | undefined;
   try {
     server = await startAgentSessionServer({
+      ...(options.acp
+        ? {
+            transport: 'acp' as const,
+            acpPermissions: 'ask' as const,
+            // Qwen Code 0.24.4 took 32 s to answer `initialize` on a loaded machine.
+            acpHandshakeTimeoutMs: 120_000,
+            onStderr: (text: string) => stderr.push(text),
+          }
+        : {}),
       command: command!,
-      args: [...launcher, ...setup.args],
+      args: [...launcher, ...setup.args, ...(options.acp?.args ?? [])],
       agentType: name,
       cwd: workdir,
       env: { ...commonEnv(home), ...setup.env },
@@ -111,6 +116,7 @@ providers:
     gateway,
     workdir,
     version: cli.version,
+    stderr,
     stop() {
       stopping ??= (async () => {
         const pid = (running.session as { pid?: number }).pid;
@@ -124,44 +130,6 @@ providers:
       return stopping;
     },
   };
-}
-
-/**
- * SIGKILLs every process whose program lies under `dir`: what an agent started from its own
- * temporary home and detached from its group (Codex 0.171 leaves an app-server daemon running
- * from ~/.codex after it exits). Read from /proc, so Linux only; elsewhere nothing is found.
- */
-function killProgramsUnder(dir: string): void {
-  let pids: string[];
-  try {
-    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
-  } catch {
-    return;
-  }
-  for (const pid of pids) {
-    let program: string;
-    try {
-      program = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
-    } catch {
-      continue; // gone, or not ours to read
-    }
-    if (!program.startsWith(`${dir}/`)) continue;
-    try {
-      process.kill(Number(pid), 'SIGKILL');
-    } catch {
-      // it ended meanwhile
-    }
-  }
-}
-
-/** SIGKILLs what is left of the agent's process group (helpers it started), if anything. */
-function killGroup(pid: number | undefined): void {
-  if (!pid) return;
-  try {
-    process.kill(-pid, 'SIGKILL');
-  } catch {
-    // Already gone.
-  }
 }
 
 /** The agent session server's API, as a client calls it. */

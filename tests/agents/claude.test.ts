@@ -3,7 +3,9 @@
 // in the main suite (the others are `*.agents.test.ts`, a CI step of their own). It starts in a
 // folder it does not trust yet, so its first screen is a dialog, answered through the API: the
 // dialog is in /status and on /events, a user message is refused with 409 and the dialog, POST
-// /dialog answers it, and then the checks every real CLI gets (realAgentChecks.ts).
+// /dialog answers it, and then the checks every real CLI gets (realAgentChecks.ts). Claude Code
+// ignores keys for a moment after it draws a dialog and then resets its menu; the engine answers
+// once the menu holds still and checks each key on the screen (engine/pty/dialogAnswer.ts).
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { openEvents, requireAgentCli, type SseConnection } from '@switchyard/test-support';
@@ -23,13 +25,8 @@ interface Dialog {
   options: string[];
 }
 
-// Skipped, with the reason, until it is fixed: since the merges of 2026-11-28 Claude Code's start-up trust
-// prompt takes the keys POST /dialog types only some of the time (passed 1 run of 4, on a loaded
-// machine; the other four real CLIs pass). The next session's first task, in the issue note.
-const FLAKY =
-  'Claude Code 2.1.332 sometimes ignores the keys that answer its start-up trust prompt (1 pass in 4 runs on 2026-11-28); see the issue note';
 describe(`Claude Code ${cli.available ? cli.version : ''}, live in a PTY behind the agent session server`, {
-  skip: cli.skip || FLAKY,
+  skip: cli.skip,
 }, () => {
   test('its trust dialog is reported, blocks messages (409) and is answered by POST /dialog; then stable, running while it works, clean replies', {
     timeout: 420_000,

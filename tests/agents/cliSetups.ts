@@ -180,3 +180,28 @@ trust_level = "${trusted ? 'trusted' : 'untrusted'}"
     },
   }),
 };
+
+/** How a CLI runs headless, as `yard implement`'s process agent runs it: its task on stdin, its shell tool for the model. */
+export interface HeadlessRun {
+  /** Arguments after the command that run one task read from stdin and exit. */
+  args: string[];
+  /** The CLI's own shell tool the scripted model calls. */
+  tool: string;
+  /** That tool's arguments for running `command`. */
+  call(command: string): Record<string, unknown>;
+}
+
+export const HEADLESS_RUNS: Partial<Record<AgentCliName, HeadlessRun>> = {
+  // No sandbox: a worktree's commits are written to the main repository's .git, outside the workspace
+  // Codex's workspace-write sandbox allows (`--add-dir <repo>/.git` would allow it where Landlock works).
+  codex: {
+    args: ['exec', '--sandbox', 'danger-full-access', '--color', 'never', '--ephemeral'],
+    tool: 'exec_command',
+    call: (cmd) => ({ cmd }),
+  },
+  claude: {
+    args: ['-p', '--allowedTools', 'Bash', '--output-format', 'text'],
+    tool: 'Bash',
+    call: (command) => ({ command, description: 'Write the work and commit it' }),
+  },
+};

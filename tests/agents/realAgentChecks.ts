@@ -60,6 +60,23 @@ export function assertClean(content: string, what: string) {
 }
 
 /**
+ * Posts a user message as a client should: when the agent is stable. An agent that redraws on its
+ * own after a lull longer than the quiet window (Claude Code's start-up screens on a loaded machine)
+ * is `running` again, and the message is refused as busy (409): then it waits for stable and posts
+ * again. A refusal for any other reason (a dialog, bad input) is returned as it is.
+ */
+async function postWhenStable(agent: RunningAgent, content: string) {
+  const client = api(agent.server);
+  for (let attempt = 1; ; attempt++) {
+    await untilStable(agent);
+    const posted = await client.message(content);
+    const error = posted.body.error as { code?: string; message?: string } | undefined;
+    const busy = posted.status === 409 && error?.code === 'conflict' && /is running/.test(error.message ?? '');
+    if (!busy || attempt === 5) return posted;
+  }
+}
+
+/**
  * One turn: posts a message naming `marker`, sees the agent `running` with its busy indicator on
  * screen for longer than the quiet window while the model holds the answer, then releases it and
  * checks the one agent message that follows.
@@ -76,7 +93,7 @@ export async function roundTrip(agent: RunningAgent, name: AgentCliName, marker:
   conversation.on('status_change', record);
   try {
     const held = agent.model.holdNext(`ask-${marker}`);
-    const posted = await client.message(`Please answer ask-${marker} in one sentence.`);
+    const posted = await postWhenStable(agent, `Please answer ask-${marker} in one sentence.`);
     assert.equal(posted.status, 200, JSON.stringify(posted.body));
     let arrived = false;
     const turn = held.then((t) => {

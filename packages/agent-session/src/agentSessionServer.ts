@@ -11,7 +11,7 @@ import { isIPv6 } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
-import { assertSafeBind, continueWhenBodyIsRead, openLoopbackWarning } from '@switchyard/http-kit';
+import { assertSafeBind, continueWhenBodyIsRead, isLoopbackHost, openLoopbackWarning } from '@switchyard/http-kit';
 import type { Scheduler } from '@switchyard/runtime';
 import type { AcpPermissionPolicy } from './engine/acp/acpPermissions.js';
 import type { AgentSession } from './engine/agentSession.js';
@@ -65,6 +65,8 @@ export interface AgentSessionServerOptions {
   acpPermissions?: AcpPermissionPolicy;
   /** With `acpPermissions: 'ask'`, how long a request waits before it is denied (default 5 minutes). */
   acpPermissionTimeoutMs?: number;
+  /** Over ACP, the longest wait for the agent's `initialize` and `session/new` answers (default 30 s; a big CLI on a loaded machine may need more). */
+  acpHandshakeTimeoutMs?: number;
   /** Receives an ACP agent's stderr. */
   onStderr?: (text: string) => void;
   /** Sent as the first user message once the agent is first stable with no dialog shown. */
@@ -159,6 +161,7 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
           ...(options.onStderr ? { onStderr: options.onStderr } : {}),
           ...(options.scheduler ? { clock: options.scheduler, scheduler: options.scheduler } : {}),
           ...(options.acpPermissionTimeoutMs !== undefined ? { permissionTimeoutMs: options.acpPermissionTimeoutMs } : {}),
+          ...(options.acpHandshakeTimeoutMs !== undefined ? { handshakeTimeoutMs: options.acpHandshakeTimeoutMs } : {}),
         }
       : {
           transport: 'pty',
@@ -195,6 +198,8 @@ export async function startAgentSessionServer(options: AgentSessionServerOptions
       ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
       ...(options.cors ? { cors: options.cors } : {}),
       ...(options.apiKey ? { apiKey: options.apiKey } : {}),
+      // The one way round the bind rule serves what it says: callers on other machines, without a key.
+      remoteCallers: options.insecure === true && !options.apiKey && !isLoopbackHost(host),
       ...(options.uploadLimitBytes ? { uploadLimitBytes: options.uploadLimitBytes } : {}),
       ...(options.scheduler ? { scheduler: options.scheduler } : {}),
     });

@@ -55,8 +55,11 @@ test('a public bind without a key is refused before the agent starts; --insecure
     startAgentSessionServer({ ...AGENT, host: '0.0.0.0' }),
     (error: unknown) => error instanceof UnsafeBindError && /--api-key-env/.test(error.message) && /--insecure/.test(error.message),
   );
-  const open = await startAgentSessionServer({ ...AGENT, host: '0.0.0.0', insecure: true, onWarning: () => undefined });
+  const openWarnings: string[] = [];
+  const open = await startAgentSessionServer({ ...AGENT, host: '0.0.0.0', insecure: true, onWarning: (m) => openWarnings.push(m) });
   await open.close();
+  assert.deepEqual(openWarnings.length, 1, 'an open public bind is warned of');
+  assert.match(openWarnings[0]!, /listens on 0\.0\.0\.0 with no client key \(--insecure\): anyone who can reach it/);
   const keyed = await startAgentSessionServer({ ...AGENT, host: '0.0.0.0', apiKey: 'sk-agent-key-for-tests' });
   await keyed.close();
   const warnings: string[] = [];
@@ -64,6 +67,25 @@ test('a public bind without a key is refused before the agent starts; --insecure
   await local.close();
   assert.equal(warnings.length, 1);
   assert.match(warnings[0]!, /no client key/);
+});
+
+test('--insecure on a public bind serves callers on other machines, by any name; a key-less server without it refuses them', async () => {
+  // A peer no test can be: the request reaches the API as node:http would hand it over from another machine.
+  const fromElsewhere = (host: string) => ({ incoming: { socket: { remoteAddress: '203.0.113.9' }, headers: { host } } });
+  const open = await startAgentSessionServer({ ...AGENT, host: '0.0.0.0', insecure: true, onWarning: () => undefined });
+  try {
+    const served = await open.api.app.request('/status', { headers: { host: '198.51.100.4:3284' } }, fromElsewhere('198.51.100.4:3284'));
+    assert.equal(served.status, 200, await served.text());
+  } finally {
+    await open.close();
+  }
+  const local = await startAgentSessionServer({ ...AGENT, onWarning: () => undefined });
+  try {
+    const refused = await local.api.app.request('/status', { headers: { host: '127.0.0.1:3284' } }, fromElsewhere('127.0.0.1:3284'));
+    assert.equal(refused.status, 403);
+  } finally {
+    await local.close();
+  }
 });
 
 describe('a key-less server on loopback', () => {

@@ -79,7 +79,10 @@ export const yardConfigSchema = z
           .default([]),
         /** A check running longer is stopped and fails. */
         timeout_ms: z.number().int().positive().optional(),
-        /** The remote `ship` pushes the target branch to (default `origin` when the repository has it). */
+        /**
+         * The remote `ship` pushes the target branch to, and, with a code host, the one the review loop
+         * pushes each work package's branch to before reading its CI (default `origin` when the repository has it).
+         */
         remote: z.string().min(1).optional(),
       })
       .strict()

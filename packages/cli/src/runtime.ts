@@ -93,6 +93,8 @@ export interface Runtime {
   checks(): CheckRunner | undefined;
   /** The configured code host, when there is one. */
   codeHost(): CodeHostAdapter | undefined;
+  /** The remote branches go to: `ci.remote` in the config, else `origin` when the repository has it. */
+  defaultRemote(): Promise<string | undefined>;
   /** The configured gateway's client, when there is one (research and plan drafts, triage, review). */
   gateway(): GatewayClient | undefined;
   close(): Promise<void>;
@@ -283,8 +285,9 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
         workflow,
         git: gitRepo,
         reviewer: g ? new LlmReviewer(g) : new HeuristicReviewer(),
-        // With a code host its CI is the evidence; without one, the local CI command in the worktree is.
-        ...(ci ? { ciSource: ci } : local ? { localChecks: local } : {}),
+        // With a code host its CI is the evidence (the package's branch pushed first, so the host has the
+        // commit to run it on); without one, the local CI command in the worktree is.
+        ...(ci ? { ciSource: ci, ciRemote: () => runtime.defaultRemote() } : local ? { localChecks: local } : {}),
         adapters,
         defaults: {
           ...(timeout !== undefined ? { timeout_ms: timeout } : {}),
@@ -309,6 +312,11 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
     checks,
     gateway,
     codeHost,
+    defaultRemote: async () => {
+      if (config.ci?.remote) return config.ci.remote;
+      const remotes = (await gitRepo.run(['remote'])).split('\n').filter(Boolean);
+      return remotes.includes('origin') ? 'origin' : undefined;
+    },
     close: async () => {
       if (log) await (await log).close();
       await store.close();

@@ -28,9 +28,14 @@ describe('binds', () => {
     assert.equal(isLoopbackHost('192.168.1.5'), false);
   });
 
-  test('loopback without keys starts with a warning; keys or a public bind give none', () => {
+  test('a server without keys starts with a warning: this machine on loopback, anyone on a public bind; keys give none', () => {
     assert.match(openLoopbackWarning({ host: '127.0.0.1', hasKeys: false, server: 'the agent session server' }) ?? '', /no client key/);
+    assert.match(
+      openLoopbackWarning({ host: '0.0.0.0', hasKeys: false, server: 'the agent session server' }) ?? '',
+      /listens on 0\.0\.0\.0 with no client key \(--insecure\): anyone who can reach it/,
+    );
     assert.equal(openLoopbackWarning({ host: '127.0.0.1', hasKeys: true, server: 's' }), undefined);
+    assert.equal(openLoopbackWarning({ host: '0.0.0.0', hasKeys: true, server: 's' }), undefined);
   });
 });
 

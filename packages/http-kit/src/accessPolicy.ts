@@ -77,9 +77,15 @@ export function assertSafeBind(options: { host: string; hasKeys: boolean; insecu
   );
 }
 
-/** The start-up warning for a loopback server without keys (undefined when there is nothing to warn of). */
+/**
+ * The start-up warning for a server without keys (undefined when there is nothing to warn of): on loopback, every
+ * program on this machine can drive it; elsewhere (a bind `insecure` let through), anyone who can reach it.
+ */
 export function openLoopbackWarning(options: { host: string; hasKeys: boolean; server: string }): string | undefined {
-  if (options.hasKeys || !isLoopbackHost(options.host)) return undefined;
+  if (options.hasKeys) return undefined;
+  if (!isLoopbackHost(options.host)) {
+    return `${options.server} listens on ${options.host} with no client key (--insecure): anyone who can reach it can drive it`;
+  }
   return `${options.server} has no client key: every program on this machine can drive it (web pages cannot: Host and Origin are checked)`;
 }
 

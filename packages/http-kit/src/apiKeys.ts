@@ -60,6 +60,11 @@ export class ApiKeySet {
     return found;
   }
 
+  /** The names of the keys marked `admin` (a server serving a workflow makes them its governance admins). */
+  get adminNames(): string[] {
+    return this.identities.filter((identity) => identity.admin).map((identity) => identity.name);
+  }
+
   /** True when no key is configured: `/v1/*` is open. */
   get open(): boolean {
     return this.digests.length === 0;

@@ -35,7 +35,7 @@ export interface Caller {
 }
 
 /** Checks a call's credentials (throws `unauthenticated`); returns who called, or undefined on a key-less server. */
-export type Authorize = (call: { metadata: import('@grpc/grpc-js').Metadata }) => Caller | undefined;
+export type Authorize = (call: { metadata: import('@grpc/grpc-js').Metadata; getPeer?: () => string }) => Caller | undefined;
 
 /** Wraps an async handler: credentials first, then the result or the mapped error. */
 export function unary<Req, Res>(authorize: Authorize, fn: (request: Req, caller: Caller | undefined) => Promise<Res>) {

@@ -2,13 +2,28 @@
  * @module grpcServer
  * Starts `CoreService` and `AgentService` on one `@grpc/grpc-js` server,
  * with the standard health-checking service (`grpc.health.v1.Health`) and
- * server reflection on. Optional API keys (metadata `authorization: Bearer
+ * server reflection on. Client keys (metadata `authorization: Bearer
  * <key>` or `x-api-key`) are compared in constant time; health and
  * reflection stay open, as load balancers and tools expect.
+ *
+ * Browsers cannot speak gRPC, so of the shared access policy only the key
+ * and bind rules apply: a non-loopback bind without keys is refused unless
+ * `insecure`, a key-less loopback server warns at start, and a key-less
+ * server refuses calls a proxy forwarded (`x-forwarded-for`, `forwarded`,
+ * `x-real-ip` metadata), since a proxy on this host would otherwise make
+ * every client local.
  */
 import { type Metadata, Server, ServerCredentials } from '@grpc/grpc-js';
 import { ReflectionService } from '@grpc/reflection';
-import { ApiKeySet, assertSafeBind, type ClientKeyEntry } from '@switchyard/http-kit';
+import {
+  ApiKeySet,
+  assertSafeBind,
+  type ClientKeyEntry,
+  isLoopbackHost,
+  openLoopbackWarning,
+  rateLimitedWarning,
+  untrustedForwardWarning,
+} from '@switchyard/http-kit';
 import type { DispatchTool, Workflow } from '@switchyard/workflow';
 import { HealthImplementation } from 'grpc-health-check';
 import type { AgentHub } from './agentHub.js';
@@ -24,11 +39,12 @@ export interface GrpcServerOptions {
   dispatchTool?: DispatchTool;
   /** Remote agents (`AgentService`); without it the service answers UNIMPLEMENTED. */
   agentHub?: AgentHub;
-  /** API keys; open when empty or absent. */
   /** Client keys (a key, or `{key, name, admin}`); without any, only loopback binds are allowed. */
   apiKeys?: readonly ClientKeyEntry[];
   /** Serve a non-loopback address without keys anyway (refused otherwise). */
   insecure?: boolean;
+  /** Where start-up and access warnings go (default stderr): a key-less server, a forwarded call refused. */
+  onWarning?: (message: string) => void;
   /** Default 127.0.0.1. */
   host?: string;
   /** Default 0 (any free port). */
@@ -46,11 +62,28 @@ export interface GrpcServer {
   close(): Promise<void>;
 }
 
-/** An authorizer for a set of keys: timing-safe on SHA-256 digests, no early exit; the caller is the key's holder. */
-export function apiKeyAuthorizer(keys: readonly ClientKeyEntry[]): Authorize {
+/** Metadata a proxy adds when it forwards someone else's call. */
+const FORWARDING_METADATA = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const;
+
+/**
+ * An authorizer for a set of keys: timing-safe on SHA-256 digests, no early exit; the caller is the key's holder.
+ * Without keys every caller is this machine's, so a call a proxy forwarded is refused, unless `remoteCallers`
+ * (`insecure` on a public bind) serves anyone anyway.
+ */
+export function apiKeyAuthorizer(
+  keys: readonly ClientKeyEntry[],
+  options: { remoteCallers?: boolean; onForwarded?: (peer: string) => void } = {},
+): Authorize {
   const set = new ApiKeySet(keys);
-  return (call: { metadata: Metadata }) => {
-    if (set.open) return undefined;
+  return (call: { metadata: Metadata; getPeer?: () => string }) => {
+    if (set.open) {
+      if (options.remoteCallers || !FORWARDING_METADATA.some((name) => call.metadata.get(name).length > 0)) return undefined;
+      options.onForwarded?.(call.getPeer?.() ?? 'an unknown peer');
+      throw new GrpcServerError(
+        'unauthenticated',
+        'this server has no API key and serves this machine only; a call forwarded by a proxy (x-forwarded-for, forwarded or x-real-ip) needs a key: set api_keys',
+      );
+    }
     const authorization = call.metadata.get('authorization')[0];
     const bearer = typeof authorization === 'string' && /^bearer /i.test(authorization) ? authorization.slice(7).trim() : undefined;
     const header = call.metadata.get('x-api-key')[0];
@@ -74,7 +107,29 @@ export function apiKeyAuthorizer(keys: readonly ClientKeyEntry[]): Authorize {
  */
 export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcServer> {
   const { definition, proto } = loadWorkflowProto();
-  const authorize = apiKeyAuthorizer(options.apiKeys ?? []);
+  const host = options.host ?? '127.0.0.1';
+  // Empty keys are no keys (ApiKeySet drops them): the bind rule and the authorizer agree on what is open.
+  const keySet = new ApiKeySet(options.apiKeys ?? []);
+  const hasKeys = !keySet.open;
+  // A caller with an admin key acts under the key's name: that name may run admin-only operations.
+  options.workflow.governance.admitAdmins(keySet.adminNames);
+  // gRPC is out of a browser's reach, so Host and Origin do not apply; the key and bind rules do.
+  assertSafeBind({
+    host,
+    hasKeys,
+    insecure: options.insecure ?? false,
+    server: 'the gRPC server',
+    howToSetKey: 'set api_keys in .agileplus/config.yaml',
+  });
+  const onWarning = options.onWarning ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
+  const warning = openLoopbackWarning({ host, hasKeys, server: 'the gRPC server' });
+  if (warning) onWarning(warning);
+  // Any client can send forwarding metadata: the log hears of it once a minute at most.
+  const warnForwarded = rateLimitedWarning(onWarning);
+  const authorize = apiKeyAuthorizer(options.apiKeys ?? [], {
+    remoteCallers: options.insecure === true && !isLoopbackHost(host),
+    onForwarded: (peer) => warnForwarded(untrustedForwardWarning(peer)),
+  });
   const server = new Server();
   const v1 = proto.switchyard.workflow.v1;
   server.addService(
@@ -94,15 +149,6 @@ export async function startGrpcServer(options: GrpcServerOptions): Promise<GrpcS
   });
   health.addToServer(server);
   new ReflectionService(definition).addToServer(server);
-  const host = options.host ?? '127.0.0.1';
-  // gRPC is out of a browser's reach, so Host and Origin do not apply; the key and bind rules do.
-  assertSafeBind({
-    host,
-    hasKeys: (options.apiKeys ?? []).length > 0,
-    insecure: options.insecure ?? false,
-    server: 'the gRPC server',
-    howToSetKey: 'set api_keys in .agileplus/config.yaml',
-  });
   const bindHost = host.includes(':') ? `[${host}]` : host;
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync(`${bindHost}:${options.port ?? 0}`, ServerCredentials.createInsecure(), (error, bound) =>

@@ -73,14 +73,42 @@ describe('binds', () => {
       startWorkflowHttpServer({ workflow, host: '0.0.0.0', port: 0 }),
       (error: unknown) => error instanceof UnsafeBindError && /api_keys/.test(error.message),
     );
-    const open = await startWorkflowHttpServer({ workflow, host: '0.0.0.0', port: 0, insecure: true, onWarning: () => undefined });
+    const openWarnings: string[] = [];
+    const open = await startWorkflowHttpServer({
+      workflow,
+      host: '0.0.0.0',
+      port: 0,
+      insecure: true,
+      onWarning: (m) => openWarnings.push(m),
+    });
     await open.close();
+    assert.equal(openWarnings.length, 1, 'an open public bind is warned of');
+    assert.match(openWarnings[0]!, /listens on 0\.0\.0\.0 with no client key \(--insecure\): anyone who can reach it/);
     const warnings: string[] = [];
     const local = await startWorkflowHttpServer({ workflow, port: 0, onWarning: (message) => warnings.push(message) });
     await local.close();
     assert.equal(warnings.length, 1);
     assert.match(warnings[0]!, /no client key/);
   });
+});
+
+test('--insecure on a public bind serves callers on other machines, by any name; a key-less server without it refuses them', async () => {
+  // A peer no test can be: the request reaches the API as node:http would hand it over from another machine.
+  const fromElsewhere = (host: string) => ({ incoming: { socket: { remoteAddress: '203.0.113.9' }, headers: { host } } });
+  const open = await startWorkflowHttpServer({ workflow, host: '0.0.0.0', port: 0, insecure: true, onWarning: () => undefined });
+  try {
+    const served = await open.app.request('/features', { headers: { host: '198.51.100.4:8080' } }, fromElsewhere('198.51.100.4:8080'));
+    assert.equal(served.status, 200, await served.text());
+  } finally {
+    await open.close();
+  }
+  const local = await startWorkflowHttpServer({ workflow, port: 0, onWarning: () => undefined });
+  try {
+    const refused = await local.app.request('/features', { headers: { host: '127.0.0.1:8080' } }, fromElsewhere('127.0.0.1:8080'));
+    assert.equal(refused.status, 403);
+  } finally {
+    await local.close();
+  }
 });
 
 describe('a key-less server on loopback: this machine only, and no web page', () => {
@@ -143,7 +171,12 @@ describe('a keyed server: the key names the actor, and only an admin key adminis
       dispatchTool: tool,
       host: '127.0.0.1',
       port: 0,
-      apiKeys: ['anonymous-key', { key: 'dev-key', name: 'dev' }, { key: 'lead-key', name: 'lead', admin: true }],
+      apiKeys: [
+        'anonymous-key',
+        { key: 'dev-key', name: 'dev' },
+        { key: 'lead-key', name: 'lead', admin: true },
+        { key: 'ops-key', name: 'ops', admin: true },
+      ],
     });
   });
   after(() => server.close());
@@ -175,6 +208,14 @@ describe('a keyed server: the key names the actor, and only an admin key adminis
     const allowed = await dispatch('lead-key', envelope('governance:enforce', enforce));
     assert.equal(allowed.body.ok, true, JSON.stringify(allowed.body));
     assert.equal((allowed.body.audit as { actor: string }).actor, 'lead');
+  });
+
+  test("a key marked admin administers though its name is not in the workflow's admins", async () => {
+    await workflow.createFeature({ slug: '002-ops', title: 'Ops', actor: 'operator' });
+    const enforce = { feature_slug: '002-ops', rule: 'wp-ci-before-review', action: 'disable' };
+    const allowed = await dispatch('ops-key', envelope('governance:enforce', enforce));
+    assert.equal(allowed.body.ok, true, JSON.stringify(allowed.body));
+    assert.equal((allowed.body.audit as { actor: string }).actor, 'ops');
   });
 
   test('a keyed caller is judged on its key: a foreign Host with a valid key is served, without one it is 401', async () => {

@@ -12,6 +12,7 @@ import { createRoute, type OpenAPIHono, z } from '@hono/zod-openapi';
 import {
   type AccessPolicyOptions,
   ApiError,
+  ApiKeySet,
   bodyCap,
   type ClientKeyEntry,
   createControlPlaneApp,
@@ -57,6 +58,8 @@ export interface WorkflowApiOptions {
   apiKeys?: readonly ClientKeyEntry[];
   /** Host names, origins and trusted proxies of the shared access policy (default: a loopback server). */
   access?: AccessPolicyOptions;
+  /** Serve key-less callers that are not on this machine (`insecure` on a public bind); default false. */
+  remoteCallers?: boolean;
   /** Receives security warnings (a forwarded request from an untrusted peer), at most one a minute. */
   onWarning?: (message: string) => void;
   /** Largest request body (default 1 MiB). */
@@ -97,7 +100,9 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
   app.onError((error, c) => respondWorkflowError(c, error));
   // A path served under other methods is 405 with `Allow`; the key guard runs first, so without a key it is 401.
   app.notFound(methodNotAllowedOrNotFound(app));
-  app.use('*', accessGuard(options.apiKeys ?? [], options.access ?? { bindHost: '127.0.0.1' }, options.onWarning));
+  // A caller with an admin key acts under the key's name: that name may run admin-only operations.
+  options.workflow.governance.admitAdmins(new ApiKeySet(options.apiKeys ?? []).adminNames);
+  app.use('*', accessGuard(options.apiKeys ?? [], options.access ?? { bindHost: '127.0.0.1' }, options.onWarning, options.remoteCallers));
   // After the key: a chunked body is read to be measured, and a caller without the key gets its 401 before that.
   // A declared length is judged unread, so an `Expect: 100-continue` upload over the cap is never sent.
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;

@@ -44,9 +44,11 @@ export function accessGuard(
   keys: readonly ClientKeyEntry[],
   access: AccessPolicyOptions,
   onWarning: (message: string) => void = () => undefined,
+  remoteCallers = false,
 ): MiddlewareHandler<{ Variables: CallerVariables }> {
   const set = new ApiKeySet(keys);
-  const policy = new AccessPolicy(access);
+  // `insecure` on a public bind serves anyone who reaches it, by whatever name, as the gateway does.
+  const policy = new AccessPolicy(remoteCallers && !access.allowedHosts?.length ? { ...access, allowedHosts: ['*'] } : access);
   const warn = rateLimitedWarning(onWarning);
   return async (c, next) => {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
@@ -65,7 +67,14 @@ export function accessGuard(
         });
       }
     }
-    if (set.open && !OPEN_PATHS.has(path) && !signed && incoming && !policy.callerIsLocal(incoming.socket.remoteAddress, headers)) {
+    if (
+      set.open &&
+      !remoteCallers &&
+      !OPEN_PATHS.has(path) &&
+      !signed &&
+      incoming &&
+      !policy.callerIsLocal(incoming.socket.remoteAddress, headers)
+    ) {
       // A forwarded request (a reverse proxy on this host) or a remote peer: without keys, nobody but this machine.
       const peer = incoming.socket.remoteAddress;
       if (policy.forwardedByUntrustedPeer(peer, headers)) warn(untrustedForwardWarning(peer));

@@ -6,7 +6,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { assertSafeBind, continueWhenBodyIsRead, openLoopbackWarning } from '@switchyard/http-kit';
+import type { OpenAPIHono } from '@hono/zod-openapi';
+import { assertSafeBind, continueWhenBodyIsRead, isLoopbackHost, openLoopbackWarning } from '@switchyard/http-kit';
 import { createWorkflowApi, type WorkflowApiOptions } from './workflowApi.js';
 
 /** Options of {@link startWorkflowHttpServer}. */
@@ -23,6 +24,8 @@ export interface WorkflowHttpServerOptions extends WorkflowApiOptions {
 export interface WorkflowHttpServer {
   url: string;
   port: number;
+  /** The API it serves (embedders and tests call it without a socket). */
+  app: OpenAPIHono;
   close(): Promise<void>;
 }
 
@@ -49,7 +52,9 @@ export async function startWorkflowHttpServer(options: WorkflowHttpServerOptions
   const onWarning = options.onWarning ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
   const warning = openLoopbackWarning({ host, hasKeys, server: 'the workflow API' });
   if (warning) onWarning(warning);
-  const app = createWorkflowApi({ ...options, onWarning, access: { bindHost: host, ...options.access } });
+  // The one way round the bind rule serves what it says: callers on other machines, without a key.
+  const remoteCallers = options.insecure === true && !hasKeys && !isLoopbackHost(host);
+  const app = createWorkflowApi({ ...options, onWarning, remoteCallers, access: { bindHost: host, ...options.access } });
   const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 0 }) as Server;
   // `Expect: 100-continue` gets its 100 only once a route reads the body: a wrong key or a declared
   // length over the cap is refused before the client uploads.
@@ -63,6 +68,7 @@ export async function startWorkflowHttpServer(options: WorkflowHttpServerOptions
   return {
     url: `http://${urlHost}:${port}`,
     port,
+    app,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -111,18 +111,20 @@ export function bearerKey(apiKey: string): MiddlewareHandler {
 
 /**
  * Without an API key, the server is for this machine alone: a remote peer, or a request a reverse proxy on this
- * host forwarded (`X-Forwarded-For`, `Forwarded`, `X-Real-IP` from a peer that is not a trusted proxy), is refused.
+ * host forwarded (`X-Forwarded-For`, `Forwarded`, `X-Real-IP` from a peer that is not a trusted proxy), is refused,
+ * unless `remoteCallers` (`insecure` on a public bind) serves them anyway.
  * State-changing requests must be JSON (multipart for `/upload`) or carry no body, so no HTML form can post here.
  */
 export function localCallersOnly(
   trustedProxies: readonly string[],
   onWarning: (message: string) => void = () => undefined,
+  remoteCallers = false,
 ): MiddlewareHandler {
   const policy = new AccessPolicy({ bindHost: '127.0.0.1', trustedProxies, allowedHosts: ['*'], allowedOrigins: ['*'] });
   const warn = rateLimitedWarning(onWarning);
   return async (c, next) => {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-    if (incoming && !policy.callerIsLocal(incoming.socket.remoteAddress, incoming.headers)) {
+    if (incoming && !remoteCallers && !policy.callerIsLocal(incoming.socket.remoteAddress, incoming.headers)) {
       const peer = incoming.socket.remoteAddress;
       if (policy.forwardedByUntrustedPeer(peer, incoming.headers)) warn(untrustedForwardWarning(peer));
       return respondError(

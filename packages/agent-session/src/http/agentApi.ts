@@ -48,6 +48,8 @@ export interface AgentApiOptions {
   apiKey?: string;
   /** Proxies whose forwarded headers are believed; a forwarded request from any other peer is remote. */
   trustedProxies?: readonly string[];
+  /** Serve key-less callers that are not on this machine (`insecure` on a public bind); default false. */
+  remoteCallers?: boolean;
   /** Receives security warnings (a forwarded request from an untrusted peer), at most one a minute. */
   onWarning?: (message: string) => void;
   /** Where `/upload` stores files. */
@@ -135,8 +137,10 @@ export function createAgentApi(session: AgentSession, options: AgentApiOptions):
   app.onError(handleError);
   // The CORS middleware answers OPTIONS on every path, so `Allow` names it beside the routes' methods.
   app.notFound(methodNotAllowedOrNotFound(app, ['OPTIONS']));
-  app.use('*', hostAllowlist(options.allowedHosts?.length ? options.allowedHosts : DEFAULT_ALLOWED_HOSTS));
-  if (!options.apiKey) app.use('*', localCallersOnly(options.trustedProxies ?? [], options.onWarning));
+  // `insecure` on a public bind serves anyone who reaches it, by whatever name, as the gateway does.
+  const defaultHosts = options.remoteCallers ? ['*'] : DEFAULT_ALLOWED_HOSTS;
+  app.use('*', hostAllowlist(options.allowedHosts?.length ? options.allowedHosts : defaultHosts));
+  if (!options.apiKey) app.use('*', localCallersOnly(options.trustedProxies ?? [], options.onWarning, options.remoteCallers));
   for (const middleware of originPolicy(options.cors?.origins ?? [])) app.use('*', middleware);
   if (options.apiKey)
     for (const path of ['/status', '/messages', '/message', '/dialog', '/events', '/upload', '/screen'])

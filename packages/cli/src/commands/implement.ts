@@ -42,6 +42,7 @@ export function progressLine(event: AgentEvent, verbose: number): string | undef
     case 'status':
       return `${tag} job ${String(event.jobId).slice(0, 8)} ${d.state}${d.outcome ? ` (${d.outcome})` : ''}${d.error ? `: ${d.error}` : ''}`;
     case 'ci':
+      if (d.state === 'pushed') return `${tag} pushed ${d.branch} (${String(d.commit).slice(0, 12)}) to ${d.remote} for its CI`;
       return d.state === 'running'
         ? `${tag} local CI: ${d.check} running`
         : `${tag} local CI: ${d.check} ${d.state} (exit ${d.exit_code}, ${d.duration_ms} ms)`;

@@ -91,10 +91,7 @@ export function validateCommand(ctx: CommandContext, slug: string, opts: StepOpt
 /** The remote `ship` pushes to: `--remote`, `ci.remote` in the config, else `origin` when the repository has it. */
 async function shipRemote(rt: Runtime, given: string | undefined, push: boolean): Promise<string | undefined> {
   if (!push) return undefined;
-  if (given !== undefined) return given;
-  if (rt.config.ci?.remote) return rt.config.ci.remote;
-  const remotes = (await rt.git.run(['remote'])).split('\n').filter(Boolean);
-  return remotes.includes('origin') ? 'origin' : undefined;
+  return given ?? rt.defaultRemote();
 }
 
 /** `yard ship <slug>`: merge into the target branch (and push, open the PR, close the tracker item). */

@@ -84,6 +84,7 @@ export function serveCommand(
             apiKeys: resolved(rt.config.api_keys),
             host: opts.host,
             insecure: opts.insecure === true,
+            onWarning: (message) => ctx.io.stderr(`warning: ${message}\n`),
             port: grpcPort,
           })
           .catch(refusedBind);

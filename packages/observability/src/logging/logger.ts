@@ -8,6 +8,7 @@
 import { type Clock, systemClock } from '@switchyard/runtime';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import type { LoggingConfig } from '../config/schemas.js';
+import { attachLineWriter, isoTimestamp } from './lineWriter.js';
 import { REDACTED, redactSecrets, scrubSecrets } from './redaction.js';
 import { RotatingFileStream } from './rotatingFileStream.js';
 
@@ -42,6 +43,11 @@ function serializeError(error: unknown): unknown {
   return out;
 }
 
+/** The `,"timestamp":"…"` member pino puts on each line, read from `clock`. */
+function timestampOf(clock: Clock): () => string {
+  return () => `,"timestamp":"${isoTimestamp(clock.now())}"`;
+}
+
 /**
  * pino options with Switchyard's line format and redaction. Exposed for
  * users who bring their own destination or transport.
@@ -60,7 +66,7 @@ export function loggerOptions(
     level: settings.level ?? 'info',
     messageKey: 'msg',
     base: options.base ?? null,
-    timestamp: () => `,"timestamp":"${new Date(clock.now()).toISOString()}"`,
+    timestamp: timestampOf(clock),
     formatters: { level: (label) => ({ level: label }), log: (object) => redactSecrets(object) },
     ...(settings.redact && settings.redact.length > 0 ? { redact: { paths: [...settings.redact], censor: REDACTED } } : {}),
     serializers: { err: serializeError, error: serializeError },
@@ -90,6 +96,8 @@ export function loggerOptions(
 export function createLogger(config: LoggingConfig, options: CreateLoggerOptions = {}): LoggerHandle {
   const destination = options.destination ?? openLogDestination(config, options);
   const logger = pino(loggerOptions({ level: config.level, redact: config.redact }, options), destination);
+  // `logging.redact` paths may name any field, so a logger with them writes every line through pino's redaction.
+  if (config.redact.length === 0) attachLineWriter(logger, destination, timestampOf(options.clock ?? systemClock), options.base ?? null);
   return {
     logger,
     destination,

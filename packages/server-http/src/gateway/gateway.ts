@@ -83,15 +83,23 @@ export const MIN_SECRET_KEY_LENGTH = 32;
 /** How often, at most, the warning about an untrusted forwarding peer is logged. */
 const FORWARD_WARNING_INTERVAL_MS = 60_000;
 
-/** The bind rule, as it applies at start and at every reload. */
-function checkBind(host: string, config: GatewayConfig, insecure: boolean): void {
+/**
+ * The bind rule, as it applies at start and at every reload. Runtime client keys count as keys: while any exists
+ * (revoked ones too), `/v1` takes no key-less caller, so a public bind with only those is not an open one.
+ */
+function checkBind(host: string, config: GatewayConfig, insecure: boolean, runtimeKeys: number): void {
   assertSafeBind({
     host,
-    hasKeys: config['api-keys'].length > 0,
+    hasKeys: hasClientKeys(config, runtimeKeys),
     insecure,
     server: 'the gateway',
-    howToSetKey: 'set api-keys in the config',
+    howToSetKey: 'set api-keys in the config (or create a client key with switchyard keys create on a loopback start first)',
   });
+}
+
+/** Whether `/v1` needs a key: `api-keys` in the config, or any runtime client key (the data plane's own test). */
+function hasClientKeys(config: GatewayConfig, runtimeKeys: number): boolean {
+  return config['api-keys'].length > 0 || runtimeKeys > 0;
 }
 
 /**
@@ -369,7 +377,7 @@ export class Gateway implements GatewayParts {
   /** Builds, starts and binds a gateway. */
   static async start(options: GatewayOptions): Promise<Gateway> {
     const { config } = options;
-    checkBind(config.host, config, options.insecure === true);
+    const insecure = options.insecure === true;
     const scheduler = options.scheduler ?? systemScheduler;
     // What start-up has opened so far, closed newest first if a later step fails.
     const undo = new Teardown();
@@ -379,6 +387,24 @@ export class Gateway implements GatewayParts {
     try {
       cluster = config.cluster.enabled ? await GatewayCluster.open(config, { clock: scheduler }) : undefined;
       if (cluster) undo.push(() => cluster?.close());
+      // Apart from the credentials: a cluster's table, else `auth-dir/.client-keys.json`.
+      const fileKeys = cluster
+        ? undefined
+        : await FileClientKeyStore.open(join(resolveAuthDir(config['auth-dir'], options.configPath), CLIENT_KEYS_FILE), {
+            clock: scheduler,
+          });
+      const clientKeys = await ClientKeyGuard.open({
+        store: cluster?.clientKeyStore ?? fileKeys!,
+        ledger: cluster?.clientKeyStore ?? fileKeys!.ledger,
+        clock: scheduler,
+        scheduler,
+        // Read at each settlement: a reload's prices apply at once, as in svc_cost_total.
+        tokenPrice: (provider) => (gateway?.config() ?? config).providers[provider]?.cost_per_1k_tokens,
+        onError: (error) => gateway?.observability.logger.warn({ err: error.message }, 'client_keys_store_failed'),
+      });
+      undo.push(() => clientKeys.close());
+      // The bind rule, once the runtime client keys are known and before anything connects out or listens.
+      checkBind(config.host, config, insecure, clientKeys.size);
       // Before anything connects (the credentials' first refresh pass included): the hosts the API set before this
       // start stay guarded (an unreadable file refuses the start).
       const store =
@@ -403,22 +429,6 @@ export class Gateway implements GatewayParts {
       });
       const opened = credentials;
       undo.push(() => opened.close());
-      // Apart from the credentials: a cluster's table, else `auth-dir/.client-keys.json`.
-      const fileKeys = cluster
-        ? undefined
-        : await FileClientKeyStore.open(join(resolveAuthDir(config['auth-dir'], options.configPath), CLIENT_KEYS_FILE), {
-            clock: scheduler,
-          });
-      const clientKeys = await ClientKeyGuard.open({
-        store: cluster?.clientKeyStore ?? fileKeys!,
-        ledger: cluster?.clientKeyStore ?? fileKeys!.ledger,
-        clock: scheduler,
-        scheduler,
-        // Read at each settlement: a reload's prices apply at once, as in svc_cost_total.
-        tokenPrice: (provider) => (gateway?.config() ?? config).providers[provider]?.cost_per_1k_tokens,
-        onError: (error) => gateway?.observability.logger.warn({ err: error.message }, 'client_keys_store_failed'),
-      });
-      undo.push(() => clientKeys.close());
       const tracing = await openTracing(config, scheduler, guardedHosts.lookup);
       if (tracing) undo.push(() => tracing.shutdown());
       const usageStore = config.usage.enabled ? await openUsageStore(config, options.configPath, cluster) : undefined;
@@ -476,7 +486,7 @@ export class Gateway implements GatewayParts {
       });
     }
     gateway.observability.logger.info({ url: gateway.url_, providers: Object.keys(config.providers) }, 'gateway_started');
-    const open = openLoopbackWarning({ host: config.host, hasKeys: config['api-keys'].length > 0, server: 'the gateway' });
+    const open = openLoopbackWarning({ host: config.host, hasKeys: hasClientKeys(config, gateway.clientKeys.size), server: 'the gateway' });
     if (open) gateway.observability.logger.warn({ host: config.host, hint: open }, 'gateway_without_api_keys');
     const secret = config['remote-management']['secret-key'];
     if (secret.length > 0 && secret.length < MIN_SECRET_KEY_LENGTH) {
@@ -514,8 +524,8 @@ export class Gateway implements GatewayParts {
    */
   bindRefusal(config: GatewayConfig): UnsafeBindError | undefined {
     try {
-      checkBind(this.startConfig.host, config, this.insecure);
-      checkBind(config.host, config, this.insecure);
+      checkBind(this.startConfig.host, config, this.insecure, this.clientKeys.size);
+      checkBind(config.host, config, this.insecure, this.clientKeys.size);
       return undefined;
     } catch (error) {
       if (error instanceof UnsafeBindError) return error;

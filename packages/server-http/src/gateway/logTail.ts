@@ -25,14 +25,21 @@ export class LogTail implements DestinationStream {
 
   write(chunk: string): void {
     this.inner?.write(chunk);
+    // The logger hands over one whole line per write: keep it without the concatenation and split below.
+    const end = chunk.length - 1;
+    if (this.partial.length === 0 && end > 0 && chunk.indexOf('\n') === end) {
+      this.keep(chunk.slice(0, end));
+      return;
+    }
     const text = this.partial + chunk;
     const lines = text.split('\n');
     this.partial = lines.pop() ?? '';
-    for (const line of lines) {
-      if (line.length === 0) continue;
-      this.remember(line);
-      for (const follower of this.followers) follower(line);
-    }
+    for (const line of lines) if (line.length > 0) this.keep(line);
+  }
+
+  private keep(line: string): void {
+    this.remember(line);
+    for (const follower of this.followers) follower(line);
   }
 
   private remember(line: string): void {

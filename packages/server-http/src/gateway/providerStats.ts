@@ -57,6 +57,18 @@ function newSeries(): Series {
   };
 }
 
+/** A decision as `recent_decisions` shows it. */
+function formatDecision(event: DecisionEvent): ProviderStatsReport['recent_decisions'][number] {
+  return {
+    request_id: event.requestId,
+    model: event.model,
+    provider: event.provider,
+    strategy: event.strategy,
+    candidates: [...event.candidates],
+    at: new Date(event.at).toISOString(),
+  };
+}
+
 /**
  * Aggregates the relay's `request:end` and `decision` events.
  *
@@ -69,7 +81,8 @@ function newSeries(): Series {
 export class ProviderStatsCollector {
   private readonly clock: Clock;
   private readonly providers = new Map<string, ProviderCounters>();
-  private readonly decisions: ProviderStatsReport['recent_decisions'] = [];
+  /** The last decisions as the relay emitted them (each event is its own object), formatted only when reported. */
+  private readonly decisions: DecisionEvent[] = [];
 
   constructor(clock: Clock) {
     this.clock = clock;
@@ -104,14 +117,7 @@ export class ProviderStatsCollector {
 
   /** Remembers a routing decision (the last 20). */
   recordDecision(event: DecisionEvent): void {
-    this.decisions.push({
-      request_id: event.requestId,
-      model: event.model,
-      provider: event.provider,
-      strategy: event.strategy,
-      candidates: event.candidates,
-      at: new Date(event.at).toISOString(),
-    });
+    this.decisions.push(event);
     if (this.decisions.length > 20) this.decisions.shift();
   }
 
@@ -152,6 +158,6 @@ export class ProviderStatsCollector {
         series: { requests, errors, latency_ms: latency },
       };
     }
-    return { window_seconds: SECONDS, until: now, providers: out, recent_decisions: [...this.decisions].reverse() };
+    return { window_seconds: SECONDS, until: now, providers: out, recent_decisions: this.decisions.map(formatDecision).reverse() };
   }
 }

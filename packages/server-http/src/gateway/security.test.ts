@@ -3,7 +3,8 @@
  * gateway's part of 12): a web page reaching a key-less `/v1` on loopback (DNS rebinding, a cross-site websocket,
  * a cross-origin POST), a reload that opens a public bind, a reverse proxy on the same host making everyone
  * local, a page locking the operator out of management, IPv6 callers rotating through a /64, a session cookie
- * without `Secure` behind TLS, a malformed `%` in a path, and a log follower that never reads.
+ * without `Secure` behind TLS, a malformed `%` in a path, and a log follower that never reads. The bind rule counts
+ * runtime client keys as keys: with one, `/v1` takes no key-less caller.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -15,7 +16,7 @@ import { after, describe, test } from 'node:test';
 import { eventually } from '@switchyard/test-support';
 import { managementAuth } from '../controlPlane/managementAuth.js';
 import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { Gateway, UnsafeBindError } from './gateway.js';
 import { LOG_FOLLOW_QUEUE } from './logTail.js';
 
 const SECRET = 'a-management-key-of-forty-characters-xx';
@@ -386,6 +387,58 @@ describe('a reload that would open a public bind', () => {
     );
     assert.equal(answer.status, 200, answer.text);
     assert.deepEqual(gateway.config()['api-keys'], []);
+  });
+});
+
+describe('the bind rule at start, with config keys or runtime client keys', () => {
+  test('a public bind with neither is refused at start, saying how to set a key; a loopback one warns, a keyed one does not', async () => {
+    await assert.rejects(
+      Gateway.start({ config: parseConfig(`host: 0.0.0.0\nport: 0\n${PROVIDERS}`), logDestination: { write() {} } }),
+      (error: unknown) =>
+        error instanceof UnsafeBindError &&
+        /api-keys/.test(error.message) &&
+        /switchyard keys create/.test(error.message) &&
+        /--insecure/.test(error.message),
+    );
+    assert.ok(open.lines.some((line) => /gateway_without_api_keys/.test(line) && /"level":"warn"/.test(line)));
+    assert.ok(!keyed.lines.some((line) => /gateway_without_api_keys/.test(line)));
+  });
+
+  test('with only a runtime client key, a public bind starts without --insecure, /v1 wants the key, and a reload keeps it', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'gateway-runtime-keys-'));
+    after(() => rm(dir, { recursive: true, force: true }));
+    const configPath = join(dir, 'config.yaml');
+    const configFor = (host: string) => `host: ${host}\nport: 0\nremote-management: { secret-key: ${SECRET} }\n${PROVIDERS}`;
+    // The operator creates the key on a loopback start, as switchyard keys create does.
+    await writeFile(configPath, configFor('127.0.0.1'));
+    const local = await Gateway.start({ config: parseConfig(configFor('127.0.0.1')), configPath, logDestination: { write() {} } });
+    let secret: string;
+    try {
+      const created = await send(
+        Number(new URL(local.url).port),
+        'POST',
+        '/v0/management/client-keys',
+        { 'x-management-key': SECRET, ...json },
+        JSON.stringify({ name: 'ci' }),
+      );
+      assert.equal(created.status, 201, created.text);
+      secret = (JSON.parse(created.text) as { secret: string }).secret;
+    } finally {
+      await local.close();
+    }
+    await writeFile(configPath, configFor('0.0.0.0'));
+    const { port, lines } = await startGateway(configFor('0.0.0.0'), { configPath });
+    assert.equal((await send(port, 'GET', '/v1/models')).status, 401, 'no key-less caller');
+    assert.equal((await send(port, 'GET', '/v1/models', { authorization: `Bearer ${secret}` })).status, 200);
+    assert.ok(!lines.some((line) => /gateway_without_api_keys/.test(line)), 'a keyed gateway is not warned of');
+    const reload = await send(
+      port,
+      'PUT',
+      '/v0/management/config.yaml',
+      { 'x-management-key': SECRET, 'content-type': 'application/yaml' },
+      `${configFor('0.0.0.0')}logging: { level: debug }\n`,
+    );
+    assert.equal(reload.status, 200, reload.text);
   });
 });
 

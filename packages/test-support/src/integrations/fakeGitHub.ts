@@ -7,10 +7,15 @@
  * object (githubOpenApi's exampleResponse) and set the fields the fake
  * models, typed with Octokit's own response types.
  *
+ * Given a `repository` (a bare git repository standing for the host's
+ * storage), CI is reported only for commits pushed to it, as on GitHub,
+ * where a commit the host never received has no check runs and no status.
+ *
  * GitHub App authentication is modelled too: the JWT an app signs is
  * verified with the app's public key and exchanged for an installation
  * token (`POST /app/installations/{id}/access_tokens`).
  */
+import { execFileSync } from 'node:child_process';
 import { createPublicKey, verify } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { RestEndpointMethodTypes } from '@octokit/rest';
@@ -67,11 +72,38 @@ export interface FakeGitHub {
   installationTokensIssued: number;
   /** Answers the next calls of an operation with these (rate limits, outages), before the modelled answer. */
   failNext: Map<string, Answer[]>;
+  /**
+   * Each CI read (check runs or combined status): the ref asked for and, with a `repository`, the
+   * commit it names there (null: one the host does not have). Without a repository, `commit` is the ref.
+   */
+  ciReads: { operation: string; ref: string; commit: string | null }[];
   close(): Promise<void>;
 }
 
+/** Options of {@link fakeGitHub}. */
+export interface FakeGitHubOptions {
+  owner: string;
+  repo: string;
+  tokens?: string[];
+  app?: FakeApp;
+  /** A bare git repository holding what was pushed to the host: CI is reported only for its commits. */
+  repository?: string;
+}
+
+/** The commit `ref` names in the bare `repository` (null when it has none). */
+function commitIn(repository: string, ref: string): string | null {
+  try {
+    return execFileSync('git', ['--git-dir', repository, 'rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
+  } catch {
+    return null;
+  }
+}
+
 /** Starts the fake; `owner/repo` is the one repository it holds. */
-export async function fakeGitHub(options: { owner: string; repo: string; tokens?: string[]; app?: FakeApp }): Promise<FakeGitHub> {
+export async function fakeGitHub(options: FakeGitHubOptions): Promise<FakeGitHub> {
   const ops = OPERATIONS.map((id) => operation(id));
   const state: FakeGitHub = {
     url: '',
@@ -85,9 +117,15 @@ export async function fakeGitHub(options: { owner: string; repo: string; tokens?
     tokens: new Set(options.tokens ?? []),
     installationTokensIssued: 0,
     failNext: new Map(),
+    ciReads: [],
     close: async () => undefined,
   };
   let nextNumber = 1;
+  const ciRead = (operation: string, ref: string): string | null => {
+    const commit = options.repository === undefined ? ref : commitIn(options.repository, ref);
+    state.ciReads.push({ operation, ref, commit });
+    return commit;
+  };
   const html = (kind: string, n: number) => `https://github.example/${options.owner}/${options.repo}/${kind}/${n}`;
 
   const handlers: Record<(typeof OPERATIONS)[number], (params: Record<string, string>, body: Record<string, unknown>) => Answer> = {
@@ -168,7 +206,10 @@ export async function fakeGitHub(options: { owner: string; repo: string; tokens?
     },
     'checks/list-for-ref': (p) => {
       const ref = decodeURIComponent(p.ref!);
-      const runs = (state.checkRuns.get(ref) ?? state.checkRuns.get('*') ?? []).map((run, i) => ({
+      const commit = ciRead('checks/list-for-ref', ref);
+      // A commit the host never received ran no workflow: no check runs.
+      if (commit === null) return { status: 200, body: { total_count: 0, check_runs: [] } };
+      const runs = (state.checkRuns.get(ref) ?? state.checkRuns.get(commit) ?? state.checkRuns.get('*') ?? []).map((run, i) => ({
         ...(exampleOfComponent('check-run') as CheckRun),
         id: i + 1,
         ...run,
@@ -178,7 +219,10 @@ export async function fakeGitHub(options: { owner: string; repo: string; tokens?
     'repos/get-combined-status-for-ref': (p) => {
       const example = exampleResponse('repos/get-combined-status-for-ref', 200);
       const ref = decodeURIComponent(p.ref!);
-      const statuses = (state.statuses.get(ref) ?? state.statuses.get('*') ?? []).map((s, i) => ({
+      const commit = ciRead('repos/get-combined-status-for-ref', ref);
+      // GitHub's documented answer for a ref it does not have.
+      if (commit === null) return notFound();
+      const statuses = (state.statuses.get(ref) ?? state.statuses.get(commit) ?? state.statuses.get('*') ?? []).map((s, i) => ({
         ...(exampleOfComponent('simple-commit-status') as Status),
         id: i + 1,
         ...s,
@@ -189,7 +233,7 @@ export async function fakeGitHub(options: { owner: string; repo: string; tokens?
         : states.some((s) => s === 'pending') || states.length === 0
           ? 'pending'
           : 'success';
-      return { status: 200, body: { ...example, state: combined, statuses, total_count: statuses.length, sha: ref } };
+      return { status: 200, body: { ...example, state: combined, statuses, total_count: statuses.length, sha: commit } };
     },
     'apps/create-installation-access-token': () => ({ status: 500, body: { message: 'handled before dispatch' } }),
   };

@@ -5,7 +5,7 @@
  * with their SDKs). A subpath of its own, so tests that need none of them
  * load neither the description nor graphql.
  */
-export { type FakeApp, type FakeGitHub, fakeGitHub } from './fakeGitHub.js';
+export { type FakeApp, type FakeGitHub, type FakeGitHubOptions, fakeGitHub } from './fakeGitHub.js';
 export { type FakeOAuthServer, fakeGitHubOAuth } from './fakeGitHubOAuth.js';
 export { type FakeLinear, fakeLinear } from './fakeLinear.js';
 export { type FakePlane, fakePlane } from './fakePlane.js';

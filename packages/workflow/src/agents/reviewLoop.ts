@@ -5,13 +5,15 @@
  * the diff, and either approve (REVIEW -> DONE) or feed the comments back
  * for another cycle (REVIEW -> DOING). After the last cycle without
  * approval the package is BLOCKED. Every move is an audited transition.
+ * A code host runs CI only on commits it has, so with one (and a remote)
+ * the package's branch is pushed before its CI is read.
  */
 import type { CheckRunner } from '../ci/checkRunner.js';
 import { localCiStatus } from '../ci/localCi.js';
 import type { AgentJob, AgentResult } from '../domain/records.js';
 import { GateFailedError, WorkflowError } from '../errors.js';
 import type { AgentEvent } from '../events.js';
-import type { GitRepository } from '../git/gitRepository.js';
+import { type GitRepository, workPackageBranch } from '../git/gitRepository.js';
 import { abortableSleep } from '../util/abortableSleep.js';
 import type { Workflow } from '../workflow.js';
 import { type AgentAdapter, type AgentConfig, headOf } from './agentAdapter.js';
@@ -26,6 +28,12 @@ export interface ReviewLoopDeps {
   git: GitRepository;
   reviewer: Reviewer;
   ciSource?: CiStatusSource;
+  /**
+   * The remote the package's branch is pushed to before `ciSource` is read for its head: the
+   * host runs and reports CI only for commits it has, and the worktree's commits are local until
+   * then. Resolved once per job; undefined (or no function) pushes nothing.
+   */
+  ciRemote?: () => Promise<string | undefined>;
   /**
    * The repository's own checks, run in the package's worktree after each agent run when there is
    * no `ciSource` (no code host): their result is the package's `ci_output` evidence.
@@ -76,6 +84,8 @@ export class ReviewLoop {
       await this.deps.git.run(['merge-base', feature.target_branch, 'HEAD'], { cwd: worktree }).catch(() => headOf(worktree))
     ).trim();
     wp = await workflow.updateWorkPackage(slug, seq, { agent_id: job.id, actor: agentActor });
+    const ciRemote = this.deps.ciSource ? await this.deps.ciRemote?.() : undefined;
+    const pushForCi = ciRemote ? { remote: ciRemote, branch: workPackageBranch(slug, seq) } : undefined;
     let feedback: string[] = [];
     let last: AgentResult | null = null;
     for (let cycle = 1; cycle <= config.review_cycles; cycle++) {
@@ -99,7 +109,7 @@ export class ReviewLoop {
         return { outcome: 'agent_failed', cycles: cycle, result: last };
       }
       const head = await headOf(worktree);
-      const ci = await this.ciFor(head, worktree, signal, (data) => emit('ci', { cycle, ...data }));
+      const ci = await this.ciFor(head, worktree, signal, (data) => emit('ci', { cycle, ...data }), pushForCi);
       if (ci && ci.status.state !== 'none') {
         await workflow.records.attachEvidence(slug, {
           wp_sequence: seq,
@@ -107,7 +117,13 @@ export class ReviewLoop {
           reference: ci.status.url ?? `${ci.local ? 'local-ci' : 'ci'}:${head}`,
           summary: `${ci.local ? 'local CI' : 'CI'} ${ci.status.state} for ${head.slice(0, 12)}`,
           passed: ci.status.state === 'success',
-          data: { state: ci.status.state, commit: head, checks: ci.status.checks, ...(ci.local ? { runs: ci.local } : {}) },
+          data: {
+            state: ci.status.state,
+            commit: head,
+            checks: ci.status.checks,
+            ...(ci.local ? { runs: ci.local } : {}),
+            ...(ci.pushed ? { pushed: ci.pushed } : {}),
+          },
           actor: ci.local ? 'ci:local' : 'ci',
         });
       }
@@ -157,20 +173,49 @@ export class ReviewLoop {
     return { outcome: 'review_exhausted', cycles: config.review_cycles, result: last };
   }
 
-  /** The code host's CI for `head` when there is one; otherwise the local checks run in the worktree. */
+  /**
+   * The code host's CI for `head` when there is one (`head` pushed to `push.branch` on `push.remote`
+   * first, when a remote is given); otherwise the local checks run in the worktree.
+   */
   private async ciFor(
     head: string,
     worktree: string,
     signal: AbortSignal,
     progress: (data: Record<string, unknown>) => void,
-  ): Promise<{ status: CiStatus; local?: Awaited<ReturnType<typeof localCiStatus>>['runs'] } | null> {
+    push: { remote: string; branch: string } | undefined,
+  ): Promise<{
+    status: CiStatus;
+    local?: Awaited<ReturnType<typeof localCiStatus>>['runs'];
+    pushed?: { remote: string; branch: string };
+  } | null> {
     if (this.deps.ciSource) {
+      if (push) {
+        await this.pushForCi(head, push);
+        progress({ state: 'pushed', remote: push.remote, branch: push.branch, commit: head });
+      }
       const status = await this.pollCi(this.deps.ciSource, head, signal);
-      return { status };
+      return { status, ...(push ? { pushed: push } : {}) };
     }
     if (!this.deps.localChecks || this.deps.localChecks.checks.length === 0) return null;
     const { status, runs } = await localCiStatus(this.deps.localChecks, worktree, { signal, progress });
     return { status, local: runs };
+  }
+
+  /**
+   * Pushes `head` to the package's branch on the remote. A plain push: an agent that rewrote
+   * commits the remote already has is refused by git rather than overwritten, and the job fails
+   * saying so.
+   */
+  private async pushForCi(head: string, { remote, branch }: { remote: string; branch: string }): Promise<void> {
+    try {
+      await this.deps.git.run(['push', '--quiet', '--end-of-options', remote, `${head}:refs/heads/${branch}`]);
+    } catch (error) {
+      throw new WorkflowError(
+        'upstream_failed',
+        `pushing ${branch} (${head.slice(0, 12)}) to ${remote}, for the code host to run its CI, failed: ${(error as Error).message}`,
+        { cause: error, details: { remote, branch, commit: head } },
+      );
+    }
   }
 
   private async pollCi(source: CiStatusSource, ref: string, signal: AbortSignal): Promise<CiStatus> {

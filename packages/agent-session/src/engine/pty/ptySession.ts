@@ -13,15 +13,15 @@
  * Enter follows. Its echo is stripped from the reply by the rules.
  */
 import { type Scheduler, systemScheduler, type TimerHandle } from '@switchyard/runtime';
-import type { IMarker } from '@xterm/headless';
 import { type AgentSession, checkRawInput, checkUserMessage } from '../agentSession.js';
 import { type AgentExit, Conversation, describeExit } from '../conversation.js';
 import { AgentSessionError } from '../errors.js';
 import { rulesFor } from '../rules/agentRules.js';
-import { ARROW_DOWN, ARROW_UP, type DetectedDialog, type Dialog, detectDialog, dialogKeys, publicDialog } from '../rules/dialogs.js';
+import { type DetectedDialog, type Dialog, publicDialog } from '../rules/dialogs.js';
 import type { MessageRules } from '../rules/messageRules.js';
-import { newSection } from '../rules/text.js';
+import { answerDialogOnTerminal, type DialogTimings, type WatchedTerminal, waitForOutput } from './dialogAnswer.js';
 import type { ScreenSnapshot } from './headlessScreen.js';
+import { busyIndicatorOnScreen, changeSince, dialogOnScreen, inputAreaOnScreen, startTurn, type Turn } from './screenReading.js';
 import { type SpawnOptions, spawnTerminalProgram, type TerminalProgram } from './terminalProgram.js';
 
 /** Options of {@link PtyAgentSession.start}. */
@@ -52,19 +52,16 @@ export interface PtySessionOptions extends Partial<SpawnOptions> {
    * at all (it has not taken the message yet); then the quiet screen alone decides (default 15 s).
    */
   reactionTimeoutMs?: number;
+  /**
+   * How a dialog is answered (see dialogAnswer): the screen must hold still this long before the
+   * first key and on the chosen option before Enter (`settleMs`, default 500 ms); the answer is given
+   * up as not taken after `timeoutMs` (default 20 s).
+   */
+  dialogTimings?: DialogTimings;
   /** Time and timers (default: the system's). */
   scheduler?: Scheduler;
   /** A program already on a terminal, instead of spawning `command` (tests, embedders with their own PTY). */
   program?: TerminalProgram;
-}
-
-interface Turn {
-  /** Where the cursor was when the message was typed (scrollback extraction). */
-  mark: IMarker | undefined;
-  /** The buffer before the message (screen extraction). */
-  before: string[];
-  /** The prompt the program showed. */
-  prompt: string;
 }
 
 /** Turns text into what a terminal sends when it is pasted. */
@@ -105,6 +102,10 @@ export class PtyAgentSession implements AgentSession {
   private snapshotTimer: TimerHandle | undefined;
   private stabilityTimer: TimerHandle | undefined;
   private readonly changeWaiters = new Set<() => void>();
+  private lastOutputAt: number;
+  /** The program's keyboard and screen, for typing that waits on what the screen shows. */
+  private readonly terminal: WatchedTerminal;
+  private readonly dialogTimings: DialogTimings;
   private pending = false;
   private turn: Turn | undefined;
   private exited: AgentExit | undefined;
@@ -129,6 +130,19 @@ export class PtyAgentSession implements AgentSession {
     this.lastChangeAt = this.scheduler.now();
     this.startedAt = this.lastChangeAt;
     this.lastReadyAt = this.startedAt;
+    this.lastOutputAt = this.startedAt;
+    this.dialogTimings = options.dialogTimings ?? {};
+    this.terminal = {
+      scheduler: this.scheduler,
+      write: (data) => this.program.write(data),
+      dialog: () => this.detectDialog(),
+      fingerprint: () => this.program.screen.fingerprint(),
+      onOutput: (listener) => {
+        this.changeWaiters.add(listener);
+        return () => this.changeWaiters.delete(listener);
+      },
+      lastOutputAt: () => this.lastOutputAt,
+    };
     this.lastFingerprint = program.screen.fingerprint();
     this.stopWatching = program.screen.onChange(() => this.onScreenChange());
     this.exitedPromise = new Promise((resolve) => program.onExit((exit) => resolve(this.onExit(exit))));
@@ -181,10 +195,10 @@ export class PtyAgentSession implements AgentSession {
     this.conversation.setStatus('running');
     try {
       this.takeSnapshot();
-      this.startTurn();
+      this.turn = startTurn(this.program.screen, this.turn);
       this.conversation.addUser(content);
       const quietMs = this.rules.pasteSettleMs ?? 100;
-      const shown = this.waitForScreen(quietMs, this.pasteTimeoutMs);
+      const shown = waitForOutput(this.terminal, quietMs, this.pasteTimeoutMs);
       this.program.write(pasteSequence(content, this.program.screen.bracketedPaste));
       await shown;
       this.program.write('\r');
@@ -209,19 +223,7 @@ export class PtyAgentSession implements AgentSession {
       throw new AgentSessionError('invalid_input', `option must be an integer from 1 to ${dialog.options.length}`, { field: 'option' });
     this.pending = true;
     try {
-      // One key per write, each once the screen has taken the previous one: menus built on
-      // terminal UI toolkits read a burst of keys as one unknown key.
-      const keys = dialogKeys(dialog, option);
-      const confirm = keys.pop()!;
-      for (const key of keys) {
-        const shown = this.waitForScreen(30, 500);
-        this.program.write(key);
-        await shown;
-      }
-      if (dialog.kind !== 'letters') await this.settleSelection(option - 1);
-      const shown = this.waitForScreen(30, 500);
-      this.program.write(confirm);
-      await shown;
+      await answerDialogOnTerminal(this.terminal, dialog, option, this.dialogTimings);
     } finally {
       this.pending = false;
       this.takeSnapshot();
@@ -260,13 +262,8 @@ export class PtyAgentSession implements AgentSession {
     if (this.exited) throw new AgentSessionError('agent_exited', `the agent has exited (${describeExit(this.exited)})`);
   }
 
-  private startTurn(): void {
-    this.turn?.mark?.dispose();
-    const screen = this.program.screen;
-    this.turn = { mark: screen.mark(), before: screen.lines(), prompt: screen.cursorLine() ?? '' };
-  }
-
   private onScreenChange(): void {
+    this.lastOutputAt = this.scheduler.now();
     for (const waiter of this.changeWaiters) waiter();
     if (this.snapshotTimer !== undefined || this.closed) return;
     this.snapshotTimer = this.scheduler.setTimeout(() => {
@@ -317,7 +314,7 @@ export class PtyAgentSession implements AgentSession {
       this.scheduleStabilityCheck();
       return;
     }
-    if (this.busyIndicatorShown() || this.inputAreaMissing() || this.awaitingReaction()) {
+    if (busyIndicatorOnScreen(this.rules, this.program.screen) || this.inputAreaMissing() || this.awaitingReaction()) {
       // Quiet, but the agent says it works (a paused spinner, a tool waiting): look again a window later.
       this.conversation.setStatus('running');
       this.stabilityTimer = this.scheduler.setTimeout(() => {
@@ -331,31 +328,9 @@ export class PtyAgentSession implements AgentSession {
     this.conversation.setStatus('stable');
   }
 
-  /** The dialog on the visible screen, per the rules. A rule that throws shows no dialog. */
-  /**
-   * Moves a menu's selection to `target` with the arrows that did not take: a menu drawn before
-   * its program reads keys (Claude Code's start-up trust prompt on a busy machine) drops the
-   * first ones, and Enter would then confirm the wrong option. Read back from the screen; gives
-   * up (busy) rather than confirm an option the client did not choose.
-   */
-  private async settleSelection(target: number): Promise<void> {
-    for (let tries = 0; tries < 10; tries++) {
-      const selected = this.detectDialog()?.selected;
-      if (selected === undefined || selected < 0 || selected === target) return;
-      const shown = this.waitForScreen(30, 1_000);
-      this.program.write(selected < target ? ARROW_DOWN : ARROW_UP);
-      await shown;
-    }
-    throw new AgentSessionError('busy', 'the agent did not move its menu to that option; answer again once it takes keys');
-  }
-
+  /** The dialog on the visible screen, per the rules. */
   private detectDialog(): DetectedDialog | undefined {
-    try {
-      const lines = this.program.screen.snapshot().lines;
-      return this.rules.dialog ? this.rules.dialog({ lines }) : detectDialog({ lines });
-    } catch {
-      return undefined;
-    }
+    return dialogOnScreen(this.rules, this.program.screen);
   }
 
   private refreshDialog(): void {
@@ -370,14 +345,9 @@ export class PtyAgentSession implements AgentSession {
    * {@link PtySessionOptions.readyTimeoutMs} after the input area was last seen (or the start).
    */
   private inputAreaMissing(): boolean {
-    if (!this.rules.ready) return false;
+    const ready = inputAreaOnScreen(this.rules, this.program.screen);
+    if (ready === undefined) return false;
     const now = this.scheduler.now();
-    let ready: boolean;
-    try {
-      ready = this.rules.ready({ lines: this.program.screen.snapshot().lines }) || this.detectDialog() !== undefined;
-    } catch {
-      ready = true;
-    }
     if (ready) this.lastReadyAt = now;
     return !ready && now - this.lastReadyAt < this.readyTimeoutMs;
   }
@@ -394,57 +364,13 @@ export class PtyAgentSession implements AgentSession {
     return false;
   }
 
-  /** The agent's own busy indicator (spinner, "esc to interrupt") is on the visible screen. */
-  private busyIndicatorShown(): boolean {
-    if (!this.rules.busy) return false;
-    try {
-      return this.rules.busy({ lines: this.program.screen.snapshot().lines });
-    } catch {
-      return false;
-    }
-  }
-
   private refreshAgentMessage(): void {
-    const screen = this.program.screen;
-    const turn = this.turn;
-    let lines: string[];
-    if (this.rules.extraction === 'scrollback' && !screen.alternate) {
-      const from = turn?.mark && !turn.mark.isDisposed && turn.mark.line >= 0 ? turn.mark.line : 0;
-      lines = screen.lines(from);
-    } else {
-      lines = newSection(turn?.before ?? [], screen.lines());
-    }
-    const change = {
-      text: lines.join('\n'),
-      // Before this session's first message there is no echo to strip, whatever history was restored.
-      userInput: turn ? (this.conversation.last('user')?.content ?? '') : '',
-      prompt: turn?.prompt ?? '',
-      cursorLine: screen.cursorLine(),
-    };
+    const change = changeSince(this.rules, this.program.screen, this.turn, this.conversation.last('user')?.content ?? '');
     try {
       this.conversation.updateAgent(this.rules.format(change));
     } catch (error) {
       this.conversation.error(`message rules "${this.rules.kind}" failed: ${(error as Error).message}`);
     }
-  }
-
-  /** Resolves once the screen changed and then stayed quiet for `quietMs`, or after `timeoutMs`. */
-  private waitForScreen(quietMs: number, timeoutMs: number): Promise<void> {
-    return new Promise((resolve) => {
-      let quietTimer: TimerHandle | undefined;
-      const finish = () => {
-        this.changeWaiters.delete(onChange);
-        if (quietTimer !== undefined) this.scheduler.clearTimeout(quietTimer);
-        this.scheduler.clearTimeout(deadline);
-        resolve();
-      };
-      const onChange = () => {
-        if (quietTimer !== undefined) this.scheduler.clearTimeout(quietTimer);
-        quietTimer = this.scheduler.setTimeout(finish, quietMs);
-      };
-      const deadline = this.scheduler.setTimeout(finish, timeoutMs);
-      this.changeWaiters.add(onChange);
-    });
   }
 
   private onExit(exit: AgentExit): void {
