@@ -6,21 +6,18 @@
  * tests are in test/cluster.test.ts.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, test } from 'node:test';
-import { deviceCodeFlow, generateEncryptionKey } from '@switchyard/credentials';
-import { postgresForTests, requirePromtool } from '@switchyard/test-support';
+import { deviceCodeFlow } from '@switchyard/credentials';
+import { eventually, postgresForTests, requirePromtool } from '@switchyard/test-support';
 import pg from 'pg';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { clusterSettings, startClusterNode, type TestCluster, testCluster } from '../../test/startClusterNode.js';
+import type { Gateway } from './gateway.js';
 
 const postgres = await postgresForTests(import.meta.url);
 const promtool = requirePromtool();
 const MANAGEMENT_KEY = 'cluster-in-process-key';
-const suffix = randomBytes(4).toString('hex');
-const channel = `t_auth_${suffix}`;
 
 /** A token endpoint on loopback that counts refresh grants and answers slowly, to widen any race. */
 async function fakeTokenEndpoint() {
@@ -41,8 +38,7 @@ async function fakeTokenEndpoint() {
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, grants };
 }
 
-async function startNodes(url: string, tokenUrl: string): Promise<Gateway[]> {
-  const key = generateEncryptionKey();
+async function startNodes(cluster: TestCluster, tokenUrl: string): Promise<Gateway[]> {
   const flow = () =>
     deviceCodeFlow({
       name: 'acme',
@@ -53,31 +49,18 @@ async function startNodes(url: string, tokenUrl: string): Promise<Gateway[]> {
     });
   const nodes: Gateway[] = [];
   for (const name of ['a', 'b', 'c']) {
-    const config = parseConfig(
-      JSON.stringify({
-        port: 0,
-        // api-call may reach the loopback usage server of the auth_index test.
-        'remote-management': { 'secret-key': MANAGEMENT_KEY, 'api-call-allow': ['127.0.0.1'] },
-        auth: { encryption: { enabled: true, key }, refresh: { enabled: false } },
-        providers: {
-          acme: { kind: 'mock', models: ['acme-model'] },
-          assistant: { kind: 'code-assistant', models: ['assistant-model'], health_check: { enabled: false } },
-        },
-        metrics: { enabled: true, port: 0 },
-        cluster: {
-          enabled: true,
-          database_url: url,
-          node_id: `node-${name}`,
-          auth_events_channel: channel,
-          cooldown_channel: `t_cooldown_${suffix}`,
-          quota_channel: `t_quota_${suffix}`,
-          refresh_lock_namespace: `t-refresh-${suffix}`,
-        },
-      }),
-    );
-    const gateway = await Gateway.start({ config, flows: [flow()], logDestination: { write() {} } });
-    after(() => gateway.close());
-    nodes.push(gateway);
+    const config = {
+      port: 0,
+      // api-call may reach the loopback usage server of the auth_index test.
+      'remote-management': { 'secret-key': MANAGEMENT_KEY, 'api-call-allow': ['127.0.0.1'] },
+      auth: { encryption: { enabled: true, key: cluster.encryptionKey }, refresh: { enabled: false } },
+      providers: {
+        acme: { kind: 'mock', models: ['acme-model'] },
+        assistant: { kind: 'code-assistant', models: ['assistant-model'], health_check: { enabled: false } },
+      },
+      metrics: { enabled: true, port: 0 },
+    };
+    nodes.push(await startClusterNode(cluster, `node-${name}`, config, { flows: [flow()] }));
   }
   return nodes;
 }
@@ -98,19 +81,13 @@ async function manage(gateway: Gateway, method: string, path: string, body?: unk
   return { status: response.status, body: (await response.json()) as Record<string, unknown> };
 }
 
-async function until(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  assert.fail(`timed out waiting for ${what}`);
-}
-
 describe('gateways in a cluster (in process)', { skip: postgres.skip }, async () => {
   if (!postgres.available) return;
   const endpoint = await fakeTokenEndpoint();
-  const nodes = await startNodes(postgres.url, endpoint.url);
+  const cluster = testCluster(postgres.url);
+  // The channel the nodes publish credential events on, which a test listens to.
+  const channel = clusterSettings(cluster, 'listener').auth_events_channel;
+  const nodes = await startNodes(cluster, endpoint.url);
   const [a, b, c] = nodes as [Gateway, Gateway, Gateway];
 
   test('management writes publish events naming the actor and the request', async () => {
@@ -130,14 +107,14 @@ describe('gateways in a cluster (in process)', { skip: postgres.skip }, async ()
       },
     );
     assert.equal(added.status, 201);
-    await until('the event', () => payloads.some((p) => p.subject?.auth_id === 'key-1'));
+    await eventually('the event', () => payloads.some((p) => p.subject?.auth_id === 'key-1'));
     const event = payloads.find((p) => p.subject?.auth_id === 'key-1')!;
     assert.deepEqual(event.correlation, { request_id: 'req-correlated-1', actor: 'management-api' });
     assert.equal(event.origin?.node_id, 'node-a');
     assert.doesNotMatch(JSON.stringify(event), /sk-acme-1/, 'no secret in the payload');
-    await until('node c to hold the key', () => c.credentials.manager.list('acme').some((r) => r.id === 'key-1'));
+    await eventually('node c to hold the key', () => c.credentials.manager.list('acme').some((r) => r.id === 'key-1'));
     assert.equal((await manage(a, 'DELETE', '/v0/management/auths/acme?id=key-1')).status, 200);
-    await until('node c to drop the key', () => !c.credentials.manager.list('acme').some((r) => r.id === 'key-1'));
+    await eventually('node c to drop the key', () => !c.credentials.manager.list('acme').some((r) => r.id === 'key-1'));
   });
 
   test('auth-files, provider-a-quota and api-call with auth_index work on PostgreSQL (they answered 501)', async () => {
@@ -154,7 +131,7 @@ describe('gateways in a cluster (in process)', { skip: postgres.skip }, async ()
       token: 'sk-assistant-1',
     });
     assert.equal(added.status, 201);
-    await until('nodes b and c to hold it', () =>
+    await eventually('nodes b and c to hold it', () =>
       [b, c].every((node) => node.credentials.manager.list('assistant').some((r) => r.id === 'assistant-1')),
     );
 
@@ -199,7 +176,7 @@ describe('gateways in a cluster (in process)', { skip: postgres.skip }, async ()
       oauth: { flow: 'acme' },
     });
     assert.equal(added.status, 201, JSON.stringify(added.body));
-    await until('every node to hold the credential', () => nodes.every((n) => n.credentials.manager.list('acme').length === 1));
+    await eventually('every node to hold the credential', () => nodes.every((n) => n.credentials.manager.list('acme').length === 1));
     const answers = await Promise.all(
       [a, b, c, a, b, c].map((node) => manage(node, 'POST', '/v0/management/auths/acme/refresh?id=acme-oauth')),
     );
@@ -209,7 +186,7 @@ describe('gateways in a cluster (in process)', { skip: postgres.skip }, async ()
       JSON.stringify(answers.map((x) => x.body)),
     );
     assert.deepEqual(endpoint.grants, ['rt-1'], 'one grant, with the original refresh token');
-    await until('every node to serve the new token', () =>
+    await eventually('every node to serve the new token', () =>
       nodes.every((n) => n.credentials.manager.pool('acme').acquire().token === 'new-token-1'),
     );
   });
@@ -217,7 +194,7 @@ describe('gateways in a cluster (in process)', { skip: postgres.skip }, async ()
   test('a config reload on one node is a signal to the others, published once', async () => {
     const before = [b, c].map((n) => n.cluster!.status().config_reload_signals);
     a.reload(a.config());
-    await until('b and c to hear it', () => [b, c].every((n, i) => n.cluster!.status().config_reload_signals === before[i]! + 1));
+    await eventually('b and c to hear it', () => [b, c].every((n, i) => n.cluster!.status().config_reload_signals === before[i]! + 1));
     assert.equal(a.cluster!.status().config_reload_signals, 0, 'a node does not hear its own signal');
     // Hearing a signal publishes nothing back: the count stays at one.
     await new Promise((resolve) => setTimeout(resolve, 200));

@@ -5,25 +5,23 @@
  * nothing but loopback and PostgreSQL is contacted.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { generateEncryptionKey } from '@switchyard/credentials';
 import { eventually, postgresForTests, sqlOnce, stagedLookup } from '@switchyard/test-support';
 import { acmeOn, assertRefusedUpstream, chatAcme } from '../../test/rebindingFixture.js';
+import { clusterSettings, testCluster } from '../../test/startClusterNode.js';
 import { parseConfig } from './config/load.js';
 import { Gateway } from './gateway.js';
 
 const postgres = await postgresForTests(import.meta.url);
 const KEY = 'cluster-guard-key';
 const HOST = 'models.cluster-rebind.test';
-const suffix = randomBytes(4).toString('hex');
-const encryptionKey = generateEncryptionKey();
 
 describe('DNS rebinding across cluster nodes', { skip: postgres.skip }, async () => {
   if (!postgres.available) return;
+  const cluster = testCluster(postgres.url);
   const dir = await mkdtemp(join(tmpdir(), 'guarded-cluster-'));
   after(() => rm(dir, { recursive: true, force: true }));
 
@@ -38,7 +36,7 @@ auth-dir: ./auths-${node}
 remote-management:
   secret-key: ${KEY}
 auth:
-  encryption: { enabled: true, key: ${encryptionKey} }
+  encryption: { enabled: true, key: ${cluster.encryptionKey} }
 providers:
   local:
     kind: mock
@@ -46,15 +44,7 @@ providers:
 ${providers}server:
   operations:
     cooldown: { enabled: false }
-cluster:
-  enabled: true
-  database_url: ${JSON.stringify(postgres.url)}
-  node_id: node-${node}
-  auth_events_channel: t_auth_${suffix}
-  cooldown_channel: t_cooldown_${suffix}
-  quota_channel: t_quota_${suffix}
-  signin_channel: t_signin_${suffix}
-  refresh_lock_namespace: t-refresh-${suffix}
+cluster: ${JSON.stringify(clusterSettings(cluster, `node-${node}`))}
 metrics: { enabled: false }
 `;
   const start = async (node: string, text: string) => {

@@ -9,8 +9,8 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
 import { eventually, startFakeOpenAi } from '@switchyard/test-support';
+import { startTestGateway } from '../../test/startTestGateway.js';
 import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
 
 function configText(first: string, second: string | undefined) {
   return `
@@ -56,11 +56,9 @@ test('a provider removed or disabled while a request waits on another is not tri
   await new Promise<void>((resolve) => failing.listen(0, '127.0.0.1', resolve));
   const failingUrl = `http://127.0.0.1:${(failing.address() as AddressInfo).port}/v1`;
   const second = await startFakeOpenAi({ models: ['reload-model'] });
-  const gateway = await Gateway.start({
-    config: parseConfig(configText(failingUrl, secondProvider(second.url, true))),
-    logDestination: { write() {} },
-  });
+  const { gateway } = await startTestGateway(configText(failingUrl, secondProvider(second.url, true)));
   after(async () => {
+    // Before the upstreams go (close is idempotent: the fixture's own close finds it done).
     await gateway.close();
     await second.close();
     failing.closeAllConnections();

@@ -7,53 +7,38 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
-import { generateEncryptionKey } from '@switchyard/credentials';
 import { PostgresSignInDirectory } from '@switchyard/credentials/postgres';
 import { eventually, postgresForTests } from '@switchyard/test-support';
 import pg from 'pg';
 import { signInProviders, startFakeAuth } from '../../test/signInFixture.js';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startClusterNode, testCluster } from '../../test/startClusterNode.js';
+import type { Gateway } from './gateway.js';
 
 const postgres = await postgresForTests(import.meta.url);
 const KEY = 'signin-cluster-key';
 const CLIENT_SECRET = 'hush-cluster-client-secret';
-const suffix = randomBytes(4).toString('hex');
-const encryptionKey = generateEncryptionKey();
 
 // biome-ignore lint/suspicious/noExplicitAny: response bodies are probed field by field
 type Body = Record<string, any>;
 
 describe('device sign-ins across the nodes of a cluster', { skip: postgres.skip }, async () => {
   if (!postgres.available) return;
-  const databaseUrl = postgres.url;
   const auth = await startFakeAuth();
   after(() => auth.stop());
 
-  const running = new Set<Gateway>();
-  async function startNode(nodeId: string): Promise<Gateway> {
-    const config = parseConfig(`
+  const cluster = testCluster(postgres.url);
+  const startNode = (nodeId: string): Promise<Gateway> =>
+    startClusterNode(
+      cluster,
+      nodeId,
+      `
 port: 0
 remote-management: { secret-key: ${KEY} }
-auth: { encryption: { enabled: true, key: '${encryptionKey}' }, refresh: { enabled: false } }
+auth: { encryption: { enabled: true, key: '${cluster.encryptionKey}' }, refresh: { enabled: false } }
 providers:
 ${signInProviders(auth, { acmeClientSecret: CLIENT_SECRET })}metrics: { enabled: false }
-cluster:
-  enabled: true
-  database_url: '${databaseUrl}'
-  node_id: ${nodeId}
-  auth_events_channel: t_auth_${suffix}
-  cooldown_channel: t_cooldown_${suffix}
-  quota_channel: t_quota_${suffix}
-  signin_channel: t_signin_${suffix}
-  refresh_lock_namespace: t-refresh-${suffix}
-`);
-    const gateway = await Gateway.start({ config, logDestination: { write() {} } });
-    // Gateway.close may be called once: a test that stops a node itself takes it off this list.
-    running.add(gateway);
-    after(() => (running.delete(gateway) ? gateway.close() : undefined));
-    return gateway;
-  }
+`,
+    );
 
   async function call(gateway: Gateway, method: string, path: string): Promise<{ status: number; body: Body }> {
     const response = await fetch(`${gateway.url}${path}`, { method, headers: { authorization: `Bearer ${KEY}` } });
@@ -149,7 +134,6 @@ cluster:
     const started = await call(c, 'POST', '/v0/oauth/acme/sessions');
     const id = started.body.session_id as string;
     assert.equal((await call(b, 'GET', `/v0/oauth/sessions/${id}`)).body.status, 'pending');
-    running.delete(c);
     await c.close();
     const stopped = await call(b, 'GET', `/v0/oauth/sessions/${id}`);
     assert.equal(stopped.status, 200);

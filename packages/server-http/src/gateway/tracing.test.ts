@@ -9,8 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
 import { eventually, startFakeOpenAi } from '@switchyard/test-support';
-import { parseConfig } from './config/load.js';
-import { Gateway } from './gateway.js';
+import { startTestGateway } from '../../test/startTestGateway.js';
 
 interface OtlpSpan {
   traceId: string;
@@ -47,8 +46,7 @@ async function startCollector() {
 
 test('tracing.enabled: each request is a span tree at the collector, continuing the client traceparent', async () => {
   const collector = await startCollector();
-  const gateway = await Gateway.start({
-    config: parseConfig(`
+  const { gateway } = await startTestGateway(`
 port: 0
 api-keys: [sk-client]
 providers:
@@ -60,13 +58,7 @@ tracing:
   endpoint: ${collector.url}/v1/traces
   service_name: gw-under-test
   sample_rate: 1
-`),
-    logDestination: { write() {} },
-  });
-  let closed = false;
-  after(async () => {
-    if (!closed) await gateway.close();
-  });
+`);
 
   const clientTrace = '0af7651916cd43dd8448eb211c80319c';
   const response = await fetch(`${gateway.url}/v1/chat/completions`, {
@@ -84,7 +76,6 @@ tracing:
 
   // The batch processor exports on its own schedule; closing exports what is queued.
   await gateway.close();
-  closed = true;
   await eventually('the request span at the collector', () => collector.spans.some((s) => s.name === 'gateway.request'), 5000);
   assert.ok(collector.paths.every((path) => path === '/v1/traces'));
   const root = collector.spans.find((s) => s.name === 'gateway.request')!;
@@ -101,16 +92,13 @@ test('tracing.enabled: the upstream call carries traceparent naming the attempt 
   const collector = await startCollector();
   const upstream = await startFakeOpenAi();
   after(() => upstream.close());
-  const gateway = await Gateway.start({
-    config: parseConfig(`
+  const { gateway } = await startTestGateway(`
 port: 0
 providers:
   alpha: { kind: openai-compatible, base_url: "${upstream.url}", models: [gpt-4o], health_check: { enabled: false } }
 metrics: { enabled: false }
 tracing: { enabled: true, exporter: otlp, endpoint: "${collector.url}/v1/traces", sample_rate: 1 }
-`),
-    logDestination: { write() {} },
-  });
+`);
   const clientTrace = '4bf92f3577b34da6a3ce929d0e0e4736';
   const response = await fetch(`${gateway.url}/v1/chat/completions`, {
     method: 'POST',

@@ -5,54 +5,32 @@
  * message, when PostgreSQL is not reachable.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, test } from 'node:test';
-import { generateEncryptionKey } from '@switchyard/credentials';
 import { FAKE_USAGE, postgresForTests, sqlOnce, startFakeOpenAi } from '@switchyard/test-support';
 import OpenAI from 'openai';
-import { parseConfig } from '../config/load.js';
-import { Gateway } from '../gateway.js';
+import { startClusterNodes, testCluster } from '../../../test/startClusterNode.js';
+import type { Gateway } from '../gateway.js';
 
 const postgres = await postgresForTests(import.meta.url);
 const MANAGEMENT_KEY = 'usage-cluster-management-key-0123456789';
-const suffix = randomBytes(4).toString('hex');
 
 async function startNodes(url: string, upstreamUrl: string): Promise<Gateway[]> {
-  const key = generateEncryptionKey();
-  const nodes: Gateway[] = [];
-  for (const name of ['a', 'b', 'c']) {
-    const config = parseConfig(
-      JSON.stringify({
-        port: 0,
-        'api-keys': [
-          { key: 'sk-alice', name: 'alice', tenant: 'team-a' },
-          { key: 'sk-bob', name: 'bob', tenant: 'team-b' },
-        ],
-        'remote-management': { 'secret-key': MANAGEMENT_KEY },
-        auth: { encryption: { enabled: true, key }, refresh: { enabled: false } },
-        providers: {
-          up: { kind: 'openai-compatible', base_url: upstreamUrl, models: ['gpt-4o'], health_check: { enabled: false } },
-        },
-        metrics: { enabled: false },
-        // Only reports (and close) write: each node's counts reach PostgreSQL when asked, not on a timer.
-        usage: { flush_interval: '1h' },
-        cluster: {
-          enabled: true,
-          database_url: url,
-          node_id: `node-${name}`,
-          auth_events_channel: `t_auth_${suffix}`,
-          cooldown_channel: `t_cooldown_${suffix}`,
-          quota_channel: `t_quota_${suffix}`,
-          signin_channel: `t_signin_${suffix}`,
-          refresh_lock_namespace: `t-refresh-${suffix}`,
-        },
-      }),
-    );
-    const gateway = await Gateway.start({ config, logDestination: { write() {} } });
-    after(() => gateway.close());
-    nodes.push(gateway);
-  }
-  return nodes;
+  const cluster = testCluster(url);
+  return startClusterNodes(cluster, 3, {
+    port: 0,
+    'api-keys': [
+      { key: 'sk-alice', name: 'alice', tenant: 'team-a' },
+      { key: 'sk-bob', name: 'bob', tenant: 'team-b' },
+    ],
+    'remote-management': { 'secret-key': MANAGEMENT_KEY },
+    auth: { encryption: { enabled: true, key: cluster.encryptionKey }, refresh: { enabled: false } },
+    providers: {
+      up: { kind: 'openai-compatible', base_url: upstreamUrl, models: ['gpt-4o'], health_check: { enabled: false } },
+    },
+    metrics: { enabled: false },
+    // Only reports (and close) write: each node's counts reach PostgreSQL when asked, not on a timer.
+    usage: { flush_interval: '1h' },
+  });
 }
 
 async function requestsByKey(gateway: Gateway): Promise<Record<string, number>> {
