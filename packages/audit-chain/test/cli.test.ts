@@ -243,10 +243,12 @@ describe('audit-chain keygen with C2SP names', () => {
   });
 
   test('a name that would climb out of --out stays inside it', async () => {
-    const keys = join(dir, 'climb-keys');
+    // Two levels below a directory of this test's own, so where an escape would land is fresh too
+    // (never a shared /tmp, where another run's file would answer for this one).
+    const keys = join(dir, 'climb', 'out', 'keys');
     const run = await cli(['keygen', '--name', '../../escaped', '--out', keys]);
     assert.equal(run.code, 0, run.stderr);
     assert.ok(existsSync(join(keys, '.._.._escaped.key')));
-    assert.equal(existsSync(join(dir, '..', 'escaped.key')), false);
+    assert.equal(existsSync(join(keys, '..', '..', 'escaped.key')), false);
   });
 });

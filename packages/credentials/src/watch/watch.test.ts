@@ -61,7 +61,9 @@ describe('watchFile', () => {
       await eventually('the write', () => changes >= 1);
       await pause(120);
       const afterWrite = changes;
-      assert.ok(afterWrite <= 2, 'one report and its re-check');
+      // writeFile truncates, then writes: two bursts of events when a loaded machine lets the settle window
+      // pass between them, each reported once and re-checked once.
+      assert.ok(afterWrite <= 4, `a report and its re-check per burst, not one per event (${afterWrite})`);
       await writeFile(join(directory, 'config.yaml.new'), 'a: 3\n');
       await rename(join(directory, 'config.yaml.new'), path);
       await eventually('the atomic save', () => changes > afterWrite);
