@@ -23,16 +23,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   AlertManager,
-  alertsConfigSchema,
   createLogger,
   GatewayMetrics,
-  loggingConfigSchema,
   MemoryUsageStore,
   type ObserverSinks,
   observeGateway,
   UsageMetrics,
   UsageRecorder,
 } from '@switchyard/observability';
+import { alertsConfigSchema, loggingConfigSchema } from '@switchyard/observability/config';
 import { type Row, report, SMOKE, throughput } from './lib.js';
 
 const BATCH = SMOKE ? 200 : 2000;

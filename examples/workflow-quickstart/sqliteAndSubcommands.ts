@@ -5,15 +5,8 @@
  * Usage: node sqliteAndSubcommands.ts <git repository>
  */
 import { join } from 'node:path';
-import {
-  ArtifactStore,
-  BUILTIN_SUBCOMMANDS,
-  GitRepository,
-  runSubcommand,
-  SubcommandAuditLog,
-  SubcommandRegistry,
-  Workflow,
-} from '@switchyard/workflow';
+import { BUILTIN_SUBCOMMANDS, runSubcommand, SubcommandAuditLog, SubcommandRegistry, Workflow } from '@switchyard/workflow';
+import { ArtifactStore, GitRepository } from '@switchyard/workflow/git';
 import { SqliteWorkflowStore } from '@switchyard/workflow/sqlite';
 
 const repoRoot = process.argv[2]!;

@@ -1,7 +1,16 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', tracing: 'src/tracing/index.ts', contract: 'src/contract.ts' },
+  entry: {
+    index: 'src/index.ts',
+    tracing: 'src/tracing/index.ts',
+    config: 'src/config.ts',
+    events: 'src/eventTypes.ts',
+    logging: 'src/logging.ts',
+    notify: 'src/notify.ts',
+    usage: 'src/usage.ts',
+    contract: 'src/contract.ts',
+  },
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,

@@ -1,7 +1,16 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts', sqlite: 'src/sqlite.ts', postgres: 'src/postgres.ts', contract: 'src/contract.ts' },
+  entry: {
+    index: 'src/index.ts',
+    domain: 'src/domain.ts',
+    git: 'src/git.ts',
+    lifecycle: 'src/lifecycle.ts',
+    sync: 'src/sync.ts',
+    sqlite: 'src/sqlite.ts',
+    postgres: 'src/postgres.ts',
+    contract: 'src/contract.ts',
+  },
   format: ['esm', 'cjs'],
   dts: true,
   sourcemap: true,

@@ -15,16 +15,12 @@ import {
   type AgentAdapter,
   AgentDispatcher,
   AgentSessionAdapter,
-  ArtifactStore,
   BacklogQueue,
   BUILTIN_SUBCOMMANDS,
-  CheckRunner,
   Classifier,
   type CodeHostAdapter,
-  DEFAULT_ARTIFACT_ROOT,
   DispatchTool,
   GatewayClient,
-  GitRepository,
   HeuristicReviewer,
   LlmReviewer,
   ProcessAgentAdapter,
@@ -37,6 +33,8 @@ import {
   WorkflowEventEmitter,
   type WorkflowStore,
 } from '@switchyard/workflow';
+import { ArtifactStore, DEFAULT_ARTIFACT_ROOT, GitRepository } from '@switchyard/workflow/git';
+import { CheckRunner } from '@switchyard/workflow/lifecycle';
 import { AgentTypeAdapter, type AgentTypeAdapterOptions } from './agentTypeAdapter.js';
 import { AGENT_TYPE_NAMES, usualCommand } from './agentTypes.js';
 import { loadConfig, resolved, type YardConfig } from './config.js';

@@ -19,12 +19,12 @@ import {
   type AgentRunHooks,
   type AgentTask,
   type Clock,
-  GitRepository,
   InvalidArgumentError,
   NotFoundError,
   reportedPrUrl,
   WorkflowError,
 } from '@switchyard/workflow';
+import { GitRepository } from '@switchyard/workflow/git';
 import type { Prompt__Output } from './generated/switchyard/workflow/v1/Prompt.js';
 
 /** A prompt as the hub delivers it: the wire `Prompt`, `task` to work or `cancel` to stop. */

@@ -11,16 +11,14 @@ import {
   type AgentEvent,
   type AuditTrailEntry,
   type DispatchTool,
-  effectiveDependencies,
   FEATURE_COMMANDS,
   FEATURE_STATES,
   InvalidArgumentError,
-  parseInput,
-  slugSchema,
   type Workflow,
   WorkflowError,
   type WorkPackage,
 } from '@switchyard/workflow';
+import { effectiveDependencies, parseInput, slugSchema } from '@switchyard/workflow/domain';
 import type { AgentEvent as AgentEventMsg } from './generated/switchyard/workflow/v1/AgentEvent.js';
 import type { AuditEntry as AuditEntryMsg } from './generated/switchyard/workflow/v1/AuditEntry.js';
 import type { CoreServiceHandlers } from './generated/switchyard/workflow/v1/CoreService.js';

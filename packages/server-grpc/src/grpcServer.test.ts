@@ -8,16 +8,15 @@ import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js'
 import { eventually, tempGitRepo } from '@switchyard/test-support';
 import {
   AgentDispatcher,
-  ArtifactStore,
   BUILTIN_SUBCOMMANDS,
   DispatchTool,
-  GitRepository,
   HeuristicReviewer,
   MemoryWorkflowStore,
   SubcommandAuditLog,
   SubcommandRegistry,
   Workflow,
 } from '@switchyard/workflow';
+import { ArtifactStore, GitRepository } from '@switchyard/workflow/git';
 import { AgentHub } from './agentHub.js';
 import type { AgentEvent__Output } from './generated/switchyard/workflow/v1/AgentEvent.js';
 import type { AuditEntry__Output } from './generated/switchyard/workflow/v1/AuditEntry.js';

@@ -9,15 +9,14 @@ import { credentials, Metadata, type ServiceError, status } from '@grpc/grpc-js'
 import { UnsafeBindError } from '@switchyard/http-kit';
 import { tempGitRepo } from '@switchyard/test-support';
 import {
-  ArtifactStore,
   BUILTIN_SUBCOMMANDS,
   DispatchTool,
-  GitRepository,
   MemoryWorkflowStore,
   SubcommandAuditLog,
   SubcommandRegistry,
   Workflow,
 } from '@switchyard/workflow';
+import { ArtifactStore, GitRepository } from '@switchyard/workflow/git';
 import { startGrpcServer } from './grpcServer.js';
 import { loadWorkflowProto } from './proto.js';
 import { fromStruct, toStruct } from './struct.js';

@@ -8,15 +8,14 @@ import { after, before, describe, test } from 'node:test';
 import { UnsafeBindError } from '@switchyard/http-kit';
 import { tempGitRepo } from '@switchyard/test-support';
 import {
-  ArtifactStore,
   BUILTIN_SUBCOMMANDS,
   DispatchTool,
-  GitRepository,
   MemoryWorkflowStore,
   SubcommandAuditLog,
   SubcommandRegistry,
   Workflow,
 } from '@switchyard/workflow';
+import { ArtifactStore, GitRepository } from '@switchyard/workflow/git';
 import { startWorkflowHttpServer, type WorkflowHttpServer } from './workflowServer.js';
 
 interface Answer {

@@ -8,14 +8,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fakeLinear } from '@switchyard/test-support/integrations';
-import {
-  LinearTrackerAdapter,
-  linearWebhookVerifier,
-  MemoryWorkflowStore,
-  SyncEngine,
-  signLinearDelivery,
-  Workflow,
-} from '@switchyard/workflow';
+import { LinearTrackerAdapter, linearWebhookVerifier, MemoryWorkflowStore, SyncEngine, Workflow } from '@switchyard/workflow';
+import { signLinearDelivery } from '@switchyard/workflow/sync';
 import { createWorkflowApi } from './workflowApi.js';
 
 const SECRET = 'lin_wh_secret';

@@ -4,20 +4,19 @@ import { after, before, describe, test } from 'node:test';
 import { assertMethodNotAllowed, sendExpectingContinue, tempGitRepo } from '@switchyard/test-support';
 import {
   AgentDispatcher,
-  ArtifactStore,
   BUILTIN_SUBCOMMANDS,
   DispatchTool,
-  GitRepository,
   HeuristicReviewer,
   MemoryWorkflowStore,
   MockAgentAdapter,
   SubcommandAuditLog,
   SubcommandRegistry,
   SyncEngine,
-  signDelivery,
   type TrackerAdapter,
   Workflow,
 } from '@switchyard/workflow';
+import { ArtifactStore, GitRepository } from '@switchyard/workflow/git';
+import { signDelivery } from '@switchyard/workflow/sync';
 import { Registry } from 'prom-client';
 import { createWorkflowApi } from './workflowApi.js';
 import { startWorkflowHttpServer, type WorkflowHttpServer } from './workflowServer.js';

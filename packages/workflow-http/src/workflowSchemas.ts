@@ -5,15 +5,15 @@
  * with the same ones); responses reuse its record schemas.
  */
 import { z } from '@hono/zod-openapi';
+import { JOB_STATES } from '@switchyard/workflow';
 import {
   createFeatureInput,
   createWorkPackageInput,
   featureSchema,
-  JOB_STATES,
   slugSchema,
   transitionInput,
   workPackageSchema,
-} from '@switchyard/workflow';
+} from '@switchyard/workflow/domain';
 
 export const errorSchema = z
   .object({

@@ -9,15 +9,8 @@
  * the gates and writes the audit entry.
  */
 import { resolve } from 'node:path';
-import {
-  addPlannedPackages,
-  checklistPlan,
-  type Feature,
-  type FeatureTransitionResult,
-  featureSpec,
-  modelPlan,
-  type PlannedPackage,
-} from '@switchyard/workflow';
+import type { Feature, FeatureTransitionResult } from '@switchyard/workflow';
+import { addPlannedPackages, checklistPlan, featureSpec, modelPlan, type PlannedPackage } from '@switchyard/workflow/lifecycle';
 import { readArgumentFile } from '../argumentFile.js';
 import { CliError } from '../errors.js';
 import { emit } from '../output.js';

@@ -7,7 +7,8 @@
  * `retrospective` (writes retrospective.md). `--force` keeps the plain
  * move: it skips steps, and their work, on the record.
  */
-import { type FeatureTransitionResult, researchFeature, retrospectiveFeature, shipFeature, validateFeature } from '@switchyard/workflow';
+import type { FeatureTransitionResult } from '@switchyard/workflow';
+import { researchFeature, retrospectiveFeature, shipFeature, validateFeature } from '@switchyard/workflow/lifecycle';
 import { emit } from '../output.js';
 import type { CommandContext } from '../program.js';
 import type { Runtime } from '../runtime.js';

@@ -123,7 +123,7 @@ export function serveCommand(
  */
 async function openServeTracing(section: Record<string, unknown> | undefined) {
   if (section?.enabled !== true) return undefined;
-  const { tracingConfigSchema } = await import('@switchyard/observability');
+  const { tracingConfigSchema } = await import('@switchyard/observability/config');
   const parsed = tracingConfigSchema.safeParse(section);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

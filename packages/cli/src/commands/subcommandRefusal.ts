@@ -9,7 +9,8 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename, join } from 'node:path';
-import { GitRepository, SUBCOMMAND_LOG_PATH, SubcommandAuditLog } from '@switchyard/workflow';
+import { SUBCOMMAND_LOG_PATH, SubcommandAuditLog } from '@switchyard/workflow';
+import { GitRepository } from '@switchyard/workflow/git';
 import { type ArgKind, parseSubcommandArgs } from '../argv.js';
 import { loadConfig } from '../config.js';
 import type { CliIO, GlobalOptions } from '../io.js';

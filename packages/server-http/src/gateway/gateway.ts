@@ -21,8 +21,10 @@ import {
   openLoopbackWarning,
   UnsafeBindError,
 } from '@switchyard/http-kit';
-import type { DestinationStream, UsageStore } from '@switchyard/observability';
-import { createObservability, type Observability, openLogDestination } from '@switchyard/observability';
+import type { UsageStore } from '@switchyard/observability';
+import { createObservability, type Observability } from '@switchyard/observability';
+import type { DestinationStream } from '@switchyard/observability/logging';
+import { openLogDestination } from '@switchyard/observability/logging';
 import type { Tracing } from '@switchyard/observability/tracing';
 import { NodeFailover, Relay, ResponseCache, UndiciTransport } from '@switchyard/relay';
 import { type Scheduler, systemScheduler, Teardown } from '@switchyard/runtime';

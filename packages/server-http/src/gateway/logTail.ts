@@ -4,7 +4,7 @@
  * and tells followers about new ones (`?follow=true`, as SSE), while
  * every line still goes to the configured destination.
  */
-import type { DestinationStream } from '@switchyard/observability';
+import type { DestinationStream } from '@switchyard/observability/logging';
 
 /** Lines a log follower may have waiting; past it the oldest are dropped, and the follower told how many. */
 export const LOG_FOLLOW_QUEUE = 1_000;

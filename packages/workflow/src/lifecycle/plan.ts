@@ -98,7 +98,7 @@ export function checklistPlan(spec: string): PlannedPackage[] {
   return packages;
 }
 
-/** Asks the model for a plan; an answer that breaks {@link modelPlanSchema} or the order is refused. */
+/** Asks the model for a plan; an answer that breaks `modelPlanSchema` or the order is refused. */
 export async function modelPlan(gateway: GatewayClient, title: string, spec: string, signal?: AbortSignal): Promise<PlannedPackage[]> {
   const answer = await gateway.completeJson(
     [

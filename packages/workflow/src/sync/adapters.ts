@@ -72,7 +72,7 @@ export interface RestTrackerOptions extends OutboundPolicy {
   /** API base, e.g. `https://tracker.example/api/v1` (operator configuration). */
   baseUrl: string;
   oauth: OAuthClientCredentials;
-  /** Feature state → tracker state; missing entries use {@link DEFAULT_STATE_MAPPING}. */
+  /** Feature state → tracker state; missing entries use `DEFAULT_STATE_MAPPING` (`@switchyard/workflow/sync`). */
   stateMapping?: Partial<Record<FeatureState, string>>;
   clock?: Clock;
 }

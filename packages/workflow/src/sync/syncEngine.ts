@@ -54,7 +54,7 @@ export interface SyncEngineOptions {
   webhookVerifier?: WebhookVerifier;
   /**
    * Secret of the custom REST tracker's webhook signatures: HMAC-SHA256 of
-   * `<timestamp>.<delivery id>.<raw body>` (see {@link signDelivery}).
+   * `<timestamp>.<delivery id>.<raw body>` (see `signDelivery` in `@switchyard/workflow/sync`).
    */
   webhookSecret?: string;
   /**

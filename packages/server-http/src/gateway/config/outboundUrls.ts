@@ -7,7 +7,7 @@
  * each destination it adds or changes: a management key must not be enough
  * to aim the gateway at its own network and read the answer through `/v1/*`.
  */
-import { parseSmtpServer } from '@switchyard/observability';
+import { parseSmtpServer } from '@switchyard/observability/config';
 import { assertDestinationAllowed, type LookupFunction, SsrfBlocked } from '../../controlPlane/ssrf.js';
 import type { GatewayConfig } from './schema.js';
 

@@ -6,7 +6,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { SECRET_CONFIG_PATHS } from '@switchyard/observability';
+import { SECRET_CONFIG_PATHS } from '@switchyard/observability/config';
 import { writeFileAtomic } from '@switchyard/runtime/fs';
 import { parseDocument } from 'yaml';
 import type { GatewayConfig } from './schema.js';

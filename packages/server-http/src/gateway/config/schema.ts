@@ -9,7 +9,8 @@
 
 import { STRATEGIES } from '@switchyard/core-routing';
 import { AuthConfigSchema } from '@switchyard/credentials';
-import { durationSchema, observabilityConfigSchema, sizeSchema } from '@switchyard/observability';
+import { observabilityConfigSchema } from '@switchyard/observability';
+import { durationSchema, sizeSchema } from '@switchyard/observability/config';
 import { isAnthropicThinkingMode } from '@switchyard/translate';
 import { z } from 'zod';
 

@@ -6,7 +6,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { MAX_COOLDOWN_MS } from '@switchyard/core-routing';
 import { ApiError, fieldDetail } from '@switchyard/http-kit';
-import { parseDuration } from '@switchyard/observability';
+import { parseDuration } from '@switchyard/observability/config';
 import type { ControlPlaneApp, GatewayParts } from '../parts.js';
 import { ErrorSchema, jsonResponse, ProviderParam, protectedErrors } from './schemas.js';
 

@@ -8,7 +8,9 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import { ApiError, fieldDetail } from '@switchyard/http-kit';
-import { parseDuration, USAGE_GROUP_BYS, USAGE_MINUTE_MS, type UsageSeriesQuery, usageCsv } from '@switchyard/observability';
+import { USAGE_GROUP_BYS, type UsageSeriesQuery, usageCsv } from '@switchyard/observability';
+import { parseDuration } from '@switchyard/observability/config';
+import { USAGE_MINUTE_MS } from '@switchyard/observability/usage';
 import type { ControlPlaneApp, GatewayParts } from '../parts.js';
 import { ErrorSchema, jsonResponse, protectedErrors } from './schemas.js';
 

@@ -6,7 +6,9 @@
  * touch a row only once), and the reading of an aggregate row back into a
  * bucket (PostgreSQL returns sums of BIGINT as text).
  */
-import { addCounts, compareBuckets, rollupId, type UsageBucket, type UsageGroupBy, type UsageRollup } from '@switchyard/observability';
+
+import type { UsageBucket, UsageGroupBy, UsageRollup } from '@switchyard/observability';
+import { addCounts, compareBuckets, rollupId } from '@switchyard/observability/usage';
 
 /** The column a `group_by` groups on. */
 export const GROUP_COLUMNS: Record<UsageGroupBy, string> = {

@@ -201,7 +201,7 @@ export class GitHubCodeHostAdapter implements CodeHostAdapter {
 
   /**
    * CI of a commit or branch: its check runs (GitHub Actions and other
-   * apps) and its commit statuses, folded by {@link combineCi}.
+   * apps) and its commit statuses, folded by `combineCi`.
    */
   async ciStatus(ref: string, options: { signal?: AbortSignal } = {}): Promise<CiStatus> {
     if (!/^[A-Za-z0-9_./-]{1,250}$/.test(ref) || ref.startsWith('-') || ref.includes('..'))
