@@ -291,7 +291,6 @@ if (!postgres.available) {
         const killed = await sql(url, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [name]);
         assert.equal(killed.rowCount, 1);
         await eventually('the listener to notice', () => deaf.bus.listenerState?.connected === false);
-        const heardBefore = deaf.bus.stats().received;
         await writer.put({ ...kept, priority: 42 });
         await writer.delete('rc-deleted');
         for (let i = 0; i < 5; i++) await writer.put(sampleCredential(`rc-new-${i}`));
@@ -301,12 +300,8 @@ if (!postgres.available) {
           () => deaf.bus.stats().reconnects >= 1 && deaf.bus.stats().reconciliations >= 1,
         );
         // The first change certainly lands while the listener is away (it reconnects 1.5 s later at the
-        // earliest). On a loaded machine the last ones may land after it is back and arrive as notifications:
-        // every change is either repaired or heard.
-        await eventually('every change repaired or heard', () => {
-          const stats = deaf.bus.stats();
-          return stats.repaired + (stats.received - heardBefore) >= 7;
-        });
+        // earliest), so reconciliation repairs at least one; on a loaded machine later ones may arrive as
+        // notifications after the reconnect. The proof that nothing was missed is the agreement below.
         assert.ok(deaf.bus.stats().repaired >= 1, `repaired ${deaf.bus.stats().repaired}`);
         const view = (m: CredentialManager) => m.list().map((r) => [r.id, r.revision, r.priority]);
         await eventually('both managers to agree', () => JSON.stringify(view(managers[0]!)) === JSON.stringify(view(managers[1]!)));
