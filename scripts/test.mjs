@@ -5,12 +5,14 @@
 //
 //   pnpm test                  all tests
 //   pnpm test audit-chain      only test files whose path contains "audit-chain"
+//   TEST_DURATIONS=/tmp/d.txt pnpm test    also writes each file's wall time there, slowest first
 //
 // Node 20's --test does not expand globs, so the files are collected here.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SKIP = new Set(['node_modules', 'dist', '.git', 'docs']);
@@ -46,7 +48,10 @@ if (files.length === 0) {
 // Test files run from source. tsx by absolute URL: children that run in another directory
 // (a temp repo, say) still find it.
 const tsx = import.meta.resolve('tsx');
-const nodeOptions = [process.env.NODE_OPTIONS ?? '', '--conditions=@switchyard/source', `--import=${tsx}`].join(' ').trim();
+// TEST_DURATIONS=<file>: each test file's process writes its wall time there (summarised, slowest first, at the end).
+const durations = process.env.TEST_DURATIONS;
+const timer = durations ? `--import=${new URL('./fileTimer.mjs', import.meta.url).href}` : '';
+const nodeOptions = [process.env.NODE_OPTIONS ?? '', '--conditions=@switchyard/source', `--import=${tsx}`, timer].join(' ').trim();
 
 // The programs tests start as processes (yard, switchyard) run from the build when it is newer
 // than every source it is built from (as in CI, which builds first), else from source: decided
@@ -64,4 +69,22 @@ const child = spawn(
   ['--test', '--test-reporter=spec', `--test-concurrency=${process.env.TEST_CONCURRENCY ?? 3}`, ...passThrough, ...files],
   { cwd: root, stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: nodeOptions, SWITCHYARD_TEST_CHILDREN: childrenForm } },
 );
-child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+const started = performance.now();
+child.on('exit', (code, signal) => {
+  if (durations) summariseDurations(durations, (performance.now() - started) / 1000);
+  process.exit(code ?? (signal ? 1 : 0));
+});
+
+/** Rewrites the per-file lines slowest first, under a line with the run's wall time. */
+function summariseDurations(path, wallSeconds) {
+  const rows = readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((line) => line && !line.startsWith('#'))
+    .map((line) => line.split('\t'))
+    .map(([seconds, code, file]) => ({ seconds: Number(seconds), code, file: relative(root, file) }))
+    .sort((a, b) => b.seconds - a.seconds);
+  const summed = rows.reduce((sum, row) => sum + row.seconds, 0);
+  const lines = rows.map((row) => `${row.seconds.toFixed(2).padStart(8)}  ${row.code === '0' ? '' : `exit ${row.code}  `}${row.file}`);
+  writeFileSync(path, `# wall ${wallSeconds.toFixed(1)} s; ${rows.length} files, ${summed.toFixed(1)} s summed\n${lines.join('\n')}\n`);
+  console.log(`per-file wall times, slowest first: ${path}`);
+}
