@@ -75,16 +75,20 @@ child.on('exit', (code, signal) => {
   process.exit(code ?? (signal ? 1 : 0));
 });
 
-/** Rewrites the per-file lines slowest first, under a line with the run's wall time. */
+/** Rewrites the per-file lines slowest first (wall time, CPU time, file), under a line with the run's totals. */
 function summariseDurations(path, wallSeconds) {
   const rows = readFileSync(path, 'utf8')
     .split('\n')
     .filter((line) => line && !line.startsWith('#'))
     .map((line) => line.split('\t'))
-    .map(([seconds, code, file]) => ({ seconds: Number(seconds), code, file: relative(root, file) }))
+    .map(([seconds, code, file, cpu]) => ({ seconds: Number(seconds), code, file: relative(root, file), cpu: Number(cpu || 0) }))
     .sort((a, b) => b.seconds - a.seconds);
-  const summed = rows.reduce((sum, row) => sum + row.seconds, 0);
-  const lines = rows.map((row) => `${row.seconds.toFixed(2).padStart(8)}  ${row.code === '0' ? '' : `exit ${row.code}  `}${row.file}`);
-  writeFileSync(path, `# wall ${wallSeconds.toFixed(1)} s; ${rows.length} files, ${summed.toFixed(1)} s summed\n${lines.join('\n')}\n`);
-  console.log(`per-file wall times, slowest first: ${path}`);
+  const sum = (key) => rows.reduce((total, row) => total + row[key], 0).toFixed(1);
+  const lines = rows.map(
+    (row) =>
+      `${row.seconds.toFixed(2).padStart(8)}  ${row.cpu.toFixed(2).padStart(8)}  ${row.code === '0' ? '' : `exit ${row.code}  `}${row.file}`,
+  );
+  const head = `# wall ${wallSeconds.toFixed(1)} s; ${rows.length} files, ${sum('seconds')} s wall and ${sum('cpu')} s CPU summed\n#   wall s     CPU s  file\n`;
+  writeFileSync(path, `${head}${lines.join('\n')}\n`);
+  console.log(`per-file wall and CPU times, slowest first: ${path}`);
 }
