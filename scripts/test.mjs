@@ -10,9 +10,9 @@
 // Node 20's --test does not expand globs, so the files are collected here.
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative, sep } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SKIP = new Set(['node_modules', 'dist', '.git', 'docs']);
@@ -33,12 +33,41 @@ function collect(dir, out) {
   return out;
 }
 
+// The files that take longest (measured with TEST_DURATIONS, longest first) start first: a few
+// files run at a time, and a long one started near the end would run on alone after the rest.
+// Only the order depends on this list; a file missing from it runs in path order after these.
+const LONGEST_FIRST = [
+  'packages/server-http/src/gateway/fuzz.test.ts',
+  'packages/cli/test/walkthrough.e2e.test.ts',
+  'packages/server-http/test/claudeCodeCli.test.ts',
+  'packages/cli/test/subcommands.e2e.test.ts',
+  'packages/workflow/src/sync/github/githubCodeHost.test.ts',
+  'packages/server-http/test/codexCli.test.ts',
+  'packages/workflow/src/sync/github/githubCiPush.test.ts',
+  'packages/credentials/test/crash.test.ts',
+  'tests/packaging.test.ts',
+  'packages/workflow/src/subcommands/subcommands.test.ts',
+  'packages/cli/test/specConformance.test.ts',
+  'examples/workflow-surfaces/examples.test.ts',
+  'examples/gateway/gateway.test.ts',
+  'packages/cli/test/agentServe.test.ts',
+  'packages/server-http/src/gateway/rekeyCommand.test.ts',
+  'packages/credentials/test/watcher.test.ts',
+  'packages/server-http/test/nodeFailover.test.ts',
+  'packages/audit-chain/test/crash.test.ts',
+];
+const longRank = (file) => {
+  const rank = LONGEST_FIRST.indexOf(file.split(sep).join('/'));
+  return rank === -1 ? LONGEST_FIRST.length : rank;
+};
+
 const filters = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
 const passThrough = process.argv.slice(2).filter((arg) => arg.startsWith('-'));
 const files = ['packages', 'tests', 'examples']
   .flatMap((dir) => collect(join(root, dir), []))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
-  .sort();
+  .sort()
+  .sort((a, b) => longRank(a) - longRank(b));
 
 if (files.length === 0) {
   console.error(`no test files match ${filters.join(', ')}`);
