@@ -42,16 +42,21 @@ export interface GuardedKey {
   lastUsedMs: number;
   /** Whether `lastUsedMs` waits for the next flush (the key is then in the guard's list of used keys). */
   lastUsedPending: boolean;
+  /**
+   * The admission every request of the key gets when it needs no reservation id of its own: a key without a
+   * budget, or one on a local ledger in the current period. Built once per key and period, not per request.
+   */
+  admission: KeyAdmission | undefined;
 }
 
 /** A refusal, in the terms the data plane formats in the client's family. */
 export type KeyRefusal = RelayFailure;
 
-/** An admitted request: who sent it, and what it holds of the key's budget until it settles. */
+/** An admitted request: who sent it, and what it holds of the key's budget until it settles. Shared between requests: never changed. */
 export interface KeyAdmission {
-  client: ClientIdentity;
-  key: GuardedKey;
-  reservation: BudgetReservation | undefined;
+  readonly client: ClientIdentity;
+  readonly key: GuardedKey;
+  readonly reservation: Readonly<BudgetReservation> | undefined;
 }
 
 /** Options of {@link ClientKeyGuard.open}. */
@@ -148,9 +153,10 @@ export class ClientKeyGuard {
     const previous = this.byId.get(record.id);
     if (previous) this.byDigest.delete(previous.record.secret_digest);
     const patterns = record.models ?? undefined;
+    const client: ClientIdentity = { keyId: record.id, name: record.name, tenant: record.tenant };
     const guarded: GuardedKey = {
       record,
-      client: { keyId: record.id, name: record.name, tenant: record.tenant },
+      client,
       exactModels: patterns ? new Set(patterns.filter((p) => !/[*?]/.test(p))) : undefined,
       globs: patterns ? patterns.filter((p) => /[*?]/.test(p)).map((p) => new Glob(p)) : [],
       // Rate state survives an update of the limit, so raising or lowering it forgives nothing.
@@ -161,7 +167,9 @@ export class ClientKeyGuard {
       budgetLimit: record.budget ? budgetLimitUnits(record.budget) : 0,
       lastUsedMs: previous ? previous.lastUsedMs : Number.NaN,
       lastUsedPending: previous ? previous.lastUsedPending : false,
+      admission: undefined,
     };
+    if (!record.budget) guarded.admission = { client, key: guarded, reservation: undefined };
     this.byId.set(record.id, guarded);
     this.byDigest.set(record.secret_digest, guarded);
   }
@@ -204,10 +212,10 @@ export class ClientKeyGuard {
    * The refusal a key earns before its request is read: revoked keys are unknown keys (401
    * `invalid_api_key`), expired ones `key_expired` (401).
    */
-  refuseAtDoor(key: GuardedKey): KeyRefusal | undefined {
+  refuseAtDoor(key: GuardedKey, now = this.clock.now()): KeyRefusal | undefined {
     if (key.record.revoked)
       return { status: 401, code: 'invalid_api_key', type: 'authentication_error', message: 'missing or invalid API key' };
-    if (this.clock.now() >= key.expiresAtMs) {
+    if (now >= key.expiresAtMs) {
       return {
         status: 401,
         code: 'key_expired',
@@ -224,10 +232,10 @@ export class ClientKeyGuard {
    * Resolves synchronously unless the key has a budget on a shared ledger.
    */
   admit(key: GuardedKey, model: string): KeyAdmission | KeyRefusal | Promise<KeyAdmission | KeyRefusal> {
-    const door = this.refuseAtDoor(key) ?? refuseModel(key, model);
+    const now = this.clock.now();
+    const door = this.refuseAtDoor(key, now) ?? refuseModel(key, model);
     if (door) return door;
     const { record } = key;
-    const now = this.clock.now();
     const tokenWait = key.tokens?.wait(now) ?? 0;
     if (tokenWait > 0) return rateLimited(`${record.tokens_per_minute} tokens per minute`, tokenWait);
     const requestWait = key.requests?.take(now) ?? 0;
@@ -237,25 +245,35 @@ export class ClientKeyGuard {
       key.lastUsedPending = true;
       this.usedKeys.push(key);
     }
-    if (!record.budget) return { client: key.client, key, reservation: undefined };
+    if (!record.budget) return key.admission!;
     let period = key.period;
-    if (period === undefined || now >= period.endMs || now < period.startMs) key.period = period = periodAt(record.budget.period, now);
-    const reservation: BudgetReservation = {
-      keyId: record.id,
-      // Only a shared ledger keeps reservations by id; a local one counts them.
-      reservation: this.ledger.local ? '' : `${this.reservationPrefix}:${++this.reservations}`,
-      period: period.start,
-      // The estimate held until the request settles: one request, or the smallest unit of tokens or cost.
-      units: 1,
-      limit: key.budgetLimit,
-    };
-    const answer = this.ledger.reserve(reservation);
-    if (answer instanceof Promise) return answer.then((shared) => this.budgetDecision(key, reservation, shared.admitted, now));
-    return this.budgetDecision(key, reservation, answer.admitted, now);
+    if (period === undefined || now >= period.endMs || now < period.startMs) {
+      key.period = period = periodAt(record.budget.period, now);
+      key.admission = undefined;
+    }
+    // Only a shared ledger keeps reservations by id; a local one counts them, so every request of a key in one
+    // period holds the same reservation, and the admission that carries it is built once.
+    let admission = this.ledger.local ? key.admission : undefined;
+    if (admission === undefined) {
+      const reservation: BudgetReservation = {
+        keyId: record.id,
+        reservation: this.ledger.local ? '' : `${this.reservationPrefix}:${++this.reservations}`,
+        period: period.start,
+        // The estimate held until the request settles: one request, or the smallest unit of tokens or cost.
+        units: 1,
+        limit: key.budgetLimit,
+      };
+      admission = { client: key.client, key, reservation };
+      if (this.ledger.local) key.admission = admission;
+    }
+    const answer = this.ledger.reserve(admission.reservation!);
+    if (answer instanceof Promise) return answer.then((shared) => this.budgetDecision(admission, shared.admitted, now));
+    return this.budgetDecision(admission, answer.admitted, now);
   }
 
-  private budgetDecision(key: GuardedKey, reservation: BudgetReservation, admitted: boolean, now: number): KeyAdmission | KeyRefusal {
-    if (admitted) return { client: key.client, key, reservation };
+  private budgetDecision(admission: KeyAdmission, admitted: boolean, now: number): KeyAdmission | KeyRefusal {
+    if (admitted) return admission;
+    const { key } = admission;
     key.requests?.refund();
     const budget = key.record.budget!;
     const endMs = key.period!.endMs;
