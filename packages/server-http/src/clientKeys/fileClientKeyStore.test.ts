@@ -130,7 +130,7 @@ test('the ledger’s JSON text is its snapshot’s, through changes, new periods
   exact();
   take('ck_a', '2026-11-28', 7);
   exact();
-  assert.equal(JSON.parse(ledger.snapshotJson()).ck_a.used, 12, 'a changed use is written anew');
+  assert.equal(JSON.parse(ledger.snapshotJson()).ck_a.used, 12);
   take('ck_a', '2026-11-29', 1);
   exact();
   take('ck_b', '2026-11-29', 0);
