@@ -117,7 +117,14 @@ test('the recorder writes exact deltas across flushes with reused rows, and a fa
   await recorder.flush();
   assert.equal(recorder.pendingRows, 0);
   const written = batches.map((batch) => batch.map((r) => [r.minute - T0, r.requests, r.inputTokens, r.outputTokens]));
-  assert.deepEqual(written, [[[0, 3, 30, 3]], [[0, 2, 20, 2]], [[0, 5, 50, 5], [M, 5, 50, 5]].sort((a, b) => a[0]! - b[0]!)]);
+  assert.deepEqual(written, [
+    [[0, 3, 30, 3]],
+    [[0, 2, 20, 2]],
+    [
+      [0, 5, 50, 5],
+      [M, 5, 50, 5],
+    ].sort((a, b) => a[0]! - b[0]!),
+  ]);
   const totals = await store.series({ from: T0, to: T0 + 2 * M, groupBy: 'key', stepMs: M });
   assert.deepEqual(
     totals.map((b) => [b.start - T0, b.requests, b.inputTokens]),

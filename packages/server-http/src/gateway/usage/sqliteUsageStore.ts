@@ -73,7 +73,20 @@ export class SqliteUsageStore implements UsageStore {
     this.addAll = db.transaction((rollups: readonly UsageRollup[]) => {
       const { upsert } = this;
       for (const r of rollups) {
-        upsert.run(r.minute, r.keyId, r.tenant, r.provider, r.model, r.keyName, r.requests, r.errors, r.cacheHits, r.inputTokens, r.outputTokens, r.cost);
+        upsert.run(
+          r.minute,
+          r.keyId,
+          r.tenant,
+          r.provider,
+          r.model,
+          r.keyName,
+          r.requests,
+          r.errors,
+          r.cacheHits,
+          r.inputTokens,
+          r.outputTokens,
+          r.cost,
+        );
       }
     });
   }
