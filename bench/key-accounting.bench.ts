@@ -16,15 +16,16 @@
  *   pnpm bench key-accounting [--smoke]
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RequestEndEvent } from '@switchyard/core-routing';
 import { ApiKeySet } from '@switchyard/http-kit';
 import { UsageRecorder } from '@switchyard/observability';
-import { ClientKeyGuard, CreateClientKeySchema, createRecord, FileClientKeyStore, type KeyAdmission } from '@switchyard/server-http';
+import { CLIENT_KEYS_FILE, ClientKeyGuard, FileClientKeyStore, type KeyAdmission } from '@switchyard/server-http';
 import { SqliteUsageStore } from '../packages/server-http/src/gateway/usage/sqliteUsageStore.js';
+import { authDirWithKeys } from './clientKeys/keys.js';
 import { type Row, report, SMOKE } from './lib.js';
 
 const KEYS = SMOKE ? 1_000 : 10_000;
@@ -42,6 +43,7 @@ const median = (values: number[]) => {
 /** One side in this process: prints `US <µs per request>`. */
 async function measure(which: 'keys' | 'static'): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-key-accounting-'));
+  let keyDir: string | undefined;
   try {
     const recorder = new UsageRecorder({ store: SqliteUsageStore.open(join(dir, 'usage.sqlite')), flushIntervalMs: 1e9 });
     const ended = (client: { keyId: string; name: string; tenant: string }) =>
@@ -59,23 +61,10 @@ async function measure(which: 'keys' | 'static'): Promise<void> {
     let step: (i: number) => void;
     let flush: () => Promise<void>;
     if (which === 'keys') {
-      const secrets: string[] = [];
-      const records = [];
-      for (let i = 0; i < KEYS; i++) {
-        const body = CreateClientKeySchema.parse({
-          name: `bench-${i}`,
-          tenant: `tenant-${i % 50}`,
-          models: ['other-*', 'bench-model'],
-          requests_per_minute: 1_000_000,
-          tokens_per_minute: 1_000_000_000,
-          budget: { limit: 1e12, unit: 'tokens', period: 'daily' },
-        });
-        const { record, secret } = createRecord(body, Date.now());
-        records.push(record);
-        secrets.push(secret);
-      }
-      const path = join(dir, '.client-keys.json');
-      writeFileSync(path, JSON.stringify({ format_version: 1, keys: records, budget_use: {} }), { mode: 0o600 });
+      const keys = authDirWithKeys(KEYS);
+      keyDir = keys.dir;
+      const { secrets } = keys;
+      const path = join(keyDir, CLIENT_KEYS_FILE);
       const store = await FileClientKeyStore.open(path);
       const guard = await ClientKeyGuard.open({ store, ledger: store.ledger, clock: Date });
       step = (i) => {
@@ -112,6 +101,7 @@ async function measure(which: 'keys' | 'static'): Promise<void> {
     process.stdout.write(`US ${(used.user + used.system) / REQUESTS}\n`);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    if (keyDir) rmSync(keyDir, { recursive: true, force: true });
   }
 }
 
@@ -143,5 +133,8 @@ if (side === 'keys' || side === 'static') {
     },
     { name: 'added per request (median of per-round differences)', value: median(added), unit: 'µs' },
   ];
-  report(`Key accounting: ${KEYS.toLocaleString('en-US')} runtime keys against static api-keys, in process (median of ${ROUNDS} rounds)`, rows);
+  report(
+    `Key accounting: ${KEYS.toLocaleString('en-US')} runtime keys against static api-keys, in process (median of ${ROUNDS} rounds)`,
+    rows,
+  );
 }
