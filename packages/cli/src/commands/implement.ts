@@ -85,7 +85,6 @@ export function implementCommand(ctx: CommandContext, slug: string, opts: Implem
       ...(opts.agentType !== undefined
         ? {
             agentType: opts.agentType,
-            agentEnv: ctx.io.env,
             onAgentServer: ({ url, agentType, command, cwd }) =>
               say(`[${slug}] ${command} (type ${agentType}) behind the agent session server at ${url}, in ${cwd}`),
           }
