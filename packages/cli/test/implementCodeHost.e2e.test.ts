@@ -153,6 +153,12 @@ test('with GitHub but no remote, implement refuses before any agent runs (exit 2
     /ci\.remote names the remote upstream, which this repository does not have \(it has none\): add it \(git remote add upstream /,
   );
 
+  // Sync with no code host configured names the section to add.
+  await writeFile(join(repo.root, 'bare.yaml'), 'admins: ["Test User"]\n');
+  const sync = await yard(['sync', 'push', SLUG, '--system', 'code_host', '--config', 'bare.yaml', '--output', 'json'], { cwd: repo.root });
+  assert.equal(sync.code, 2, sync.stderr);
+  assert.match(JSON.parse(sync.stderr).error.message, /^no code host is configured: add a code_host section \(owner, repo, and token/);
+
   // Nothing ran and nothing moved: GitHub was never asked, the feature and its package are where they were.
   assert.deepEqual(gh.calls, []);
   assert.equal((await json<{ feature: { state: string } }>('feature', 'show', SLUG, '--config', 'yard.yaml')).feature.state, 'PLANNED');
