@@ -26,6 +26,12 @@ after(async () => {
   for (const cleanup of cleanups) await cleanup();
 });
 
+/** `yard.yaml` with the fake GitHub at `ghUrl` as the code host (acme/shop), plus `extra` lines. */
+function writeConfig(root: string, ghUrl: string, extra: string[] = []): Promise<void> {
+  const lines = ['admins: ["Test User"]', 'code_host:', '  owner: acme', '  repo: shop', '  token: ghp_personal', `  base_url: ${ghUrl}`];
+  return writeFile(join(root, 'yard.yaml'), [...lines, '  allow_private_hosts: ["127.0.0.1"]', ...extra, ''].join('\n'));
+}
+
 test('with GitHub and a remote, implement pushes the package branch before reading its check runs; the package ends DONE', {
   timeout: 240_000,
 }, async () => {
@@ -46,19 +52,7 @@ test('with GitHub and a remote, implement pushes the package branch before readi
   const gh = await fakeGitHub({ owner: 'acme', repo: 'shop', tokens: ['ghp_personal'], repository: remote });
   cleanups.push(gh.close);
   gh.checkRuns.set('*', [{ name: 'Actions / test', status: 'completed', conclusion: 'success', html_url: RUN_URL }]);
-  await writeFile(
-    join(repo.root, 'yard.yaml'),
-    [
-      'admins: ["Test User"]',
-      'code_host:',
-      '  owner: acme',
-      '  repo: shop',
-      '  token: ghp_personal',
-      `  base_url: ${gh.url}`,
-      '  allow_private_hosts: ["127.0.0.1"]',
-      '',
-    ].join('\n'),
-  );
+  await writeConfig(repo.root, gh.url);
   const json = yardJson(() => repo.root);
   await json('specify', SLUG, '--title', 'Hosted', '--description', 'Greet, checked by GitHub Actions.', '--config', 'yard.yaml');
   await json('plan', SLUG, '--force', '--wp', 'Hello', '--config', 'yard.yaml');
@@ -110,22 +104,7 @@ test('with GitHub but no remote, implement refuses before any agent runs (exit 2
   cleanups.push(repo.cleanup);
   const gh = await fakeGitHub({ owner: 'acme', repo: 'shop', tokens: ['ghp_personal'] });
   cleanups.push(gh.close);
-  const config = (extra: string[] = []) =>
-    writeFile(
-      join(repo.root, 'yard.yaml'),
-      [
-        'admins: ["Test User"]',
-        'code_host:',
-        '  owner: acme',
-        '  repo: shop',
-        '  token: ghp_personal',
-        `  base_url: ${gh.url}`,
-        '  allow_private_hosts: ["127.0.0.1"]',
-        ...extra,
-        '',
-      ].join('\n'),
-    );
-  await config();
+  await writeConfig(repo.root, gh.url);
   const json = yardJson(() => repo.root);
   await json('specify', SLUG, '--title', 'Hosted', '--description', 'Greet, checked by GitHub Actions.', '--config', 'yard.yaml');
   await json('plan', SLUG, '--force', '--wp', 'Hello', '--config', 'yard.yaml');
@@ -145,7 +124,7 @@ test('with GitHub but no remote, implement refuses before any agent runs (exit 2
   );
 
   // A ci.remote the repository does not have is named as such.
-  await config(['ci:', '  remote: upstream']);
+  await writeConfig(repo.root, gh.url, ['ci:', '  remote: upstream']);
   const named = await implement();
   assert.equal(named.code, 2, `${named.stdout}\n${named.stderr}`);
   assert.match(

@@ -5,24 +5,12 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { eventually } from '@switchyard/test-support';
 import { tempRepo } from '../../test/gitFixture.js';
-import type { WorkPackage } from '../domain/model.js';
+import { doingWorkPackage } from '../../test/helpers.js';
 import { WorkflowError } from '../errors.js';
 import type { AgentTask } from './agentAdapter.js';
 import { ProcessAgentAdapter } from './processAgentAdapter.js';
 
-const wp: WorkPackage = {
-  id: 1,
-  feature_id: 1,
-  sequence: 3,
-  title: 'Wrapper',
-  state: 'DOING',
-  depends_on: [],
-  file_scope: [],
-  agent_id: null,
-  pr_url: null,
-  created_at: '',
-  updated_at: '',
-};
+const wp = doingWorkPackage({ sequence: 3, title: 'Wrapper' });
 const config = { kind: 'process', timeout_ms: 60_000, review_cycles: 1 };
 // The test runner's NODE_OPTIONS (tsx) cannot resolve from the temporary repository.
 const env = { NODE_OPTIONS: '' };
