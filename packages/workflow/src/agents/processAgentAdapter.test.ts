@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { eventually } from '@switchyard/test-support';
 import { tempRepo } from '../../test/gitFixture.js';
 import { doingWorkPackage } from '../../test/helpers.js';
@@ -10,6 +12,7 @@ import { WorkflowError } from '../errors.js';
 import type { AgentTask } from './agentAdapter.js';
 import { ProcessAgentAdapter } from './processAgentAdapter.js';
 
+const OWNER = fileURLToPath(new URL('../../test/fixtures/agentOwnerExits.ts', import.meta.url));
 const wp = doingWorkPackage({ sequence: 3, title: 'Wrapper' });
 const config = { kind: 'process', timeout_ms: 60_000, review_cycles: 1 };
 // The test runner's NODE_OPTIONS (tsx) cannot resolve from the temporary repository.
@@ -111,6 +114,21 @@ describe('process agent: the whole process group and the given environment', () 
     assert.match(result.output, /grandchild ready/);
     const pid = Number(readFileSync(join(repo.root, 'grandchild.pid'), 'utf8'));
     leftovers.push(pid);
+    await eventually(`grandchild ${pid} to be gone`, () => !running(pid));
+  });
+
+  test('the process running the agent exits: the agent and its grandchild go with it', async () => {
+    await fresh();
+    const owner = spawn(
+      process.execPath,
+      ['--conditions=@switchyard/source', '--import=tsx', OWNER, repo.root, process.execPath, ...wrapperAgent(false)],
+      {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      },
+    );
+    const exited = new Promise<number | null>((resolve) => owner.once('exit', resolve));
+    const pid = await grandchildPid();
+    assert.equal(await exited, 0);
     await eventually(`grandchild ${pid} to be gone`, () => !running(pid));
   });
 

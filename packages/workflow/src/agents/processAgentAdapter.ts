@@ -21,7 +21,7 @@ import {
   OutputBuffer,
   reportedPrUrl,
 } from './agentAdapter.js';
-import { stopProcessGroup } from './processGroup.js';
+import { stopProcessGroup, trackProcessGroup } from './processGroup.js';
 
 /** Options of {@link ProcessAgentAdapter}. */
 export interface ProcessAgentOptions {
@@ -73,6 +73,7 @@ export class ProcessAgentAdapter implements AgentAdapter {
         // Its own process group (led by child.pid), so a stop reaches the processes it starts.
         detached: true,
       });
+      const untrack = child.pid !== undefined ? trackProcessGroup(child.pid) : () => undefined;
       let ended: 'timeout' | 'cancelled' | undefined;
       let stopping: Promise<void> | undefined;
       const stopGroup = () => {
@@ -97,6 +98,7 @@ export class ProcessAgentAdapter implements AgentAdapter {
       child.stdin.on('error', () => undefined);
       child.stdin.end(`${task.context ? `${task.context}\n\n` : ''}${task.prompt}\n`);
       child.on('error', (error) => {
+        untrack();
         clearTimeout(timer);
         hooks.signal.removeEventListener('abort', onAbort);
         reject(new WorkflowError('upstream_failed', `agent command ${this.options.command}: ${error.message}`, { cause: error }));
@@ -108,6 +110,7 @@ export class ProcessAgentAdapter implements AgentAdapter {
         hooks.signal.removeEventListener('abort', onAbort);
         // The job ends only when nothing of the agent's group runs any more.
         void stopGroup().then(() => {
+          untrack();
           if (ended === 'timeout')
             reject(new WorkflowError('timeout', `the agent ran longer than ${config.timeout_ms} ms and was stopped`));
           else if (ended === 'cancelled') reject(new WorkflowError('cancelled', 'the job was cancelled'));

@@ -13,6 +13,9 @@ const POLL_MS = 25;
 /** After KILL only zombies can remain, which cannot be waited for from here: give up after this long. */
 const AFTER_KILL_MS = 2000;
 
+/** The agents' groups not yet stopped, killed if this process exits first. */
+const live = new Set<number>();
+
 /** Sends `signal` to every process of the group led by `pgid`; false when the group is gone. */
 function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
   try {
@@ -54,4 +57,23 @@ export async function stopProcessGroup(pgid: number, graceMs: number): Promise<v
   if (await groupGone(pgid, graceMs)) return;
   if (!signalGroup(pgid, 'SIGKILL')) return;
   await groupGone(pgid, AFTER_KILL_MS);
+}
+
+function killLiveGroups(): void {
+  for (const pgid of live) signalGroup(pgid, 'SIGKILL');
+}
+
+/**
+ * Records `pgid` as a running agent's group until the returned function is called. An agent in a
+ * group of its own no longer dies with its parent's process group, so this process's exit (an
+ * uncaught error, `process.exit`) kills every group still recorded; the 'exit' event is synchronous,
+ * hence KILL at once. (A signal's default action skips 'exit': the CLI turns SIGINT and SIGTERM into
+ * cancellation, which stops the groups with their grace.)
+ */
+export function trackProcessGroup(pgid: number): () => void {
+  if (live.size === 0) process.on('exit', killLiveGroups);
+  live.add(pgid);
+  return () => {
+    if (live.delete(pgid) && live.size === 0) process.off('exit', killLiveGroups);
+  };
 }
