@@ -4,7 +4,7 @@
  * and runs an agent job on each chosen work package through the domain's
  * dispatcher and review loop, wave by wave, `--parallel` at a time. Progress
  * (cycles, moves, verdicts; agent output with `-v`) streams to stderr while
- * it runs. Ctrl-C cancels the running jobs; so does `yard jobs cancel <id>`
+ * it runs. Ctrl-C (or a closed terminal) cancels the running jobs; so does `yard jobs cancel <id>`
  * from another shell (this process watches the store for it). Jobs a killed
  * process left running are failed first, so their packages can run again.
  */
