@@ -44,6 +44,7 @@ function wrapperAgent(exitWhenReady: boolean): string[] {
     const { spawn } = require('node:child_process');
     const fs = require('node:fs');
     const child = spawn(process.execPath, ['-e', ${JSON.stringify(grandchild)}], { stdio: 'ignore' });
+    fs.writeFileSync('agent.pid', String(process.pid));
     fs.writeFileSync('grandchild.pid', String(child.pid));
     const ready = setInterval(() => {
       if (!fs.existsSync('grandchild.ready')) return;
@@ -74,14 +75,14 @@ describe('process agent: the whole process group and the given environment', () 
     const file = join(repo.root, 'grandchild.pid');
     await eventually('the agent to start its grandchild', () => existsSync(file) && readFileSync(file, 'utf8').length > 0);
     const pid = Number(readFileSync(file, 'utf8'));
-    leftovers.push(pid);
+    leftovers.push(pid, Number(readFileSync(join(repo.root, 'agent.pid'), 'utf8')));
     return pid;
   }
 
   const ready = () => existsSync(join(repo.root, 'grandchild.ready'));
 
   async function fresh(): Promise<void> {
-    for (const name of ['grandchild.pid', 'grandchild.ready']) await rm(join(repo.root, name), { force: true });
+    for (const name of ['agent.pid', 'grandchild.pid', 'grandchild.ready']) await rm(join(repo.root, name), { force: true });
   }
 
   test('a cancellation stops the grandchild the agent started, even one that ignores TERM', async () => {
