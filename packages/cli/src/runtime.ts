@@ -360,7 +360,15 @@ export function agentAdapters(config: YardConfig, overrides: AgentOverrides): Ag
     const url = overrides.url ?? config.agent?.url;
     const command = overrides.command ?? config.agent?.command;
     // No server given: start one per task, in the work package's worktree.
-    if (!url && command) return [new ServedAgentAdapter({ command, args: overrides.args ?? config.agent?.args ?? [] })];
+    if (!url && command) {
+      return [
+        new ServedAgentAdapter({
+          command,
+          args: overrides.args ?? config.agent?.args ?? [],
+          ...(overrides.agentEnv ? { env: overrides.agentEnv } : {}),
+        }),
+      ];
+    }
     if (!url)
       throw new CliError(
         'invalid_argument',

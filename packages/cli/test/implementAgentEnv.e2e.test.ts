@@ -36,3 +36,31 @@ test("implement runs a process agent with yard's environment, not the embedding 
   }
   assert.deepEqual(JSON.parse(await readFile(seen, 'utf8')), { given: 'given', seq: '1' });
 });
+
+test("a served agent (--agent agent-session) also runs with yard's environment", { timeout: 120_000 }, async () => {
+  const served = await tempRepo('yard-served-env-');
+  after(() => served.cleanup());
+  const run = async (...args: string[]) => {
+    const r = await yard(args, { cwd: served.root });
+    assert.equal(r.code, 0, `yard ${args.join(' ')}\n${r.stdout}\n${r.stderr}`);
+  };
+  await run('specify', SLUG, '--title', 'Env', '--description', 'What the served agent sees.');
+  await run('plan', SLUG, '--force', '--wp', 'Look around');
+  const seen = join(served.root, '.git', 'served-agent-env.json');
+  // The agent behind the session server records what it sees and exits: the job fails (the agent is gone).
+  const script = `require('node:fs').writeFileSync(${JSON.stringify(seen)}, JSON.stringify({ given: process.env.YARD_GIVEN, embedder: process.env.SWITCHYARD_EMBEDDER_ONLY }));`;
+  process.env.SWITCHYARD_EMBEDDER_ONLY = 'leaked';
+  try {
+    const r = await yard(
+      ['implement', SLUG, '--agent', 'agent-session', '--agent-command', process.execPath, '--agent-arg', '-e', '--agent-arg', script],
+      {
+        cwd: served.root,
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', YARD_GIVEN: 'given' },
+      },
+    );
+    assert.notEqual(r.code, 0, `${r.stdout}\n${r.stderr}`);
+  } finally {
+    delete process.env.SWITCHYARD_EMBEDDER_ONLY;
+  }
+  assert.deepEqual(JSON.parse(await readFile(seen, 'utf8')), { given: 'given' });
+});
