@@ -132,6 +132,18 @@ test('with GitHub but no remote, implement refuses before any agent runs (exit 2
     /ci\.remote names the remote upstream, which this repository does not have \(it has none\): add it \(git remote add upstream /,
   );
 
+  // Ship with the code host and nowhere to push would merge locally and open no pull request: refused too.
+  await writeConfig(repo.root, gh.url);
+  const ship = await yard(['ship', SLUG, '--config', 'yard.yaml', '--output', 'json'], { cwd: repo.root });
+  assert.equal(ship.code, 2, `${ship.stdout}\n${ship.stderr}`);
+  assert.match(
+    JSON.parse(ship.stderr).error.message,
+    /^code_host \(acme\/shop\) ships by pushing the target branch and opening a pull request, and this repository has no remote to push to: add it \(git remote add origin http:\/\/127\.0\.0\.1:\d+\/acme\/shop\.git\), pass --remote, or pass --no-push/,
+  );
+  // --no-push asks for the local merge: the remote check stands aside (the feature is not ready to ship yet).
+  const local = await yard(['ship', SLUG, '--no-push', '--config', 'yard.yaml', '--output', 'json'], { cwd: repo.root });
+  assert.doesNotMatch(local.stderr, /no remote to push to|unknown option/);
+
   // Sync with no code host configured names the section to add.
   await writeFile(join(repo.root, 'bare.yaml'), 'admins: ["Test User"]\n');
   const sync = await yard(['sync', 'push', SLUG, '--system', 'code_host', '--config', 'bare.yaml', '--output', 'json'], { cwd: repo.root });
