@@ -6,7 +6,7 @@
  * through a {@link LabelLimiter}, so the number of series stays bounded.
  */
 import { type Clock, systemClock } from '@switchyard/runtime';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import type {
   AttemptEndEvent,
   CooldownEndEvent,
@@ -21,6 +21,7 @@ import type {
   RequestEndEvent,
   RequestStartEvent,
 } from '../events.js';
+import { CellHistogram } from './cellHistogram.js';
 import { type CounterCell, CounterCells, type RequestCells } from './counterCells.js';
 import { LabelLimiter } from './labelLimiter.js';
 import { type TokenPrice, tokenCost } from './tokenCost.js';
@@ -104,8 +105,9 @@ export class GatewayMetrics implements EventObserver {
   /** Active cooldowns by (folded) key → end time, for the remaining-seconds gauge. */
   private readonly cooling = new Map<string, number>();
 
-  private readonly duration: Histogram<'provider'>;
-  private readonly ttfb: Histogram<'provider'>;
+  // Observed twice per request: series kept per provider, not prom-client's label hashing (cellHistogram.ts).
+  private readonly duration: CellHistogram<'provider'>;
+  private readonly ttfb: CellHistogram<'provider'>;
   private readonly health: Gauge<'provider'>;
   /** Providers whose svc_provider_health has been set. */
   private readonly healthKnown = new Set<string>();
@@ -159,14 +161,14 @@ export class GatewayMetrics implements EventObserver {
         self.tokenCells.flushInto(this);
       },
     });
-    this.duration = new Histogram({
+    this.duration = new CellHistogram({
       name: 'svc_request_duration_seconds',
       help: 'Client request latency in seconds, by provider.',
       labelNames: ['provider'],
       buckets: options.requestDurationBuckets ?? REQUEST_DURATION_BUCKETS,
       registers,
     });
-    this.ttfb = new Histogram({
+    this.ttfb = new CellHistogram({
       name: 'svc_time_to_first_byte_seconds',
       help: 'Time from the client request to the first response byte, in seconds, by provider.',
       labelNames: ['provider'],
@@ -397,8 +399,8 @@ export class GatewayMetrics implements EventObserver {
         attemptsOk: this.attemptCells.create({ provider, outcome: 'success' }),
         attemptsFailed: this.attemptCells.create({ provider, outcome: 'error' }),
         attemptsClientClosed: this.attemptCells.create({ provider, outcome: 'client_closed' }),
-        duration: this.duration.labels(provider),
-        ttfb: this.ttfb.labels(provider),
+        duration: this.duration.labels({ provider }),
+        ttfb: this.ttfb.labels({ provider }),
       };
       this.byProvider.set(provider, cells);
       this.labels.set(cells, provider);

@@ -44,6 +44,7 @@ import { createControlPlane, createGatewayManagement, type GatewayManagement } f
 import { GatewayCredentials, resolveAuthDir } from './credentials.js';
 import { FileGuardedHostStore } from './guardedHostStore.js';
 import { GuardedHosts } from './guardedHosts.js';
+import { hostPort, listen } from './listen.js';
 import { LogTail } from './logTail.js';
 import { openTracing } from './openTracing.js';
 import type { GatewayParts } from './parts.js';
@@ -447,45 +448,46 @@ export class Gateway implements GatewayParts {
       await undo.run();
       throw error;
     }
-    if (cluster) {
-      cluster.useLogger(gateway.observability.logger);
-      cluster.useAdmissionCounts(() => credentials.manager.quotaAdmissions());
-      if (gateway.observability.registry) cluster.registerMetrics(gateway.observability.registry);
-    }
-    gateway.detach = gateway.observability.observeGateway({
-      relay: gateway.relay.events,
-      cooldowns: gateway.cooldowns.events,
-      health: gateway.health.events,
-      healer: gateway.healer.events,
-      credentials: credentials.manager.events,
-      websocket: gateway.websocket.events,
-    });
-    gateway.usage?.start(gateway.relay.events);
-    await new Promise<void>((resolve, reject) => {
-      gateway.server.once('error', reject);
-      gateway.server.listen(config.port, config.host, () => {
-        gateway.server.off('error', reject);
-        resolve();
+    // From here the gateway owns what the undo stack held: a failure (the port in use, the metrics
+    // port in use) closes the whole of it, timers and stores included, before the start rejects.
+    try {
+      if (cluster) {
+        cluster.useLogger(gateway.observability.logger);
+        cluster.useAdmissionCounts(() => credentials.manager.quotaAdmissions());
+        if (gateway.observability.registry) cluster.registerMetrics(gateway.observability.registry);
+      }
+      gateway.detach = gateway.observability.observeGateway({
+        relay: gateway.relay.events,
+        cooldowns: gateway.cooldowns.events,
+        health: gateway.health.events,
+        healer: gateway.healer.events,
+        credentials: credentials.manager.events,
+        websocket: gateway.websocket.events,
       });
-    });
-    const { port } = gateway.server.address() as AddressInfo;
-    gateway.url_ = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    await gateway.observability.start();
-    gateway.cooldowns.start();
-    gateway.health.start();
-    gateway.healer.start();
-    gateway.failover.start();
-    await gateway.configFile?.watch();
-    if (cluster) {
-      // Another node's config changed: a signal to re-read our own file, never its content.
-      gateway.stopConfigSignal = cluster.onConfigReload((event) => {
-        gateway.observability.logger.info({ event_id: event.event_id, from: event.origin.node_id }, 'cluster_config_reload_signal');
-        // The sender's API may have admitted a host our running config already names: guard it now, file changed or not.
-        void gateway.guardedHosts
-          .refresh(gateway.config())
-          .catch((error: Error) => gateway.observability.logger.warn({ err: error.message }, 'guarded_hosts_refresh_failed'))
-          .then(() => gateway.configFile?.applyIfChanged({ signalled: true }));
-      });
+      gateway.usage?.start(gateway.relay.events);
+      await listen(gateway.server, config.port, config.host);
+      const { port } = gateway.server.address() as AddressInfo;
+      gateway.url_ = `http://${hostPort(config.host, port)}`;
+      await gateway.observability.start();
+      gateway.cooldowns.start();
+      gateway.health.start();
+      gateway.healer.start();
+      gateway.failover.start();
+      await gateway.configFile?.watch();
+      if (cluster) {
+        // Another node's config changed: a signal to re-read our own file, never its content.
+        gateway.stopConfigSignal = cluster.onConfigReload((event) => {
+          gateway.observability.logger.info({ event_id: event.event_id, from: event.origin.node_id }, 'cluster_config_reload_signal');
+          // The sender's API may have admitted a host our running config already names: guard it now, file changed or not.
+          void gateway.guardedHosts
+            .refresh(gateway.config())
+            .catch((error: Error) => gateway.observability.logger.warn({ err: error.message }, 'guarded_hosts_refresh_failed'))
+            .then(() => gateway.configFile?.applyIfChanged({ signalled: true }));
+        });
+      }
+    } catch (error) {
+      await gateway.close().catch(() => undefined);
+      throw error;
     }
     gateway.observability.logger.info({ url: gateway.url_, providers: Object.keys(config.providers) }, 'gateway_started');
     const open = openLoopbackWarning({ host: config.host, hasKeys: hasClientKeys(config, gateway.clientKeys.size), server: 'the gateway' });

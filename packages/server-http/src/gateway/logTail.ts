@@ -5,6 +5,7 @@
  * every line still goes to the configured destination.
  */
 import type { DestinationStream } from '@switchyard/observability/logging';
+import { LineRing } from './lineRing.js';
 
 /** Lines a log follower may have waiting; past it the oldest are dropped, and the follower told how many. */
 export const LOG_FOLLOW_QUEUE = 1_000;
@@ -12,15 +13,14 @@ export const LOG_FOLLOW_QUEUE = 1_000;
 /** A log destination that also remembers recent lines. */
 export class LogTail implements DestinationStream {
   private readonly inner: DestinationStream | undefined;
-  private readonly capacity: number;
-  private ring: string[] = [];
-  private start = 0;
+  private readonly ring: LineRing;
   private partial = '';
   private readonly followers = new Set<(line: string) => void>();
 
   constructor(inner: DestinationStream | undefined, capacity = 5_000) {
     this.inner = inner;
-    this.capacity = capacity;
+    // Lines as bytes (lineRing.ts says why), up to 512 bytes a line on average.
+    this.ring = new LineRing(capacity);
   }
 
   write(chunk: string): void {
@@ -38,23 +38,13 @@ export class LogTail implements DestinationStream {
   }
 
   private keep(line: string): void {
-    this.remember(line);
+    this.ring.push(line);
     for (const follower of this.followers) follower(line);
-  }
-
-  private remember(line: string): void {
-    if (this.ring.length < this.capacity) {
-      this.ring.push(line);
-      return;
-    }
-    this.ring[this.start] = line;
-    this.start = (this.start + 1) % this.capacity;
   }
 
   /** The last `n` complete lines, oldest first. */
   last(n: number): string[] {
-    const ordered = this.ring.length < this.capacity ? this.ring : [...this.ring.slice(this.start), ...this.ring.slice(0, this.start)];
-    return n >= ordered.length ? [...ordered] : ordered.slice(ordered.length - n);
+    return this.ring.last(n);
   }
 
   /** Calls `listener` with every new line until the returned function is called. */
