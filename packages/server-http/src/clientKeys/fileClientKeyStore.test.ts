@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { CreateClientKeySchema, createRecord } from './clientKeyRecord.js';
+import { LocalBudgetLedger } from './clientKeyStore.js';
 import { budgetFileOf, ClientKeysUnreadableError, FileClientKeyStore } from './fileClientKeyStore.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'client-key-file-'));
@@ -112,4 +113,29 @@ test('of the two files, a period’s larger use wins, and a later period over an
   assert.equal(store.ledger.used(b.id, '2026-11-28'), 9);
   await writeFile(budgetFileOf(path), 'not json');
   await assert.rejects(FileClientKeyStore.open(path), /merge\.budgets\.json \(it is not a client-key budget file\)/);
+});
+
+test('the ledger’s JSON text is its snapshot’s, through changes, new periods, restores and ids that need escaping', () => {
+  const ledger = new LocalBudgetLedger();
+  const same = () => assert.deepEqual(JSON.parse(ledger.snapshotJson()), ledger.snapshot());
+  const exact = () => assert.equal(ledger.snapshotJson(), JSON.stringify(ledger.snapshot()));
+  exact();
+  const take = (keyId: string, period: string, used: number) => {
+    const reservation = { keyId, reservation: '', period, units: 1, limit: 1e9 };
+    assert.equal(ledger.reserve(reservation).admitted, true);
+    ledger.settle(reservation, used);
+  };
+  take('ck_a', '2026-11-28', 5);
+  take('odd "id"\n\u2028', '2026-11-28', 0.25);
+  exact();
+  take('ck_a', '2026-11-28', 7);
+  exact();
+  assert.equal(JSON.parse(ledger.snapshotJson()).ck_a.used, 12);
+  take('ck_a', '2026-11-29', 1);
+  exact();
+  take('ck_b', '2026-11-29', 0);
+  ledger.restore({ ck_c: { period: '2026-11', used: 3 }, ck_a: { period: '2026-11-29', used: 40 } });
+  exact();
+  same();
+  assert.equal(JSON.parse(ledger.snapshotJson()).ck_a.used, 40);
 });
