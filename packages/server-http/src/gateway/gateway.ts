@@ -13,13 +13,7 @@ import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { CooldownManager, type HealingAction, HealthMonitor, SelfHealer } from '@switchyard/core-routing';
 import { type AuthFlow, createHttpClient } from '@switchyard/credentials';
-import {
-  type AccessPolicy,
-  continueWhenBodyIsRead,
-  isLoopbackHost,
-  openLoopbackWarning,
-  UnsafeBindError,
-} from '@switchyard/http-kit';
+import { type AccessPolicy, continueWhenBodyIsRead, isLoopbackHost, openLoopbackWarning, UnsafeBindError } from '@switchyard/http-kit';
 import type { UsageStore } from '@switchyard/observability';
 import { createObservability, type Observability } from '@switchyard/observability';
 import type { DestinationStream } from '@switchyard/observability/logging';
