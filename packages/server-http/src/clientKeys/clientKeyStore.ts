@@ -100,6 +100,10 @@ export class LocalBudgetLedger implements BudgetLedger {
   }
 
   settle(request: BudgetReservation, used: number): void {
+    const known = this.uses.get(request.keyId);
+    // Admitted in a period that has ended since (a request that ran across midnight): its reservation and its use
+    // belonged to that period, which is over; they must not count against the new one.
+    if (known !== undefined && known.period > request.period) return;
     const use = this.current(request.keyId, request.period);
     use.reserved = Math.max(0, use.reserved - request.units);
     use.used += used;

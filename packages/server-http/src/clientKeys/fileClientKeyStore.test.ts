@@ -139,3 +139,19 @@ test('the ledger’s JSON text is its snapshot’s, through changes, new periods
   same();
   assert.equal(JSON.parse(ledger.snapshotJson()).ck_a.used, 40);
 });
+
+test('a request admitted in one period and settled in the next counts in neither the new period nor its reservations', () => {
+  const ledger = new LocalBudgetLedger();
+  const before = { keyId: 'k1', reservation: 'r1', period: '2026-11-27', units: 1, limit: 10 };
+  assert.equal(ledger.reserve(before).admitted, true);
+  // Midnight: the next request opens the new period before the first one ends.
+  const after = { keyId: 'k1', reservation: 'r2', period: '2026-11-28', units: 1, limit: 10 };
+  assert.equal(ledger.reserve(after).admitted, true);
+  ledger.settle(before, 7);
+  assert.equal(ledger.used('k1', '2026-11-28'), 0, 'the old period’s use is not the new one’s');
+  ledger.settle(after, 2);
+  assert.equal(ledger.used('k1', '2026-11-28'), 2);
+  // And the old reservation did not eat into the new period's: eight more units fit (10 - 2 used, nothing reserved).
+  for (let i = 0; i < 8; i++) assert.equal(ledger.reserve({ ...after, reservation: `r${3 + i}` }).admitted, true);
+  assert.equal(ledger.reserve({ ...after, reservation: 'r-over' }).admitted, false);
+});
