@@ -28,23 +28,15 @@
  *   pnpm build && pnpm bench client-keys [--smoke] [--source] [--cpu-prof]
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RequestEndEvent } from '@switchyard/core-routing';
 import { ApiKeySet } from '@switchyard/http-kit';
-import {
-  CLIENT_KEYS_FILE,
-  ClientKeyGuard,
-  type ClientKeyRecord,
-  CreateClientKeySchema,
-  createRecord,
-  type KeyAdmission,
-  LocalBudgetLedger,
-  MemoryClientKeyStore,
-} from '@switchyard/server-http';
+import { ClientKeyGuard, type KeyAdmission, LocalBudgetLedger, MemoryClientKeyStore } from '@switchyard/server-http';
 import { Pool } from 'undici';
+import { authDirWithKeys } from './clientKeys/keys.js';
 import { type Row, report, SMOKE } from './lib.js';
 
 const KEY_COUNT = SMOKE ? 1_000 : 10_000;
@@ -76,28 +68,6 @@ function cpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
-}
-
-/** Writes `count` keys with limits into a fresh auth dir; returns the dir and the secrets. */
-function authDirWithKeys(count: number): { dir: string; secrets: string[]; records: ClientKeyRecord[] } {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-client-keys-'));
-  const secrets: string[] = [];
-  const keys: ClientKeyRecord[] = [];
-  for (let i = 0; i < count; i++) {
-    const body = CreateClientKeySchema.parse({
-      name: `bench-${i}`,
-      tenant: `tenant-${i % 50}`,
-      models: ['other-*', 'bench-model'],
-      requests_per_minute: 1_000_000,
-      tokens_per_minute: 1_000_000_000,
-      budget: { limit: 1e12, unit: 'tokens', period: 'daily' },
-    });
-    const { record, secret } = createRecord(body, Date.now());
-    keys.push(record);
-    secrets.push(secret);
-  }
-  writeFileSync(join(dir, CLIENT_KEYS_FILE), JSON.stringify({ format_version: 1, keys, budget_use: {} }), { mode: 0o600 });
-  return { dir, secrets, records: keys };
 }
 
 async function start(authDir: string, name: string): Promise<{ child: ChildProcess; port: number }> {

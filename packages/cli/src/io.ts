@@ -18,7 +18,7 @@ export interface CliIO {
   stdinIsTTY: boolean;
   env: Readonly<Record<string, string | undefined>>;
   cwd: string;
-  /** Resolves when the process is asked to stop (SIGINT/SIGTERM); servers close then. */
+  /** Resolves when the process is asked to stop (SIGINT/SIGTERM, or SIGHUP: its terminal closed); servers close then. */
   stopSignal?: Promise<string>;
   /**
    * Standard input as keys, for `yard agent attach`: raw mode on a terminal (each key as typed,
@@ -75,7 +75,7 @@ export function processIO(): CliIO {
     },
   };
   // Installed only when a command asks for it (the servers, `implement`, the MCP server): a handler
-  // for SIGINT/SIGTERM replaces Node's default exit, so a command that never listens would keep
+  // for SIGINT/SIGTERM/SIGHUP replaces Node's default exit, so a command that never listens would keep
   // running through Ctrl-C or `kill`, stuck on a read. Not enumerable, so a spread copy of the
   // streams (`{ ...io }`) does not install it either.
   let stopSignal: Promise<string> | undefined;
@@ -86,6 +86,8 @@ export function processIO(): CliIO {
         const stop = (signal: string) => resolve(signal);
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
+        // A closed terminal: agents run in process groups of their own and would not get its hangup.
+        process.once('SIGHUP', stop);
       })),
   });
   return io;

@@ -51,8 +51,8 @@ export interface AgentOverrides {
   kind?: string;
   /** `--agent-type`: run that agent type behind a session server of its own, in the worktree. */
   agentType?: string;
-  /** The environment `--agent-type` agents run in (the CLI's). */
-  agentEnv?: NodeJS.ProcessEnv;
+  /** The environment agents run in: the CLI's (`io.env`), never more of `process.env` than it holds. */
+  agentEnv?: Readonly<Record<string, string | undefined>>;
   /** Told where each `--agent-type` run's session server is. */
   onAgentServer?: AgentTypeAdapterOptions['onServer'];
   command?: string;
@@ -273,7 +273,7 @@ export async function openRuntime(globals: GlobalOptions, io: CliIO): Promise<Ru
       const g = gateway();
       return new Classifier(g ? { gateway: g } : {});
     },
-    dispatcher: (overrides = {}) => runtime.dispatcherWith(agentAdapters(config, overrides), overrides),
+    dispatcher: (overrides = {}) => runtime.dispatcherWith(agentAdapters(config, { agentEnv: io.env, ...overrides }), overrides),
     dispatcherWith: (adapters, overrides = {}) => {
       const timeout = overrides.timeoutMs ?? config.agent?.timeout_ms;
       const g = gateway();
@@ -348,13 +348,27 @@ export function agentAdapters(config: YardConfig, overrides: AgentOverrides): Ag
       throw new CliError('invalid_argument', 'no agent command: pass --agent-command or set agent.command in .agileplus/config.yaml', {
         field: 'agent_command',
       });
-    return [new ProcessAgentAdapter({ command, args: overrides.args ?? config.agent?.args ?? [] })];
+    return [
+      new ProcessAgentAdapter({
+        command,
+        args: overrides.args ?? config.agent?.args ?? [],
+        ...(overrides.agentEnv ? { baseEnv: overrides.agentEnv } : {}),
+      }),
+    ];
   }
   if (kind === 'agent-session') {
     const url = overrides.url ?? config.agent?.url;
     const command = overrides.command ?? config.agent?.command;
     // No server given: start one per task, in the work package's worktree.
-    if (!url && command) return [new ServedAgentAdapter({ command, args: overrides.args ?? config.agent?.args ?? [] })];
+    if (!url && command) {
+      return [
+        new ServedAgentAdapter({
+          command,
+          args: overrides.args ?? config.agent?.args ?? [],
+          ...(overrides.agentEnv ? { env: overrides.agentEnv } : {}),
+        }),
+      ];
+    }
     if (!url)
       throw new CliError(
         'invalid_argument',

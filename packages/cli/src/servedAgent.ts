@@ -25,6 +25,8 @@ export interface ServedAgentOptions {
   transport?: 'pty' | 'acp';
   /** How long the screen must stay unchanged for the agent to count as idle (the server's default otherwise). */
   stableWindowMs?: number;
+  /** The agent's whole environment (the `yard` CLI's `io.env`); the server's `process.env` when not given. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -53,6 +55,7 @@ export class ServedAgentAdapter implements AgentAdapter {
         transport: this.options.transport ?? 'pty',
         apiKey,
         ...(this.options.stableWindowMs !== undefined ? { stableWindowMs: this.options.stableWindowMs } : {}),
+        ...(this.options.env ? { env: { ...this.options.env } } : {}),
         onWarning: () => undefined,
       });
     } catch (error) {

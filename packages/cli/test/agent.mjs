@@ -4,6 +4,9 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 
+// With AGENT_PID_FILE the agent writes its pid there first (for tests that watch it stop).
+if (process.env.AGENT_PID_FILE) writeFileSync(process.env.AGENT_PID_FILE, String(process.pid));
+
 let prompt = '';
 for await (const chunk of process.stdin) prompt += chunk;
 const wait = Number(process.env.AGENT_SLEEP_MS ?? 0);

@@ -2,11 +2,13 @@
  * Crash safety: `yard implement` killed with SIGKILL while its agent runs
  * leaves a consistent database and a verifiable audit chain, and the next
  * `yard implement` fails the orphaned job and runs the package again
- * instead of refusing it forever ("already has job … (Running)").
+ * instead of refusing it forever ("already has job … (Running)"). Hung up
+ * (its terminal closed), it cancels the running job and stops its agent.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -32,10 +34,12 @@ before(async () => {
 after(() => repo.cleanup());
 
 test('implement killed mid-job: the chain verifies, and the next implement recovers the job and finishes the package', async () => {
-  // Its own process group, so the kill takes the agent with it, as a closed terminal would.
+  // Its own process group, so the kill takes yard down at once. The agent runs in a group of its own,
+  // which no kill of yard's reaches: it is killed by its pid below, as if it had died with yard.
+  const agentPid = join(repo.root, '.git', 'crash-agent.pid');
   const killed = spawn(process.execPath, [...YARD.args, 'implement', SLUG, '--agent-command', process.execPath, '--agent-arg', AGENT], {
     cwd: repo.root,
-    env: { ...process.env, AGENT_SLEEP_MS: '60000' },
+    env: { ...process.env, AGENT_SLEEP_MS: '60000', AGENT_PID_FILE: agentPid },
     detached: true,
     stdio: 'ignore',
   });
@@ -45,14 +49,17 @@ test('implement killed mid-job: the chain verifies, and the next implement recov
   // loop moves the package, and a kill between the two would leave it PLANNED (also recoverable,
   // but not the mid-job state this test is about).
   await eventually(
-    'the agent job to run, its package in DOING',
+    'the agent job to run, its package in DOING, its agent started',
     async () =>
       (running = await json<{ id: string }[]>('jobs', 'list', '--state', 'Running')).length === 1 &&
-      (await json<{ state: string }[]>('wp', 'list', SLUG))[0]!.state === 'DOING',
+      (await json<{ state: string }[]>('wp', 'list', SLUG))[0]!.state === 'DOING' &&
+      existsSync(agentPid) &&
+      readFileSync(agentPid, 'utf8').length > 0,
     60_000,
   );
   process.kill(-killed.pid!, 'SIGKILL');
   await exited;
+  process.kill(Number(await readFile(agentPid, 'utf8')), 'SIGKILL');
 
   const verified = await json<{ valid: boolean }>('audit:verify', '--feature-slug', SLUG);
   assert.equal(verified.valid, true);
@@ -68,4 +75,40 @@ test('implement killed mid-job: the chain verifies, and the next implement recov
   ]);
   assert.equal((await json<{ state: string }[]>('wp', 'list', SLUG))[0]!.state, 'DONE');
   assert.equal((await json<{ valid: boolean }>('audit:verify', '--feature-slug', SLUG)).valid, true);
+});
+
+test('implement hung up (its terminal closed): the running job is cancelled and its agent stopped, though it runs in a group of its own', async () => {
+  const slug = '002-hangup';
+  await json('specify', slug, '--title', 'Hangup', '--description', 'Stop with the terminal.');
+  await json('plan', slug, '--force', '--wp', 'Form');
+  const agentPid = join(repo.root, '.git', 'hangup-agent.pid');
+  const hungUp = spawn(process.execPath, [...YARD.args, 'implement', slug, '--agent-command', process.execPath, '--agent-arg', AGENT], {
+    cwd: repo.root,
+    env: { ...process.env, AGENT_SLEEP_MS: '60000', AGENT_PID_FILE: agentPid },
+    stdio: 'ignore',
+  });
+  const exited = new Promise<number | null>((resolve) => hungUp.once('exit', resolve));
+  await eventually('the agent to run', () => existsSync(agentPid) && readFileSync(agentPid, 'utf8').length > 0, 60_000);
+  const pid = Number(readFileSync(agentPid, 'utf8'));
+  const gone = () => {
+    try {
+      process.kill(pid, 0);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+  try {
+    hungUp.kill('SIGHUP');
+    assert.equal(await exited, 1, 'implement reports the job did not complete');
+    await eventually(`agent ${pid} to be gone`, gone);
+  } finally {
+    // A failing run must not leave the agent behind on the test machine.
+    if (!gone()) process.kill(pid, 'SIGKILL');
+  }
+  const jobs = await json<{ state: string }[]>('jobs', 'list', '--feature', slug);
+  assert.deepEqual(
+    jobs.map((j) => j.state),
+    ['Cancelled'],
+  );
 });

@@ -170,6 +170,20 @@ export function runUsageStoreContract(name: string, open: () => Promise<UsageSto
         );
       }));
 
+    test('a batch naming one minute and dimensions twice adds both', () =>
+      withSubject(async ({ store }) => {
+        await store.add([
+          sampleRollup({ requests: 2, inputTokens: 1, cost: 0.5 }),
+          sampleRollup({ keyName: 'ci-renamed', requests: 3, outputTokens: 4, cost: 0.25 }),
+        ]);
+        const [bucket] = await store.series({ from: T0, to: T0 + M, groupBy: 'key', stepMs: M });
+        assert.equal(bucket!.requests, 5);
+        assert.equal(bucket!.inputTokens, 11);
+        assert.equal(bucket!.outputTokens, 24);
+        assert.ok(Math.abs(bucket!.cost - 0.75) < 1e-9);
+        assert.equal(bucket!.label, 'ci-renamed');
+      }));
+
     test('an empty batch is fine', () =>
       withSubject(async ({ store }) => {
         await store.add([]);

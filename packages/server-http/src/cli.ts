@@ -16,6 +16,7 @@ import { ConfigError, loadConfigFile } from './gateway/config/load.js';
 import { gatewayConfigJsonSchema } from './gateway/config/schema.js';
 import { Gateway, UnsafeBindError } from './gateway/gateway.js';
 import { GuardedHostsUnreadableError } from './gateway/guardedHostStore.js';
+import { GatewayListenError } from './gateway/listen.js';
 import { LoginUsageError, login } from './gateway/login.js';
 import { TracingUnavailableError } from './gateway/openTracing.js';
 import { credentialsCommand, REKEY_USAGE, RekeyUsageError } from './gateway/rekeyCommand.js';
@@ -182,7 +183,8 @@ export async function main(argv: readonly string[], io: CliIo, signals: NodeJS.E
     }
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE' || code === 'EACCES') {
-      io.stderr(`switchyard: cannot listen: ${(error as Error).message}\n`);
+      // The gateway's own bind names the address and the fix; another bind (the metrics port) is Node's message.
+      io.stderr(`switchyard: ${error instanceof GatewayListenError ? '' : 'cannot listen: '}${(error as Error).message}\n`);
       return 2;
     }
     if ((error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {

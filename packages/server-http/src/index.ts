@@ -104,5 +104,6 @@ export {
 } from './gateway/flows.js';
 export { Gateway, type GatewayOptions, isLoopbackHost, UnsafeBindError } from './gateway/gateway.js';
 export { FileGuardedHostStore, type GuardedHostStore, GuardedHostsUnreadableError } from './gateway/guardedHostStore.js';
+export { GatewayListenError } from './gateway/listen.js';
 export { LogTail } from './gateway/logTail.js';
 export { TracingUnavailableError } from './gateway/openTracing.js';

@@ -3,6 +3,7 @@
  * fake clock, and shortcuts that satisfy the built-in gates.
  */
 import { FakeScheduler } from '@switchyard/runtime';
+import type { WorkPackage } from '../src/domain/model.js';
 import { MemoryWorkflowStore } from '../src/store/memoryWorkflowStore.js';
 import type { WorkflowStore } from '../src/store/workflowStore.js';
 import { Workflow } from '../src/workflow.js';
@@ -32,4 +33,20 @@ export async function satisfyWorkPackageGates(workflow: Workflow, slug: string, 
     passed: true,
     actor: 'reviewer',
   });
+}
+
+/** A work package in DOING, as an agent adapter is handed it (no store behind it). */
+export function doingWorkPackage(fields: Pick<WorkPackage, 'sequence' | 'title'>): WorkPackage {
+  return {
+    id: 1,
+    feature_id: 1,
+    state: 'DOING',
+    depends_on: [],
+    file_scope: [],
+    agent_id: null,
+    pr_url: null,
+    created_at: '',
+    updated_at: '',
+    ...fields,
+  };
 }

@@ -4,12 +4,14 @@
  * and runs an agent job on each chosen work package through the domain's
  * dispatcher and review loop, wave by wave, `--parallel` at a time. Progress
  * (cycles, moves, verdicts; agent output with `-v`) streams to stderr while
- * it runs. Ctrl-C cancels the running jobs; so does `yard jobs cancel <id>`
+ * it runs. Ctrl-C (or a closed terminal) cancels the running jobs; so does `yard jobs cancel <id>`
  * from another shell (this process watches the store for it). Jobs a killed
  * process left running are failed first, so their packages can run again.
  */
 import type { AgentEvent, AgentJob, WorkPackage } from '@switchyard/workflow';
+import { resolved } from '../config.js';
 import { CliError } from '../errors.js';
+import { githubWebUrl } from '../integrations.js';
 import { watchCancellations } from '../jobWatch.js';
 import { emit } from '../output.js';
 import type { CommandContext } from '../program.js';
@@ -72,6 +74,32 @@ async function choosePackages(rt: Runtime, slug: string, wanted: number[]): Prom
     .filter((wave) => wave.length > 0);
 }
 
+/**
+ * With a code host, the review loop reads the CI of each package's branch pushed to a remote
+ * (`ci.remote`, else `origin`): without that remote every job would run its agent and then end on
+ * the host's 404 for a commit it never received. Refused before anything moves, saying what to add.
+ */
+async function checkCiRemote(rt: Runtime): Promise<void> {
+  if (!rt.config.code_host) return;
+  const host = resolved(rt.config.code_host);
+  const remotes = (await rt.git.run(['remote'])).split('\n').filter(Boolean);
+  const url = `${githubWebUrl(host)}/${host.owner}/${host.repo}.git`;
+  const has = remotes.length ? `it has ${remotes.join(', ')}` : 'it has none';
+  const named = rt.config.ci?.remote;
+  if (named !== undefined && !remotes.includes(named))
+    throw new CliError(
+      'invalid_argument',
+      `ci.remote names the remote ${named}, which this repository does not have (${has}): add it (git remote add ${named} ${url}) or set ci.remote to one it has`,
+      { field: 'config.ci.remote', fix: `git remote add ${named} ${url}` },
+    );
+  if (named === undefined && !remotes.includes('origin'))
+    throw new CliError(
+      'invalid_argument',
+      `code_host (${host.owner}/${host.repo}) runs CI on each work package's branch pushed to the repository's remote, and this repository has no origin (${has}): add it (git remote add origin ${url}), set ci.remote to the remote to push to, or remove code_host to run the local checks (ci.checks) instead`,
+      { field: 'config.ci.remote', fix: `git remote add origin ${url}` },
+    );
+}
+
 /** `yard implement <slug>`. Exit 0 when every job completed, 1 when any failed or was cancelled. */
 export function implementCommand(ctx: CommandContext, slug: string, opts: ImplementOptions) {
   return withRuntime(ctx, async (rt) => {
@@ -85,7 +113,6 @@ export function implementCommand(ctx: CommandContext, slug: string, opts: Implem
       ...(opts.agentType !== undefined
         ? {
             agentType: opts.agentType,
-            agentEnv: ctx.io.env,
             onAgentServer: ({ url, agentType, command, cwd }) =>
               say(`[${slug}] ${command} (type ${agentType}) behind the agent session server at ${url}, in ${cwd}`),
           }
@@ -95,6 +122,7 @@ export function implementCommand(ctx: CommandContext, slug: string, opts: Implem
       ...(opts.agentUrl !== undefined ? { url: opts.agentUrl } : {}),
       ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
     });
+    await checkCiRemote(rt);
     const feature = await rt.workflow.getFeature(slug);
     // A job whose process was killed would hold its package forever ("already has job"); jobs live processes run stay.
     for (const job of await dispatcher.recoverInterrupted())

@@ -4,8 +4,10 @@
  * `yard sync push|pull|status` over the sync engine.
  */
 import { type AgentJob, updateUnlessEnded } from '@switchyard/workflow';
+import { CliError } from '../errors.js';
 import { emit } from '../output.js';
 import type { CommandContext } from '../program.js';
+import type { Runtime } from '../runtime.js';
 import { withRuntime } from './shared.js';
 
 const JOB_COLUMNS = ['id', 'feature_slug', 'wp_sequence', 'kind', 'state', 'outcome', 'review_cycles', 'created_at', 'finished_at'];
@@ -22,7 +24,7 @@ export function jobsList(ctx: CommandContext, opts: { feature?: string; state?: 
   });
 }
 
-async function getJob(rt: import('../runtime.js').Runtime, id: string): Promise<AgentJob> {
+async function getJob(rt: Runtime, id: string): Promise<AgentJob> {
   const job = await rt.store.reader.getJob(id);
   if (!job) {
     const { NotFoundError } = await import('@switchyard/workflow');
@@ -64,9 +66,22 @@ export function jobsCancel(ctx: CommandContext, id: string) {
   });
 }
 
+/** Sync needs the system's section in the config: without it, say which section and where to read about it. */
+function requireSystem(rt: Runtime, system: 'tracker' | 'code_host'): void {
+  if (rt.config[system]) return;
+  const what =
+    system === 'code_host'
+      ? 'no code host is configured: add a code_host section (owner, repo, and token, client_id or app_id)'
+      : 'no tracker is configured: add a tracker section (kind and its credentials)';
+  throw new CliError('invalid_argument', `${what} to the config (.agileplus/config.yaml, or the --config file); see docs/trackers.md`, {
+    field: `config.${system}`,
+  });
+}
+
 /** `yard sync push <slug> [--system tracker|code_host]`. */
 export function syncPush(ctx: CommandContext, slug: string, opts: { system: 'tracker' | 'code_host' }) {
   return withRuntime(ctx, async (rt) => {
+    requireSystem(rt, opts.system);
     const result = await rt.sync().push(slug, opts.system);
     emit(ctx.io, ctx.globals.output, result, {
       text: `${slug} -> ${opts.system}: ${result.status} (${result.remote_url ?? result.remote_id})`,
@@ -78,6 +93,7 @@ export function syncPush(ctx: CommandContext, slug: string, opts: { system: 'tra
 /** `yard sync pull <slug> [--system tracker|code_host]`. */
 export function syncPull(ctx: CommandContext, slug: string, opts: { system: 'tracker' | 'code_host' }) {
   return withRuntime(ctx, async (rt) => {
+    requireSystem(rt, opts.system);
     const result = await rt.sync().pull(slug, opts.system);
     const drift = result.state_drift ? `; remote state ${result.state_drift.remote} differs from ${result.state_drift.local}` : '';
     emit(ctx.io, ctx.globals.output, result, { text: `${slug} <- ${opts.system}: ${result.status}${drift}` });

@@ -9,6 +9,9 @@
  */
 import type { FeatureTransitionResult } from '@switchyard/workflow';
 import { researchFeature, retrospectiveFeature, shipFeature, validateFeature } from '@switchyard/workflow/lifecycle';
+import { resolved } from '../config.js';
+import { CliError } from '../errors.js';
+import { githubWebUrl } from '../integrations.js';
 import { emit } from '../output.js';
 import type { CommandContext } from '../program.js';
 import type { Runtime } from '../runtime.js';
@@ -89,10 +92,24 @@ export function validateCommand(ctx: CommandContext, slug: string, opts: StepOpt
   });
 }
 
-/** The remote `ship` pushes to: `--remote`, `ci.remote` in the config, else `origin` when the repository has it. */
+/**
+ * The remote `ship` pushes to: `--remote`, `ci.remote` in the config, else `origin` when the repository has it.
+ * With a code host and nowhere to push, shipping would merge locally and open no pull request without a word:
+ * refused before anything moves, saying what to add (or `--no-push` to merge locally on purpose).
+ */
 async function shipRemote(rt: Runtime, given: string | undefined, push: boolean): Promise<string | undefined> {
   if (!push) return undefined;
-  return given ?? rt.defaultRemote();
+  const remote = given ?? (await rt.defaultRemote());
+  if (remote === undefined && rt.config.code_host) {
+    const host = resolved(rt.config.code_host);
+    const url = `${githubWebUrl(host)}/${host.owner}/${host.repo}.git`;
+    throw new CliError(
+      'invalid_argument',
+      `code_host (${host.owner}/${host.repo}) ships by pushing the target branch and opening a pull request, and this repository has no remote to push to: add it (git remote add origin ${url}), pass --remote, or pass --no-push to merge locally only`,
+      { field: 'remote', fix: `git remote add origin ${url}` },
+    );
+  }
+  return remote;
 }
 
 /** `yard ship <slug>`: merge into the target branch (and push, open the PR, close the tracker item). */

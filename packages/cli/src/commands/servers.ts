@@ -46,7 +46,9 @@ export function serveCommand(
     const hub = grpc ? new grpc.AgentHub({ clock: rt.workflow.clock }) : undefined;
     const adapters: AgentAdapter[] = [];
     if (opts.agentCommand !== undefined || rt.config.agent) {
-      adapters.push(...agentAdapters(rt.config, opts.agentCommand !== undefined ? { command: opts.agentCommand } : {}));
+      adapters.push(
+        ...agentAdapters(rt.config, { agentEnv: ctx.io.env, ...(opts.agentCommand !== undefined ? { command: opts.agentCommand } : {}) }),
+      );
     }
     if (hub) adapters.push(hub);
     const dispatcher = adapters.length ? rt.dispatcherWith(adapters) : undefined;

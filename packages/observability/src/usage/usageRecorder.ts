@@ -66,7 +66,8 @@ export interface RequestEndSource {
  * ```
  */
 export class UsageRecorder {
-  private pending = new RollupTable();
+  /** Kept for the recorder's life: a flush zeroes its rows in place rather than building a new table. */
+  private readonly pending = new RollupTable();
   private timer: TimerHandle | undefined;
   private writing: Promise<void> = Promise.resolve();
   private closed = false;
@@ -138,8 +139,7 @@ export class UsageRecorder {
 
   private async writeOnce(): Promise<void> {
     if (this.pending.size === 0) return;
-    const batch = this.pending.rows();
-    this.pending = new RollupTable();
+    const batch = this.pending.take();
     try {
       await this.options.store.add(batch);
       this.flushes++;

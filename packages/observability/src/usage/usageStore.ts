@@ -82,7 +82,10 @@ export interface UsageBucket extends UsageCounts {
  * ```
  */
 export interface UsageStore {
-  /** Adds each rollup's counts to its row (creating it). Atomic per call: all of it counts, or none. */
+  /**
+   * Adds each rollup's counts to its row (creating it). Atomic per call: all of it counts, or none. A batch may
+   * name one minute and dimensions more than once (a request that ended late gets a row of its own): both add.
+   */
   add(rollups: readonly UsageRollup[]): Promise<void>;
   /** Buckets of `query`, summed over every writer, ordered by start then group. Empty buckets are left out. */
   series(query: UsageSeriesQuery): Promise<UsageBucket[]>;

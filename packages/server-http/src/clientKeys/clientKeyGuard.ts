@@ -23,6 +23,7 @@ import {
   secretDigest,
 } from './clientKeyRecord.js';
 import type { BudgetLedger, BudgetReservation, ClientKeyStore } from './clientKeyStore.js';
+import { IsoTimes } from './isoTime.js';
 import { MinuteRate, type PeriodWindow, periodAt } from './limits.js';
 
 /** A key as the guard holds it: the record, its compiled model list and its rate state. */
@@ -38,16 +39,25 @@ export interface GuardedKey {
   period: PeriodWindow | undefined;
   /** The budget's limit in the ledger's units (cost in millionths). */
   budgetLimit: number;
+  /** When this process last admitted a request of the key (ms), or NaN: kept here, not in a Map, so a request allocates nothing for it. */
+  lastUsedMs: number;
+  /** Whether `lastUsedMs` waits for the next flush (the key is then in the guard's list of used keys). */
+  lastUsedPending: boolean;
+  /**
+   * The admission every request of the key gets when it needs no reservation id of its own: a key without a
+   * budget, or one on a local ledger in the current period. Built once per key and period, not per request.
+   */
+  admission: KeyAdmission | undefined;
 }
 
 /** A refusal, in the terms the data plane formats in the client's family. */
 export type KeyRefusal = RelayFailure;
 
-/** An admitted request: who sent it, and what it holds of the key's budget until it settles. */
+/** An admitted request: who sent it, and what it holds of the key's budget until it settles. Shared between requests: never changed. */
 export interface KeyAdmission {
-  client: ClientIdentity;
-  key: GuardedKey;
-  reservation: BudgetReservation | undefined;
+  readonly client: ClientIdentity;
+  readonly key: GuardedKey;
+  readonly reservation: Readonly<BudgetReservation> | undefined;
 }
 
 /** Options of {@link ClientKeyGuard.open}. */
@@ -103,8 +113,12 @@ export function looksLikeClientKey(key: string | undefined): key is string {
 export class ClientKeyGuard {
   private readonly byDigest = new Map<string, GuardedKey>();
   private readonly byId = new Map<string, GuardedKey>();
-  /** When keys were last used (ms), until the next flush writes them. */
-  private lastUsed = new Map<string, number>();
+  /**
+   * Keys used since the last flush, each once (by `lastUsedPending`): the flush writes their `lastUsedMs`. A key
+   * replaced by `apply` meanwhile is read through `byId`, since the replacement takes over the flag and the time.
+   */
+  private usedKeys: GuardedKey[] = [];
+  private readonly isoTimes = new IsoTimes();
   /** Reservation ids: unique per process (and node) with no per-request randomness. */
   private readonly reservationPrefix = randomBytes(6).toString('hex');
   private reservations = 0;
@@ -141,9 +155,10 @@ export class ClientKeyGuard {
     const previous = this.byId.get(record.id);
     if (previous) this.byDigest.delete(previous.record.secret_digest);
     const patterns = record.models ?? undefined;
+    const client: ClientIdentity = { keyId: record.id, name: record.name, tenant: record.tenant };
     const guarded: GuardedKey = {
       record,
-      client: { keyId: record.id, name: record.name, tenant: record.tenant },
+      client,
       exactModels: patterns ? new Set(patterns.filter((p) => !/[*?]/.test(p))) : undefined,
       globs: patterns ? patterns.filter((p) => /[*?]/.test(p)).map((p) => new Glob(p)) : [],
       // Rate state survives an update of the limit, so raising or lowering it forgives nothing.
@@ -152,7 +167,11 @@ export class ClientKeyGuard {
       expiresAtMs: record.expires_at === null ? Number.POSITIVE_INFINITY : Date.parse(record.expires_at),
       period: undefined,
       budgetLimit: record.budget ? budgetLimitUnits(record.budget) : 0,
+      lastUsedMs: previous ? previous.lastUsedMs : Number.NaN,
+      lastUsedPending: previous ? previous.lastUsedPending : false,
+      admission: undefined,
     };
+    if (!record.budget) guarded.admission = { client, key: guarded, reservation: undefined };
     this.byId.set(record.id, guarded);
     this.byDigest.set(record.secret_digest, guarded);
   }
@@ -185,22 +204,20 @@ export class ClientKeyGuard {
         resets_at: new Date(period.endMs).toISOString(),
       };
     }
-    const lastUsed = this.lastUsed.get(record.id);
-    return {
-      ...rest,
-      last_used_at: lastUsed === undefined ? record.last_used_at : new Date(lastUsed).toISOString(),
-      budget_use: budgetUse,
-    };
+    const lastUsed = this.byId.get(record.id)?.lastUsedMs ?? Number.NaN;
+    const known = record.last_used_at;
+    const latest = Number.isNaN(lastUsed) || (known !== null && Date.parse(known) >= lastUsed) ? known : new Date(lastUsed).toISOString();
+    return { ...rest, last_used_at: latest, budget_use: budgetUse };
   }
 
   /**
    * The refusal a key earns before its request is read: revoked keys are unknown keys (401
    * `invalid_api_key`), expired ones `key_expired` (401).
    */
-  refuseAtDoor(key: GuardedKey): KeyRefusal | undefined {
+  refuseAtDoor(key: GuardedKey, now = this.clock.now()): KeyRefusal | undefined {
     if (key.record.revoked)
       return { status: 401, code: 'invalid_api_key', type: 'authentication_error', message: 'missing or invalid API key' };
-    if (this.clock.now() >= key.expiresAtMs) {
+    if (now >= key.expiresAtMs) {
       return {
         status: 401,
         code: 'key_expired',
@@ -217,34 +234,48 @@ export class ClientKeyGuard {
    * Resolves synchronously unless the key has a budget on a shared ledger.
    */
   admit(key: GuardedKey, model: string): KeyAdmission | KeyRefusal | Promise<KeyAdmission | KeyRefusal> {
-    const door = this.refuseAtDoor(key) ?? refuseModel(key, model);
+    const now = this.clock.now();
+    const door = this.refuseAtDoor(key, now) ?? refuseModel(key, model);
     if (door) return door;
     const { record } = key;
-    const now = this.clock.now();
     const tokenWait = key.tokens?.wait(now) ?? 0;
     if (tokenWait > 0) return rateLimited(`${record.tokens_per_minute} tokens per minute`, tokenWait);
     const requestWait = key.requests?.take(now) ?? 0;
     if (requestWait > 0) return rateLimited(`${record.requests_per_minute} requests per minute`, requestWait);
-    this.lastUsed.set(record.id, now);
-    if (!record.budget) return { client: key.client, key, reservation: undefined };
+    key.lastUsedMs = now;
+    if (!key.lastUsedPending) {
+      key.lastUsedPending = true;
+      this.usedKeys.push(key);
+    }
+    if (!record.budget) return key.admission!;
     let period = key.period;
-    if (period === undefined || now >= period.endMs || now < period.startMs) key.period = period = periodAt(record.budget.period, now);
-    const reservation: BudgetReservation = {
-      keyId: record.id,
-      // Only a shared ledger keeps reservations by id; a local one counts them.
-      reservation: this.ledger.local ? '' : `${this.reservationPrefix}:${++this.reservations}`,
-      period: period.start,
-      // The estimate held until the request settles: one request, or the smallest unit of tokens or cost.
-      units: 1,
-      limit: key.budgetLimit,
-    };
-    const answer = this.ledger.reserve(reservation);
-    if (answer instanceof Promise) return answer.then((shared) => this.budgetDecision(key, reservation, shared.admitted, now));
-    return this.budgetDecision(key, reservation, answer.admitted, now);
+    if (period === undefined || now >= period.endMs || now < period.startMs) {
+      key.period = period = periodAt(record.budget.period, now);
+      key.admission = undefined;
+    }
+    // Only a shared ledger keeps reservations by id; a local one counts them, so every request of a key in one
+    // period holds the same reservation, and the admission that carries it is built once.
+    let admission = this.ledger.local ? key.admission : undefined;
+    if (admission === undefined) {
+      const reservation: BudgetReservation = {
+        keyId: record.id,
+        reservation: this.ledger.local ? '' : `${this.reservationPrefix}:${++this.reservations}`,
+        period: period.start,
+        // The estimate held until the request settles: one request, or the smallest unit of tokens or cost.
+        units: 1,
+        limit: key.budgetLimit,
+      };
+      admission = { client: key.client, key, reservation };
+      if (this.ledger.local) key.admission = admission;
+    }
+    const answer = this.ledger.reserve(admission.reservation!);
+    if (answer instanceof Promise) return answer.then((shared) => this.budgetDecision(admission, shared.admitted, now));
+    return this.budgetDecision(admission, answer.admitted, now);
   }
 
-  private budgetDecision(key: GuardedKey, reservation: BudgetReservation, admitted: boolean, now: number): KeyAdmission | KeyRefusal {
-    if (admitted) return { client: key.client, key, reservation };
+  private budgetDecision(admission: KeyAdmission, admitted: boolean, now: number): KeyAdmission | KeyRefusal {
+    if (admitted) return admission;
+    const { key } = admission;
     key.requests?.refund();
     const budget = key.record.budget!;
     const endMs = key.period!.endMs;
@@ -315,19 +346,32 @@ export class ClientKeyGuard {
 
   /** Writes last-used times (and, for a local ledger, budget use) to the store. */
   async flush(): Promise<void> {
-    const batch = this.lastUsed;
-    this.lastUsed = new Map();
+    const batch = this.usedKeys;
+    this.usedKeys = [];
+    const written = new Map<string, string>();
+    for (const used of batch) {
+      const key = this.byId.get(used.record.id) ?? used;
+      key.lastUsedPending = false;
+      written.set(key.record.id, this.isoTimes.format(key.lastUsedMs));
+    }
     try {
-      const written = new Map([...batch].map(([id, at]) => [id, new Date(at).toISOString()]));
       await this.store.recordLastUsed(written);
-      // The records in force learn the times too: the view reads them once the batch is gone.
+      // The records in force learn the times too (the view and an update read them). Changed in place: the guard's
+      // records are its own (stores hand out copies), and a copy of every used record per flush was old-generation
+      // garbage of 10,000 records every 10 s with 10,000 keys in use.
       for (const [id, at] of written) {
-        const key = this.byId.get(id);
-        if (key && (key.record.last_used_at === null || key.record.last_used_at < at)) key.record = { ...key.record, last_used_at: at };
+        const record = this.byId.get(id)?.record;
+        if (record && (record.last_used_at === null || record.last_used_at < at)) record.last_used_at = at;
       }
     } catch (error) {
-      // Kept for the next flush: a newer time of the same key wins.
-      for (const [id, at] of batch) if (!this.lastUsed.has(id)) this.lastUsed.set(id, at);
+      // Kept for the next flush, with the key's latest time.
+      for (const used of batch) {
+        const key = this.byId.get(used.record.id) ?? used;
+        if (!key.lastUsedPending) {
+          key.lastUsedPending = true;
+          this.usedKeys.push(key);
+        }
+      }
       this.options.onError?.(error as Error);
     }
   }

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { CreateClientKeySchema, createRecord } from './clientKeyRecord.js';
+import { LocalBudgetLedger } from './clientKeyStore.js';
 import { budgetFileOf, ClientKeysUnreadableError, FileClientKeyStore } from './fileClientKeyStore.js';
 
 const dir = await mkdtemp(join(tmpdir(), 'client-key-file-'));
@@ -112,4 +113,45 @@ test('of the two files, a period’s larger use wins, and a later period over an
   assert.equal(store.ledger.used(b.id, '2026-11-28'), 9);
   await writeFile(budgetFileOf(path), 'not json');
   await assert.rejects(FileClientKeyStore.open(path), /merge\.budgets\.json \(it is not a client-key budget file\)/);
+});
+
+test('the ledger’s JSON text is its snapshot’s, through changes, new periods, restores and ids that need escaping', () => {
+  const ledger = new LocalBudgetLedger();
+  const same = () => assert.deepEqual(JSON.parse(ledger.snapshotJson()), ledger.snapshot());
+  const exact = () => assert.equal(ledger.snapshotJson(), JSON.stringify(ledger.snapshot()));
+  exact();
+  const take = (keyId: string, period: string, used: number) => {
+    const reservation = { keyId, reservation: '', period, units: 1, limit: 1e9 };
+    assert.equal(ledger.reserve(reservation).admitted, true);
+    ledger.settle(reservation, used);
+  };
+  take('ck_a', '2026-11-28', 5);
+  take('odd "id"\n\u2028', '2026-11-28', 0.25);
+  exact();
+  take('ck_a', '2026-11-28', 7);
+  exact();
+  assert.equal(JSON.parse(ledger.snapshotJson()).ck_a.used, 12);
+  take('ck_a', '2026-11-29', 1);
+  exact();
+  take('ck_b', '2026-11-29', 0);
+  ledger.restore({ ck_c: { period: '2026-11', used: 3 }, ck_a: { period: '2026-11-29', used: 40 } });
+  exact();
+  same();
+  assert.equal(JSON.parse(ledger.snapshotJson()).ck_a.used, 40);
+});
+
+test('a request admitted in one period and settled in the next counts in neither the new period nor its reservations', () => {
+  const ledger = new LocalBudgetLedger();
+  const before = { keyId: 'k1', reservation: 'r1', period: '2026-11-27', units: 1, limit: 10 };
+  assert.equal(ledger.reserve(before).admitted, true);
+  // Midnight: the next request opens the new period before the first one ends.
+  const after = { keyId: 'k1', reservation: 'r2', period: '2026-11-28', units: 1, limit: 10 };
+  assert.equal(ledger.reserve(after).admitted, true);
+  ledger.settle(before, 7);
+  assert.equal(ledger.used('k1', '2026-11-28'), 0, 'the old period’s use is not the new one’s');
+  ledger.settle(after, 2);
+  assert.equal(ledger.used('k1', '2026-11-28'), 2);
+  // And the old reservation did not eat into the new period's: eight more units fit (10 - 2 used, nothing reserved).
+  for (let i = 0; i < 8; i++) assert.equal(ledger.reserve({ ...after, reservation: `r${3 + i}` }).admitted, true);
+  assert.equal(ledger.reserve({ ...after, reservation: 'r-over' }).admitted, false);
 });

@@ -87,8 +87,8 @@ export class FileClientKeyStore implements ClientKeyStore {
   });
   private readonly budgetWrites = new CoalescedWrites(async () => {
     const ledgerVersion = this.ledger.version;
-    const body = { format_version: 1, budget_use: this.ledger.snapshot() };
-    await writeFileAtomically(this.budgetPath, `${JSON.stringify(body)}\n`, { mode: 0o600 });
+    // `JSON.stringify({ format_version: 1, budget_use: snapshot })`, from the ledger's kept text of unchanged keys.
+    await writeFileAtomically(this.budgetPath, `{"format_version":1,"budget_use":${this.ledger.snapshotJson()}}\n`, { mode: 0o600 });
     this.writtenLedgerVersion = ledgerVersion;
   });
 

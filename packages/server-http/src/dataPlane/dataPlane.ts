@@ -9,29 +9,20 @@
  * streamed JSON array, `:countTokens`), plus the model lists
  * (`/v1/models`, in Anthropic's shape when the request carries
  * `anthropic-version`, and `/v1beta/models`). The handler checks the client
- * key, reads and sanity-checks the body, and hands the request to the
+ * key and the access rules and routes the request; the generate routes
+ * (`generate.ts`) read and sanity-check the body and hand the request to the
  * relay, which writes the answer (or an error in the client's own format)
  * straight to the socket.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { ClientIdentity } from '@switchyard/core-routing';
 import { type AccessPolicy, ApiKeySet, type ClientKeyEntry, type KeyIdentity, presentedKey } from '@switchyard/http-kit';
-import {
-  AFFINITY_HEADER,
-  FORWARDED_HEADER,
-  ingressFormat,
-  nodeResponseSink,
-  type Relay,
-  type RelayFailure,
-  type RelayRequest,
-} from '@switchyard/relay';
+import type { Relay, RelayFailure } from '@switchyard/relay';
 import type { ApiFamily } from '@switchyard/translate';
 import { allowsModel, type ClientKeyGuard, type GuardedKey, looksLikeClientKey } from '../clientKeys/clientKeyGuard.js';
-import { checkBody, familyOfPath, type IngressRoute, matchRoute } from './ingressRoutes.js';
-import { jsonArraySink } from './jsonArraySink.js';
+import { type GenerateContext, generate, sendFailure } from './generate.js';
+import { familyOfPath, matchRoute } from './ingressRoutes.js';
 import { modelEntry, modelList } from './modelLists.js';
-import { BodyTooLarge, readBody } from './readBody.js';
 
 /** Options of {@link createDataPlane}. */
 export interface DataPlaneOptions {
@@ -101,60 +92,9 @@ export function requestIdOf(req: IncomingMessage, generate: () => string): strin
   return typeof given === 'string' && REQUEST_ID.test(given) ? given : generate();
 }
 
-function sendFailure(res: ServerResponse, family: ApiFamily, failure: RelayFailure, requestId: string): void {
-  const { body, headers } = ingressFormat(family).errorResponse(failure, requestId);
-  res.writeHead(failure.status, { ...headers, 'x-request-id': requestId });
-  res.end(body);
-}
-
-/** What forwarding to another node needs from the client: its key and its affinity. */
-function clientIdentity(req: IncomingMessage): { clientAuthorization?: string; affinity?: string } {
-  const key = presentedKey(req.headers);
-  const affinity = req.headers[AFFINITY_HEADER];
-  return {
-    ...(key ? { clientAuthorization: `Bearer ${key}` } : {}),
-    ...(typeof affinity === 'string' && affinity.length > 0 ? { affinity: affinity.slice(0, 256) } : {}),
-  };
-}
-
 /** A key from the config's `api-keys`, as the relay's events name its client. */
 function staticClient(identity: KeyIdentity): ClientIdentity {
   return { keyId: `static:${identity.name}`, name: identity.name, tenant: identity.tenant };
-}
-
-function wantsNoCache(req: IncomingMessage): boolean {
-  const control = req.headers['cache-control'] ?? '';
-  return /\bno-(cache|store)\b/i.test(control) || req.headers['x-switchyard-cache'] === 'bypass';
-}
-
-/** Fields worth passing on to a provider (never the client's credentials). */
-function forwardedHeaders(req: IncomingMessage): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const name of ['traceparent', 'anthropic-beta'] as const) {
-    const value = req.headers[name];
-    if (typeof value === 'string') out[name] = value;
-  }
-  return out;
-}
-
-const connectionSignals = new WeakMap<Socket, AbortSignal>();
-
-/**
- * A signal that aborts when the client's connection closes: the client leaving before its answer is
- * complete aborts the upstream call. One per connection, not per request: an HTTP/1.1 connection
- * carries its requests one after another, a request dies only with its connection, and an
- * AbortSignal costs microseconds to create.
- */
-function connectionSignal(socket: Socket): AbortSignal {
-  let signal = connectionSignals.get(socket);
-  if (signal === undefined) {
-    const controller = new AbortController();
-    signal = controller.signal;
-    if (socket.destroyed) controller.abort();
-    else socket.once('close', () => controller.abort());
-    connectionSignals.set(socket, signal);
-  }
-  return signal;
 }
 
 /**
@@ -184,81 +124,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
   const maxBodyBytes = options.maxBodyBytes ?? 10 * 1024 * 1024;
   const { relay } = options;
   let modelsCreated = Math.floor(Date.now() / 1000);
-
-  async function generate(
-    req: IncomingMessage,
-    res: ServerResponse,
-    route: Extract<IngressRoute, { kind: 'generate' }>,
-    requestId: string,
-    clientKey: string | undefined,
-    client: ClientIdentity | undefined,
-    runtimeKey: GuardedKey | undefined,
-  ): Promise<void> {
-    const family = route.family;
-    const bad = (message: string, param?: string, status = 400) =>
-      sendFailure(
-        res,
-        family,
-        {
-          status,
-          code: status === 413 ? 'payload_too_large' : 'invalid_request',
-          type: 'invalid_request_error',
-          message,
-          ...(param ? { param } : {}),
-        },
-        requestId,
-      );
-    const contentType = req.headers['content-type'];
-    if (contentType !== undefined && !/^application\/(.+\+)?json\b/i.test(contentType)) {
-      return bad(`content-type must be application/json, got ${contentType}`, undefined, 415);
-    }
-    let rawBody: Buffer;
-    try {
-      rawBody = await readBody(req, maxBodyBytes);
-    } catch (error) {
-      if (error instanceof BodyTooLarge) return bad(error.message, undefined, 413);
-      // Anything else is the client gone mid-body (it left, or node:http's request timeout cut off a body
-      // that trickled in): nobody is left to answer, and it is no failure of the gateway's to log as one.
-      return;
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(rawBody.toString('utf8'));
-    } catch {
-      return bad('the request body is not valid JSON');
-    }
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return bad('the request body must be a JSON object');
-    const fields = body as Record<string, unknown>;
-    const checked = checkBody(route, fields);
-    if ('message' in checked) return bad(checked.message, checked.param);
-    const request: RelayRequest = {
-      requestId,
-      ingress: family,
-      model: checked.model,
-      stream: checked.stream,
-      body: fields,
-      rawBody,
-      headers: forwardedHeaders(req),
-      noCache: wantsNoCache(req),
-      // The response cache keeps each client's answers apart.
-      cacheScope: clientKey ?? '',
-      ...(client ? { client } : {}),
-      signal: connectionSignal(req.socket),
-      ...(route.operation === 'count_tokens' ? { operation: 'count_tokens' as const } : {}),
-      // Failover forwards the request to another node on the very route it came in on.
-      path: req.url ?? '/',
-      forwarded: typeof req.headers[FORWARDED_HEADER] === 'string',
-      ...clientIdentity(req),
-    };
-    const sink = nodeResponseSink(res);
-    const relayed = () => relay.handle(request, route.jsonArray ? jsonArraySink(sink) : sink);
-    if (runtimeKey === undefined || guard === undefined) {
-      await relayed();
-      return;
-    }
-    const refusal = await guard.run(runtimeKey, checked.model, relayed);
-    if (refusal) sendFailure(res, family, refusal, requestId);
-  }
+  const relayTo: GenerateContext = { relay, guard, maxBodyBytes };
 
   /**
    * The model list, or one model. A runtime key with a model list sees only the models it may use: one it may
@@ -430,7 +296,7 @@ export function createDataPlane(options: DataPlaneOptions): DataPlane {
           return true;
         default:
           options.onRelayRequest?.(requestId, req.headers);
-          await generate(req, res, route, requestId, key, runtime?.client ?? (identity && staticClient(identity)), runtime);
+          await generate(relayTo, req, res, route, requestId, key, runtime?.client ?? (identity && staticClient(identity)), runtime);
           return true;
       }
     },

@@ -13,14 +13,7 @@ import { join } from 'node:path';
 import { getRequestListener } from '@hono/node-server';
 import { CooldownManager, type HealingAction, HealthMonitor, SelfHealer } from '@switchyard/core-routing';
 import { type AuthFlow, createHttpClient } from '@switchyard/credentials';
-import {
-  AccessPolicy,
-  assertSafeBind,
-  continueWhenBodyIsRead,
-  isLoopbackHost,
-  openLoopbackWarning,
-  UnsafeBindError,
-} from '@switchyard/http-kit';
+import { type AccessPolicy, continueWhenBodyIsRead, isLoopbackHost, openLoopbackWarning, UnsafeBindError } from '@switchyard/http-kit';
 import type { UsageStore } from '@switchyard/observability';
 import { createObservability, type Observability } from '@switchyard/observability';
 import type { DestinationStream } from '@switchyard/observability/logging';
@@ -36,6 +29,7 @@ import { createDataPlane, type DataPlane, type DataPlaneAccess } from '../dataPl
 import { serveWithoutUpgrade } from '../dataPlane/serveWithoutUpgrade.js';
 import { isWebsocketUpgrade } from '../dataPlane/websocket/upgradeGate.js';
 import { createWebsocketGateway, type WebsocketGateway } from '../dataPlane/websocket/websocketGateway.js';
+import { accessPolicyFor, checkBind, hasClientKeys } from './bindRules.js';
 import { GatewayCluster } from './cluster.js';
 import { changedOutboundUrls } from './config/outboundUrls.js';
 import type { GatewayConfig } from './config/schema.js';
@@ -44,6 +38,8 @@ import { createControlPlane, createGatewayManagement, type GatewayManagement } f
 import { GatewayCredentials, resolveAuthDir } from './credentials.js';
 import { FileGuardedHostStore } from './guardedHostStore.js';
 import { GuardedHosts } from './guardedHosts.js';
+import { healingActions } from './healingActions.js';
+import { hostPort, listen } from './listen.js';
 import { LogTail } from './logTail.js';
 import { openTracing } from './openTracing.js';
 import type { GatewayParts } from './parts.js';
@@ -84,44 +80,6 @@ export const MIN_SECRET_KEY_LENGTH = 32;
 
 /** How often, at most, the warning about an untrusted forwarding peer is logged. */
 const FORWARD_WARNING_INTERVAL_MS = 60_000;
-
-/**
- * The bind rule, as it applies at start and at every reload. Runtime client keys count as keys: while any exists
- * (revoked ones too), `/v1` takes no key-less caller, so a public bind with only those is not an open one.
- */
-function checkBind(host: string, config: GatewayConfig, insecure: boolean, runtimeKeys: number): void {
-  assertSafeBind({
-    host,
-    hasKeys: hasClientKeys(config, runtimeKeys),
-    insecure,
-    server: 'the gateway',
-    howToSetKey: 'set api-keys in the config (or create a client key with switchyard keys create on a loopback start first)',
-  });
-}
-
-/** Whether `/v1` needs a key: `api-keys` in the config, or any runtime client key (the data plane's own test). */
-function hasClientKeys(config: GatewayConfig, runtimeKeys: number): boolean {
-  return config['api-keys'].length > 0 || runtimeKeys > 0;
-}
-
-/**
- * The access rules of a config, built once per config so a request costs only header reads. A public bind that
- * `--insecure` leaves key-less serves callers from anywhere, so its Host allowlist is open unless `allowed-hosts`
- * names hosts.
- */
-function accessPolicyFor(config: GatewayConfig, bindHost: string, insecure: boolean): { policy: AccessPolicy; remoteCallers: boolean } {
-  const remoteCallers = insecure && !isLoopbackHost(bindHost) && config['api-keys'].length === 0;
-  const allowed = config['allowed-hosts'];
-  const selfUrl = config.server.failover.self_url;
-  const policy = new AccessPolicy({
-    bindHost,
-    allowedHosts: remoteCallers && allowed.length === 0 ? ['*'] : allowed,
-    ...(selfUrl ? { selfUrl } : {}),
-    allowedOrigins: config['allowed-origins'],
-    trustedProxies: config['remote-management']['trusted-proxies'],
-  });
-  return { policy, remoteCallers };
-}
 
 /** A request's path without its query. */
 function pathOf(req: IncomingMessage): string {
@@ -192,6 +150,8 @@ export class Gateway implements GatewayParts {
   private stopConfigSignal: (() => void) | undefined;
   /** The OpenTelemetry tracer (`tracing.enabled`), flushed and stopped on close. */
   private readonly tracing: Tracing | undefined;
+  /** What the self-healer may do for an unhealthy provider (healingActions.ts). */
+  private readonly healingActions: HealingAction[];
   /** The pool of the gateway's own HTTP calls (sign-ins and refreshes, chat and pager notifications), guarded like the relay's. */
   private readonly outbound: Agent;
 
@@ -277,10 +237,16 @@ export class Gateway implements GatewayParts {
       durations: cooldownDurations(config),
       healthCheck: (key) => this.recoveryCheck(key),
     });
+    this.healingActions = healingActions({
+      config: () => this.current,
+      relay: () => this.relay,
+      transport: this.transport,
+      refreshCredentials: () => this.credentials.manager.checkRefresh(),
+    });
     this.healer = new SelfHealer({
       health: this.health,
       scheduler: this.scheduler,
-      actions: this.healingActions(),
+      actions: this.healingActions,
       settings: healingSettings(config),
     });
     relay = new Relay({
@@ -447,45 +413,46 @@ export class Gateway implements GatewayParts {
       await undo.run();
       throw error;
     }
-    if (cluster) {
-      cluster.useLogger(gateway.observability.logger);
-      cluster.useAdmissionCounts(() => credentials.manager.quotaAdmissions());
-      if (gateway.observability.registry) cluster.registerMetrics(gateway.observability.registry);
-    }
-    gateway.detach = gateway.observability.observeGateway({
-      relay: gateway.relay.events,
-      cooldowns: gateway.cooldowns.events,
-      health: gateway.health.events,
-      healer: gateway.healer.events,
-      credentials: credentials.manager.events,
-      websocket: gateway.websocket.events,
-    });
-    gateway.usage?.start(gateway.relay.events);
-    await new Promise<void>((resolve, reject) => {
-      gateway.server.once('error', reject);
-      gateway.server.listen(config.port, config.host, () => {
-        gateway.server.off('error', reject);
-        resolve();
+    // From here the gateway owns what the undo stack held: a failure (the port in use, the metrics
+    // port in use) closes the whole of it, timers and stores included, before the start rejects.
+    try {
+      if (cluster) {
+        cluster.useLogger(gateway.observability.logger);
+        cluster.useAdmissionCounts(() => credentials.manager.quotaAdmissions());
+        if (gateway.observability.registry) cluster.registerMetrics(gateway.observability.registry);
+      }
+      gateway.detach = gateway.observability.observeGateway({
+        relay: gateway.relay.events,
+        cooldowns: gateway.cooldowns.events,
+        health: gateway.health.events,
+        healer: gateway.healer.events,
+        credentials: credentials.manager.events,
+        websocket: gateway.websocket.events,
       });
-    });
-    const { port } = gateway.server.address() as AddressInfo;
-    gateway.url_ = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-    await gateway.observability.start();
-    gateway.cooldowns.start();
-    gateway.health.start();
-    gateway.healer.start();
-    gateway.failover.start();
-    await gateway.configFile?.watch();
-    if (cluster) {
-      // Another node's config changed: a signal to re-read our own file, never its content.
-      gateway.stopConfigSignal = cluster.onConfigReload((event) => {
-        gateway.observability.logger.info({ event_id: event.event_id, from: event.origin.node_id }, 'cluster_config_reload_signal');
-        // The sender's API may have admitted a host our running config already names: guard it now, file changed or not.
-        void gateway.guardedHosts
-          .refresh(gateway.config())
-          .catch((error: Error) => gateway.observability.logger.warn({ err: error.message }, 'guarded_hosts_refresh_failed'))
-          .then(() => gateway.configFile?.applyIfChanged({ signalled: true }));
-      });
+      gateway.usage?.start(gateway.relay.events);
+      await listen(gateway.server, config.port, config.host);
+      const { port } = gateway.server.address() as AddressInfo;
+      gateway.url_ = `http://${hostPort(config.host, port)}`;
+      await gateway.observability.start();
+      gateway.cooldowns.start();
+      gateway.health.start();
+      gateway.healer.start();
+      gateway.failover.start();
+      await gateway.configFile?.watch();
+      if (cluster) {
+        // Another node's config changed: a signal to re-read our own file, never its content.
+        gateway.stopConfigSignal = cluster.onConfigReload((event) => {
+          gateway.observability.logger.info({ event_id: event.event_id, from: event.origin.node_id }, 'cluster_config_reload_signal');
+          // The sender's API may have admitted a host our running config already names: guard it now, file changed or not.
+          void gateway.guardedHosts
+            .refresh(gateway.config())
+            .catch((error: Error) => gateway.observability.logger.warn({ err: error.message }, 'guarded_hosts_refresh_failed'))
+            .then(() => gateway.configFile?.applyIfChanged({ signalled: true }));
+        });
+      }
+    } catch (error) {
+      await gateway.close().catch(() => undefined);
+      throw error;
     }
     gateway.observability.logger.info({ url: gateway.url_, providers: Object.keys(config.providers) }, 'gateway_started');
     const open = openLoopbackWarning({ host: config.host, hasKeys: hasClientKeys(config, gateway.clientKeys.size), server: 'the gateway' });
@@ -609,7 +576,7 @@ export class Gateway implements GatewayParts {
     });
     this.health.setProviders(monitoredProviders(config));
     this.health.configure(healthSettings(config));
-    this.healer.configure(healingSettings(config), this.healingActions());
+    this.healer.configure(healingSettings(config), this.healingActions);
     this.failover.configure(failoverSettings(config));
     this.relay.configure({
       providers: relayProviders(config),
@@ -690,40 +657,5 @@ export class Gateway implements GatewayParts {
     if (!this.health.providers.includes(key)) return true;
     const result = await this.health.checkNow(key);
     return result.ok;
-  }
-
-  /** Where the shared transport connects for `provider` (its base URL, else its health probe's); undefined for in-process kinds. */
-  private providerOrigin(provider: string): string | undefined {
-    const config = relayProviders(this.current).find((p) => p.name === provider);
-    if (!config) return undefined;
-    const adapter = this.relay.adapter(config.kind);
-    // An adapter with a transport of its own (the mock) holds no connection in the shared pool.
-    if (!adapter || adapter.transport) return undefined;
-    const url = config.baseUrl ?? adapter.healthRequest(config, undefined).url;
-    try {
-      return new URL(url).origin;
-    } catch {
-      return undefined;
-    }
-  }
-
-  private healingActions(): HealingAction[] {
-    return [
-      {
-        // Only the failing provider's connections: every other provider's pool keeps serving.
-        name: 'reset_connection_pool',
-        run: async (provider) => {
-          const origin = this.providerOrigin(provider);
-          if (origin !== undefined) await this.transport.resetConnections(origin);
-        },
-      },
-      {
-        // An unhealthy provider may be one whose tokens went stale: run a refresh pass now rather than at the next tick.
-        name: 'refresh_credentials',
-        run: async () => {
-          await this.credentials.manager.checkRefresh();
-        },
-      },
-    ];
   }
 }

@@ -3,25 +3,13 @@ import { execFileSync } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 import { fakeServer, sendJson } from '../../test/fakeServer.js';
 import { tempRepo } from '../../test/gitFixture.js';
-import type { WorkPackage } from '../domain/model.js';
+import { doingWorkPackage } from '../../test/helpers.js';
 import { WorkflowError } from '../errors.js';
 import type { AgentTask } from './agentAdapter.js';
 import { AgentSessionAdapter } from './agentSessionAdapter.js';
 import { ProcessAgentAdapter } from './processAgentAdapter.js';
 
-const wp: WorkPackage = {
-  id: 1,
-  feature_id: 1,
-  sequence: 2,
-  title: 'Form',
-  state: 'DOING',
-  depends_on: [],
-  file_scope: [],
-  agent_id: null,
-  pr_url: null,
-  created_at: '',
-  updated_at: '',
-};
+const wp = doingWorkPackage({ sequence: 2, title: 'Form' });
 const config = { kind: 'process', timeout_ms: 20_000, review_cycles: 1 };
 // The test runner's NODE_OPTIONS (tsx) cannot resolve from the temporary repository.
 const env = { NODE_OPTIONS: '' };

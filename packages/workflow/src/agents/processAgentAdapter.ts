@@ -1,9 +1,11 @@
 /**
  * @module processAgentAdapter
  * Runs a local agent command (for example a coding CLI) in the work
- * package's worktree: the prompt on stdin, output captured and streamed,
- * killed (TERM, then KILL) on timeout or cancellation. Spawned with an
- * argument array, never a shell.
+ * package's worktree: the prompt on stdin, output captured and streamed.
+ * Spawned with an argument array, never a shell, as the leader of a
+ * process group of its own: on timeout or cancellation the whole group is
+ * stopped (TERM, then KILL), so the processes a wrapper started go with it,
+ * and whatever the agent left running when it exited is stopped too.
  */
 import { spawn } from 'node:child_process';
 import type { AgentResult } from '../domain/records.js';
@@ -19,17 +21,24 @@ import {
   OutputBuffer,
   reportedPrUrl,
 } from './agentAdapter.js';
+import { stopProcessGroup, trackProcessGroup } from './processGroup.js';
 
 /** Options of {@link ProcessAgentAdapter}. */
 export interface ProcessAgentOptions {
   /** The executable (looked up on PATH). */
   command: string;
   args?: string[];
-  /** Extra environment; the task's ids are added as `SWITCHYARD_FEATURE_SLUG` and `SWITCHYARD_WP_SEQUENCE`. */
+  /**
+   * The environment the agent starts from (default `process.env`). A caller that was given an
+   * environment of its own (the `yard` CLI's) passes it here; nothing else of `process.env` reaches
+   * the agent then.
+   */
+  baseEnv?: Readonly<Record<string, string | undefined>>;
+  /** Extra environment, over `baseEnv`; the task's ids are added as `SWITCHYARD_FEATURE_SLUG` and `SWITCHYARD_WP_SEQUENCE`. */
   env?: Record<string, string>;
   /** Output kept for the result (default 1 MiB, the tail). */
   maxOutputBytes?: number;
-  /** Grace between TERM and KILL (default 5 s). */
+  /** Grace between TERM and KILL of the agent's process group (default 5 s). */
   killGraceMs?: number;
 }
 
@@ -49,23 +58,31 @@ export class ProcessAgentAdapter implements AgentAdapter {
   async run(task: AgentTask, config: AgentConfig, hooks: AgentRunHooks): Promise<AgentResult> {
     const start = await headOf(task.worktree);
     const output = new OutputBuffer(this.options.maxOutputBytes);
+    const graceMs = this.options.killGraceMs ?? 5000;
     const exitCode = await new Promise<number>((resolve, reject) => {
       const child = spawn(this.options.command, this.options.args ?? [], {
         cwd: task.worktree,
         env: {
-          ...process.env,
+          ...(this.options.baseEnv ?? process.env),
           ...this.options.env,
           SWITCHYARD_FEATURE_SLUG: task.feature_slug,
           SWITCHYARD_WP_SEQUENCE: String(task.work_package.sequence),
         },
         stdio: ['pipe', 'pipe', 'pipe'],
         shell: false,
+        // Its own process group (led by child.pid), so a stop reaches the processes it starts.
+        detached: true,
       });
+      const untrack = child.pid !== undefined ? trackProcessGroup(child.pid) : () => undefined;
       let ended: 'timeout' | 'cancelled' | undefined;
+      let stopping: Promise<void> | undefined;
+      const stopGroup = () => {
+        if (child.pid !== undefined) stopping ??= stopProcessGroup(child.pid, graceMs);
+        return stopping ?? Promise.resolve();
+      };
       const stop = (why: 'timeout' | 'cancelled') => {
         ended ??= why;
-        child.kill('SIGTERM');
-        setTimeout(() => child.kill('SIGKILL'), this.options.killGraceMs ?? 5000).unref();
+        void stopGroup();
       };
       const timer = setTimeout(() => stop('timeout'), config.timeout_ms);
       const onAbort = () => stop('cancelled');
@@ -81,15 +98,24 @@ export class ProcessAgentAdapter implements AgentAdapter {
       child.stdin.on('error', () => undefined);
       child.stdin.end(`${task.context ? `${task.context}\n\n` : ''}${task.prompt}\n`);
       child.on('error', (error) => {
+        untrack();
         clearTimeout(timer);
+        hooks.signal.removeEventListener('abort', onAbort);
         reject(new WorkflowError('upstream_failed', `agent command ${this.options.command}: ${error.message}`, { cause: error }));
       });
+      // The agent itself is done: whatever it started and left running goes too (their pipes may hold 'close' back).
+      child.on('exit', () => void stopGroup());
       child.on('close', (code, signal) => {
         clearTimeout(timer);
         hooks.signal.removeEventListener('abort', onAbort);
-        if (ended === 'timeout') reject(new WorkflowError('timeout', `the agent ran longer than ${config.timeout_ms} ms and was stopped`));
-        else if (ended === 'cancelled') reject(new WorkflowError('cancelled', 'the job was cancelled'));
-        else resolve(code ?? (signal ? 128 : 1));
+        // The job ends only when nothing of the agent's group runs any more.
+        void stopGroup().then(() => {
+          untrack();
+          if (ended === 'timeout')
+            reject(new WorkflowError('timeout', `the agent ran longer than ${config.timeout_ms} ms and was stopped`));
+          else if (ended === 'cancelled') reject(new WorkflowError('cancelled', 'the job was cancelled'));
+          else resolve(code ?? (signal ? 128 : 1));
+        });
       });
     });
     const text = output.toString();

@@ -31,7 +31,9 @@ export interface ReviewLoopDeps {
   /**
    * The remote the package's branch is pushed to before `ciSource` is read for its head: the
    * host runs and reports CI only for commits it has, and the worktree's commits are local until
-   * then. Resolved once per job; undefined (or no function) pushes nothing.
+   * then. Resolved once per job, before anything moves: a function that finds no remote fails the
+   * job at once with what to do (the host could never see the package's commits, so its CI read
+   * would only end in a 404 after the agent ran). No function pushes nothing (the agent pushes).
    */
   ciRemote?: () => Promise<string | undefined>;
   /**
@@ -72,6 +74,7 @@ export class ReviewLoop {
       emit('transition', { from: r.from, to: r.to, actor, entry_id: r.entry.id });
     };
     const feature = await workflow.getFeature(slug);
+    const pushForCi = await this.ciPushTarget(slug, seq);
     let wp = await workflow.getWorkPackage(slug, seq);
     if (wp.state === 'PLANNED' || wp.state === 'BLOCKED') await move('DOING', agentActor);
     else if (wp.state !== 'DOING')
@@ -84,8 +87,6 @@ export class ReviewLoop {
       await this.deps.git.run(['merge-base', feature.target_branch, 'HEAD'], { cwd: worktree }).catch(() => headOf(worktree))
     ).trim();
     wp = await workflow.updateWorkPackage(slug, seq, { agent_id: job.id, actor: agentActor });
-    const ciRemote = this.deps.ciSource ? await this.deps.ciRemote?.() : undefined;
-    const pushForCi = ciRemote ? { remote: ciRemote, branch: workPackageBranch(slug, seq) } : undefined;
     let feedback: string[] = [];
     let last: AgentResult | null = null;
     for (let cycle = 1; cycle <= config.review_cycles; cycle++) {
@@ -171,6 +172,20 @@ export class ReviewLoop {
     }
     await move('BLOCKED', 'workflow:review-loop');
     return { outcome: 'review_exhausted', cycles: config.review_cycles, result: last };
+  }
+
+  /** Where the package's branch is pushed for the code host's CI (undefined: nothing is pushed). */
+  private async ciPushTarget(slug: string, seq: number): Promise<{ remote: string; branch: string } | undefined> {
+    if (!this.deps.ciSource || !this.deps.ciRemote) return undefined;
+    const remote = await this.deps.ciRemote();
+    const branch = workPackageBranch(slug, seq);
+    if (!remote)
+      throw new WorkflowError(
+        'invalid_argument',
+        `the code host runs CI only on commits pushed to it, and this repository has no remote to push ${branch} to: add one (git remote add origin <url of the code host's repository>), or name the remote to use, then retry`,
+        { details: { field: 'remote', branch } },
+      );
+    return { remote, branch };
   }
 
   /**

@@ -10,7 +10,7 @@
 import { closeSync, openSync } from 'node:fs';
 import type { UsageBucket, UsageRollup, UsageSeriesQuery, UsageStore } from '@switchyard/observability';
 import Database from 'better-sqlite3';
-import { type BucketRow, bucketsOf, GROUP_COLUMNS, mergeRollups, seriesSelect } from './usageSql.js';
+import { type BucketRow, bucketsOf, GROUP_COLUMNS, seriesSelect } from './usageSql.js';
 
 /** The schema version this code writes (`PRAGMA user_version`). */
 const SCHEMA_VERSION = 1;
@@ -56,7 +56,7 @@ export class SqliteUsageStore implements UsageStore {
   private constructor(private readonly db: Database.Database) {
     this.upsert = db.prepare(`
       INSERT INTO usage_minutes (minute, key_id, tenant, provider, model, key_name, requests, errors, cache_hits, input_tokens, output_tokens, cost)
-      VALUES (@minute, @keyId, @tenant, @provider, @model, @keyName, @requests, @errors, @cacheHits, @inputTokens, @outputTokens, @cost)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
       ON CONFLICT (minute, key_id, tenant, provider, model) DO UPDATE SET
         key_name = excluded.key_name,
         requests = requests + excluded.requests,
@@ -66,8 +66,28 @@ export class SqliteUsageStore implements UsageStore {
         output_tokens = output_tokens + excluded.output_tokens,
         cost = cost + excluded.cost`);
     this.deleteBefore = db.prepare('DELETE FROM usage_minutes WHERE minute < ?');
+    // Positional parameters: binding an object looks each named parameter up by name, about a quarter of the CPU
+    // of a 10,000-row batch (docs/benchmarks.md). The rows go in as they come: upserts apply one after another, so two
+    // rows of one minute and dimensions in a batch add up (no merging pass needed, unlike PostgreSQL's
+    // single statement).
     this.addAll = db.transaction((rollups: readonly UsageRollup[]) => {
-      for (const rollup of rollups) this.upsert.run(rollup);
+      const { upsert } = this;
+      for (const r of rollups) {
+        upsert.run(
+          r.minute,
+          r.keyId,
+          r.tenant,
+          r.provider,
+          r.model,
+          r.keyName,
+          r.requests,
+          r.errors,
+          r.cacheHits,
+          r.inputTokens,
+          r.outputTokens,
+          r.cost,
+        );
+      }
     });
   }
 
@@ -101,7 +121,7 @@ export class SqliteUsageStore implements UsageStore {
 
   async add(rollups: readonly UsageRollup[]): Promise<void> {
     if (rollups.length === 0) return;
-    this.addAll(mergeRollups(rollups));
+    this.addAll(rollups);
   }
 
   async series(query: UsageSeriesQuery): Promise<UsageBucket[]> {

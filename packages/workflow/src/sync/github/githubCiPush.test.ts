@@ -3,8 +3,8 @@
  * GitHub's OpenAPI description) stands on a bare repository, the host's
  * storage, and reports CI only for commits pushed there, as GitHub does.
  * The loop pushes the work package's branch before reading CI for its head;
- * without a remote the host never sees the commit; a push git refuses
- * fails the job and moves nothing to review.
+ * without a remote the job fails before the agent runs (the host could never
+ * see the commit); a push git refuses fails the job and moves nothing to review.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -113,17 +113,21 @@ test('with a remote, the package branch is pushed before its CI is read: GitHub 
   assert.ok(trail.includes('DOING -> REVIEW') && trail.includes('REVIEW -> DONE'), trail.join(', '));
 });
 
-test('without a remote nothing is pushed: GitHub does not have the commit and has no CI to report for it', async () => {
+test('without a remote the job fails before the agent runs, saying what to add: GitHub is never asked about a commit it cannot have', async () => {
   const setting = await hostedRepo();
   const { remote, gh, workflow, heads } = setting;
   cleanups.push(setting.cleanup);
   const dispatcher = setting.dispatcher(undefined);
   const done = await dispatcher.wait((await dispatcher.dispatch(SLUG, 1, { review_cycles: 1 })).id);
-  assert.notEqual(done.outcome, 'approved');
-  assert.notEqual((await workflow.getWorkPackage(SLUG, 1)).state, 'DONE');
+  assert.equal(done.state, 'Failed');
+  assert.match(
+    done.error ?? '',
+    /^the code host runs CI only on commits pushed to it, and this repository has no remote to push 001-login\/wp01 to: add one \(git remote add origin /,
+  );
+  assert.deepEqual(heads, [], 'the agent did not run');
+  assert.equal((await workflow.getWorkPackage(SLUG, 1)).state, 'PLANNED', 'nothing moved');
   assert.throws(() => remoteHead(remote, `refs/heads/${BRANCH}`), 'the branch never reached the remote');
-  assert.ok(gh.ciReads.length > 0);
-  for (const read of gh.ciReads) assert.deepEqual([read.ref, read.commit], [heads[0], null]);
+  assert.deepEqual(gh.ciReads, []);
   assert.deepEqual(gh.violations, []);
 });
 

@@ -64,12 +64,47 @@ test('personal token: issues, comments, pull requests and a pinned merge, each c
   );
   assert.deepEqual(await host.mergePullRequest(pr.number, { sha: fetched.head_sha }), { merged: true, sha: `${fetched.head_sha}-merged` });
   assert.equal((await host.getPullRequest(pr.number)).merged, true);
-  await assert.rejects(host.getIssue('999'), { code: 'not_found' });
+  await assert.rejects(host.getIssue('999'), (e: unknown) => {
+    assert.ok(e instanceof WorkflowError && e.code === 'not_found');
+    assert.match(e.message, /^GitHub get issue: not found: no issue #999, or the repository acme\/shop does not exist at /);
+    return true;
+  });
   await assert.rejects(adapter({ type: 'token', token: 'ghp_wrong' }).getIssue(issue.id), (e: unknown) => {
     assert.ok(e instanceof WorkflowError && e.details?.status === 401);
     assert.ok(!e.message.includes('ghp_wrong'), 'the token never appears in an error');
     return true;
   });
+});
+
+test('a 404 names the repository the code host is configured for, and for CI the commit it lacks', async () => {
+  const elsewhere = adapter({ type: 'token', token: 'ghp_personal' }, { repo: 'not-shop' });
+  await assert.rejects(elsewhere.createIssue({ title: 'Login', description: '', state: 'open' }), (e: unknown) => {
+    assert.ok(e instanceof WorkflowError && e.code === 'not_found');
+    assert.match(
+      e.message,
+      /^GitHub create issue: not found: the repository acme\/not-shop does not exist at http:\/\/127\.0\.0\.1:\d+ or these credentials cannot see it \(check the code host's owner, repo and token\)$/,
+    );
+    assert.equal(e.details?.repository, 'acme/not-shop');
+    return true;
+  });
+  // A host that stands on a bare repository reports CI only for commits pushed there, as GitHub does.
+  const bare = join(dir, 'hosted.git');
+  execFileSync('git', ['init', '--quiet', '--bare', bare]);
+  const hosted = await fakeGitHub({ owner: 'acme', repo: 'shop', tokens: ['ghp_personal'], repository: bare });
+  try {
+    const host = adapter({ type: 'token', token: 'ghp_personal' }, { baseUrl: hosted.url });
+    await assert.rejects(host.ciStatus('abc123'), (e: unknown) => {
+      assert.ok(e instanceof WorkflowError && e.code === 'not_found');
+      assert.match(
+        e.message,
+        /^GitHub read CI: not found: acme\/shop has no commit abc123 \(GitHub runs CI only on what was pushed to it: push the branch to the remote that is this repository\), or the repository/,
+      );
+      return true;
+    });
+    assert.deepEqual(hosted.violations, []);
+  } finally {
+    await hosted.close();
+  }
 });
 
 test('CI reads both check runs and commit statuses: a red check run is red even when every status is green', async () => {

@@ -112,8 +112,16 @@ export class GitHubCodeHostAdapter implements CodeHostAdapter {
     return new ThrottledOctokit({ ...common, auth: token });
   }
 
-  /** Runs one call, turning Octokit's errors into workflow errors (never with the token in them). */
-  private async call<T>(what: string, run: (octokit: Client, repo: { owner: string; repo: string }) => Promise<T>): Promise<T> {
+  /**
+   * Runs one call, turning Octokit's errors into workflow errors (never with the token in them). A 404
+   * says what GitHub could not find: `missing` (the thing asked for), else the repository itself, which
+   * GitHub also answers 404 for when the credentials may not see it.
+   */
+  private async call<T>(
+    what: string,
+    run: (octokit: Client, repo: { owner: string; repo: string }) => Promise<T>,
+    missing?: string,
+  ): Promise<T> {
     const octokit = await this.octokit();
     try {
       return await run(octokit, { owner: this.options.owner, repo: this.options.repo });
@@ -122,7 +130,14 @@ export class GitHubCodeHostAdapter implements CodeHostAdapter {
       if (blocked) throw blocked;
       const status = (error as { status?: unknown }).status;
       const message = (error as Error).message;
-      if (status === 404) throw new WorkflowError('not_found', `GitHub ${what}: not found`, { cause: error, details: { status } });
+      if (status === 404) {
+        const repository = `${this.options.owner}/${this.options.repo}`;
+        const absent = `the repository ${repository} does not exist at ${this.baseUrl} or these credentials cannot see it (check the code host's owner, repo and token)`;
+        throw new WorkflowError('not_found', `GitHub ${what}: not found: ${missing ? `${missing}, or ${absent}` : absent}`, {
+          cause: error,
+          details: { status, repository },
+        });
+      }
       throw new WorkflowError('upstream_failed', `GitHub ${what} failed${typeof status === 'number' ? ` (${status})` : ''}: ${message}`, {
         cause: error,
         ...(typeof status === 'number' ? { details: { status } } : {}),
@@ -150,22 +165,28 @@ export class GitHubCodeHostAdapter implements CodeHostAdapter {
   async updateIssue(id: string, content: IssueContent): Promise<RemoteIssue> {
     const issue_number = GitHubCodeHostAdapter.number('id', id);
     const state = content.state === 'closed' ? 'closed' : 'open';
-    const { data } = await this.call('update issue', (o, r) =>
-      o.rest.issues.update({ ...r, issue_number, title: content.title, body: content.description, state }),
+    const { data } = await this.call(
+      'update issue',
+      (o, r) => o.rest.issues.update({ ...r, issue_number, title: content.title, body: content.description, state }),
+      `no issue #${issue_number}`,
     );
     return GitHubCodeHostAdapter.issue(data);
   }
 
   async getIssue(id: string): Promise<RemoteIssue> {
     const issue_number = GitHubCodeHostAdapter.number('id', id);
-    const { data } = await this.call('get issue', (o, r) => o.rest.issues.get({ ...r, issue_number }));
+    const { data } = await this.call('get issue', (o, r) => o.rest.issues.get({ ...r, issue_number }), `no issue #${issue_number}`);
     return GitHubCodeHostAdapter.issue(data);
   }
 
   /** Comments on an issue or a pull request. */
   async commentOnIssue(id: string, body: string): Promise<{ id: string; url: string }> {
     const issue_number = GitHubCodeHostAdapter.number('id', id);
-    const { data } = await this.call('comment', (o, r) => o.rest.issues.createComment({ ...r, issue_number, body }));
+    const { data } = await this.call(
+      'comment',
+      (o, r) => o.rest.issues.createComment({ ...r, issue_number, body }),
+      `no issue #${issue_number}`,
+    );
     return { id: String(data.id), url: data.html_url };
   }
 
@@ -176,7 +197,11 @@ export class GitHubCodeHostAdapter implements CodeHostAdapter {
 
   /** A pull request's state and head commit. */
   async getPullRequest(number: number): Promise<{ number: number; url: string; state: string; merged: boolean; head_sha: string }> {
-    const { data } = await this.call('get pull request', (o, r) => o.rest.pulls.get({ ...r, pull_number: number }));
+    const { data } = await this.call(
+      'get pull request',
+      (o, r) => o.rest.pulls.get({ ...r, pull_number: number }),
+      `no pull request #${number}`,
+    );
     return { number: data.number, url: data.html_url, state: data.state, merged: data.merged, head_sha: data.head.sha };
   }
 
@@ -188,13 +213,16 @@ export class GitHubCodeHostAdapter implements CodeHostAdapter {
     number: number,
     options: { method?: 'merge' | 'squash' | 'rebase'; sha?: string } = {},
   ): Promise<{ merged: boolean; sha: string }> {
-    const { data } = await this.call('merge pull request', (o, r) =>
-      o.rest.pulls.merge({
-        ...r,
-        pull_number: number,
-        merge_method: options.method ?? 'merge',
-        ...(options.sha ? { sha: options.sha } : {}),
-      }),
+    const { data } = await this.call(
+      'merge pull request',
+      (o, r) =>
+        o.rest.pulls.merge({
+          ...r,
+          pull_number: number,
+          merge_method: options.method ?? 'merge',
+          ...(options.sha ? { sha: options.sha } : {}),
+        }),
+      `no pull request #${number}`,
     );
     return { merged: data.merged, sha: data.sha };
   }
@@ -207,11 +235,14 @@ export class GitHubCodeHostAdapter implements CodeHostAdapter {
     if (!/^[A-Za-z0-9_./-]{1,250}$/.test(ref) || ref.startsWith('-') || ref.includes('..'))
       throw new InvalidArgumentError('ref', 'not a commit or branch');
     const request = options.signal ? { request: { signal: options.signal } } : {};
-    const [runs, combined] = await this.call('read CI', (o, r) =>
-      Promise.all([
-        o.paginate(o.rest.checks.listForRef, { ...r, ref, per_page: 100, ...request }),
-        o.rest.repos.getCombinedStatusForRef({ ...r, ref, per_page: 100, ...request }),
-      ]),
+    const [runs, combined] = await this.call(
+      'read CI',
+      (o, r) =>
+        Promise.all([
+          o.paginate(o.rest.checks.listForRef, { ...r, ref, per_page: 100, ...request }),
+          o.rest.repos.getCombinedStatusForRef({ ...r, ref, per_page: 100, ...request }),
+        ]),
+      `${this.options.owner}/${this.options.repo} has no commit ${ref} (GitHub runs CI only on what was pushed to it: push the branch to the remote that is this repository)`,
     );
     return combineCi(runs, combined.data.statuses);
   }
