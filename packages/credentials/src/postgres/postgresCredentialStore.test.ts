@@ -295,7 +295,9 @@ if (!postgres.available) {
       try {
         const kept = await writer.put(sampleCredential('rc-kept'));
         await writer.put(sampleCredential('rc-deleted'));
-        await eventually('both managers to hold both', () => managers.every((m) => m.list().length >= 2));
+        // By id: earlier tests' credentials are in the table too, so a count would hold at once.
+        const holdsBoth = (m: CredentialManager) => ['rc-kept', 'rc-deleted'].every((id) => m.list().some((r) => r.id === id));
+        await eventually('both managers to hold both', () => managers.every(holdsBoth));
 
         const killed = await sql(url, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [name]);
         assert.equal(killed.rowCount, 1);
@@ -315,7 +317,10 @@ if (!postgres.available) {
         // Seven missed changes: rc-kept's update, rc-deleted's delete and five creates, none heard.
         assert.deepEqual([deaf.bus.stats().repaired, deaf.bus.stats().received], [7, heard]);
         const view = (m: CredentialManager) => m.list().map((r) => [r.id, r.revision, r.priority]);
-        await eventually('both managers to agree', () => JSON.stringify(view(managers[0]!)) === JSON.stringify(view(managers[1]!)));
+        // When they never agree, the failure shows how they differ.
+        await eventually('both managers to agree', () => JSON.stringify(view(managers[0]!)) === JSON.stringify(view(managers[1]!))).catch(
+          () => assert.deepEqual(view(managers[0]!), view(managers[1]!), 'the deaf manager (actual) and the writer’s (expected) disagree'),
+        );
         const [deafView] = managers.map(view);
         assert.deepEqual(
           deafView!.map(([id]) => id as string).filter((id) => id.startsWith('rc-')),
