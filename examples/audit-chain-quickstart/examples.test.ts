@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { runWorkspaceProgram } from '@switchyard/test-support';
 
-const run = promisify(execFile);
 const here = (name: string) => fileURLToPath(new URL(name, import.meta.url));
-const flags = ['--conditions=@switchyard/source', '--import=tsx'];
 const dir = await mkdtemp(join(tmpdir(), 'example-'));
 after(() => rm(dir, { recursive: true, force: true }));
 const readme = await readFile(fileURLToPath(new URL('../../packages/audit-chain/README.md', import.meta.url)), 'utf8');
@@ -18,7 +15,7 @@ test('the README quick start is this file, and it runs', async () => {
   const source = await readFile(here('quickstart.ts'), 'utf8');
   const body = source.replace("const file = process.argv[2] ?? 'audit.jsonl';\n", "const file = 'audit.jsonl';\n");
   assert.ok(readme.includes(body.trim()), 'packages/audit-chain/README.md must show quickstart.ts verbatim');
-  const { stdout } = await run(process.execPath, [...flags, here('quickstart.ts'), join(dir, 'q.jsonl')]);
+  const { stdout } = await runWorkspaceProgram(here('quickstart.ts'), [join(dir, 'q.jsonl')]);
   assert.match(stdout, /^true 2 [0-9a-f]{64}\n$/);
 });
 
@@ -27,12 +24,12 @@ test('the embedded verifier from the README (under ten lines) accepts a good log
   assert.ok(source.trim().split('\n').length < 10);
   assert.ok(readme.includes(source.trim()), 'packages/audit-chain/README.md must show embed-verifier.ts verbatim');
   const good = join(dir, 'q.jsonl');
-  const ok = await run(process.execPath, [...flags, here('embed-verifier.ts'), good, 'example.com/deploys']);
+  const ok = await runWorkspaceProgram(here('embed-verifier.ts'), [good, 'example.com/deploys']);
   assert.match(ok.stdout, /^2 entries, root [0-9a-f]{64}\n$/);
   const bad = join(dir, 'bad.jsonl');
   await writeFile(bad, (await readFile(good, 'utf8')).replace('"alice"', '"mallory"'));
   await assert.rejects(
-    run(process.execPath, [...flags, here('embed-verifier.ts'), bad, 'example.com/deploys']),
+    runWorkspaceProgram(here('embed-verifier.ts'), [bad, 'example.com/deploys']),
     (error: { code: number; stderr: string }) => {
       assert.equal(error.code, 1);
       assert.match(error.stderr, /entry 1: HASH_MISMATCH/);
@@ -43,7 +40,7 @@ test('the embedded verifier from the README (under ten lines) accepts a good log
 
 test('the pnpm start demo catches every tampering it shows', async () => {
   const demoDir = await mkdtemp(join(dir, 'demo-'));
-  const { stdout } = await run(process.execPath, [...flags, here('demo.ts'), demoDir]);
+  const { stdout } = await runWorkspaceProgram(here('demo.ts'), [demoDir]);
   assert.match(stdout, /the log as written\s+→ valid, 6 entries/);
   assert.match(stdout, /one field edited.*→ HASH_MISMATCH at entry 2/);
   assert.match(stdout, /entry 3 deleted\s+→ ID_SEQUENCE at entry 3/);

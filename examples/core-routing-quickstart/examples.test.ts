@@ -1,15 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { runWorkspaceProgram } from '@switchyard/test-support';
 
-const run = promisify(execFile);
 const here = (name: string) => fileURLToPath(new URL(name, import.meta.url));
-const flags = ['--conditions=@switchyard/source', '--import=tsx'];
 const readme = await readFile(fileURLToPath(new URL('../../packages/core-routing/README.md', import.meta.url)), 'utf8');
 
 // Two upstreams on loopback: `primary` always rate-limits with Retry-After: 60, `backup` answers.
@@ -36,7 +33,7 @@ test('the README fetch loop is quickstart.ts, under 20 lines, and it fails over 
 
   const { port } = upstream.address() as AddressInfo;
   const urls = { primary: `http://127.0.0.1:${port}/primary`, backup: `http://127.0.0.1:${port}/backup` };
-  const { stdout } = await run(process.execPath, [...flags, here('quickstart.ts'), JSON.stringify(urls)], { timeout: 60_000 });
+  const { stdout } = await runWorkspaceProgram(here('quickstart.ts'), [JSON.stringify(urls)], { timeout: 60_000 });
   assert.equal(
     stdout,
     ['request 1 → backup (200)', 'request 2 → backup (200)', 'request 3 → backup (200)', 'cooling: primary for 60 s', ''].join('\n'),
@@ -54,7 +51,7 @@ test('the README fetch loop is quickstart.ts, under 20 lines, and it fails over 
 test('the README recovery story is recovery.ts, and its output is as shown', async () => {
   const source = (await readFile(here('recovery.ts'), 'utf8')).trim();
   assert.ok(readme.includes(source), 'packages/core-routing/README.md must show recovery.ts verbatim');
-  const { stdout } = await run(process.execPath, [...flags, here('recovery.ts')], { timeout: 60_000 });
+  const { stdout } = await runWorkspaceProgram(here('recovery.ts'), [], { timeout: 60_000 });
   const expected = [
     '+0s openai cools down (error) until +60s',
     '+60s still down: the health check reported the upstream unhealthy',

@@ -1,18 +1,15 @@
 import assert from 'node:assert/strict';
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { runWorkspaceProgram, workspaceProgram } from '@switchyard/test-support';
 import OpenAI from 'openai';
 
-const run = promisify(execFile);
 const bin = fileURLToPath(new URL('../../packages/server-http/src/bin.ts', import.meta.url));
 const exampleConfig = fileURLToPath(new URL('./config.yaml', import.meta.url));
-// tsx by absolute URL, since the gateway runs in a temporary directory.
-const flags = ['--conditions=@switchyard/source', `--import=${import.meta.resolve('tsx')}`];
 const dir = await mkdtemp(join(tmpdir(), 'example-gateway-'));
 let server: ChildProcess | undefined;
 after(async () => {
@@ -21,7 +18,7 @@ after(async () => {
 });
 
 test('switchyard config check accepts the quick-start config', async () => {
-  const { stdout } = await run(process.execPath, [...flags, bin, 'config', 'check', exampleConfig]);
+  const { stdout } = await runWorkspaceProgram(bin, ['config', 'check', exampleConfig]);
   assert.match(stdout, /valid \(2 providers, listening on 127\.0\.0\.1:8317\)/);
 });
 
@@ -30,7 +27,12 @@ test('the quick-start gateway answers the official openai client, plain and stre
   const config = (await readFile(exampleConfig, 'utf8')).replace('port: 8317', 'port: 0').replace('port: 9090', 'port: 0');
   const path = join(dir, 'config.yaml');
   await writeFile(path, config);
-  server = spawn(process.execPath, [...flags, bin, 'serve', '--config', path], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+  const gateway = workspaceProgram(bin);
+  server = spawn(process.execPath, [...gateway.args, 'serve', '--config', path], {
+    cwd: dir,
+    env: { ...process.env, ...gateway.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     server!.stdout!.on('data', (chunk) => {
@@ -76,7 +78,7 @@ test('the embedding example in the server-http README is embed.ts, and it fails 
   const source = await readFile(fileURLToPath(new URL('./embed.ts', import.meta.url)), 'utf8');
   const readme = await readFile(fileURLToPath(new URL('../../packages/server-http/README.md', import.meta.url)), 'utf8');
   assert.ok(readme.includes(source.trim()), 'packages/server-http/README.md must show embed.ts verbatim');
-  const { stdout } = await run(process.execPath, [...flags, fileURLToPath(new URL('./embed.ts', import.meta.url))], { cwd: dir });
+  const { stdout } = await runWorkspaceProgram(new URL('./embed.ts', import.meta.url), [], { cwd: dir });
   assert.match(stdout, /^first: .*You said: hello\nsecond: .*You said: still there\?\n$/);
 });
 
@@ -86,7 +88,7 @@ test('the websocket example in docs/websocket.md is websocket.ts: credential mes
   const source = await readFile(fileURLToPath(new URL('./websocket.ts', import.meta.url)), 'utf8');
   const guide = await readFile(fileURLToPath(new URL('../../docs/websocket.md', import.meta.url)), 'utf8');
   assert.ok(guide.includes(source.trim()), 'docs/websocket.md must show websocket.ts verbatim');
-  const { stdout } = await run(process.execPath, [...flags, fileURLToPath(new URL('./websocket.ts', import.meta.url))], { cwd: dir });
+  const { stdout } = await runWorkspaceProgram(new URL('./websocket.ts', import.meta.url), [], { cwd: dir });
   assert.match(
     stdout,
     /^auth\.ack: demo-key at revision 1\nhello-1 response\.completed: .*You said: hello over a websocket\ndeleted: demo-key\n$/,

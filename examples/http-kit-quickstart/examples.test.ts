@@ -1,18 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { runWorkspaceProgram } from '@switchyard/test-support';
 
-const run = promisify(execFile);
 const here = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 const readme = await readFile(fileURLToPath(new URL('../../packages/http-kit/README.md', import.meta.url)), 'utf8');
 
 test('the README quick start is this file, and every refusal has the one error shape', async () => {
   const source = await readFile(here('quickstart.ts'), 'utf8');
   assert.ok(readme.includes(source.trim()), 'packages/http-kit/README.md must show quickstart.ts verbatim');
-  const { stdout } = await run(process.execPath, ['--conditions=@switchyard/source', '--import=tsx', here('quickstart.ts')], {
+  const { stdout } = await runWorkspaceProgram(here('quickstart.ts'), [], {
     timeout: 60_000,
   });
   const expected = [

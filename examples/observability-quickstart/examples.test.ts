@@ -1,19 +1,16 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { runWorkspaceProgram } from '@switchyard/test-support';
 
-const run = promisify(execFile);
 const here = (name: string) => fileURLToPath(new URL(name, import.meta.url));
-const flags = ['--conditions=@switchyard/source', '--import=tsx'];
 const readme = await readFile(fileURLToPath(new URL('../../packages/observability/README.md', import.meta.url)), 'utf8');
 
 test('the README quick start is this file, and it runs', async () => {
   const source = await readFile(here('quickstart.ts'), 'utf8');
   assert.ok(readme.includes(source.trim()), 'packages/observability/README.md must show quickstart.ts verbatim');
-  const { stdout } = await run(process.execPath, [...flags, here('quickstart.ts')], { timeout: 60_000 });
+  const { stdout } = await runWorkspaceProgram(here('quickstart.ts'), [], { timeout: 60_000 });
   const lines = stdout.trim().split('\n');
   const requestLine = JSON.parse(lines.find((l) => l.includes('"request_success"'))!);
   assert.equal(requestLine.level, 'info');

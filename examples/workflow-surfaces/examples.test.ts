@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
+import { runWorkspaceProgram } from '@switchyard/test-support';
 
-const run = promisify(execFile);
 const here = (name: string) => fileURLToPath(new URL(name, import.meta.url));
-const nodeOptions = `--conditions=@switchyard/source --import=${import.meta.resolve('tsx')}`;
 const yardBin = fileURLToPath(new URL('../../packages/cli/src/bin.ts', import.meta.url));
 const dir = await realpath(await mkdtemp(join(tmpdir(), 'surfaces-example-')));
 after(() => rm(dir, { recursive: true, force: true }));
@@ -35,7 +33,7 @@ test('the CLI README session runs as shown: the refusal, the evidence, the audit
   for (const line of lines) {
     const args = words(line.slice('$ yard '.length));
     outcomes.push(
-      await run(process.execPath, [yardBin, ...args], { cwd: dir, env: { ...process.env, NODE_OPTIONS: nodeOptions } }).then(
+      await runWorkspaceProgram(yardBin, args, { cwd: dir }).then(
         (r) => ({ code: 0, ...r }),
         (e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }),
       ),
@@ -58,12 +56,12 @@ test('the CLI README session runs as shown: the refusal, the evidence, the audit
 });
 
 test('the HTTP example: a move, a refusal with its rule, a verified trail', async () => {
-  const { stdout } = await run(process.execPath, ['--conditions=@switchyard/source', '--import=tsx', here('http.ts')]);
+  const { stdout } = await runWorkspaceProgram(here('http.ts'));
   assert.equal(stdout, '200 CREATED -> SPECIFIED\n409 wp-ci-before-review\ntrue\n');
 });
 
 test('the gRPC example: the state and the streamed trail', async () => {
-  const { stdout } = await run(process.execPath, ['--conditions=@switchyard/source', '--import=tsx', here('grpc.ts')]);
+  const { stdout } = await runWorkspaceProgram(here('grpc.ts'));
   assert.equal(stdout, 'CREATED -> SPECIFIED (yard specify)\nNONE -> CREATED\n');
   const readme = await readFile(fileURLToPath(new URL('../../packages/server-grpc/README.md', import.meta.url)), 'utf8');
   assert.ok(readme.includes((await readFile(here('grpc.ts'), 'utf8')).trim()), 'packages/server-grpc/README.md shows grpc.ts verbatim');

@@ -91,7 +91,11 @@ export interface StartGatewayNodesOptions {
   config: (context: NodeContext) => Record<string, unknown>;
   /** Extra environment for every process. */
   env?: NodeJS.ProcessEnv;
-  /** Time allowed for a node to become ready (default 30 s: tsx compiles the sources on first start). */
+  /**
+   * Time allowed for a node to become ready (default 120 s). Readiness is polled, so this is only the
+   * give-up point: a start-up takes a second or two, but on a loaded machine (tsx compiling the sources,
+   * other suites running) it has taken over 30 s.
+   */
   readyTimeoutMs?: number;
 }
 
@@ -199,7 +203,7 @@ class ProcessNode implements GatewayNode {
   }
 
   private async waitReady(child: ChildProcess): Promise<void> {
-    const deadline = Date.now() + (this.options.readyTimeoutMs ?? 30_000);
+    const deadline = Date.now() + (this.options.readyTimeoutMs ?? 120_000);
     while (Date.now() < deadline) {
       if (child.exitCode !== null || child.signalCode !== null) {
         throw new Error(`gateway node ${this.index} exited during start-up (${child.exitCode ?? child.signalCode}):\n${this.log}`);

@@ -149,7 +149,9 @@ describe('node failover between gateway processes', { timeout: 120_000 }, () => 
                 primary: { kind: 'openai-compatible', base_url: upstream.url, models: ['demo'], cooldown: { default_duration: '1s' } },
               },
               server: {
-                operations: { health_check: { interval: '200ms', timeout: '500ms', unhealthy_threshold: 1, healthy_threshold: 1 } },
+                // A dead upstream fails its check at once (the socket is destroyed); the timeout only has to
+                // outlast a loaded machine's slow answer, which 500 ms did not (the primary never came back).
+                operations: { health_check: { interval: '200ms', timeout: '5s', unhealthy_threshold: 1, healthy_threshold: 1 } },
                 failover: {
                   mode: 'active_passive',
                   backup_url: urls[1],

@@ -49,4 +49,11 @@ export { openEvents, type SseConnection, type SseEvent as TestSseEvent } from '.
 export { type StagedLookup, stagedLookup } from './stagedLookup.js';
 export { startTcpProxy, type TcpProxy } from './tcpProxy.js';
 export { eventually } from './waitFor.js';
-export { buildIsFresh, childrenRunBuilt, SOURCE_FLAGS, type WorkspaceProgram, workspaceProgram } from './workspaceProgram.js';
+export {
+  buildIsFresh,
+  childrenRunBuilt,
+  runWorkspaceProgram,
+  SOURCE_FLAGS,
+  type WorkspaceProgram,
+  workspaceProgram,
+} from './workspaceProgram.js';

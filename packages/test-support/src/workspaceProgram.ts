@@ -12,6 +12,7 @@
  * a test never runs stale code. `SWITCHYARD_TEST_CHILDREN=source` (or
  * `built`) forces one; `pnpm test` decides once and passes its choice down.
  */
+import { type ExecFileOptions, execFile } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +54,36 @@ export function workspaceProgram(source: string | URL): WorkspaceProgram {
     if (!isPackageSource(path)) return { args: [`--import=${TSX}`, path], env: { NODE_OPTIONS: inherited }, form: 'built' };
   }
   return { args: [...SOURCE_FLAGS, path], env: { NODE_OPTIONS: inherited }, form: 'source' };
+}
+
+/**
+ * Runs a workspace program (see {@link workspaceProgram}) to its end and
+ * answers its output; rejects as `execFile` does (with `code`, `stdout` and
+ * `stderr`) when it exits non-zero or times out. `options.env` (default the
+ * parent's environment) gets the program's `NODE_OPTIONS`.
+ *
+ * @example
+ * ```ts
+ * const { stdout } = await runWorkspaceProgram(new URL('./quickstart.ts', import.meta.url), [], { timeout: 60_000 });
+ * ```
+ */
+export function runWorkspaceProgram(
+  source: string | URL,
+  args: readonly string[] = [],
+  options: ExecFileOptions = {},
+): Promise<{ stdout: string; stderr: string }> {
+  const program = workspaceProgram(source);
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [...program.args, ...args],
+      { ...options, encoding: 'utf8', env: { ...(options.env ?? process.env), ...program.env } },
+      (error, stdout, stderr) => {
+        if (error) reject(Object.assign(error, { stdout, stderr }));
+        else resolve({ stdout, stderr });
+      },
+    );
+  });
 }
 
 /** Whether children run the build: `SWITCHYARD_TEST_CHILDREN` when set, else whether the build is fresh (checked once). */

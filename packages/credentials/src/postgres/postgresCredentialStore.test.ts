@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
+import { FakeScheduler } from '@switchyard/runtime';
 import { eventually, postgresForTests, sqlOnce as sql } from '@switchyard/test-support';
 import pg from 'pg';
 import { runCredentialStoreContract, sampleCredential } from '../contract.js';
@@ -278,33 +279,48 @@ if (!postgres.available) {
 
     test('a killed LISTEN connection reconnects, and reconciliation repairs every missed change', async () => {
       const name = `auth-test-${randomBytes(4).toString('hex')}`;
-      // Reconnecting after 0.75 to 1.5 s: the writes below land while it is certainly away.
-      const deaf = await track(open({ nodeId: 'node-deaf', events: { applicationName: name, backoff: { initialMs: 1500, maxMs: 1500 } } }));
+      // The deaf handle's timers run on a fake clock: its reconnection waits for the clock to move, so
+      // every write below certainly lands while it is away, however loaded the machine (no ping, no poll).
+      const clock = new FakeScheduler(Date.now());
+      const deaf = await track(
+        open({
+          nodeId: 'node-deaf',
+          scheduler: clock,
+          events: { applicationName: name, backoff: { initialMs: 1000, maxMs: 1000 }, pingIntervalMs: 0, reconcileIntervalMs: 0 },
+        }),
+      );
       const writer = await track(open({ nodeId: 'node-writer' }));
       const managers = [new CredentialManager({ store: deaf }), new CredentialManager({ store: writer })];
       await Promise.all(managers.map((m) => m.start()));
       try {
         const kept = await writer.put(sampleCredential('rc-kept'));
         await writer.put(sampleCredential('rc-deleted'));
-        await eventually('both managers to hold both', () => managers.every((m) => m.list().length >= 2));
+        // By id: earlier tests' credentials are in the table too, so a count would hold at once.
+        const holdsBoth = (m: CredentialManager) => ['rc-kept', 'rc-deleted'].every((id) => m.list().some((r) => r.id === id));
+        await eventually('both managers to hold both', () => managers.every(holdsBoth));
 
         const killed = await sql(url, 'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1', [name]);
         assert.equal(killed.rowCount, 1);
         await eventually('the listener to notice', () => deaf.bus.listenerState?.connected === false);
+        const heard = deaf.bus.stats().received;
         await writer.put({ ...kept, priority: 42 });
         await writer.delete('rc-deleted');
         for (let i = 0; i < 5; i++) await writer.put(sampleCredential(`rc-new-${i}`));
+        assert.deepEqual([deaf.bus.stats().reconnects, deaf.bus.stats().received], [0, heard], 'away for every write');
 
+        // The backoff is at most 1 s: this fires the reconnection.
+        await clock.advance(1000);
         await eventually(
           'the reconnection and its reconciliation',
-          () => deaf.bus.stats().reconnects >= 1 && deaf.bus.stats().reconciliations >= 1,
+          () => deaf.bus.stats().reconnects === 1 && deaf.bus.stats().reconciliations === 1,
         );
-        // The first change certainly lands while the listener is away (it reconnects 1.5 s later at the
-        // earliest), so reconciliation repairs at least one; on a loaded machine later ones may arrive as
-        // notifications after the reconnect. The proof that nothing was missed is the agreement below.
-        assert.ok(deaf.bus.stats().repaired >= 1, `repaired ${deaf.bus.stats().repaired}`);
+        // Seven missed changes: rc-kept's update, rc-deleted's delete and five creates, none heard.
+        assert.deepEqual([deaf.bus.stats().repaired, deaf.bus.stats().received], [7, heard]);
         const view = (m: CredentialManager) => m.list().map((r) => [r.id, r.revision, r.priority]);
-        await eventually('both managers to agree', () => JSON.stringify(view(managers[0]!)) === JSON.stringify(view(managers[1]!)));
+        // When they never agree, the failure shows how they differ.
+        await eventually('both managers to agree', () => JSON.stringify(view(managers[0]!)) === JSON.stringify(view(managers[1]!))).catch(
+          () => assert.deepEqual(view(managers[0]!), view(managers[1]!), 'the deaf manager (actual) and the writer’s (expected) disagree'),
+        );
         const [deafView] = managers.map(view);
         assert.deepEqual(
           deafView!.map(([id]) => id as string).filter((id) => id.startsWith('rc-')),

@@ -7,9 +7,7 @@
  * provider would cool it and turn the next client away with a 429.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm } from 'node:fs/promises';
 import { type IncomingMessage, request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import type { RequestEndEvent } from '@switchyard/core-routing';
@@ -37,9 +35,9 @@ test('a client that leaves mid-stream or before the headers costs the provider a
     // Streams take seconds; non-streaming answers never come: either way the client leaves first.
     behaviour: (received) => (received.body?.stream === true ? { type: 'ok', chunks: 60, chunkDelayMs: 50 } : { type: 'hang' }),
   });
-  const dir = await mkdtemp(join(tmpdir(), 'gateway-client-abort-'));
+  // auth-dir in the gateway's own directory, removed after the gateway closes (not while it may still write there).
   const { gateway } = await startTestGateway(
-    `
+    (dir) => `
 port: 0
 api-keys: [${CLIENT_KEY}]
 auth-dir: ${join(dir, 'auths')}
@@ -57,10 +55,7 @@ metrics: { enabled: false }
 `,
     {},
   );
-  after(async () => {
-    await upstream.close();
-    await rm(dir, { recursive: true, force: true });
-  });
+  after(() => upstream.close());
   await gateway.credentials.manager.add({ id: 'only', provider: 'steady', type: 'api_key', token: 'key-only' });
   const ends: RequestEndEvent[] = [];
   gateway.relay.events.on('request:end', (event) => ends.push(event));

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { generateEncryptionKey } from '@switchyard/credentials';
-import { requirePromtool } from '@switchyard/test-support';
+import { eventually, requirePromtool } from '@switchyard/test-support';
 import OpenAI from 'openai';
 import { startTestGateway } from '../../test/startTestGateway.js';
 import { ClusterUnavailableError } from './cluster.js';
@@ -342,21 +342,20 @@ describe('gateway: management routes', async () => {
   });
 });
 
-test('hot reload: an edit to the config file applies within a second, and a bad edit keeps the running config', async () => {
-  const { path, gateway } = await start();
+test('hot reload: an edit to the config file applies (no restart), and a bad edit is refused, keeping the running config', async () => {
+  const logs: string[] = [];
+  const { path, gateway } = await startTestGateway(BASE_CONFIG, { logDestination: { write: (line: string) => void logs.push(line) } });
   const text = await readFile(path, 'utf8');
   await writeFile(
     path,
     text.replace('strategy: round_robin', '').replace('models: [demo-model]\n  beta:', 'models: [demo-model, hot-model]\n  beta:'),
   );
-  const deadline = Date.now() + 1000;
-  while (!gateway.relay.models().some((m) => m.id === 'hot-model') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-  assert.ok(
-    gateway.relay.models().some((m) => m.id === 'hot-model'),
-    'applied within 1 s',
-  );
+  // Conditions, not deadlines: on a loaded machine the watcher's settle time stretches.
+  await eventually('the edit to apply', () => gateway.relay.models().some((m) => m.id === 'hot-model'));
   await writeFile(path, 'port: "not a port"\n');
-  await new Promise((r) => setTimeout(r, 300));
+  await eventually('the bad edit to be read and refused', () =>
+    logs.some((line) => line.includes('config_reload_rejected_keeping_running_config')),
+  );
   assert.ok(
     gateway.relay.models().some((m) => m.id === 'hot-model'),
     'the running config stays',

@@ -131,6 +131,8 @@ function checkIndex(index: unknown): number {
 export class GitRepository {
   readonly root: string;
   private readonly gitBinary: string;
+  /** The repository's common git directory, once asked (a work tree's never changes; `yard` asks once per exclude line). */
+  private commonGitDir: string | undefined;
 
   constructor(root: string, options: { gitBinary?: string } = {}) {
     this.root = resolve(root);
@@ -603,7 +605,8 @@ export class GitRepository {
    * tracked `.gitignore` is never touched.
    */
   async excludeFromStatus(line: string): Promise<void> {
-    const gitDir = resolve(this.root, (await this.run(['rev-parse', '--git-common-dir'])).trim());
+    this.commonGitDir ??= resolve(this.root, (await this.run(['rev-parse', '--git-common-dir'])).trim());
+    const gitDir = this.commonGitDir;
     const exclude = join(gitDir, 'info', 'exclude');
     const text = await readFile(exclude, 'utf8').catch(() => '');
     if (text.split('\n').includes(line)) return;

@@ -139,7 +139,8 @@ describe('ACP transport', () => {
   test('Ctrl-C as raw input cancels the turn; other raw input is refused naming the field', async () => {
     const session = await start();
     await session.sendMessage('slow answer');
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    // Mid-turn: the first of the ten chunks (100 ms apart) is in.
+    await eventually('the first chunk', () => /^chunk 1 /.test(session.conversation.last('agent')?.content ?? ''));
     await session.sendRaw('\x03');
     await settled(session);
     const reply = session.conversation.last('agent')?.content ?? '';
