@@ -45,7 +45,8 @@ test("the exposition is prom-client's own Histogram's, byte for byte, for any ob
   );
 });
 
-test('a non-finite observation is ignored rather than thrown or summed', async () => {
+/** A registry with one histogram and its `provider="openai"` series. */
+function openaiSeries() {
   const registry = new Registry();
   const cells = new CellHistogram({
     name: 'x_seconds',
@@ -54,7 +55,11 @@ test('a non-finite observation is ignored rather than thrown or summed', async (
     buckets: BUCKETS,
     registers: [registry],
   });
-  const series = cells.labels({ provider: 'openai' });
+  return { registry, series: cells.labels({ provider: 'openai' }) };
+}
+
+test('a non-finite observation is ignored rather than thrown or summed', async () => {
+  const { registry, series } = openaiSeries();
   series.observe(Number.NaN);
   series.observe(Number.POSITIVE_INFINITY);
   series.observe(0.2);
@@ -64,15 +69,7 @@ test('a non-finite observation is ignored rather than thrown or summed', async (
 });
 
 test('resetMetrics zeroes every series, and the series callers hold keep counting', async () => {
-  const registry = new Registry();
-  const cells = new CellHistogram({
-    name: 'x_seconds',
-    help: 'Latency.',
-    labelNames: ['provider'],
-    buckets: BUCKETS,
-    registers: [registry],
-  });
-  const series = cells.labels({ provider: 'openai' });
+  const { registry, series } = openaiSeries();
   series.observe(1);
   registry.resetMetrics();
   assert.match(await registry.metrics(), /x_seconds_count\{provider="openai"\} 0\n/);
