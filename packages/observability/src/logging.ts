@@ -14,6 +14,7 @@
 
 export type { DestinationStream } from 'pino';
 export { EventLog } from './logging/eventLog.js';
+export { isoTimestamp } from './logging/lineWriter.js';
 export { openLogDestination } from './logging/logger.js';
 export { REDACTED, redactSecrets, SECRET_KEYS, scrubSecrets } from './logging/redaction.js';
 export { RotatingFileStream, type RotatingFileStreamOptions } from './logging/rotatingFileStream.js';

@@ -103,6 +103,21 @@ describe('isoTimestamp', () => {
     );
   });
 
+  test('every millisecond across seconds, days and years, and out of order: a cached second never leaks into another', () => {
+    const starts = [
+      0,
+      Date.UTC(2026, 10, 28, 23, 59, 58, 990),
+      Date.UTC(1999, 11, 31, 23, 59, 59),
+      Date.UTC(2024, 1, 29),
+      -1_500,
+      253_402_300_799_000,
+    ];
+    for (const start of starts) {
+      for (let ms = start; ms < start + 2_100; ms += 7) assert.equal(isoTimestamp(ms), new Date(ms).toISOString(), String(ms));
+    }
+    for (const ms of [5_000, 4_999, 5_001, 1_000_123, 5_002]) assert.equal(isoTimestamp(ms), new Date(ms).toISOString());
+  });
+
   test('formats years past 9999 whole, as Date does', () => {
     assert.equal(isoTimestamp(253402300800000), new Date(253402300800000).toISOString());
   });

@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ClientIdentity, RequestEndEvent } from '@switchyard/core-routing';
 import { type TokenPrice, tokenCost } from '@switchyard/observability';
+import { isoTimestamp } from '@switchyard/observability/logging';
 import { Glob, type RelayFailure } from '@switchyard/relay';
 import { type Clock, every, type Scheduler } from '@switchyard/runtime';
 import {
@@ -23,7 +24,6 @@ import {
   secretDigest,
 } from './clientKeyRecord.js';
 import type { BudgetLedger, BudgetReservation, ClientKeyStore } from './clientKeyStore.js';
-import { IsoTimes } from './isoTime.js';
 import { MinuteRate, type PeriodWindow, periodAt } from './limits.js';
 
 /** A key as the guard holds it: the record, its compiled model list and its rate state. */
@@ -118,7 +118,6 @@ export class ClientKeyGuard {
    * replaced by `apply` meanwhile is read through `byId`, since the replacement takes over the flag and the time.
    */
   private usedKeys: GuardedKey[] = [];
-  private readonly isoTimes = new IsoTimes();
   /** Reservation ids: unique per process (and node) with no per-request randomness. */
   private readonly reservationPrefix = randomBytes(6).toString('hex');
   private reservations = 0;
@@ -352,7 +351,7 @@ export class ClientKeyGuard {
     for (const used of batch) {
       const key = this.byId.get(used.record.id) ?? used;
       key.lastUsedPending = false;
-      written.set(key.record.id, this.isoTimes.format(key.lastUsedMs));
+      written.set(key.record.id, isoTimestamp(key.lastUsedMs));
     }
     try {
       await this.store.recordLastUsed(written);
