@@ -145,6 +145,21 @@ describe('client keys with identities', () => {
     assert.equal(keys.accepts('bob-key'), true);
     assert.equal(new ApiKeySet([]).identify('anything'), undefined);
   });
+
+  test('only the whole key matches: a prefix, an extension, a one-character change and other case are refused', () => {
+    const key = 'sk-live-0123456789abcdef';
+    const keys = new ApiKeySet([{ key, name: 'live' }, 'another-key']);
+    for (const near of [key.slice(0, -1), `${key}0`, `${key.slice(0, -1)}e`, key.toUpperCase(), ` ${key}`, '']) {
+      assert.equal(keys.identify(near), undefined, near);
+      assert.equal(keys.accepts(near), false, near);
+    }
+    assert.equal(keys.identify(key)?.name, 'live');
+    assert.equal(keys.identify('another-key')?.name, 'key-2');
+    // A key of any length or alphabet is hashed before it is compared.
+    const unusual = `é${'x'.repeat(5_000)}`;
+    assert.equal(new ApiKeySet([unusual]).identify(unusual)?.name, 'key-1');
+    assert.equal(new ApiKeySet([unusual]).identify(unusual.slice(1)), undefined);
+  });
 });
 
 test('rateLimitedWarning passes one message per interval, whatever the flood', async () => {
