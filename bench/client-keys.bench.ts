@@ -17,7 +17,12 @@
  *   identify + admit + settle with every limit on), per request, over all the keys in turn.
  * - Median of RUNS runs. Targets (issue 27): CPU per request ≤ 1.05× the static keys', added p50 < 20 µs.
  *
- * Before anything counts, both gateways are warmed for WARM_UP_MS and until every client key has been used
+ * Each run starts its own pair of gateway processes. Process instances differ: on 2026-11-28, four
+ * processes of one and the same gateway config, measured in the same interleaved slices, used 312, 314,
+ * 336 and 364 µs of CPU per request. Reusing one pair for every run would repeat one draw five times;
+ * a pair per run makes the median a median over instances too.
+ *
+ * Before anything counts, each run's gateways are warmed for WARM_UP_MS and until every client key has been used
  * twice: a key's first request creates its budget entry and period, and the steady state is the measure.
  *
  * The gateways run pinned to CPU 1 and this load generator to CPU 0 when `taskset` exists. They run the
@@ -99,15 +104,38 @@ async function start(authDir: string, name: string): Promise<{ child: ChildProce
 if (hasTaskset) spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
 const baselineDir = mkdtempSync(join(tmpdir(), 'bench-static-keys-'));
 const { dir: keysDir, secrets, records } = authDirWithKeys(KEY_COUNT);
-const targets = {
-  static: { ...(await start(baselineDir, 'static')), keys: STATIC_KEYS },
-  clientKeys: { ...(await start(keysDir, 'client-keys')), keys: secrets },
-};
-type Target = keyof typeof targets;
-const pools = {
-  static: new Pool(`http://127.0.0.1:${targets.static.port}`, { connections: CONCURRENCY }),
-  clientKeys: new Pool(`http://127.0.0.1:${targets.clientKeys.port}`, { connections: CONCURRENCY }),
-};
+type Target = 'static' | 'clientKeys';
+type Gateways = Record<Target, { child: ChildProcess; port: number; keys: string[] }>;
+/** The pair of gateways of the run in progress, and the load generator's pools to them. */
+let targets!: Gateways;
+let pools!: Record<Target, Pool>;
+let pairRunning = false;
+
+/** Starts a fresh pair of gateways (each run measures its own pair: see the note on process instances above). */
+async function startPair(run: number): Promise<void> {
+  targets = {
+    static: { ...(await start(baselineDir, `static-${run}`)), keys: STATIC_KEYS },
+    clientKeys: { ...(await start(keysDir, `client-keys-${run}`)), keys: secrets },
+  };
+  pools = {
+    static: new Pool(`http://127.0.0.1:${targets.static.port}`, { connections: CONCURRENCY }),
+    clientKeys: new Pool(`http://127.0.0.1:${targets.clientKeys.port}`, { connections: CONCURRENCY }),
+  };
+  pairRunning = true;
+}
+
+/** Stops the pair (SIGTERM: each writes what it holds and exits, writing its CPU profile if asked). */
+async function stopPair(): Promise<void> {
+  if (!pairRunning) return;
+  pairRunning = false;
+  await pools.static.close();
+  await pools.clientKeys.close();
+  const exited = Object.values(targets).map(({ child }) =>
+    child.exitCode === null ? new Promise((resolve) => child.once('exit', resolve)) : Promise.resolve(),
+  );
+  for (const { child } of Object.values(targets)) child.kill('SIGTERM');
+  await Promise.all(exited);
+}
 const body = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'hi' }] });
 let next = 0;
 
@@ -164,20 +192,21 @@ async function keyCheckInProcess(): Promise<{ staticUs: number; guardUs: number 
   return { staticUs, guardUs };
 }
 
+const cpuRatios: number[] = [];
+const addedP50: number[] = [];
+const perRequest = { static: [] as number[], clientKeys: [] as number[] };
+const p50s = { static: [] as number[], clientKeys: [] as number[] };
 try {
-  // Settle both processes (JIT, heap growth) before anything counts; every client key is used twice here.
-  for (const target of ['static', 'clientKeys'] as const) {
-    let served = 0;
-    const started = performance.now();
-    while (performance.now() - started < WARM_UP_MS || served < 2 * targets[target].keys.length) {
-      served += await slice(target, SLICE_MS, []);
-    }
-  }
-  const cpuRatios: number[] = [];
-  const addedP50: number[] = [];
-  const perRequest = { static: [] as number[], clientKeys: [] as number[] };
-  const p50s = { static: [] as number[], clientKeys: [] as number[] };
   for (let run = 0; run < RUNS; run++) {
+    await startPair(run);
+    // Settle both processes (JIT, heap growth) before anything counts; every client key is used twice here.
+    for (const target of ['static', 'clientKeys'] as const) {
+      let served = 0;
+      const started = performance.now();
+      while (performance.now() - started < WARM_UP_MS || served < 2 * targets[target].keys.length) {
+        served += await slice(target, SLICE_MS, []);
+      }
+    }
     const served = { static: 0, clientKeys: 0 };
     const latencies = { static: [] as number[], clientKeys: [] as number[] };
     const cpuAtStart = { static: cpuMs(targets.static.child.pid!), clientKeys: cpuMs(targets.clientKeys.child.pid!) };
@@ -192,6 +221,7 @@ try {
       static: cpuMs(targets.static.child.pid!) - cpuAtStart.static,
       clientKeys: cpuMs(targets.clientKeys.child.pid!) - cpuAtStart.clientKeys,
     };
+    await stopPair();
     const staticCpu = cpu.static / served.static;
     const keysCpu = cpu.clientKeys / served.clientKeys;
     perRequest.static.push(staticCpu * 1000);
@@ -238,15 +268,9 @@ try {
     rows,
   );
 } finally {
-  await pools.static.close();
-  await pools.clientKeys.close();
-  const exited = Object.values(targets).map(({ child }) => new Promise((resolve) => child.once('exit', resolve)));
-  for (const { child } of Object.values(targets)) child.kill('SIGTERM');
-  // A profile is written as the process exits.
-  if (CPU_PROFILE_DIR) {
-    await Promise.all(exited);
-    console.log(`CPU profiles (the largest file of each is the main thread's): ${CPU_PROFILE_DIR}/{static,client-keys}/`);
-  }
+  await stopPair();
+  if (CPU_PROFILE_DIR)
+    console.log(`CPU profiles (the largest file of each is the main thread's): ${CPU_PROFILE_DIR}/{static,client-keys}-<run>/`);
   rmSync(baselineDir, { recursive: true, force: true });
   rmSync(keysDir, { recursive: true, force: true });
 }

@@ -15,7 +15,8 @@
  *   shipped, off) and the tuned one; throughput against the bare proxy (target ≥ 0.8×) and p50 / p99.
  *   Twice: unpinned, every process free on both CPUs (the layout of issue 23's own 0.71-0.74×, where the
  *   proxy shares the machine with the upstream and the load generator, as on a host that runs both), and
- *   with the proxy alone on CPU 1 (its throughput is then its CPU cost alone: the stricter figure).
+ *   with the proxy alone on CPU 1 (its throughput is then its CPU cost alone: the stricter figure). All of it
+ *   on INSTANCES sets of fresh proxy processes; the target is the median of the per-instance ratios.
  *
  * The default-config gateway also takes part in the latency phases (as `defaults`).
  *
@@ -85,7 +86,7 @@ async function start(
   cpu: number,
   env = process.env,
   readyOnFd3 = false,
-): Promise<{ port: number; pid: number }> {
+): Promise<{ port: number; pid: number; child: ChildProcess }> {
   const path = fileURLToPath(new URL(script, import.meta.url));
   const command = hasTaskset ? 'taskset' : process.execPath;
   // taskset execs node, so the child's pid is node's own.
@@ -99,7 +100,7 @@ async function start(
   return new Promise((resolve, reject) => {
     ready.on('data', (data: Buffer) => {
       const match = /READY (\d+)/.exec(data.toString());
-      if (match) resolve({ port: Number(match[1]), pid: child.pid! });
+      if (match) resolve({ port: Number(match[1]), pid: child.pid!, child });
     });
     child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
   });
@@ -131,16 +132,16 @@ function spread(free: boolean): void {
 }
 const ALL_CPUS = '0,1';
 const upstreamUrl = `http://127.0.0.1:${upstream.port}/v1`;
-const bare = await start('./relay/proxy.ts', ['bare', upstreamUrl], 1, proxyEnv);
-const gateway = await start('./relay/proxy.ts', ['gateway', upstreamUrl], 1, proxyEnv);
-const defaults = await start('./relay/proxy.ts', ['defaults', upstreamUrl], 1, proxyEnv, true);
-const pids = { bare: bare.pid, gateway: gateway.pid, defaults: defaults.pid };
+const PROXY_ARGS = { bare: ['bare', upstreamUrl], gateway: ['gateway', upstreamUrl], defaults: ['defaults', upstreamUrl] } as const;
+const startProxy = (kind: keyof typeof PROXY_ARGS) => start('./relay/proxy.ts', [...PROXY_ARGS[kind]], 1, proxyEnv, kind === 'defaults');
+const proxies = { bare: await startProxy('bare'), gateway: await startProxy('gateway'), defaults: await startProxy('defaults') };
+const pids = { bare: proxies.bare.pid, gateway: proxies.gateway.pid, defaults: proxies.defaults.pid };
 
 const targets = {
   direct: new Pool(`http://127.0.0.1:${upstream.port}`, { connections: CONCURRENCY, pipelining: 1 }),
-  bare: new Pool(`http://127.0.0.1:${bare.port}`, { connections: CONCURRENCY, pipelining: 1 }),
-  gateway: new Pool(`http://127.0.0.1:${gateway.port}`, { connections: CONCURRENCY, pipelining: 1 }),
-  defaults: new Pool(`http://127.0.0.1:${defaults.port}`, { connections: CONCURRENCY, pipelining: 1 }),
+  bare: new Pool(`http://127.0.0.1:${proxies.bare.port}`, { connections: CONCURRENCY, pipelining: 1 }),
+  gateway: new Pool(`http://127.0.0.1:${proxies.gateway.port}`, { connections: CONCURRENCY, pipelining: 1 }),
+  defaults: new Pool(`http://127.0.0.1:${proxies.defaults.port}`, { connections: CONCURRENCY, pipelining: 1 }),
 };
 type Target = keyof typeof targets;
 
@@ -150,6 +151,31 @@ const streamBody = JSON.stringify({
   stream: true,
   messages: [{ role: 'user', content: 'Say something about foxes.' }],
 });
+
+/**
+ * Proxy processes the default-config run is repeated on (fresh bare, tuned and default-config processes
+ * each time). Instances of one program differ: on 2026-11-28, four processes of the same default config,
+ * measured in the same rotating slices, used 312, 314, 336 and 364 µs of CPU per request. One instance
+ * per proxy would be one draw; the target is read as the median over instances.
+ */
+const INSTANCES = SMOKE ? 1 : 3;
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
+
+/** Replaces the three proxies with fresh processes (and their pools). */
+async function restartProxies(): Promise<void> {
+  for (const kind of ['bare', 'gateway', 'defaults'] as const) {
+    await targets[kind].close();
+    proxies[kind].child.kill();
+    proxies[kind] = await startProxy(kind);
+    pids[kind] = proxies[kind].pid;
+    targets[kind] = new Pool(`http://127.0.0.1:${proxies[kind].port}`, { connections: CONCURRENCY, pipelining: 1 });
+  }
+}
 
 /** Connections of the default-config run: the closed loop of issue 23's measurement. */
 const DEFAULT_RUN_CONNECTIONS = 32;
@@ -353,6 +379,16 @@ try {
   spread(true);
   const unpinned = await defaultConfigRun(SMOKE ? 1 : 4, SMOKE ? 0.5 : 3);
   spread(false);
+  // The same again on fresh proxy processes: instances of one program differ (see INSTANCES).
+  const instances = [{ pinned: shipped, unpinned }];
+  for (let instance = 1; instance < INSTANCES; instance++) {
+    await restartProxies();
+    await warmUp(WARM_UP_SECONDS);
+    const pinned = await defaultConfigRun(SMOKE ? 1 : 4, SMOKE ? 0.5 : 3);
+    spread(true);
+    instances.push({ pinned, unpinned: await defaultConfigRun(SMOKE ? 1 : 4, SMOKE ? 0.5 : 3) });
+    spread(false);
+  }
   const throughput = { bare: closed.bare.rate, gateway: closed.gateway.rate };
   const addedGateway50 = plain.gateway.p50 - plain.direct.p50;
   const addedGateway99 = plain.gateway.p99 - plain.direct.p99;
@@ -422,34 +458,49 @@ try {
       unit: `ms / ${ms(warm.defaults.p99 - warm.direct.p99)}`,
     },
   );
-  for (const [layout, results, targetText] of [
-    ["unpinned (issue 23's layout)", unpinned, '≥ 80% of bare'],
-    ['proxy alone on CPU 1', shipped, '≥ 80% of bare (stricter layout)'],
+  for (const [layout, key, targetText] of [
+    ["unpinned (issue 23's layout)", 'unpinned', '≥ 0.8×'],
+    ['proxy alone on CPU 1', 'pinned', '≥ 0.8× (stricter layout)'],
   ] as const) {
-    const loop = `closed loop, ${DEFAULT_RUN_CONNECTIONS} connections, fresh bodies, ${layout}`;
+    const runs = instances.map((instance) => instance[key]);
+    const loop = `closed loop, ${DEFAULT_RUN_CONNECTIONS} connections, fresh bodies, ${layout}, median of ${runs.length} process instances`;
+    const bareRate = median(runs.map((r) => r.bare.rate));
+    const bareCpu = runs.every((r) => r.bare.cpuUs !== undefined) ? median(runs.map((r) => r.bare.cpuUs!)) : undefined;
     for (const [target, label] of [
       ['bare', 'bare pass-through proxy'],
       ['gateway', 'tuned gateway'],
       ['defaults', 'default-config gateway'],
     ] as const) {
-      const r = results[target];
       rows.push({
         name: `${loop}: ${label}`,
-        value: r.rate,
+        value: median(runs.map((r) => r[target].rate)),
         unit: 'req/s',
-        ...(target === 'bare' ? {} : { baseline: results.bare.rate }),
-        ...(target === 'defaults' ? { target: targetText, pass: r.rate >= 0.8 * results.bare.rate } : {}),
+        ...(target === 'bare' ? {} : { baseline: bareRate }),
       });
-      rows.push({ name: `${loop}: ${label}, p50 / p99`, value: r.p50, unit: `ms / ${ms(r.p99)}` });
-      if (r.cpuUs !== undefined) {
+      rows.push({
+        name: `${loop}: ${label}, p50 / p99`,
+        value: median(runs.map((r) => r[target].p50)),
+        unit: `ms / ${ms(median(runs.map((r) => r[target].p99)))}`,
+      });
+      if (runs.every((r) => r[target].cpuUs !== undefined)) {
         rows.push({
           name: `${loop}: ${label}, CPU per request`,
-          value: r.cpuUs,
+          value: median(runs.map((r) => r[target].cpuUs!)),
           unit: 'µs',
-          ...(target === 'bare' || results.bare.cpuUs === undefined ? {} : { baseline: results.bare.cpuUs }),
+          ...(target === 'bare' || bareCpu === undefined ? {} : { baseline: bareCpu }),
         });
       }
     }
+    // The target is read per instance (each against the bare proxy of its own run), then the median.
+    const ratios = runs.map((r) => r.defaults.rate / r.bare.rate);
+    const ratio = median(ratios);
+    rows.push({
+      name: `${layout}: default-config throughput over bare, per instance ${ratios.map((x) => `${x.toFixed(2)}×`).join(', ')}; median`,
+      value: ratio,
+      unit: '×',
+      target: targetText,
+      pass: ratio >= 0.8,
+    });
   }
   if (closed.bare.cpuUs !== undefined && closed.gateway.cpuUs !== undefined) {
     rows.push(
