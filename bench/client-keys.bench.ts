@@ -35,7 +35,7 @@
  *   pnpm build && pnpm bench client-keys [--smoke] [--source] [--cpu-prof]
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,7 +44,7 @@ import { ApiKeySet } from '@switchyard/http-kit';
 import { ClientKeyGuard, type KeyAdmission, LocalBudgetLedger, MemoryClientKeyStore } from '@switchyard/server-http';
 import { Pool } from 'undici';
 import { authDirWithKeys } from './clientKeys/keys.js';
-import { type Row, report, SMOKE } from './lib.js';
+import { median, processCpuMs, type Row, report, SMOKE } from './lib.js';
 
 const KEY_COUNT = SMOKE ? 1_000 : 10_000;
 const RUNS = SMOKE ? 1 : 5;
@@ -69,18 +69,8 @@ if (!FROM_SOURCE) {
 const childEnv = FROM_SOURCE
   ? process.env
   : { ...process.env, NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace('--conditions=@switchyard/source', '') };
-/** CPU time a process has used, in ms: the sum over its threads of the time each ran (Linux: schedstat, in ns). */
-function cpuMs(pid: number): number {
-  let ns = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    } catch {
-      // The thread ended between the listing and the read; its time is not counted, as it is not in the other reads.
-    }
-  }
-  return ns / 1e6;
-}
+/** CPU time a gateway has used, in ms (it runs where /proc is: the benchmark pins with taskset, Linux). */
+const cpuMs = (pid: number) => processCpuMs(pid) ?? Number.NaN;
 
 async function start(authDir: string, name: string): Promise<{ child: ChildProcess; port: number }> {
   const script = fileURLToPath(new URL('./clientKeys/server.ts', import.meta.url));
@@ -163,12 +153,6 @@ async function slice(target: Target, ms: number, latencies: number[], concurrenc
   await Promise.all(Array.from({ length: concurrency }, worker));
   return served;
 }
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** The key check alone, in this process: µs per request for the config's keys and for the guard. */
 async function keyCheckInProcess(): Promise<{ staticUs: number; guardUs: number }> {

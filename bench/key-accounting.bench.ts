@@ -26,19 +26,13 @@ import { UsageRecorder } from '@switchyard/observability';
 import { CLIENT_KEYS_FILE, ClientKeyGuard, FileClientKeyStore, type KeyAdmission } from '@switchyard/server-http';
 import { SqliteUsageStore } from '../packages/server-http/src/gateway/usage/sqliteUsageStore.js';
 import { authDirWithKeys } from './clientKeys/keys.js';
-import { type Row, report, SMOKE } from './lib.js';
+import { median, type Row, report, SMOKE } from './lib.js';
 
 const KEYS = SMOKE ? 1_000 : 10_000;
 const FLUSH_EVERY = SMOKE ? 1_500 : 20_000;
 const REQUESTS = SMOKE ? 6_000 : 120_000;
 const ROUNDS = SMOKE ? 1 : 3;
 const side = process.argv.find((arg) => arg === '--side=keys' || arg === '--side=static')?.slice('--side='.length);
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** One side in this process: prints `US <µs per request>`. */
 async function measure(which: 'keys' | 'static'): Promise<void> {

@@ -4,6 +4,8 @@
  * the numbers mean something on any machine.
  */
 
+import { readdirSync, readFileSync } from 'node:fs';
+
 /** True when the benchmark should run a quick smoke pass (CI). */
 export const SMOKE = process.argv.includes('--smoke') || process.env.BENCH_SMOKE === '1';
 
@@ -58,4 +60,34 @@ export function report(title: string, rows: Row[]): void {
 function format(value: number): string {
   if (value >= 100) return Math.round(value).toLocaleString('en-US');
   return value.toFixed(2);
+}
+
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/**
+ * CPU time process `pid` has used, in ms: the sum over its threads of the time each ran, from
+ * /proc/<pid>/task/<tid>/schedstat (nanoseconds; /proc/<pid>/stat counts 10 ms ticks). Undefined where
+ * /proc is not there.
+ */
+export function processCpuMs(pid: number): number | undefined {
+  let tids: string[];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  let ns = 0;
+  for (const tid of tids) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+    } catch {
+      // The thread ended between the listing and the read; its time is not counted, as it is not in the other reads.
+    }
+  }
+  return ns / 1e6;
 }

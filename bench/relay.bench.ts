@@ -33,11 +33,11 @@
  *   pnpm build && pnpm bench relay [--smoke] [--source] [--matched]
  */
 import { type ChildProcess, type StdioOptions, spawn, spawnSync } from 'node:child_process';
-import { existsSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, openSync } from 'node:fs';
 import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
-import { type Row, report, SMOKE } from './lib.js';
+import { median, processCpuMs, type Row, report, SMOKE } from './lib.js';
 
 const RATE = 500;
 /** A second fixed rate, a quarter of what one core of the bare proxy sustains here. */
@@ -106,19 +106,6 @@ async function start(
   });
 }
 
-/** CPU time a process has used (user + system), in ms; undefined where /proc is not there. */
-function cpuMs(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    const ticks = Number(fields[11]) + Number(fields[12]);
-    return (ticks * 1000) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
-}
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout?.trim()) || 100;
-
 if (hasTaskset) spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
 const upstream = await start('./relay/upstream.ts', [], MATCHED ? 1 : 0);
 /** Moves a running process (all its threads) to `cpu`. */
@@ -159,12 +146,6 @@ const streamBody = JSON.stringify({
  * per proxy would be one draw; the target is read as the median over instances.
  */
 const INSTANCES = SMOKE ? 1 : 3;
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-};
 
 /** Replaces the three proxies with fresh processes (and their pools). */
 async function restartProxies(): Promise<void> {
@@ -279,7 +260,7 @@ async function sequential(body: string, rounds: number): Promise<Record<Target, 
 /** Closed loop: CONCURRENCY requests always in flight for `seconds`; requests per second and the proxy's CPU µs per request. */
 async function maxThroughput(target: Proxy, seconds: number): Promise<{ rate: number; cpuUs: number | undefined }> {
   for (let i = 0; i < 500; i++) await once(target, plainBody);
-  const cpuBefore = cpuMs(pids[target]);
+  const cpuBefore = processCpuMs(pids[target]);
   let done = 0;
   const end = performance.now() + seconds * 1000;
   const worker = async () => {
@@ -291,7 +272,7 @@ async function maxThroughput(target: Proxy, seconds: number): Promise<{ rate: nu
   const start = performance.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
   const rate = done / ((performance.now() - start) / 1000);
-  const cpuAfter = cpuMs(pids[target]);
+  const cpuAfter = processCpuMs(pids[target]);
   return { rate, cpuUs: cpuBefore === undefined || cpuAfter === undefined ? undefined : ((cpuAfter - cpuBefore) * 1000) / done };
 }
 
@@ -317,7 +298,7 @@ async function defaultConfigRun(rounds: number, slice: number): Promise<Record<P
   for (let round = 0; round < rounds; round++) {
     for (const target of order) {
       const a = acc[target];
-      const cpuBefore = cpuMs(pids[target]);
+      const cpuBefore = processCpuMs(pids[target]);
       const end = performance.now() + slice * 1000;
       const worker = async () => {
         while (performance.now() < end) {
@@ -329,7 +310,7 @@ async function defaultConfigRun(rounds: number, slice: number): Promise<Record<P
       const started = performance.now();
       await Promise.all(Array.from({ length: DEFAULT_RUN_CONNECTIONS }, worker));
       a.ms += performance.now() - started;
-      const cpuAfter = cpuMs(pids[target]);
+      const cpuAfter = processCpuMs(pids[target]);
       a.cpuMs = a.cpuMs === undefined || cpuBefore === undefined || cpuAfter === undefined ? undefined : a.cpuMs + cpuAfter - cpuBefore;
     }
   }
