@@ -95,3 +95,34 @@ test('a key updated between its use and the flush keeps its pending time', async
   await guard.flush();
   assert.deepEqual(store.batches[1], { [a!.id]: iso(T0 + 2_000) });
 });
+
+test('keys with the same model list share one compiled list, and changing one key leaves the others their list', async () => {
+  const guard = await ClientKeyGuard.open({
+    store: new MemoryClientKeyStore(),
+    ledger: new LocalBudgetLedger(),
+    clock: new FakeScheduler(T0),
+  });
+  const issue = (name: string, models: string[] | null) => {
+    const { record, secret } = createRecord(CreateClientKeySchema.parse({ name, models }), T0);
+    guard.apply(record);
+    return { record, key: () => guard.identify(secret)! };
+  };
+  const a = issue('a', ['gpt-4o', 'claude-*']);
+  const b = issue('b', ['gpt-4o', 'claude-*']);
+  const c = issue('c', ['gpt-4o']);
+  const open = issue('d', null);
+  assert.equal(a.key().exactModels, b.key().exactModels, 'one Set for one list');
+  assert.equal(a.key().globs, b.key().globs);
+  assert.notEqual(a.key().exactModels, c.key().exactModels, 'another list is another Set');
+  assert.equal(open.key().exactModels, undefined, 'no list: any model');
+  const allowed = (key: ReturnType<typeof a.key>, model: string) => 'key' in (guard.admit(key, model) as object);
+  assert.ok(allowed(b.key(), 'claude-sonnet-4'));
+  assert.ok(!allowed(c.key(), 'claude-sonnet-4'));
+  // a's list narrows to one model: b keeps both.
+  guard.apply({ ...a.record, models: ['gpt-4o-mini'] });
+  assert.ok(!allowed(a.key(), 'gpt-4o'), 'the changed key has its new list');
+  assert.ok(allowed(a.key(), 'gpt-4o-mini'));
+  assert.ok(allowed(b.key(), 'gpt-4o'), 'the key that shared the old list keeps it');
+  assert.ok(allowed(b.key(), 'claude-3-haiku'));
+  assert.ok(allowed(open.key(), 'anything-at-all'));
+});

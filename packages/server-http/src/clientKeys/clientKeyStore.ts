@@ -104,7 +104,7 @@ export class LocalBudgetLedger implements BudgetLedger {
     // Admitted in a period that has ended since (a request that ran across midnight): its reservation and its use
     // belonged to that period, which is over; they must not count against the new one.
     if (known !== undefined && known.period > request.period) return;
-    const use = this.current(request.keyId, request.period);
+    const use = this.current(request.keyId, request.period, known);
     use.reserved = Math.max(0, use.reserved - request.units);
     use.used += used;
     this.version++;
@@ -145,8 +145,9 @@ export class LocalBudgetLedger implements BudgetLedger {
     }
   }
 
-  private current(keyId: string, period: string): LedgerEntry {
-    let use = this.uses.get(keyId);
+  /** The entry of `keyId` in `period`, started when the key has none or an older one's; `known`: the entry already looked up. */
+  private current(keyId: string, period: string, known: LedgerEntry | undefined = this.uses.get(keyId)): LedgerEntry {
+    let use = known;
     // A later period starts over; reservations of the old one settle into nothing.
     if (use === undefined || use.period < period) {
       use = { period, used: 0, reserved: 0, head: undefined };
