@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { eventually } from '@switchyard/test-support';
-import { BatchedFdStream, type FdWriter } from './batchedFdStream.js';
+import { BatchedFdStream, type FdWriter, writesWithoutWaiting } from './batchedFdStream.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'batched-fd-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -49,6 +49,8 @@ test('lines reach the file in order, each once, in batches of about batchChars',
   const stream = new BatchedFdStream({
     fd,
     batchChars: 1024,
+    // The asynchronous path, on a file for convenience (a file alone would be written synchronously).
+    synchronous: false,
     writer: {
       write: (f, b, cb) => {
         writes++;
@@ -141,4 +143,28 @@ test('flushSync (at exit) writes the write in progress and what waits', () => {
   for (const line of sent) stream.write(line);
   stream.flushSync();
   assert.equal(Buffer.concat(out).toString('utf8'), sent.join(''));
+});
+
+test('a regular file is written synchronously: lines gathered when the process exits are in it once each', () => {
+  const path = join(dir, 'exit.log');
+  const fd = openSync(path, 'w');
+  const stream = new BatchedFdStream({ fd, batchChars: 1024 });
+  const sent = lines(2000);
+  for (const line of sent) stream.write(line);
+  // What the exit hook does, with batches written before it and no turn of the event loop between.
+  stream.flushSync();
+  closeSync(fd);
+  assert.equal(readFileSync(path, 'utf8'), sent.join(''), 'every line once, in order (an asynchronous batch in flight was written twice)');
+});
+
+test('files and non-terminal devices never wait on a reader; a descriptor that is not open is treated as one that may', () => {
+  const fd = openSync(join(dir, 'kind.log'), 'w');
+  const devNull = openSync('/dev/null', 'w');
+  after(() => {
+    closeSync(fd);
+    closeSync(devNull);
+  });
+  assert.equal(writesWithoutWaiting(fd), true);
+  assert.equal(writesWithoutWaiting(devNull), true);
+  assert.equal(writesWithoutWaiting(-1), false);
 });

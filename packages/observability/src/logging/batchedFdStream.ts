@@ -18,8 +18,16 @@
  * stalls (past it new lines are dropped and counted), and the process's
  * exit (what is gathered is written synchronously, so nothing logged before
  * `process.exit()` is lost).
+ *
+ * A regular file or a character device that is not a terminal (`/dev/null`,
+ * say) is written synchronously, a batch at a time: such a write never waits
+ * on a reader, and an asynchronous one still in progress when the process
+ * exits can be neither confirmed nor cancelled, so the exit flush had to
+ * write it again (the batch then appeared twice in the file). Pipes,
+ * sockets and terminals, which may block, keep the asynchronous writes.
  */
-import { write as fsWrite, writeSync as fsWriteSync } from 'node:fs';
+import { fstatSync, write as fsWrite, writeSync as fsWriteSync } from 'node:fs';
+import { isatty } from 'node:tty';
 
 /** The two calls the stream makes, replaceable in tests (a short write, `EAGAIN`). */
 export interface FdWriter {
@@ -43,7 +51,22 @@ export interface BatchedFdStreamOptions {
   maxPendingChars?: number;
   /** Pause before retrying a write that met `EAGAIN`, in ms (default 10). */
   retryMs?: number;
+  /**
+   * Write each batch with a blocking write (default: when `fd` is a regular file or a character device that
+   * is not a terminal, which never wait on a reader; see the module's note).
+   */
+  synchronous?: boolean;
   writer?: FdWriter;
+}
+
+/** Whether writes to `fd` can never wait on a reader: a regular file, or a character device that is not a terminal. */
+export function writesWithoutWaiting(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return stat.isFile() || (stat.isCharacterDevice() && !isatty(fd));
+  } catch {
+    return false;
+  }
 }
 
 /** Blocks a millisecond between synchronous retries at exit (a full non-blocking pipe). */
@@ -76,6 +99,7 @@ export class BatchedFdStream {
   private readonly flushMs: number;
   private readonly maxPendingChars: number;
   private readonly retryMs: number;
+  private readonly synchronous: boolean;
   private readonly writer: FdWriter;
   private pending: string[] = [];
   private pendingChars = 0;
@@ -94,6 +118,7 @@ export class BatchedFdStream {
     this.maxPendingChars = options.maxPendingChars ?? 16 * 1024 * 1024;
     this.retryMs = options.retryMs ?? 10;
     this.writer = options.writer ?? nodeWriter;
+    this.synchronous = options.synchronous ?? writesWithoutWaiting(this.fd);
     this.ref = register(this);
   }
 
@@ -125,17 +150,25 @@ export class BatchedFdStream {
   flushSync(): void {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
-    // An asynchronous write still in progress when the process exits may or may not have landed:
-    // written again, a few lines may appear twice, which beats losing them.
+    // An asynchronous write (to a pipe or a terminal) still in progress when the process exits may or may not
+    // have landed: written again, a few lines may appear twice, which beats losing them.
     const rest = this.inFlight === undefined ? this.takePending() : Buffer.concat([this.inFlight, this.takePending()]);
     this.inFlight = undefined;
+    this.writeBlocking(rest, 0);
+  }
+
+  /** Writes `buffer` with blocking writes; a write that fails for good breaks the stream, its `lines` dropped. */
+  private writeBlocking(buffer: Buffer, lines: number): void {
     let offset = 0;
-    while (!this.broken && offset < rest.length) {
+    while (!this.broken && offset < buffer.length) {
       try {
-        offset += this.writer.writeSync(this.fd, rest.subarray(offset));
+        offset += this.writer.writeSync(this.fd, buffer.subarray(offset));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EAGAIN') Atomics.wait(pause, 0, 0, 1);
-        else this.broken = true;
+        else {
+          this.broken = true;
+          this.dropped += lines;
+        }
       }
     }
   }
@@ -163,6 +196,11 @@ export class BatchedFdStream {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
     this.inFlightLines = this.pending.length;
+    if (this.synchronous) {
+      this.writeBlocking(this.takePending(), this.inFlightLines);
+      this.settleWaiters();
+      return;
+    }
     this.send(this.takePending());
   }
 

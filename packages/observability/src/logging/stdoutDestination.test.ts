@@ -1,10 +1,15 @@
 /**
  * `logging.output: stdout` (the default) as an operator sees it: a line
  * logged by a long-running process reaches stdout promptly, without waiting
- * for more lines to fill a buffer or for the process to exit.
+ * for more lines to fill a buffer or for the process to exit; and the lines
+ * gathered when it exits are written, once each, whether stdout is a pipe or
+ * a file.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { eventually } from '@switchyard/test-support';
 
@@ -62,4 +67,26 @@ test('logging.output stdout: the lines gathered when the process exits are writt
   const lines = stdout.split('\n').filter(Boolean);
   assert.equal(lines.length, 50, `all 50 lines reached stdout (${lines.length})`);
   assert.equal(lines.at(-1), '{"level":"info","msg":"line 49"}');
+});
+
+test('logging.output stdout to a file: a process that exits mid-stream leaves every line in it once', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'stdout-file-'));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const path = join(dir, 'gateway.log');
+  const out = openSync(path, 'w');
+  // 2,000 lines of about 60 bytes: several batches are written before the exit, and the rest at it.
+  const script = exitingScript.replace('i < 50', 'i < 2000');
+  const child = spawn(
+    process.execPath,
+    ['--conditions=@switchyard/source', `--import=${import.meta.resolve('tsx')}`, '--input-type=module', '-e', script],
+    { stdio: ['ignore', out, 'pipe'] },
+  );
+  closeSync(out);
+  after(() => void child.kill('SIGKILL'));
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, 0);
+  const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+  assert.equal(lines.length, 2000, `each line once (${lines.length} lines; an asynchronous batch in flight at the exit was written twice)`);
+  assert.equal(new Set(lines).size, 2000);
+  assert.equal(lines.at(-1), '{"level":"info","msg":"line 1999"}');
 });
