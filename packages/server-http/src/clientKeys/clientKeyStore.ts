@@ -83,6 +83,16 @@ interface LedgerEntry extends BudgetUse {
   reserved: number;
   /** `"<key id>":{"period":…,"used":` (the period of an entry never changes: a new period is a new entry). */
   head: string | undefined;
+  /** False once another entry replaced it (a later period, or a restore): a reservation's kept entry is then looked up again. */
+  live: boolean;
+}
+
+/** Where the local ledger keeps, on a reservation, the entry it counts in. */
+const ENTRY = Symbol('ledger entry');
+
+/** A reservation as the local ledger sees it: with the entry it was last counted in. */
+interface KeptReservation extends BudgetReservation {
+  [ENTRY]?: LedgerEntry;
 }
 
 /** A ledger in this process's memory: exact for one process; `snapshot`/`restore` carry it over restarts. */
@@ -93,21 +103,39 @@ export class LocalBudgetLedger implements BudgetLedger {
   version = 0;
 
   reserve(request: BudgetReservation): BudgetAnswer {
-    const use = this.current(request.keyId, request.period);
+    const use = this.entryOf(request) ?? this.keep(request, this.current(request.keyId, request.period));
     if (use.used + use.reserved >= request.limit) return { admitted: false, used: use.used };
     use.reserved += request.units;
     return { admitted: true, used: use.used };
   }
 
   settle(request: BudgetReservation, used: number): void {
-    const known = this.uses.get(request.keyId);
-    // Admitted in a period that has ended since (a request that ran across midnight): its reservation and its use
-    // belonged to that period, which is over; they must not count against the new one.
-    if (known !== undefined && known.period > request.period) return;
-    const use = this.current(request.keyId, request.period, known);
+    let use = this.entryOf(request);
+    if (use === undefined) {
+      const known = this.uses.get(request.keyId);
+      // Admitted in a period that has ended since (a request that ran across midnight): its reservation and its
+      // use belonged to that period, which is over; they must not count against the new one.
+      if (known !== undefined && known.period > request.period) return;
+      use = this.keep(request, this.current(request.keyId, request.period, known));
+    }
     use.reserved = Math.max(0, use.reserved - request.units);
     use.used += used;
     this.version++;
+  }
+
+  /**
+   * The entry `request` was counted in, while it is still the key's entry for the request's period. The guard
+   * gives every request of a key in one period the same reservation object, so a request's budget costs no
+   * lookup in a Map of every key (with 10,000 keys in use, two of those were about 1% of a request's CPU).
+   */
+  private entryOf(request: BudgetReservation): LedgerEntry | undefined {
+    const kept = (request as KeptReservation)[ENTRY];
+    return kept?.live && kept.period === request.period ? kept : undefined;
+  }
+
+  private keep(request: BudgetReservation, use: LedgerEntry): LedgerEntry {
+    (request as KeptReservation)[ENTRY] = use;
+    return use;
   }
 
   used(keyId: string, period: string): number {
@@ -141,7 +169,8 @@ export class LocalBudgetLedger implements BudgetLedger {
     for (const [keyId, use] of Object.entries(uses)) {
       const known = this.uses.get(keyId);
       if (known && (known.period > use.period || (known.period === use.period && known.used >= use.used))) continue;
-      this.uses.set(keyId, { period: use.period, used: use.used, reserved: 0, head: undefined });
+      if (known) known.live = false;
+      this.uses.set(keyId, { period: use.period, used: use.used, reserved: 0, head: undefined, live: true });
     }
   }
 
@@ -150,7 +179,8 @@ export class LocalBudgetLedger implements BudgetLedger {
     let use = known;
     // A later period starts over; reservations of the old one settle into nothing.
     if (use === undefined || use.period < period) {
-      use = { period, used: 0, reserved: 0, head: undefined };
+      if (use) use.live = false;
+      use = { period, used: 0, reserved: 0, head: undefined, live: true };
       this.uses.set(keyId, use);
     }
     return use;

@@ -155,3 +155,32 @@ test('a request admitted in one period and settled in the next counts in neither
   for (let i = 0; i < 8; i++) assert.equal(ledger.reserve({ ...after, reservation: `r${3 + i}` }).admitted, true);
   assert.equal(ledger.reserve({ ...after, reservation: 'r-over' }).admitted, false);
 });
+
+test('a reservation object reused for every request of a key counts in the key’s entry, through a restore and a new period', () => {
+  const ledger = new LocalBudgetLedger();
+  // The guard hands every request of a key in one period the same reservation (a local ledger needs no ids).
+  const today = { keyId: 'k1', reservation: '', period: '2026-11-28', units: 1, limit: 10 };
+  const use = (reservation: typeof today, units: number) => {
+    const admitted = ledger.reserve(reservation).admitted;
+    if (admitted) ledger.settle(reservation, units);
+    return admitted;
+  };
+  assert.ok(use(today, 3));
+  assert.ok(use(today, 2));
+  assert.equal(ledger.used('k1', '2026-11-28'), 5);
+  // A restore brings a larger count of the same period (the budget file written by an earlier run): it is what counts.
+  ledger.restore({ k1: { period: '2026-11-28', used: 8 } });
+  assert.ok(use(today, 1));
+  assert.equal(ledger.used('k1', '2026-11-28'), 9, 'counted in the restored entry, not the one it replaced');
+  assert.ok(use(today, 1));
+  assert.equal(use(today, 1), false, 'the limit of 10 holds on the restored count');
+  // Midnight: another reservation opens the next period; the old one, still in flight, settles into nothing.
+  assert.equal(ledger.reserve(today).admitted, false);
+  const tomorrow = { ...today, period: '2026-11-29' };
+  assert.ok(use(tomorrow, 4));
+  ledger.settle(today, 5);
+  assert.equal(ledger.used('k1', '2026-11-29'), 4, 'the old period’s request does not count in the new one');
+  assert.ok(use(tomorrow, 1));
+  assert.equal(ledger.used('k1', '2026-11-29'), 5);
+  assert.equal(ledger.snapshot().k1?.used, 5);
+});
