@@ -48,8 +48,16 @@
  * `--cpu-prof` has each gateway write a V8 CPU profile (`node --cpu-prof`) into `$TMPDIR/bench-client-keys-prof-*`
  * on exit, to compare where the two spend their time (open them in Chrome DevTools' Performance panel).
  *
- *   pnpm build && pnpm bench client-keys [--smoke] [--source] [--cpu-prof]
+ * `--perf` records each run's measured slices with Linux `perf` (`perf record -F 2999 -g` on the three gateway
+ * processes, started with `--perf-basic-prof` so that JIT frames have names) into
+ * `$TMPDIR/bench-client-keys-perf-<random>/run-<n>.data`, and prints which pid is which gateway. Unlike a V8 CPU
+ * profile it samples only threads that are on a CPU (a V8 profile also samples a thread blocked in `fsync`)
+ * and it sees V8's helper threads (concurrent marking, background compilation). Compare processes with
+ * `perf script -i <file> --tid <pid>`, scaling each one's sample counts to its CPU per request.
+ *
+ *   pnpm build && pnpm bench client-keys [--smoke] [--source] [--cpu-prof] [--perf]
  */
+
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -78,6 +86,7 @@ const SAME_STATIC_KEYS = staticKeys(KEY_COUNT);
 const hasTaskset = spawnSync('taskset', ['-c', '0', 'true']).status === 0;
 const FROM_SOURCE = process.argv.includes('--source');
 const CPU_PROFILE_DIR = process.argv.includes('--cpu-prof') ? mkdtempSync(join(tmpdir(), 'bench-client-keys-prof-')) : undefined;
+const PERF_DIR = process.argv.includes('--perf') ? mkdtempSync(join(tmpdir(), 'bench-client-keys-perf-')) : undefined;
 if (!FROM_SOURCE) {
   for (const pkg of ['runtime', 'core-routing', 'translate', 'relay', 'http-kit', 'observability', 'credentials', 'server-http']) {
     if (!existsSync(fileURLToPath(new URL(`../packages/${pkg}/dist/index.js`, import.meta.url)))) {
@@ -95,9 +104,17 @@ const cpuMs = (pid: number) => processCpuMs(pid) ?? Number.NaN;
 
 async function start(authDir: string, staticKeyCount: number, name: string): Promise<{ child: ChildProcess; port: number }> {
   const script = fileURLToPath(new URL('./clientKeys/server.ts', import.meta.url));
-  const options = { stdio: ['ignore', 'pipe', 'inherit'] as ('ignore' | 'pipe' | 'inherit')[], env: childEnv };
+  const options = {
+    stdio: ['ignore', 'pipe', 'inherit'] as ('ignore' | 'pipe' | 'inherit')[],
+    env: childEnv,
+    // `--perf-basic-prof` has V8 write a log of code events into the working directory: the recording's, not the repository.
+    ...(PERF_DIR ? { cwd: PERF_DIR } : {}),
+  };
   // One directory per gateway: each thread (tsx's loader has its own) writes a profile named by pid and thread.
-  const profile = CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROFILE_DIR, name)}`] : [];
+  const profile = [
+    ...(CPU_PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${join(CPU_PROFILE_DIR, name)}`] : []),
+    ...(PERF_DIR ? ['--perf-basic-prof'] : []),
+  ];
   const node = [process.execPath, ...profile, script, authDir, String(staticKeyCount)];
   const child = hasTaskset ? spawn('taskset', ['-c', '1', ...node], options) : spawn(node[0]!, node.slice(1), options);
   const port = await new Promise<number>((resolve, reject) => {
@@ -199,6 +216,21 @@ async function keyCheckInProcess(): Promise<{ fewStaticUs: number; sameStaticUs:
   return { fewStaticUs, sameStaticUs, guardUs };
 }
 
+/** `perf record` on the gateways of the run in progress, into `file`; resolves once it samples. */
+async function startPerf(file: string): Promise<{ stop(): Promise<void> }> {
+  const pids = TARGETS.map((target) => targets[target].child.pid).join(',');
+  const perf = spawn('perf', ['record', '-F', '2999', '-g', '-o', file, '-p', pids], { stdio: ['ignore', 'ignore', 'inherit'] });
+  const exited = new Promise<void>((resolve) => perf.once('exit', () => resolve()));
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  console.log(`perf: ${file}, ${TARGETS.map((target) => `${target} = pid ${targets[target].child.pid}`).join(', ')}`);
+  return {
+    async stop() {
+      perf.kill('SIGINT');
+      await exited;
+    },
+  };
+}
+
 const perTarget = () => ({ sameClients: [] as number[], fewClients: [] as number[], clientKeys: [] as number[] });
 /** Per run: client keys' CPU per request over each baseline's, and its p50 minus each baseline's. */
 const cpuRatios = { sameClients: [] as number[], fewClients: [] as number[] };
@@ -221,6 +253,7 @@ try {
     const served = { sameClients: 0, fewClients: 0, clientKeys: 0 };
     const latencies = perTarget();
     const cpuAt = () => Object.fromEntries(TARGETS.map((target) => [target, cpuMs(targets[target].child.pid!)])) as Record<Target, number>;
+    const recording = PERF_DIR ? await startPerf(join(PERF_DIR, `run-${run + 1}.data`)) : undefined;
     const cpuAtStart = cpuAt();
     for (let i = 0; i < SLICES; i++) {
       // Rotate which goes first, so none always follows another.
@@ -230,6 +263,7 @@ try {
     }
     // Over the whole run, each gateway's idle slices included: all ran for the same time.
     const cpuAtEnd = cpuAt();
+    await recording?.stop();
     await stopSet();
     const cpuUs = Object.fromEntries(
       TARGETS.map((target) => [target, ((cpuAtEnd[target] - cpuAtStart[target]) / served[target]) * 1000]),
