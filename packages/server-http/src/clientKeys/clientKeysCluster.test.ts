@@ -1,7 +1,8 @@
 /**
  * Client keys on three gateway nodes sharing one PostgreSQL (`cluster.enabled`): a key created on
  * one node is served by every node, a revoked key is refused on every node within a second (LISTEN/
- * NOTIFY), and a budget holds exactly across nodes (reservations in one database function).
+ * NOTIFY), and a budget holds exactly across nodes (reservations in one database function), with the
+ * usage report summing what every node served.
  * Skipped, with a message, where PostgreSQL is not reachable.
  */
 import assert from 'node:assert/strict';
@@ -50,6 +51,16 @@ async function ask(gateway: Gateway, secret: string): Promise<number> {
   return response.status;
 }
 
+/** The requests `GET /v0/management/usage?group_by=key` counts for `keyId`, as `gateway` reports them. */
+async function requestsOf(gateway: Gateway, keyId: string): Promise<number> {
+  const response = await fetch(`${gateway.url}/v0/management/usage?group_by=key`, {
+    headers: { authorization: `Bearer ${MANAGEMENT_KEY}` },
+  });
+  assert.equal(response.status, 200);
+  const report = (await response.json()) as { groups: { group: string; requests: number }[] };
+  return report.groups.find((group) => group.group === keyId)?.requests ?? 0;
+}
+
 describe('client keys in a cluster of three', { skip: postgres.skip }, async () => {
   if (!postgres.available) return;
   const nodes = await startNodes(postgres.url);
@@ -94,5 +105,9 @@ describe('client keys in a cluster of three', { skip: postgres.skip }, async () 
     );
     const { rows } = await sqlOnce(postgres.url, 'SELECT count(*) AS open FROM switchyard_client_key_reservations WHERE id = $1', [key.id]);
     assert.equal(Number(rows[0].open), 0, 'every reservation settled');
+    // The usage report: each node writes its own counts when asked, so after every node has been asked once
+    // each one reports the sum over all three, and the refused requests (never relayed) are not in it.
+    for (const node of nodes) await requestsOf(node, key.id);
+    for (const node of nodes) assert.equal(await requestsOf(node, key.id), 100, 'the usage report sums to 100');
   });
 });
