@@ -10,11 +10,14 @@ import { hash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 
 /**
- * The key's SHA-256 as 64 hex characters. One-shot `hash` rather than `createHash` (a Hash object costs
- * several microseconds), and hex rather than a Buffer: on Node 20 `hash(…, 'buffer')` took 3.1 µs against
- * 0.8 µs for hex (2026-11-28), and this runs on every request.
+ * A client key's SHA-256 as 64 hex characters: how configured keys are found here and runtime client keys
+ * are stored and found (server-http's client keys). One-shot `hash` rather than `createHash` (a Hash object
+ * costs several microseconds), and hex rather than a Buffer: on Node 20 `hash(…, 'buffer')` took 3.1 µs
+ * against 0.8 µs for hex (2026-11-28), and this runs on every request.
  */
-const digest = (key: string) => hash('sha256', key, 'hex');
+export function keyDigest(key: string): string {
+  return hash('sha256', key, 'hex');
+}
 
 /**
  * A client key with the identity it carries: `name` is recorded as the actor; `admin` may run
@@ -52,15 +55,15 @@ export class ApiKeySet {
       tenant: entry.tenant ?? 'default',
     }));
     entries.forEach((entry, index) => {
-      const keyDigest = digest(entry.key);
-      if (!this.byDigest.has(keyDigest)) this.byDigest.set(keyDigest, this.identities[index]!);
+      const digest = keyDigest(entry.key);
+      if (!this.byDigest.has(digest)) this.byDigest.set(digest, this.identities[index]!);
     });
   }
 
   /** Who holds `key`, or undefined when it is not a configured key (also when none is configured). */
   identify(key: string | undefined): KeyIdentity | undefined {
     if (key === undefined || key.length === 0 || this.byDigest.size === 0) return undefined;
-    return this.byDigest.get(digest(key));
+    return this.byDigest.get(keyDigest(key));
   }
 
   /** The names of the keys marked `admin` (a server serving a workflow makes them its governance admins). */

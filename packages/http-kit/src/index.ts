@@ -34,7 +34,7 @@ export {
   fieldIssues,
   respondError,
 } from './apiError.js';
-export { ApiKeySet, type ClientKey, type ClientKeyEntry, type KeyIdentity, presentedKey } from './apiKeys.js';
+export { ApiKeySet, type ClientKey, type ClientKeyEntry, type KeyIdentity, keyDigest, presentedKey } from './apiKeys.js';
 export { bodyCap } from './bodyCap.js';
 export { createControlPlaneApp, type ValidationResult, validationHook } from './controlPlaneApp.js';
 export { continueWhenBodyIsRead, sendContinueOnFirstRead } from './expectContinue.js';

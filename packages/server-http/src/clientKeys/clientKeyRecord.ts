@@ -6,8 +6,9 @@
  * digested. One definition serves the file store, the PostgreSQL store, the
  * guard on the data plane and the routes.
  */
-import { hash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { z } from '@hono/zod-openapi';
+import { keyDigest } from '@switchyard/http-kit';
 
 /** Every runtime key's secret starts with this, so a leaked one is recognisable (secret scanners) and never taken for a config key. */
 export const CLIENT_KEY_PREFIX = 'sk-sy-';
@@ -20,9 +21,12 @@ export function newClientKeySecret(): string {
   return `${CLIENT_KEY_PREFIX}${randomBytes(SECRET_BYTES).toString('base64url')}`;
 }
 
-/** The stored form of a secret: its SHA-256, hex. The secret has 256 random bits, so a plain digest cannot be reversed. */
+/**
+ * The stored form of a secret: its SHA-256, hex, the digest static keys are found by too (http-kit's
+ * `keyDigest`). The secret has 256 random bits, so a plain digest cannot be reversed.
+ */
 export function secretDigest(secret: string): string {
-  return hash('sha256', secret, 'hex');
+  return keyDigest(secret);
 }
 
 /** A fresh key id (`ck_` and 16 hex characters): stable for the key's life, what events and usage name. */
