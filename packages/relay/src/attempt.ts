@@ -10,6 +10,7 @@ import { Readable } from 'node:stream';
 import { readCappedBody, type Scheduler, type TimerHandle } from '@switchyard/runtime';
 import type { ErrorInfo } from '@switchyard/translate';
 import type { UpstreamStreamError } from '@switchyard/translate/wire';
+import type { BufferLimits } from './bufferedDispatch.js';
 import { type Exchange, UnreadableUpstreamBody } from './exchange.js';
 import type { ProviderAdapter, Transport } from './providers/adapter.js';
 import type { ResponseSink } from './sink.js';
@@ -17,8 +18,12 @@ import { isStreamOpening } from './streamOpening.js';
 import type { UpstreamFailure, Usage } from './types.js';
 import { classifyTransportError } from './upstream.js';
 
-/** The most of an upstream answer read into memory (non-streaming bodies, error bodies). */
+/** The most of an upstream answer read into memory (non-streaming bodies). */
 const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
+/** The most of an upstream error body read (a larger one is classified without it). */
+const MAX_ERROR_BYTES = 1024 * 1024;
+/** What a non-streamed attempt asks the transport to read before it resolves. */
+const BUFFER_LIMITS: BufferLimits = { maxBytes: MAX_BUFFERED_BYTES, maxErrorBytes: MAX_ERROR_BYTES };
 
 /** What one attempt came to. */
 export type AttemptResult =
@@ -150,14 +155,16 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   if (exchange.local || !exchange.request) return answerLocally(input);
   let response: Awaited<ReturnType<Transport['send']>>;
   try {
-    response = await input.transport.send(exchange.request, input.signal ? { signal: input.signal } : {});
+    // A non-streamed answer is read whole: the transport may do it before resolving (no stream per response).
+    const options = input.stream ? {} : { buffer: BUFFER_LIMITS };
+    response = await input.transport.send(exchange.request, input.signal ? { ...options, signal: input.signal } : options);
   } catch (error) {
     return { kind: 'failure', failure: transportFailure(input, error) };
   }
   if (response.status >= 400) {
     let body: Buffer;
     try {
-      body = await readAll(response.body, 1024 * 1024);
+      body = response.bytes ?? (await readAll(response.body, MAX_ERROR_BYTES));
     } catch {
       body = Buffer.alloc(0);
     }
@@ -171,7 +178,7 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
 async function finishBuffered(input: AttemptInput, response: Awaited<ReturnType<Transport['send']>>): Promise<AttemptResult> {
   let body: Buffer;
   try {
-    body = await readAll(response.body, MAX_BUFFERED_BYTES);
+    body = response.bytes ?? (await readAll(response.body, MAX_BUFFERED_BYTES));
   } catch (error) {
     response.cancel();
     return { kind: 'failure', failure: transportFailure(input, error) };

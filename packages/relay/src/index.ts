@@ -18,6 +18,7 @@ export type {
 // The glob lives in translate (its thinking modes match model names too); the relay's API keeps it.
 export { Glob, type GlobSteps } from '@switchyard/translate';
 export { BatchQueue, type BatchQueueOptions, type BatchSettings } from './batchQueue.js';
+export type { BufferLimits } from './bufferedDispatch.js';
 export { countTokensBody, countTokensResponse, estimateInputTokens } from './countTokens.js';
 export type { RelayErrorCode, RelayFailure } from './errors.js';
 export { type Exchange, type ExchangeInput, prepareExchange, UnreadableUpstreamBody } from './exchange.js';
@@ -32,7 +33,7 @@ export {
 export { type IngressFormat, ingressFormat, openAiFormat } from './ingressFormat.js';
 export { type ModelListing, ModelRouter, type RouteTarget } from './modelRouter.js';
 export type { WireCodec } from './providers/adapter.js';
-export { AdapterRegistry, type BuildInput, type ProviderAdapter, type Transport } from './providers/adapter.js';
+export { AdapterRegistry, type BuildInput, type ProviderAdapter, type SendOptions, type Transport } from './providers/adapter.js';
 export { anthropicAdapter } from './providers/anthropic.js';
 export { EventStreamDecoder, EventStreamError, type EventStreamMessage } from './providers/awsEventStream.js';
 export {

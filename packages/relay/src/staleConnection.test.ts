@@ -71,7 +71,13 @@ async function setup(onReuse: OnReuse = 'close') {
   const transport = new UndiciTransport({ requestTimeoutMs: 5_000 });
   cleanups.push(upstream.close, () => transport.close());
   const send = () => transport.send({ url: `${upstream.url}/v1/chat/completions`, method: 'POST', headers: {}, body: '{"n":1}' }, {});
-  return { upstream, transport, send };
+  /** The same request read whole before it resolves, as the relay sends a non-streamed one. */
+  const sendBuffered = () =>
+    transport.send(
+      { url: `${upstream.url}/v1/chat/completions`, method: 'POST', headers: {}, body: '{"n":1}' },
+      { buffer: { maxBytes: 1024 * 1024, maxErrorBytes: 1024 } },
+    );
+  return { upstream, transport, send, sendBuffered };
 }
 
 /** Reads a body to its end, then lets undici check the idle socket (for one check phase) so the next request reuses it. */
@@ -91,6 +97,23 @@ test('a pooled connection the upstream closes as a request goes out is retried o
   // The first request, the second on the closed connection, the second again on a new one.
   assert.equal(upstream.state.requests, 3);
   assert.equal(upstream.state.connections, 2);
+});
+
+test('a buffered send is retried the same way on a new connection, and one whose answer began is not', async () => {
+  const { upstream, sendBuffered } = await setup();
+  assert.equal((await sendBuffered()).bytes?.toString('utf8'), ANSWER);
+  await new Promise(setImmediate);
+  const second = await sendBuffered();
+  assert.equal(second.status, 200);
+  assert.equal(second.bytes?.toString('utf8'), ANSWER);
+  assert.equal(upstream.state.requests, 3);
+  assert.equal(upstream.state.connections, 2);
+  const partial = await setup('partial-answer');
+  assert.equal((await partial.sendBuffered()).bytes?.toString('utf8'), ANSWER);
+  await new Promise(setImmediate);
+  await assert.rejects(partial.sendBuffered(), { code: 'UND_ERR_SOCKET' });
+  assert.equal(partial.upstream.state.requests, 2);
+  assert.equal(partial.upstream.state.connections, 1);
 });
 
 test('a connection that closes after the first byte of its answer is not retried', async () => {

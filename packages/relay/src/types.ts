@@ -112,6 +112,11 @@ export interface UpstreamResponse {
   status: number;
   headers: Record<string, string>;
   body: AsyncIterable<Uint8Array>;
+  /**
+   * The whole body, when the transport read it before resolving (a send with `buffer`; see
+   * {@link Transport}). A transport that ignores `buffer` leaves it out, and `body` is read instead.
+   */
+  bytes?: Buffer;
   /** Stops reading and releases the connection. */
   cancel(): void;
 }

@@ -15,8 +15,9 @@
 import { EventEmitter } from 'node:events';
 import type { LookupFunction } from 'node:net';
 import { Agent, Client, type Dispatcher, Pool, errors as undiciErrors } from 'undici';
+import { type BufferLimits, dispatchBuffered } from './bufferedDispatch.js';
 import { IdleConnections, TrackedClient } from './idleConnections.js';
-import type { Transport } from './providers/adapter.js';
+import type { SendOptions, Transport } from './providers/adapter.js';
 import { isStaleConnectionError, staleAwareConnector } from './staleConnection.js';
 import type { UpstreamFailure, UpstreamRequest, UpstreamResponse } from './types.js';
 
@@ -219,26 +220,36 @@ export class UndiciTransport implements Transport {
     return undefined;
   }
 
-  async send(request: UpstreamRequest, options: { signal?: AbortSignal }): Promise<UpstreamResponse> {
+  async send(request: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
     const { origin, path } = targetOf(request.url);
-    const requestOptions: Dispatcher.RequestOptions = {
+    const signal = options.signal ? abortEmitterOf(options.signal) : undefined;
+    const requestOptions: Dispatcher.DispatchOptions = {
       origin,
       path,
       method: request.method,
       headers: request.headers,
       body: request.body ?? null,
-      signal: options.signal ? abortEmitterOf(options.signal) : null,
     };
-    let response: Dispatcher.ResponseData;
     try {
-      response = await this.agent.request(requestOptions);
+      return await this.sendOn(this.agent, requestOptions, signal, options.buffer);
     } catch (error) {
       // The keep-alive race: the upstream closed a pooled connection as this request went out on it,
       // before answering. Not the provider's failure: send once more, on a connection of its own
       // (the pool may hold more connections the upstream closed in the same sweep).
       if (!isStaleConnectionError(error) || options.signal?.aborted) throw error;
-      response = await this.sendOnFreshConnection(requestOptions);
+      return await this.sendOnFreshConnection(requestOptions, signal, options.buffer);
     }
+  }
+
+  /** One call on `dispatcher`: read whole (`buffer`) through a dispatch handler, else as undici's stream. */
+  private async sendOn(
+    dispatcher: Dispatcher,
+    requestOptions: Dispatcher.DispatchOptions,
+    signal: AbortEmitter | undefined,
+    buffer: BufferLimits | undefined,
+  ): Promise<UpstreamResponse> {
+    if (buffer) return dispatchBuffered(dispatcher, requestOptions, buffer, signal);
+    const response = await dispatcher.request({ ...requestOptions, signal: signal ?? null });
     return {
       status: response.statusCode,
       headers: flattenHeaders(response.headers),
@@ -248,7 +259,11 @@ export class UndiciTransport implements Transport {
   }
 
   /** Sends on a connection opened for this request alone, closed once its answer has been read. */
-  private async sendOnFreshConnection(requestOptions: Dispatcher.RequestOptions): Promise<Dispatcher.ResponseData> {
+  private async sendOnFreshConnection(
+    requestOptions: Dispatcher.DispatchOptions,
+    signal: AbortEmitter | undefined,
+    buffer: BufferLimits | undefined,
+  ): Promise<UpstreamResponse> {
     const s = this.settings;
     const client = new Client(requestOptions.origin as string, {
       headersTimeout: s.requestTimeoutMs,
@@ -256,7 +271,7 @@ export class UndiciTransport implements Transport {
       connect: this.connector(),
     });
     try {
-      return await client.request(requestOptions);
+      return await this.sendOn(client, requestOptions, signal, buffer);
     } finally {
       // `close` waits for the request in flight, body included, then ends the connection.
       void client.close().catch(() => undefined);

@@ -6,11 +6,26 @@
  */
 import type { ByteStreamDecoder, ChatRequest, EncodeRequestOptions } from '@switchyard/translate';
 import type { Json } from '@switchyard/translate/wire';
+import type { BufferLimits } from '../bufferedDispatch.js';
 import type { ApiFamily, ProviderConfig, RelayCredential, UpstreamFailure, UpstreamRequest, UpstreamResponse, Usage } from '../types.js';
 
 /** Sends upstream requests: undici for real providers, in-process for the mock. */
 export interface Transport {
-  send(request: UpstreamRequest, options: { signal?: AbortSignal }): Promise<UpstreamResponse>;
+  /**
+   * Sends `request`. With `buffer`, the caller will read the whole answer anyway (a non-streamed
+   * completion, an error body): a transport may read it before resolving and hand it over as
+   * `bytes`, within the limits given, which spares a stream per response. A transport that
+   * ignores `buffer` answers with a stream, as without it.
+   */
+  send(request: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse>;
+}
+
+/** Options of {@link Transport.send}. */
+export interface SendOptions {
+  /** Cancels the call when it aborts (the client went away). */
+  signal?: AbortSignal;
+  /** Read the whole answer before resolving, within these limits (see {@link BufferLimits}). */
+  buffer?: BufferLimits;
 }
 
 /** What the relay asks an adapter to build. */
