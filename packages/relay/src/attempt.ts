@@ -15,7 +15,7 @@ import { type Exchange, UnreadableUpstreamBody } from './exchange.js';
 import type { ProviderAdapter, Transport } from './providers/adapter.js';
 import type { ResponseSink } from './sink.js';
 import { isStreamOpening } from './streamOpening.js';
-import type { UpstreamFailure, Usage } from './types.js';
+import type { UpstreamFailure, UpstreamResponse, Usage } from './types.js';
 import { classifyTransportError } from './upstream.js';
 
 /** The most of an upstream answer read into memory (non-streaming bodies). */
@@ -153,7 +153,7 @@ const SSE_HEADERS = { 'content-type': 'text/event-stream; charset=utf-8', 'cache
 export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   const { adapter, exchange } = input;
   if (exchange.local || !exchange.request) return answerLocally(input);
-  let response: Awaited<ReturnType<Transport['send']>>;
+  let response: UpstreamResponse;
   try {
     // A non-streamed answer is read whole: the transport may do it before resolving (no stream per response).
     const options = input.stream ? {} : { buffer: BUFFER_LIMITS };
@@ -175,14 +175,23 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   return pipeStream(input, response);
 }
 
-async function finishBuffered(input: AttemptInput, response: Awaited<ReturnType<Transport['send']>>): Promise<AttemptResult> {
-  let body: Buffer;
-  try {
-    body = response.bytes ?? (await readAll(response.body, MAX_BUFFERED_BYTES));
-  } catch (error) {
-    response.cancel();
-    return { kind: 'failure', failure: transportFailure(input, error) };
-  }
+/**
+ * Reads the whole answer (unless the transport already did: `bytes`) and writes it to the client. Not an
+ * async function: with the bytes at hand, which is how undici answers, it finishes at once.
+ */
+function finishBuffered(input: AttemptInput, response: UpstreamResponse): AttemptResult | Promise<AttemptResult> {
+  if (response.bytes) return answerWhole(input, response, response.bytes);
+  return readAll(response.body, MAX_BUFFERED_BYTES).then(
+    (body) => answerWhole(input, response, body),
+    (error: unknown): AttemptResult => {
+      response.cancel();
+      return { kind: 'failure', failure: transportFailure(input, error) };
+    },
+  );
+}
+
+/** Writes a complete upstream answer to the client, in the client's family. */
+function answerWhole(input: AttemptInput, response: UpstreamResponse, body: Buffer): AttemptResult {
   let answer: ReturnType<Exchange['completeBody']>;
   try {
     answer = input.exchange.completeBody(body, response.headers['content-type'] ?? 'application/json');
@@ -191,7 +200,13 @@ async function finishBuffered(input: AttemptInput, response: Awaited<ReturnType<
     return { kind: 'failure', failure: { kind: 'server', status: response.status, message: error.message } };
   }
   const out = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
-  const headers = { 'content-type': answer.contentType, ...input.exchange.headers, ...input.responseHeaders };
+  // The length up front: without it node:http frames the body in chunked encoding, more work for both ends.
+  const headers = {
+    'content-type': answer.contentType,
+    'content-length': String(out.byteLength),
+    ...input.exchange.headers,
+    ...input.responseHeaders,
+  };
   const ttfbMs = input.now() - input.startedAt;
   input.sink.writeHead(response.status, headers);
   input.sink.end(out);
@@ -201,8 +216,8 @@ async function finishBuffered(input: AttemptInput, response: Awaited<ReturnType<
 /** An answer the exchange made without the provider (an estimated token count). */
 function answerLocally(input: AttemptInput): AttemptResult {
   const local = input.exchange.local!;
-  const headers = { ...local.headers, ...input.responseHeaders };
   const body = Buffer.from(local.body);
+  const headers = { ...local.headers, 'content-length': String(body.byteLength), ...input.responseHeaders };
   input.sink.writeHead(local.status, headers);
   input.sink.end(body);
   return { kind: 'success', status: local.status, headers, body, usage: undefined, ttfbMs: input.now() - input.startedAt };
@@ -272,7 +287,7 @@ function joined(head: Uint8Array | string, tail: Uint8Array | string): Uint8Arra
   return Buffer.concat([typeof head === 'string' ? Buffer.from(head) : head, typeof tail === 'string' ? Buffer.from(tail) : tail]);
 }
 
-async function pipeStream(input: AttemptInput, response: Awaited<ReturnType<Transport['send']>>): Promise<AttemptResult> {
+async function pipeStream(input: AttemptInput, response: UpstreamResponse): Promise<AttemptResult> {
   const { sink } = input;
   const tap = input.exchange.createTap();
   let ttfbMs = -1;

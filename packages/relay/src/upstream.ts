@@ -220,7 +220,7 @@ export class UndiciTransport implements Transport {
     return undefined;
   }
 
-  async send(request: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
+  send(request: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
     const { origin, path } = targetOf(request.url);
     const signal = options.signal ? abortEmitterOf(options.signal) : undefined;
     const requestOptions: Dispatcher.DispatchOptions = {
@@ -230,32 +230,25 @@ export class UndiciTransport implements Transport {
       headers: request.headers,
       body: request.body ?? null,
     };
-    try {
-      return await this.sendOn(this.agent, requestOptions, signal, options.buffer);
-    } catch (error) {
+    // Not an async function: this runs for every request, and each async layer costs a promise and a tick.
+    return this.sendOn(this.agent, requestOptions, signal, options.buffer).catch((error: unknown) => {
       // The keep-alive race: the upstream closed a pooled connection as this request went out on it,
       // before answering. Not the provider's failure: send once more, on a connection of its own
       // (the pool may hold more connections the upstream closed in the same sweep).
       if (!isStaleConnectionError(error) || options.signal?.aborted) throw error;
-      return await this.sendOnFreshConnection(requestOptions, signal, options.buffer);
-    }
+      return this.sendOnFreshConnection(requestOptions, signal, options.buffer);
+    });
   }
 
   /** One call on `dispatcher`: read whole (`buffer`) through a dispatch handler, else as undici's stream. */
-  private async sendOn(
+  private sendOn(
     dispatcher: Dispatcher,
     requestOptions: Dispatcher.DispatchOptions,
     signal: AbortEmitter | undefined,
     buffer: BufferLimits | undefined,
   ): Promise<UpstreamResponse> {
     if (buffer) return dispatchBuffered(dispatcher, requestOptions, buffer, signal);
-    const response = await dispatcher.request({ ...requestOptions, signal: signal ?? null });
-    return {
-      status: response.statusCode,
-      headers: flattenHeaders(response.headers),
-      body: response.body,
-      cancel: () => response.body.destroy(),
-    };
+    return streamed(dispatcher, requestOptions, signal);
   }
 
   /** Sends on a connection opened for this request alone, closed once its answer has been read. */
@@ -282,6 +275,21 @@ export class UndiciTransport implements Transport {
     this.idle.stop();
     await this.agent.close();
   }
+}
+
+/** One call on `dispatcher` whose answer is read as undici's stream. */
+async function streamed(
+  dispatcher: Dispatcher,
+  requestOptions: Dispatcher.DispatchOptions,
+  signal: AbortEmitter | undefined,
+): Promise<UpstreamResponse> {
+  const response = await dispatcher.request({ ...requestOptions, signal: signal ?? null });
+  return {
+    status: response.statusCode,
+    headers: flattenHeaders(response.headers),
+    body: response.body,
+    cancel: () => response.body.destroy(),
+  };
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);

@@ -53,18 +53,21 @@ function json(value: string | number | boolean | null): string {
  * The request line from a template: the same members, in the same order, as the object
  * {@link EventLog.onRequestEnd} gives pino otherwise (`lineWriter.test.ts` holds the two equal).
  */
-function writeRequestLine(lines: LineWriter, event: RequestEndEvent): void {
+function writeRequestLine(lines: LineWriter, logger: Logger, event: RequestEndEvent): void {
+  const level = event.outcome !== 'error' ? 'info' : event.httpStatus >= 400 && event.httpStatus < 500 ? 'warn' : 'error';
+  // A line the level drops is not built (at `warn`, no successful request writes one).
+  if (!logger.isLevelEnabled(level)) return;
   let fields =
     `,"request_id":${json(capped(event.requestId))},"provider":${json(capped(event.provider))}` +
     `,"model":${json(capped(event.model))},"latency_ms":${json(event.latencyMs)},"ttfb_ms":${json(event.ttfbMs)}` +
     `,"tokens":{"input":${json(event.tokens.input)},"output":${json(event.tokens.output)}}` +
     `,"http_status":${json(event.httpStatus)},"attempts":${json(event.attempts)},"cached":${json(event.cached)}` +
     `,"credential_id":${json(capped(event.credentialId))}`;
-  if (event.outcome === 'success') lines.write('info', fields, 'request_success');
-  else if (event.outcome === 'client_closed') lines.write('info', fields, 'request_client_closed');
+  if (event.outcome === 'success') lines.write(level, fields, 'request_success');
+  else if (event.outcome === 'client_closed') lines.write(level, fields, 'request_client_closed');
   else {
     fields += `,"error_type":${json(event.errorType)}`;
-    lines.write(event.httpStatus >= 400 && event.httpStatus < 500 ? 'warn' : 'error', fields, 'request_failed');
+    lines.write(level, fields, 'request_failed');
   }
 }
 
@@ -87,7 +90,7 @@ export class EventLog implements EventObserver {
 
   onRequestEnd(event: RequestEndEvent): void {
     if (this.lines) {
-      writeRequestLine(this.lines, event);
+      writeRequestLine(this.lines, this.logger, event);
       return;
     }
     const line = {

@@ -62,6 +62,19 @@ describe('data plane with the official openai client', async () => {
     assert.equal(completion.usage?.total_tokens, 18);
   });
 
+  test('a non-streamed answer goes out with its content-length, not in chunked encoding', async () => {
+    const response = await fetch(`${baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: 'Bearer sk-test-1', 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'gpt-4o', messages: [{ role: 'user', content: 'Say hi' }] }),
+    });
+    const body = Buffer.from(await response.arrayBuffer());
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-length'), String(body.length));
+    assert.equal(response.headers.get('transfer-encoding'), null);
+    assert.equal((JSON.parse(body.toString('utf8')) as { usage: { total_tokens: number } }).usage.total_tokens, 18);
+  });
+
   test('the mock provider answers through the client too', async () => {
     const completion = await client.chat.completions.create({ model: 'demo-model', messages: [{ role: 'user', content: 'ping' }] });
     assert.match(completion.choices[0]?.message.content ?? '', /mock provider/);
