@@ -5,11 +5,10 @@
  * completions, token counts, error bodies).
  *
  * undici's `request()` wraps every response in a `Readable` stream, an
- * `AsyncResource` and two promises; for a body that is read whole that is
- * about a quarter of a bare pass-through proxy's CPU per request (the relay
- * benchmark measured 69 µs with `request()` against 55 µs with a dispatch
- * handler like this one, on the same answers). This handler keeps the
- * chunks in an array and resolves once, at the end.
+ * `AsyncResource` and a promise, and the relay then read that stream back
+ * into one buffer. This handler keeps the chunks in an array and resolves
+ * once, at the end. (Its effect on the relay benchmark's CPU per request is
+ * within the spread of process instances: docs/benchmarks.md.)
  *
  * What `request()` did and this keeps: an abort signal that cancels the call
  * (before or after it was sent), 1xx answers skipped, and a bound on the bytes

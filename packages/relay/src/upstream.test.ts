@@ -235,3 +235,14 @@ test("resetConnections(origin) ends that origin's connections only", async () =>
     await pooled.close();
   }
 });
+
+test('an upstream URL that does not parse rejects the promise send returns, it does not throw', async () => {
+  let sending: Promise<unknown> | undefined;
+  assert.doesNotThrow(() => {
+    sending = transport.send(
+      { url: 'not a url', method: 'POST', headers: {}, body: '' },
+      { buffer: { maxBytes: 1024, maxErrorBytes: 1024 } },
+    );
+  });
+  await assert.rejects(sending!, { code: 'ERR_INVALID_URL' });
+});

@@ -221,7 +221,14 @@ export class UndiciTransport implements Transport {
   }
 
   send(request: UpstreamRequest, options: SendOptions): Promise<UpstreamResponse> {
-    const { origin, path } = targetOf(request.url);
+    let target: Target;
+    try {
+      target = targetOf(request.url);
+    } catch (error) {
+      // A promise-returning method fails by rejecting, never by throwing at its caller.
+      return Promise.reject(error);
+    }
+    const { origin, path } = target;
     const signal = options.signal ? abortEmitterOf(options.signal) : undefined;
     const requestOptions: Dispatcher.DispatchOptions = {
       origin,
