@@ -12,7 +12,7 @@ import type { ErrorInfo } from '@switchyard/translate';
 import type { UpstreamStreamError } from '@switchyard/translate/wire';
 import type { BufferLimits } from './bufferedDispatch.js';
 import { type Exchange, UnreadableUpstreamBody } from './exchange.js';
-import type { ProviderAdapter, Transport } from './providers/adapter.js';
+import type { ProviderAdapter, SendOptions, Transport } from './providers/adapter.js';
 import type { ResponseSink } from './sink.js';
 import { isStreamOpening } from './streamOpening.js';
 import type { UpstreamFailure, UpstreamResponse, Usage } from './types.js';
@@ -156,8 +156,9 @@ export async function runAttempt(input: AttemptInput): Promise<AttemptResult> {
   let response: UpstreamResponse;
   try {
     // A non-streamed answer is read whole: the transport may do it before resolving (no stream per response).
-    const options = input.stream ? {} : { buffer: BUFFER_LIMITS };
-    response = await input.transport.send(exchange.request, input.signal ? { ...options, signal: input.signal } : options);
+    const options: SendOptions = input.stream ? {} : { buffer: BUFFER_LIMITS };
+    if (input.signal) options.signal = input.signal;
+    response = await input.transport.send(exchange.request, options);
   } catch (error) {
     return { kind: 'failure', failure: transportFailure(input, error) };
   }

@@ -3,6 +3,7 @@ import { getEventListeners } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
+import { eventually } from '@switchyard/test-support';
 import { headersOf } from './bufferedDispatch.js';
 import { UndiciTransport } from './upstream.js';
 
@@ -65,14 +66,6 @@ const send = (path: string, body = '', signal?: AbortSignal) =>
     signal ? { signal, buffer: LIMITS } : { buffer: LIMITS },
   );
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 test('a buffered send resolves with the whole body as bytes, the status and the headers by lower-case name', async () => {
   const response = await send('/echo', 'hello');
   assert.equal(response.status, 201);
@@ -120,10 +113,10 @@ test('aborting a shared signal aborts the buffered request in flight, and leaves
   assert.ok(getEventListeners(controller.signal, 'abort').length <= 1);
   const before = abandoned;
   const pending = send('/hold', '', controller.signal);
-  await until(() => held.length === 1, 'the held request to reach the upstream');
+  await eventually('the held request to reach the upstream', () => held.length === 1);
   controller.abort();
   await assert.rejects(pending, { name: 'AbortError' });
-  await until(() => abandoned === before + 1, 'the upstream to see the request abandoned');
+  await eventually('the upstream to see the request abandoned', () => abandoned === before + 1);
   held.splice(0);
 });
 
@@ -131,7 +124,7 @@ test('aborting mid-body rejects the buffered send', async () => {
   const controller = new AbortController();
   const before = partials;
   const pending = send('/partial', '', controller.signal);
-  await until(() => partials === before + 1, 'the upstream to send the headers and part of the body');
+  await eventually('the upstream to send the headers and part of the body', () => partials === before + 1);
   controller.abort();
   await assert.rejects(pending, { name: 'AbortError' });
 });
