@@ -39,6 +39,13 @@ export interface ConfigFileOptions {
 export class ConfigFile {
   /** The file text last applied (or refused), so reading it again changes nothing. */
   private lastText: string | undefined;
+  /**
+   * Counts the texts this process wrote and applied itself. A read that began before one of them
+   * may return the older text, and must not undo the newer one.
+   */
+  private ownWrites = 0;
+  /** True while a text read from the file is being applied: its own `applied` call is not a newer write. */
+  private applyingRead = false;
   private watcher: FileWatch | undefined;
   /** The read being applied: the next waits for it. */
   private applying: Promise<void> = Promise.resolve();
@@ -48,6 +55,7 @@ export class ConfigFile {
   /** Notes `text` as applied: a config written to the file and applied at once is not reloaded when the watch sees it. */
   applied(text: string): void {
     this.lastText = text;
+    if (!this.applyingRead) this.ownWrites += 1;
   }
 
   /** Applies edits of the file as they happen. */
@@ -64,11 +72,18 @@ export class ConfigFile {
    * another node signalled is not, so signals never echo between nodes.
    */
   applyIfChanged(options: { signalled: boolean }): Promise<void> {
-    this.applying = this.applying.then(() => this.readAndApply(options));
+    // Counted when the change is reported: a text this process writes after that is newer than the change.
+    const ownWritesBefore = this.ownWrites;
+    this.applying = this.applying.then(() => this.readAndApply(options, ownWritesBefore));
     return this.applying;
   }
 
-  private async readAndApply(options: { signalled: boolean }): Promise<void> {
+  /** True when this process wrote and applied a text since `ownWritesBefore` was counted. */
+  private overtaken(ownWritesBefore: number): boolean {
+    return this.ownWrites !== ownWritesBefore;
+  }
+
+  private async readAndApply(options: { signalled: boolean }, ownWritesBefore: number): Promise<void> {
     const { path } = this.options;
     let text: string;
     try {
@@ -76,7 +91,10 @@ export class ConfigFile {
     } catch {
       return; // mid-replace; the next event brings the new file
     }
-    if (text === this.lastText) return;
+    // The management API wrote and applied a newer text while this read was queued or in flight: the text read
+    // may be the older one, and applying it would undo the newer (the file holds the newer text; a later edit
+    // brings its own event).
+    if (this.overtaken(ownWritesBefore) || text === this.lastText) return;
     let config: GatewayConfig;
     try {
       config = parseConfig(text, { source: path, knownKinds: this.options.knownKinds() });
@@ -85,7 +103,6 @@ export class ConfigFile {
       return;
     }
     if (this.options.beforeApply) {
-      const before = this.lastText;
       try {
         await this.options.beforeApply(config);
       } catch (error) {
@@ -93,12 +110,15 @@ export class ConfigFile {
         return;
       }
       // The management API wrote and applied a newer text meanwhile: this one is stale.
-      if (this.lastText !== before) return;
+      if (this.overtaken(ownWritesBefore)) return;
     }
+    this.applyingRead = true;
     try {
       this.options.apply(config, { fromFile: text, announce: !options.signalled });
     } catch (error) {
       this.refused(text, error);
+    } finally {
+      this.applyingRead = false;
     }
   }
 
