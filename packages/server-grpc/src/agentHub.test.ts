@@ -41,6 +41,44 @@ test('a session reserved for a task whose prompt is not out yet names no task, a
   }
 });
 
+test('a job waiting for a session gets one that starts before it subscribes to its prompts, once it subscribes', async () => {
+  const { root } = await tempGitRepo({ prefix: 'hub-', readmeVersions: ['# x\n'] });
+  const hub = new AgentHub({ heartbeatIntervalMs: 60_000 });
+  const aborted = new AbortController();
+  // The job is dispatched first: no session yet.
+  const running = hub.run(
+    { feature_slug: '001-login', work_package: { sequence: 1 } as WorkPackage, context: '', prompt: 'do it', worktree: root, attempt: 1 },
+    { kind: 'remote', timeout_ms: 5000, review_cycles: 1 },
+    { signal: aborted.signal, onOutput: () => undefined },
+  );
+  try {
+    const { agent_id } = hub.registerAgent({ name: 'remote-1', agent_type: 'codex', capabilities: [] });
+    // StartSession and ReceivePrompts are two calls: the session exists a moment before anything listens on it.
+    const { session_id } = hub.startSession(agent_id);
+    assert.deepEqual(hub.heartbeat(session_id), { state: 'idle' }, 'not claimed while no one would hear its prompt');
+    const prompts: HubPrompt[] = [];
+    hub.receivePrompts(
+      session_id,
+      (prompt) => {
+        prompts.push(prompt);
+        hub.completeTask(session_id, prompt.task_id, { exit_code: 0, pr_url: 'https://example.invalid/pr/1' });
+      },
+      () => undefined,
+    );
+    assert.deepEqual(hub.heartbeat(session_id), { state: 'busy' }, 'claimed as soon as it listens');
+    assert.equal((await running).exit_code, 0);
+    assert.deepEqual(
+      prompts.map((p) => [p.kind, p.prompt]),
+      [['task', 'do it']],
+    );
+  } finally {
+    aborted.abort();
+    await running.catch(() => undefined);
+    hub.close();
+    await rm(root, { recursive: true, force: true });
+  }
+});
+
 test('an agent with no session for three heartbeat intervals is forgotten; one with a live session is kept', () => {
   let now = Date.parse('2026-01-01T00:00:00Z');
   const hub = new AgentHub({ clock: { now: () => now }, heartbeatIntervalMs: 1000 });

@@ -159,6 +159,9 @@ export class AgentHub implements AgentAdapter {
     session.prompts.once('end', onEnd);
     const pending = session.prompts.listenerCount('prompt') === 1 ? session.queued : undefined;
     if (pending) send(pending);
+    // A session is claimable only once something hears its prompts (claimIdle), and StartSession's 'idle' came
+    // before that: a job already waiting would otherwise wait out its timeout for a session that is free.
+    if (!session.task) this.idle.emit('idle');
     return () => {
       session.prompts.off('prompt', send);
       session.prompts.off('end', onEnd);

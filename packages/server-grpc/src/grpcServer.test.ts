@@ -453,7 +453,7 @@ describe('AgentService and StreamAgentEvents', { concurrency: 1 }, () => {
       })();
     });
     prompts.on('error', () => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // No pause for the subscription to land: a job dispatched before it waits for the session to listen.
     // Package 1 is DOING from the gate test above; the loop continues from there.
     const job = await dispatcher.dispatch(SLUG, 1, { kind: 'remote', review_cycles: 1 });
     const events: AgentEvent__Output[] = await new Promise((resolve, reject) => {
