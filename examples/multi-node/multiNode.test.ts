@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { generateEncryptionKey } from '@switchyard/credentials';
-import { postgresForTests } from '@switchyard/test-support';
+import { eventually, postgresForTests } from '@switchyard/test-support';
 import { readConfigFile, startGatewayNodes } from '../../packages/server-http/test/gatewayProcesses.js';
 
 const postgres = await postgresForTests(import.meta.url);
@@ -63,13 +63,11 @@ test('the three example nodes share a credential and answer on every node', { sk
     body: JSON.stringify({ id: 'openai-team', provider: 'openai', type: 'api_key', token: 'sk-example-not-real' }),
   });
   assert.equal(added.status, 201);
-  const deadline = Date.now() + 5_000;
   let seen: { id: string }[] = [];
-  while (Date.now() < deadline) {
+  await eventually('node B to hold the key', async () => {
     seen = ((await (await fetch(`${b.url}/v0/management/auths`, { headers: management })).json()) as { auths: { id: string }[] }).auths;
-    if (seen.some((auth) => auth.id === 'openai-team')) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+    return seen.some((auth) => auth.id === 'openai-team');
+  });
   assert.deepEqual(
     seen.map((auth) => auth.id),
     ['openai-team'],

@@ -8,6 +8,7 @@ import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { eventually } from '@switchyard/test-support';
 import { CredentialManager, FileCredentialStore, NoCredentials } from '../src/index.js';
 
 const root = await mkdtemp(join(tmpdir(), 'credentials-watch-'));
@@ -39,13 +40,8 @@ async function open(directory: string, configFile?: string) {
   return handle;
 }
 
-async function eventually(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting until ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** How long a change may take to reach the pools (a loaded machine, a burst of 10,000 files). */
+const SETTLE_MS = 60_000;
 
 const tokenOf = (manager: CredentialManager, provider: string) => {
   try {
@@ -62,17 +58,17 @@ describe('file changes reach the pools', () => {
     const { manager, close } = await open(directory);
     const file = join(directory, 'openai-hand.json');
     await writeFile(file, JSON.stringify({ type: 'api_key', token: 'sk-first', priority: 1 }));
-    await eventually(() => tokenOf(manager, 'openai') === 'sk-first', 'the new file is served');
+    await eventually('the new file is served', () => tokenOf(manager, 'openai') === 'sk-first', SETTLE_MS);
     await writeFile(file, JSON.stringify({ type: 'api_key', token: 'sk-second', priority: 1 }));
-    await eventually(() => tokenOf(manager, 'openai') === 'sk-second', 'the edit is served');
+    await eventually('the edit is served', () => tokenOf(manager, 'openai') === 'sk-second', SETTLE_MS);
     await writeFile(file, '{"type": "api_key", "token": ');
-    await eventually(() => manager.list('openai')[0]?.status === 'error', 'the broken file shows as error');
+    await eventually('the broken file shows as error', () => manager.list('openai')[0]?.status === 'error', SETTLE_MS);
     assert.match(manager.list('openai')[0]!.status_message!, /not valid JSON/);
     assert.equal(tokenOf(manager, 'openai'), undefined, 'a broken file serves nothing');
     await writeFile(file, JSON.stringify({ type: 'api_key', token: 'sk-fixed' }));
-    await eventually(() => tokenOf(manager, 'openai') === 'sk-fixed', 'the fixed file is served');
+    await eventually('the fixed file is served', () => tokenOf(manager, 'openai') === 'sk-fixed', SETTLE_MS);
     await rm(file);
-    await eventually(() => manager.list('openai').length === 0, 'the deleted file is gone');
+    await eventually('the deleted file is gone', () => manager.list('openai').length === 0, SETTLE_MS);
     await close();
   });
 
@@ -81,7 +77,7 @@ describe('file changes reach the pools', () => {
     const { manager, close } = await open(directory);
     const file = join(directory, 'openai-quick.json');
     for (let v = 1; v <= 6; v++) await writeFile(file, JSON.stringify({ type: 'api_key', token: `v${v}` }));
-    await eventually(() => tokenOf(manager, 'openai') === 'v6', 'the last write is served');
+    await eventually('the last write is served', () => tokenOf(manager, 'openai') === 'v6', SETTLE_MS);
     await close();
   });
 
@@ -93,7 +89,7 @@ describe('file changes reach the pools', () => {
     const reloads: string[] = [];
     manager.events.on('config:reload', ({ path }) => reloads.push(path));
     await writeFile(configFile, 'auth:\n  selection_strategy: priority\n');
-    await eventually(() => reloads.length > 0, 'the reload is announced');
+    await eventually('the reload is announced', () => reloads.length > 0, SETTLE_MS);
     assert.equal(reloads[0], configFile);
     await close();
   });
@@ -121,10 +117,14 @@ describe('file changes reach the pools', () => {
       await Promise.all(Array.from({ length: FILES }, (_, i) => write(i, round)));
     }
     const expected = new Map(Array.from({ length: FILES }, (_, i) => [`openai-${String(i).padStart(3, '0')}`, ROUNDS]));
-    await eventually(() => {
-      const records = manager.list('openai');
-      return records.length === FILES && records.every((r) => r.status === 'active' && r.priority === expected.get(r.id));
-    }, 'every credential shows its last version');
+    await eventually(
+      'every credential shows its last version',
+      () => {
+        const records = manager.list('openai');
+        return records.length === FILES && records.every((r) => r.status === 'active' && r.priority === expected.get(r.id));
+      },
+      SETTLE_MS,
+    );
     const pool = manager.pool('openai');
     const tokens = new Set(Array.from({ length: FILES }, () => pool.acquire().token));
     assert.deepEqual([...tokens].sort(), Array.from({ length: FILES }, (_, i) => `v${ROUNDS}-${i}`).sort());

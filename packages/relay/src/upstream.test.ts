@@ -3,7 +3,7 @@ import { getEventListeners } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, test } from 'node:test';
-import { stagedLookup } from '@switchyard/test-support';
+import { eventually, stagedLookup } from '@switchyard/test-support';
 import { classifyTransportError, UndiciTransport } from './upstream.js';
 
 // An upstream that answers at once, except the bodies saying "hold", which wait until released.
@@ -43,14 +43,6 @@ async function text(response: Awaited<ReturnType<typeof send>>): Promise<string>
   return out;
 }
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 test('requests sharing one signal each complete, and leave at most one listener on it', async () => {
   const controller = new AbortController();
   for (let i = 0; i < 25; i++) assert.equal(await text(await send(`n${i}`, controller.signal)), `echo n${i}`);
@@ -62,10 +54,10 @@ test('aborting a shared signal aborts the request in flight, waiting for its ans
   assert.equal(await text(await send('before', controller.signal)), 'echo before');
   const before = abandoned;
   const pending = send('hold', controller.signal);
-  await until(() => held.length === 1, 'the held request to reach the upstream');
+  await eventually('the held request to reach the upstream', () => held.length === 1);
   controller.abort();
   await assert.rejects(pending, { name: 'AbortError' });
-  await until(() => abandoned === before + 1, 'the upstream to see the request abandoned');
+  await eventually('the upstream to see the request abandoned', () => abandoned === before + 1);
   held.splice(0);
 });
 
@@ -154,7 +146,7 @@ test('maxConnsPerHost caps open connections: requests beyond it wait for one to 
     const pending = Array.from({ length: 5 }, () =>
       capped.send({ url, method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hold' }, {}),
     );
-    await until(() => held.length === 2, 'two held requests at the upstream');
+    await eventually('two held requests at the upstream', () => held.length === 2);
     // The three others wait in the pool: give any that could go out the time to reach the upstream.
     const receivedBefore = received;
     await send('a request on another pool');
@@ -163,7 +155,7 @@ test('maxConnsPerHost caps open connections: requests beyond it wait for one to 
     assert.ok(openNow - openBefore <= 3, `two connections open for the capped transport (${openNow - openBefore} with the other pool's)`);
     let released = 0;
     while (released < 5) {
-      await until(() => held.length > 0, 'the next held request');
+      await eventually('the next held request', () => held.length > 0);
       for (const res of held.splice(0)) {
         res.writeHead(200).end('done');
         released++;
@@ -183,10 +175,10 @@ test('maxIdleConns bounds the idle connections kept over all hosts', async () =>
     const pending = targets.flatMap((target) =>
       Array.from({ length: 4 }, () => bounded.send({ url: target, method: 'POST', headers: {}, body: 'hold' }, {})),
     );
-    await until(() => held.length === 8, 'eight held requests');
+    await eventually('eight held requests', () => held.length === 8);
     for (const res of held.splice(0)) res.writeHead(200).end('done');
     for (const response of await Promise.all(pending)) assert.equal(await text(response), 'done');
-    await until(() => bounded.idleConnections().total === 3, 'three idle connections kept');
+    await eventually('three idle connections kept', () => bounded.idleConnections().total === 3);
     const { byOrigin } = bounded.idleConnections();
     assert.equal(
       Object.values(byOrigin).reduce((a, b) => a + b, 0),
@@ -204,7 +196,7 @@ test('connections beyond the idle bound that the load keeps reusing stay open; o
     // Ten waves of four concurrent requests: more in flight than the bound, as under steady load.
     for (let wave = 0; wave < 10; wave++) {
       const pending = Array.from({ length: 4 }, () => bounded.send({ url, method: 'POST', headers: {}, body: 'hold' }, {}));
-      await until(() => held.length === 4, `wave ${wave} held at the upstream`);
+      await eventually(`wave ${wave} held at the upstream`, () => held.length === 4);
       for (const res of held.splice(0)) res.writeHead(200).end('done');
       for (const response of await Promise.all(pending)) assert.equal(await text(response), 'done');
     }
@@ -212,7 +204,7 @@ test('connections beyond the idle bound that the load keeps reusing stay open; o
     // Slack for a stalled machine: a pause past the grace period between two waves costs 3.
     const openedByWaves = connections - opened;
     assert.ok(openedByWaves <= 10, `the waves reused their connections (${openedByWaves} opened)`);
-    await until(() => bounded.idleConnections().total === 1, 'the surplus idle connections to close');
+    await eventually('the surplus idle connections to close', () => bounded.idleConnections().total === 1);
   } finally {
     await bounded.close();
   }
@@ -224,10 +216,10 @@ test("resetConnections(origin) ends that origin's connections only", async () =>
     const other = url.replace('127.0.0.1', 'localhost');
     for (const target of [url, other])
       assert.equal(await text(await pooled.send({ url: target, method: 'POST', headers: {}, body: 'x' }, {})), 'echo x');
-    await until(() => pooled.idleConnections().total === 2, 'one idle connection per origin');
+    await eventually('one idle connection per origin', () => pooled.idleConnections().total === 2);
     const before = openNow;
     assert.equal(await pooled.resetConnections(new URL(url).origin), 1);
-    await until(() => openNow === before - 1, 'the reset origin’s connection to close');
+    await eventually('the reset origin’s connection to close', () => openNow === before - 1);
     assert.deepEqual(pooled.idleConnections().byOrigin, { [new URL(other).origin]: 1 });
     // The pool of the reset origin still serves, on a new connection.
     assert.equal(await text(await pooled.send({ url, method: 'POST', headers: {}, body: 'y' }, {})), 'echo y');

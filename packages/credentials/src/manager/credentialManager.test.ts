@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { inspect } from 'node:util';
 import { FakeScheduler } from '@switchyard/runtime';
-import { FakeAuthServer } from '@switchyard/test-support';
+import { eventually, FakeAuthServer } from '@switchyard/test-support';
 import { type CredentialsError, NoCredentials } from '../errors.js';
 import { cloudCodingAssistantFlow } from '../oauth/cloudCodingAssistantFlow.js';
 import { codeAssistantFlow } from '../oauth/codeAssistantFlow.js';
@@ -17,17 +17,21 @@ const server = new FakeAuthServer();
 before(() => server.start());
 after(() => server.stop());
 
-/** Moves the fake clock until `promise` settles, letting real I/O (the local auth server) run in between. */
+/**
+ * Moves the fake clock until `promise` settles, letting real I/O (the local auth server) run in between.
+ * The fake clock moves a second per real 10 ms: a slow answer of the auth server lets the device code's
+ * fake 15 minutes run out only after 9 s of real time, and the wait ends with a message, not a hang.
+ */
 async function settle<T>(clock: FakeScheduler, promise: Promise<T>): Promise<T> {
   let done = false;
   promise.then(
     () => (done = true),
     () => (done = true),
   );
-  for (let i = 0; !done && i < 2000; i++) {
+  await eventually('the sign-in to settle', async () => {
     await clock.advance(1000);
-    await new Promise((resolve) => setTimeout(resolve, 1));
-  }
+    return done;
+  });
   return promise;
 }
 

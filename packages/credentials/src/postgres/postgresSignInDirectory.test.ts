@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
-import { postgresForTests } from '@switchyard/test-support';
+import { eventually, postgresForTests } from '@switchyard/test-support';
 import pg from 'pg';
 import { runSignInDirectoryContract, sampleSignInRecord } from '../contract.js';
 import { PostgresSignInDirectory } from './postgresSignInDirectory.js';
@@ -29,8 +29,7 @@ if (!postgres.available) {
       await owner.put(record);
       const now = Date.parse(record.started_at);
       assert.equal((await other.requestCancel(record.id, now))?.cancel_requested, true);
-      const deadline = Date.now() + 5_000;
-      while (!heard.includes(record.id) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
+      await eventually('the owner to hear the cancel', () => heard.includes(record.id));
       assert.deepEqual(heard, [record.id]);
       assert.equal((await owner.get(record.id, now))?.cancel_requested, true, 'the owner reads the flag it was told of');
     } finally {

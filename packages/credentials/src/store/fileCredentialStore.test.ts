@@ -4,6 +4,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { eventually } from '@switchyard/test-support';
 import { runCredentialStoreContract, runQuotaStoreContract, sampleCredential } from '../contract.js';
 import { generateEncryptionKey, parseEncryptionKey } from '../encryption.js';
 import { CredentialsError } from '../errors.js';
@@ -193,9 +194,17 @@ describe('FileCredentialStore on disk', () => {
     const stop = store.watch((change) => seen.push(change));
     await store.watching();
     await writeFile(join(directory, 'openai-ext.json'), JSON.stringify({ type: 'api_key', token: 'x' }));
-    await waitFor(() => seen.some((c) => c.origin === 'external' && c.type === 'auth.upsert' && c.id === 'openai-ext'));
+    await eventually(
+      'the external write to be seen',
+      () => seen.some((c) => c.origin === 'external' && c.type === 'auth.upsert' && c.id === 'openai-ext'),
+      20_000,
+    );
     await rm(join(directory, 'openai-ext.json'));
-    await waitFor(() => seen.some((c) => c.origin === 'external' && c.type === 'auth.delete' && c.id === 'openai-ext'));
+    await eventually(
+      'the external delete to be seen',
+      () => seen.some((c) => c.origin === 'external' && c.type === 'auth.delete' && c.id === 'openai-ext'),
+      20_000,
+    );
     await writeFile(join(directory, 'notes.txt'), 'ignored');
     stop();
     assert.ok(seen.every((c) => c.id === 'openai-ext'));
@@ -342,12 +351,4 @@ function flipFirstByte(base64: string): string {
   const bytes = Buffer.from(base64, 'base64');
   bytes[0]! ^= 0xff;
   return bytes.toString('base64');
-}
-
-async function waitFor(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }

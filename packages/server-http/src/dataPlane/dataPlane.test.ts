@@ -5,7 +5,7 @@ import { after, describe, test } from 'node:test';
 import type { RequestEndEvent, RequestStartEvent } from '@switchyard/core-routing';
 import type { ClientKeyEntry } from '@switchyard/http-kit';
 import { type ProviderConfig, Relay, UndiciTransport } from '@switchyard/relay';
-import { type FakeOpenAi, startFakeOpenAi } from '@switchyard/test-support';
+import { eventually, type FakeOpenAi, startFakeOpenAi } from '@switchyard/test-support';
 import OpenAI from 'openai';
 import { createDataPlane } from './dataPlane.js';
 
@@ -255,13 +255,6 @@ test('a client that leaves before its answer aborts the upstream call; requests 
     },
   ]);
   const body = JSON.stringify({ model: 'slow', messages: [{ role: 'user', content: 'take your time' }] });
-  const until = async (condition: () => boolean, what: string) => {
-    const deadline = Date.now() + 5_000;
-    while (!condition()) {
-      if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 10));
-    }
-  };
   const send = (agent: Agent) =>
     new Promise<ClientRequest>((resolve) => {
       const req = request(`${baseURL}/chat/completions`, {
@@ -283,9 +276,9 @@ test('a client that leaves before its answer aborts the upstream call; requests 
   const answered = new Promise<number>((resolve) =>
     kept.on('response', (res) => res.resume().on('end', () => resolve(res.statusCode ?? 0))),
   );
-  await until(() => held.length === 2, 'both calls to reach the upstream');
+  await eventually('both calls to reach the upstream', () => held.length === 2);
   gone.destroy();
-  await until(() => abandoned === 1, 'the abandoned call to be aborted upstream');
+  await eventually('the abandoned call to be aborted upstream', () => abandoned === 1);
   for (const res of held)
     if (!res.destroyed) res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ choices: [] }));
   assert.equal(await answered, 200);

@@ -593,9 +593,7 @@ test('/v0/management/api-call: $TOKEN$ from auth_index, loopback refused unless 
   assert.equal((await send('/v0/management/api-call', 'POST', { ...body, auth_index: 9 })).status, 404);
 
   await writeFile(path, config('[127.0.0.1]'));
-  const deadline = Date.now() + 5000;
-  while (gateway.config()['remote-management']['api-call-allow'].length === 0 && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 20));
+  await eventually('the allow-list edit to apply', () => gateway.config()['remote-management']['api-call-allow'].length > 0);
   const allowed = await send('/v0/management/api-call', 'POST', body);
   assert.equal(allowed.status, 200);
   const result = await json(allowed);

@@ -4,6 +4,7 @@ import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promise
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { eventually } from '@switchyard/test-support';
 import { signInProviders, startFakeAuth } from '../../test/signInFixture.js';
 import { main } from '../cli.js';
 
@@ -77,11 +78,7 @@ test('login: Ctrl-C cancels a pending sign-in (exit 130)', async () => {
   const signals = new EventEmitter();
   const out: string[] = [];
   const running = main(['login', 'acme', '--config', configPath], { stdout: (t) => out.push(t), stderr: () => {} }, signals);
-  const deadline = Date.now() + 10_000;
-  while (!out.join('').includes('Ctrl-C cancels')) {
-    assert.ok(Date.now() < deadline, 'the code is printed');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
+  await eventually('the code to be printed', () => out.join('').includes('Ctrl-C cancels'));
   signals.emit('SIGINT');
   assert.equal(await running, 130);
   assert.equal(signals.listenerCount('SIGINT'), 0, 'the handler is removed');

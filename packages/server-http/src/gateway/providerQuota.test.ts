@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { eventually } from '@switchyard/test-support';
 import { parseConfig } from './config/load.js';
 import { Gateway } from './gateway.js';
 import { parseQuotaAnswer } from './quotaSnapshot.js';
@@ -108,9 +109,7 @@ metrics: { enabled: false }
   assert.equal(seen.length, 0, 'the endpoint was never called');
 
   await writeFile(path, yaml('[127.0.0.1]'));
-  const deadline = Date.now() + 5_000;
-  while (gateway.config()['remote-management']['api-call-allow'].length === 0 && Date.now() < deadline)
-    await new Promise((r) => setTimeout(r, 20));
+  await eventually('the allow-list edit to apply', () => gateway.config()['remote-management']['api-call-allow'].length > 0);
 
   const one = await get('?auth_index=0');
   assert.equal(one.status, 200);

@@ -3,7 +3,14 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { FAKE_USAGE, type FakeBehaviour, type FakeOpenAi, type ReceivedRequest, startFakeOpenAi } from '@switchyard/test-support';
+import {
+  eventually,
+  FAKE_USAGE,
+  type FakeBehaviour,
+  type FakeOpenAi,
+  type ReceivedRequest,
+  startFakeOpenAi,
+} from '@switchyard/test-support';
 import { startTestGateway } from '../../test/startTestGateway.js';
 import type { Gateway } from './gateway.js';
 
@@ -107,8 +114,7 @@ metrics: { enabled: false }
 
   // Off again by editing the file (hot reload): no preview retry.
   await writeFile(path, (await readFile(path, 'utf8')).replace('switch-preview-model: true', 'switch-preview-model: false'));
-  const deadline = Date.now() + 5_000;
-  while (gateway.config()['quota-exceeded']['switch-preview-model'] && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  await eventually('the edit to apply', () => !gateway.config()['quota-exceeded']['switch-preview-model']);
   const before = posts(fake).length;
   assert.equal((await chat()).status, 429);
   assert.equal(posts(fake).length, before, 'every key is held out for gpt-4o, and no preview model is tried');

@@ -81,7 +81,17 @@ describe('python3 -i', () => {
 
     await stable(session);
     await session.sendMessage('import time; time.sleep(60)');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Ctrl-C before the interpreter has read the whole line would drop the rest of it, half-echoed: wait until
+    // the line is echoed and the cursor is past it (the interpreter is running it).
+    await until(
+      session,
+      () => {
+        const { lines, cursor } = session.screen()!;
+        const row = lines.findLastIndex((line) => line.includes('time.sleep(60)'));
+        return row >= 0 && cursor.row > row;
+      },
+      'the line taken by the interpreter',
+    );
     const users = session.conversation.messages().filter((m) => m.role === 'user').length;
     await session.sendRaw('\x03');
     await until(
