@@ -29,6 +29,11 @@ export interface UpdateConsumerDeps {
 /** Applies queued auth updates. */
 export class UpdateConsumer {
   private readonly deps: UpdateConsumerDeps;
+  /**
+   * Store notifications queued or being applied, by credential id. While one is, the pools may not hold
+   * the credential yet although they are about to: a delete must not be taken for one they never held.
+   */
+  private readonly storePending = new Map<string, number>();
 
   constructor(deps: UpdateConsumerDeps) {
     this.deps = deps;
@@ -41,14 +46,22 @@ export class UpdateConsumer {
     const held = this.deps.held(change.id);
     if (change.revision !== undefined) {
       if (change.type === 'auth.upsert' && held && held.revision >= change.revision) return;
-      if (change.type === 'auth.delete' && !held) return;
+      // Not held, and no notification of it on its way in (an upsert whose read of the store is in flight would
+      // hold it a moment later, after this delete had been dropped): nothing to remove.
+      if (change.type === 'auth.delete' && !held && !this.storePending.has(change.id)) return;
     }
-    this.deps.queue.push({
-      type: change.type,
-      id: change.id,
-      source: 'store',
-      ...(change.revision === undefined ? {} : { revision: change.revision }),
-    });
+    const { id } = change;
+    this.storePending.set(id, (this.storePending.get(id) ?? 0) + 1);
+    // The queue answers each push once: when it is applied, when a newer update that replaced it is, or when it closes.
+    const settled = () => {
+      const left = (this.storePending.get(id) ?? 1) - 1;
+      if (left > 0) this.storePending.set(id, left);
+      else this.storePending.delete(id);
+    };
+    this.deps.queue.push(
+      { type: change.type, id, source: 'store', ...(change.revision === undefined ? {} : { revision: change.revision }) },
+      settled,
+    );
   }
 
   /** Queues a runtime change; resolves once applied, with the credential's id and revision. */
