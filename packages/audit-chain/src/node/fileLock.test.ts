@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { watch } from 'node:fs';
+import { mkdir, mkdtemp, open, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -75,5 +77,52 @@ describe('acquireFileLock', () => {
     await release();
     assert.equal(await isProcessGone({ ...me, pid: 999_999_99 }), true);
     assert.equal(await isProcessGone(me), false);
+  });
+});
+
+describe('acquireFileLock, a lock that changes hands while a waiter judges it', () => {
+  test('a lock released and taken by a live owner while a waiter judged the old one is left alone', {
+    skip: process.platform !== 'linux' && 'needs mkfifo',
+  }, async () => {
+    // A /proc whose boot id a test can hold back: the waiter's judgement of the old lock waits on a FIFO.
+    const procRoot = join(dir, 'proc');
+    const bootIdPath = join(procRoot, 'sys/kernel/random/boot_id');
+    await mkdir(join(procRoot, 'sys/kernel/random'), { recursive: true });
+    await writeFile(bootIdPath, 'boot-now\n');
+    // The waiter reads its own identity once per /proc root: read it now, while the boot id is a plain file.
+    await (await acquireFileLock(lockPath(), { procRoot }))();
+    await rm(bootIdPath);
+    execFileSync('mkfifo', [bootIdPath]);
+
+    const lockDir = join(dir, 'changing-hands');
+    await mkdir(lockDir);
+    const path = join(lockDir, 'audit.lock');
+    const old = `${JSON.stringify({ ...me, boot_id: 'boot-before', token: 'old' })}\n`;
+    const live = `${JSON.stringify({ ...me, boot_id: 'boot-now', token: 'live' })}\n`;
+    await writeFile(path, old);
+    const names: string[] = [];
+    const watcher = watch(lockDir, (_event, name) => names.push(String(name)));
+    try {
+      const waiting = acquireFileLock(path, { procRoot, timeoutMs: 300 });
+      // Opening the FIFO for writing returns once the waiter has opened it to read: it is judging the old lock now.
+      const fifo = await open(bootIdPath, 'w');
+      // Meanwhile the old owner releases its lock, and a live process takes the path.
+      await rm(path);
+      await writeFile(path, live);
+      // Later reads find a plain file; then the waiter learns the old lock was from another boot (its owner is gone).
+      await writeFile(join(procRoot, 'boot_id.next'), 'boot-now\n');
+      await rename(join(procRoot, 'boot_id.next'), bootIdPath);
+      await fifo.writeFile('boot-now\n');
+      await fifo.close();
+      await assert.rejects(waiting, (error: AuditChainError) => error.code === 'LOCK_TIMEOUT');
+      assert.equal(await readFile(path, 'utf8'), live, 'the live lock is where its owner left it');
+      assert.deepEqual(
+        names.filter((name) => name.endsWith('.stale')),
+        [],
+        'the live lock was never moved aside (a third process could have taken the path meanwhile)',
+      );
+    } finally {
+      watcher.close();
+    }
   });
 });

@@ -210,6 +210,11 @@ async function isStale(path: string, content: string, options: Required<Omit<Fil
 async function breakIfStale(path: string, options: Required<Omit<FileLockOptions, 'timeoutMs'>>): Promise<void> {
   const content = await readFile(path, 'utf8').catch(() => undefined);
   if (content === undefined || !(await isStale(path, content, options))) return;
+  // Judging took time (it reads /proc): the lock read may have been released since, by an owner that then exited,
+  // and taken by a live one. Only the lock judged is broken. Its owner is gone, so from here only another breaker
+  // can change it; moving a live lock aside (below) would let a third process take the path before it is put back,
+  // and two writers would each hold the lock.
+  if ((await readFile(path, 'utf8').catch(() => undefined)) !== content) return;
   const aside = `${path}.${process.pid}.${randomUUID()}.stale`;
   try {
     await rename(path, aside);
