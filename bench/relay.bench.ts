@@ -32,12 +32,12 @@
  *
  *   pnpm build && pnpm bench relay [--smoke] [--source] [--matched]
  */
-import { type ChildProcess, type StdioOptions, spawn, spawnSync } from 'node:child_process';
-import { existsSync, openSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+import { type ChildProcess, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Pool } from 'undici';
 import { median, processCpuMs, type Row, report, SMOKE } from './lib.js';
+import { freshBody, type Started, startReady } from './relay/processes.js';
 
 const RATE = 500;
 /** A second fixed rate, a quarter of what one core of the bare proxy sustains here. */
@@ -80,30 +80,12 @@ const proxyEnv = FROM_SOURCE
   ? process.env
   : { ...process.env, NODE_OPTIONS: (process.env.NODE_OPTIONS ?? '').replace('--conditions=@switchyard/source', '') };
 
-async function start(
-  script: string,
-  args: string[],
-  cpu: number,
-  env = process.env,
-  readyOnFd3 = false,
-): Promise<{ port: number; pid: number; child: ChildProcess }> {
+function start(script: string, args: string[], cpu: number, env = process.env, readyOnFd3 = false): Promise<Started> {
   const path = fileURLToPath(new URL(script, import.meta.url));
-  const command = hasTaskset ? 'taskset' : process.execPath;
   // taskset execs node, so the child's pid is node's own.
-  const argv = hasTaskset ? ['-c', String(cpu), process.execPath, path, ...args] : [path, ...args];
-  // `readyOnFd3`: the child's stdout is its log, sent to /dev/null as a deployment's log collector would
-  // take it off the process; READY comes on fd 3.
-  const stdio: StdioOptions = readyOnFd3 ? ['ignore', openSync('/dev/null', 'w'), 'inherit', 'pipe'] : ['ignore', 'pipe', 'inherit'];
-  const child = spawn(command, argv, { stdio, env });
-  children.push(child);
-  const ready = (readyOnFd3 ? child.stdio[3] : child.stdout) as Readable;
-  return new Promise((resolve, reject) => {
-    ready.on('data', (data: Buffer) => {
-      const match = /READY (\d+)/.exec(data.toString());
-      if (match) resolve({ port: Number(match[1]), pid: child.pid!, child });
-    });
-    child.on('exit', (code) => reject(new Error(`${script} exited with ${code}`)));
-  });
+  return hasTaskset
+    ? startReady('taskset', ['-c', String(cpu), process.execPath, path, ...args], { env, readyOnFd3, children })
+    : startReady(process.execPath, [path, ...args], { env, readyOnFd3, children });
 }
 
 if (hasTaskset) spawnSync('taskset', ['-cp', '0', String(process.pid)], { stdio: 'ignore' });
@@ -160,10 +142,6 @@ async function restartProxies(): Promise<void> {
 
 /** Connections of the default-config run: the closed loop of issue 23's measurement. */
 const DEFAULT_RUN_CONNECTIONS = 32;
-let serial = 0;
-/** A body no earlier request sent: the question carries a serial number. */
-const freshBody = () =>
-  JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: `Say something about foxes, number ${serial++}.` }] });
 
 /** One request; resolves with [time to first body byte, total] in ms. */
 async function once(target: Target, body: string): Promise<[number, number]> {

@@ -20,14 +20,14 @@
  * request) in rotating slices, so a busy moment on the machine falls on all of them, and each variant is
  * reported as the median of its instances next to their spread. CPU time is read from /proc (Linux only).
  */
-import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
-import { existsSync, openSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { median, processCpuMs } from '../lib.js';
+import { freshBody, startReady } from './processes.js';
 
 const MODES = ['bare', 'gateway', 'defaults'] as const;
 type Mode = (typeof MODES)[number];
@@ -97,20 +97,9 @@ process.on('exit', () => {
   for (const child of children) child.kill();
 });
 
-/** Starts a script and resolves with the port it prints as `READY <port>` (on fd 3 for the `defaults` mode, whose stdout is its log). */
-function start(script: string, args: string[], readyOnFd3: boolean): Promise<{ port: number; pid: number }> {
-  const stdio: StdioOptions = readyOnFd3 ? ['ignore', openSync('/dev/null', 'w'), 'inherit', 'pipe'] : ['ignore', 'pipe', 'inherit'];
-  const child = spawn(process.execPath, [script, ...args], { stdio, env: proxyEnv });
-  children.push(child);
-  const ready = (readyOnFd3 ? child.stdio[3] : child.stdout) as Readable;
-  return new Promise((resolvePort, reject) => {
-    ready.on('data', (data: Buffer) => {
-      const match = /READY (\d+)/.exec(data.toString());
-      if (match) resolvePort({ port: Number(match[1]), pid: child.pid! });
-    });
-    child.on('exit', (code) => reject(new Error(`${script} ${args.join(' ')} exited with ${code}`)));
-  });
-}
+/** Starts a script and resolves with the port it prints (on fd 3 for the `defaults` mode, whose stdout is its log). */
+const start = (script: string, args: string[], readyOnFd3: boolean) =>
+  startReady(process.execPath, [script, ...args], { env: proxyEnv, readyOnFd3, children });
 
 interface Instance {
   variant: Variant;
@@ -141,11 +130,6 @@ for (let i = 0; i < INSTANCES; i++) {
 console.error(
   `${instances.length} proxies (${INSTANCES} per variant); warming each for ${WARM_SECONDS} s, then ${ROUNDS} slices of ${SLICE_SECONDS} s each`,
 );
-
-let serial = 0;
-/** A body no earlier request sent, so no cache could answer it. */
-const freshBody = () =>
-  JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: `Say something about foxes, number ${serial++}.` }] });
 
 async function once(pool: Pool): Promise<void> {
   const response = await pool.request({
