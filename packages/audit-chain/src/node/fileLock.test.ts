@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { watch } from 'node:fs';
 import { mkdir, mkdtemp, open, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
+import { SOURCE_FLAGS } from '../../test/support.js';
 import type { AuditChainError } from '../core/errors.js';
 import { acquireFileLock, currentProcessIdentity, isProcessGone } from './fileLock.js';
 
@@ -77,6 +78,73 @@ describe('acquireFileLock', () => {
     await release();
     assert.equal(await isProcessGone({ ...me, pid: 999_999_99 }), true);
     assert.equal(await isProcessGone(me), false);
+  });
+});
+
+describe('acquireFileLock, breakers of one stale lock', () => {
+  const deadLock = `${JSON.stringify({ ...me, pid: 999_999_99, token: 'dead' })}\n`;
+
+  test('a stale lock is not broken while another breaker holds its claim, and is once the claim is gone', async () => {
+    const path = lockPath();
+    await writeFile(path, deadLock);
+    // A live breaker (this process) is at work: it alone may move the lock aside.
+    await writeFile(`${path}.break`, `${JSON.stringify({ ...me, token: 'breaker' })}\n`);
+    await assert.rejects(acquireFileLock(path, { timeoutMs: 150 }), (error: AuditChainError) => error.code === 'LOCK_TIMEOUT');
+    assert.equal(await readFile(path, 'utf8'), deadLock, 'the lock was left to the breaker holding the claim');
+    await rm(`${path}.break`);
+    const release = await acquireFileLock(path, { timeoutMs: 500 });
+    assert.equal(JSON.parse(await readFile(path, 'utf8')).pid, process.pid);
+    await release();
+    await assert.rejects(stat(`${path}.break`), { code: 'ENOENT' }, 'the breaker gave its claim back');
+  });
+
+  test('a claim left by a crashed breaker, or standing too long, is cleared and the stale lock broken', async () => {
+    const crashed = lockPath();
+    await writeFile(crashed, deadLock);
+    await writeFile(`${crashed}.break`, `${JSON.stringify({ ...me, pid: 999_999_98, token: 'crashed' })}\n`);
+    await (await acquireFileLock(crashed, { timeoutMs: 1_000 }))();
+    await assert.rejects(stat(`${crashed}.break`), { code: 'ENOENT' });
+
+    const unjudgeable = lockPath();
+    await writeFile(unjudgeable, deadLock);
+    // Another host's breaker cannot be judged by PID: only the claim's age clears it.
+    await writeFile(`${unjudgeable}.break`, `${JSON.stringify({ pid: 4242, host: `not-${hostname()}`, token: 'far' })}\n`);
+    await assert.rejects(acquireFileLock(unjudgeable, { timeoutMs: 100 }), { code: 'LOCK_TIMEOUT' });
+    const old = new Date(Date.now() - 60_000);
+    await utimes(`${unjudgeable}.break`, old, old);
+    await (await acquireFileLock(unjudgeable, { timeoutMs: 1_000 }))();
+  });
+
+  test('many processes breaking one stale lock at once: one writer at a time holds it', {
+    skip: process.platform !== 'linux' && 'needs /proc',
+  }, async () => {
+    const path = lockPath();
+    await writeFile(path, deadLock);
+    const log = join(dir, `holders-${counter}.log`);
+    // Each process takes the lock, notes its entry, waits a moment and notes its exit; overlapping holders show
+    // as an entry between another's entry and exit.
+    const script = `
+      const { acquireFileLock } = await import(${JSON.stringify(new URL('./fileLock.ts', import.meta.url).href)});
+      const { appendFileSync } = await import('node:fs');
+      const release = await acquireFileLock(${JSON.stringify(path)}, { timeoutMs: 20000 });
+      appendFileSync(${JSON.stringify(log)}, 'in ' + process.pid + '\\n');
+      await new Promise((r) => setTimeout(r, 5));
+      appendFileSync(${JSON.stringify(log)}, 'out ' + process.pid + '\\n');
+      await release();
+    `;
+    const runs = Array.from({ length: 8 }, () => {
+      const child = spawn(process.execPath, [...SOURCE_FLAGS, '--input-type=module', '-e', script], {
+        stdio: ['ignore', 'ignore', 'inherit'],
+      });
+      return new Promise<number | null>((resolve) => child.on('exit', resolve));
+    });
+    assert.deepEqual(await Promise.all(runs), Array(8).fill(0));
+    const lines = (await readFile(log, 'utf8')).trim().split('\n');
+    assert.equal(lines.length, 16);
+    for (let i = 0; i < lines.length; i += 2) {
+      const [entry, exit] = [lines[i]!.split(' '), lines[i + 1]!.split(' ')];
+      assert.deepEqual([entry[0], exit[0], exit[1]], ['in', 'out', entry[1]], `holders overlapped: ${lines.join(', ')}`);
+    }
   });
 });
 

@@ -8,9 +8,11 @@
  * namespace is invisible here, so its live lock would look dead. Staleness
  * is judged as `@switchyard/credentials`' directory claim judges it (this
  * package imports no workspace package, so it keeps its own copy of the
- * idea), and every lock has a maximum age. A stale lock is broken by
- * renaming it aside first, so two processes breaking the same stale lock
- * cannot both win.
+ * idea), and every lock has a maximum age. A stale lock is broken by one
+ * breaker at a time (it holds `<lock>.break` while it checks the lock is the
+ * one it judged and renames it aside), so two processes breaking the same
+ * stale lock cannot both win, and neither can move aside the lock a writer
+ * took after the other broke the stale one.
  */
 import { randomUUID } from 'node:crypto';
 import { link, open, readFile, readlink, rename, stat, unlink } from 'node:fs/promises';
@@ -207,24 +209,74 @@ async function isStale(path: string, content: string, options: Required<Omit<Fil
   return isProcessGone(lock.owner, options.procRoot);
 }
 
-async function breakIfStale(path: string, options: Required<Omit<FileLockOptions, 'timeoutMs'>>): Promise<void> {
+/** How long a breaker's claim may stand before another breaker takes it for a crashed breaker's: breaking takes milliseconds. */
+const BREAK_CLAIM_MAX_AGE_MS = 10_000;
+
+/**
+ * Takes `<lock>.break`, the right to move a stale lock aside, or resolves undefined when another breaker holds it.
+ * Two breakers that both judged the same dead lock would otherwise both pass the check that it is unchanged, and
+ * the second would move aside the lock a writer took after the first had broken the dead one. A claim whose
+ * owner is gone, or that is older than {@link BREAK_CLAIM_MAX_AGE_MS}, was left by a crashed breaker and is
+ * cleared for the next attempt.
+ */
+async function claimBreak(path: string, owner: ProcessIdentity, procRoot: string): Promise<(() => Promise<void>) | undefined> {
+  const claimPath = `${path}.break`;
+  const claim = `${JSON.stringify({ ...owner, token: randomUUID() })}\n`;
+  try {
+    const handle = await open(claimPath, 'wx', 0o644);
+    try {
+      await handle.writeFile(claim);
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    await clearCrashedClaim(claimPath, procRoot);
+    return undefined;
+  }
+  return async () => {
+    if ((await readFile(claimPath, 'utf8').catch(() => undefined)) === claim) await unlink(claimPath).catch(() => undefined);
+  };
+}
+
+async function clearCrashedClaim(claimPath: string, procRoot: string): Promise<void> {
+  const content = await readFile(claimPath, 'utf8').catch(() => undefined);
+  if (content === undefined) return;
+  const info = await stat(claimPath).catch(() => undefined);
+  const age = info === undefined ? 0 : Date.now() - info.mtimeMs;
+  const claimant = parseLock(content)?.owner;
+  const crashed = age > BREAK_CLAIM_MAX_AGE_MS || (claimant !== undefined && (await isProcessGone(claimant, procRoot)));
+  if (!crashed) return;
+  // As with the lock itself: only the claim judged is removed.
+  if ((await readFile(claimPath, 'utf8').catch(() => undefined)) === content) await unlink(claimPath).catch(() => undefined);
+}
+
+async function breakIfStale(path: string, owner: ProcessIdentity, options: Required<Omit<FileLockOptions, 'timeoutMs'>>): Promise<void> {
   const content = await readFile(path, 'utf8').catch(() => undefined);
   if (content === undefined || !(await isStale(path, content, options))) return;
-  // Judging took time (it reads /proc): the lock read may have been released since, by an owner that then exited,
-  // and taken by a live one. Only the lock judged is broken. Its owner is gone, so from here only another breaker
-  // can change it; moving a live lock aside (below) would let a third process take the path before it is put back,
-  // and two writers would each hold the lock.
-  if ((await readFile(path, 'utf8').catch(() => undefined)) !== content) return;
-  const aside = `${path}.${process.pid}.${randomUUID()}.stale`;
+  const releaseClaim = await claimBreak(path, owner, options.procRoot).catch(() => undefined);
+  if (releaseClaim === undefined) return; // another breaker is at it; the caller waits and looks again
   try {
-    await rename(path, aside);
-  } catch {
-    return; // someone else broke or released it first
+    // Judging took time (it reads /proc): the lock read may have been released since, by an owner that then
+    // exited, and taken by a live one, or broken by another breaker and taken. Only the lock judged is broken.
+    // Its owner is gone and no other breaker can act while the claim is held, so it cannot change between this
+    // read and the rename; moving a live lock aside would let a third process take the path before it was put
+    // back, and two writers would each hold the lock.
+    if ((await readFile(path, 'utf8').catch(() => undefined)) !== content) return;
+    const aside = `${path}.${process.pid}.${randomUUID()}.stale`;
+    try {
+      await rename(path, aside);
+    } catch {
+      return; // released meanwhile
+    }
+    const moved = await readFile(aside, 'utf8').catch(() => undefined);
+    // A lock past its maximum age may still have a live owner, which may have released it and let a writer in
+    // between the read and the rename: put that writer's lock back.
+    if (moved !== content) await link(aside, path).catch(() => undefined);
+    await unlink(aside).catch(() => undefined);
+  } finally {
+    await releaseClaim();
   }
-  const moved = await readFile(aside, 'utf8').catch(() => undefined);
-  // If the lock changed hands between our read and the rename, we moved a live lock: put it back.
-  if (moved !== content) await link(aside, path).catch(() => undefined);
-  await unlink(aside).catch(() => undefined);
 }
 
 /**
@@ -265,7 +317,7 @@ export async function acquireFileLock(path: string, options: FileLockOptions = {
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
-    await breakIfStale(path, judge);
+    await breakIfStale(path, owner, judge);
     if (Date.now() > deadline) {
       throw new AuditChainError('LOCK_TIMEOUT', `timed out after ${timeoutMs} ms waiting for the lock ${path}`);
     }
