@@ -63,6 +63,7 @@ export {
   isProcessGone,
   type ProcessIdentity,
   parseProcessIdentity,
+  processIdentity,
   type ReleaseLock,
 } from './node/fileLock.js';
 export { JsonlAuditStore, type JsonlAuditStoreOptions } from './node/jsonlAuditStore.js';

@@ -103,6 +103,16 @@ export const agentJob = z
     wp_sequence: z.number().int(),
     kind: z.string(),
     owner: z.string().optional().describe('the process running the job, <host>:<pid>:<start>'),
+    agent_process: z
+      .object({
+        pid: z.number().int(),
+        host: z.string(),
+        boot_id: z.string().optional(),
+        start_ticks: z.number().int().optional(),
+        pid_ns: z.string().optional(),
+      })
+      .optional()
+      .describe("a process agent's process group (its leader), stopped by the process that recovers the job after a crash"),
     state: z.enum(JOB_STATES),
     review_cycles: z.number().int(),
     max_review_cycles: z.number().int(),

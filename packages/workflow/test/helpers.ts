@@ -16,6 +16,14 @@ export function makeWorkflow(store: WorkflowStore = new MemoryWorkflowStore()) {
   return { workflow, clock, store };
 }
 
+/** A workflow (as {@link makeWorkflow}) holding feature `001-login` with one work package, for agent-job tests. */
+export async function workflowWithLoginPackage(): Promise<Workflow> {
+  const { workflow } = makeWorkflow();
+  await workflow.createFeature({ slug: '001-login', title: 'Login', actor: 'alice' });
+  await workflow.createWorkPackage('001-login', { title: 'Form', actor: 'alice' });
+  return workflow;
+}
+
 /** Attaches every evidence type the built-in feature rules ask for. */
 export async function satisfyFeatureGates(workflow: Workflow, slug: string): Promise<void> {
   for (const type of ['test_result', 'security_scan'] as const) {

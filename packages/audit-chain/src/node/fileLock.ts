@@ -84,12 +84,23 @@ async function startTicks(pid: number | 'self', procRoot: string): Promise<numbe
   }
 }
 
-async function pidNamespace(procRoot: string): Promise<string | undefined> {
+async function pidNamespace(pid: number | 'self', procRoot: string): Promise<string | undefined> {
   try {
-    return await readlink(join(procRoot, 'self/ns/pid'));
+    return await readlink(join(procRoot, String(pid), 'ns/pid'));
   } catch {
     return undefined;
   }
+}
+
+async function identityOf(pid: number | 'self', procRoot: string): Promise<ProcessIdentity> {
+  const [boot, ticks, ns] = await Promise.all([bootId(procRoot), startTicks(pid, procRoot), pidNamespace(pid, procRoot)]);
+  return {
+    pid: pid === 'self' ? process.pid : pid,
+    host: hostname(),
+    ...(boot !== undefined ? { boot_id: boot } : {}),
+    ...(ticks !== undefined ? { start_ticks: ticks } : {}),
+    ...(ns !== undefined ? { pid_ns: ns } : {}),
+  };
 }
 
 /**
@@ -100,15 +111,22 @@ async function pidNamespace(procRoot: string): Promise<string | undefined> {
  * const me = await currentProcessIdentity(); // { pid: 4711, host: 'ci-1', boot_id: '4b1c…', start_ticks: 2713395, pid_ns: 'pid:[4026531836]' }
  * ```
  */
-export async function currentProcessIdentity(procRoot = '/proc'): Promise<ProcessIdentity> {
-  const [boot, ticks, ns] = await Promise.all([bootId(procRoot), startTicks('self', procRoot), pidNamespace(procRoot)]);
-  return {
-    pid: process.pid,
-    host: hostname(),
-    ...(boot !== undefined ? { boot_id: boot } : {}),
-    ...(ticks !== undefined ? { start_ticks: ticks } : {}),
-    ...(ns !== undefined ? { pid_ns: ns } : {}),
-  };
+export function currentProcessIdentity(procRoot = '/proc'): Promise<ProcessIdentity> {
+  return identityOf('self', procRoot);
+}
+
+/**
+ * The identity of another process of this host (a child, say), or undefined when no process has that PID: what
+ * to record to find that very process again later, and not a later one given the same PID.
+ *
+ * @example
+ * ```ts
+ * const agent = await processIdentity(child.pid!); // { pid: 5120, host: 'ci-1', boot_id: '4b1c…', start_ticks: 2713999, … }
+ * ```
+ */
+export async function processIdentity(pid: number, procRoot = '/proc'): Promise<ProcessIdentity | undefined> {
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !processExists(pid)) return undefined;
+  return identityOf(pid, procRoot);
 }
 
 /** An identity read back from a file, or undefined when it does not read as one. */
@@ -149,7 +167,7 @@ export async function isProcessGone(owner: ProcessIdentity, procRoot = '/proc'):
   const boot = await bootId(procRoot);
   // A PID from an earlier boot names nothing now.
   if (owner.boot_id !== undefined && boot !== undefined && owner.boot_id !== boot) return true;
-  const ns = await pidNamespace(procRoot);
+  const ns = await pidNamespace('self', procRoot);
   if (owner.pid_ns !== undefined && ns !== undefined && owner.pid_ns !== ns) return false;
   if (owner.pid === process.pid) {
     // Our own PID: ours (a live lock of this process or one of its threads) unless it started at another time.

@@ -6,7 +6,7 @@
  * (the agent session server over HTTP) and `mock` (tests).
  */
 import type { WorkPackage } from '../domain/model.js';
-import type { AgentResult } from '../domain/records.js';
+import type { AgentProcessRecord, AgentResult } from '../domain/records.js';
 import { WorkflowError } from '../errors.js';
 import { GitRepository } from '../git/gitRepository.js';
 
@@ -35,6 +35,8 @@ export interface AgentRunHooks {
   signal: AbortSignal;
   /** Agent output as it arrives (for streaming). */
   onOutput(chunk: string): void;
+  /** A local agent process started, leading a process group of its own: the job records it (see `processGroup`). */
+  onProcessStarted?(group: AgentProcessRecord): void;
 }
 
 /** The port. */

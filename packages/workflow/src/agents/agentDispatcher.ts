@@ -8,13 +8,14 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { parseInput } from '../domain/inputs.js';
-import type { AgentJob, JobState } from '../domain/records.js';
+import type { AgentJob, AgentProcessRecord, JobState } from '../domain/records.js';
 import { asWorkflowError, InvalidArgumentError, NotFoundError, WorkflowError } from '../errors.js';
 import type { AgentEvent } from '../events.js';
 import { isoNow } from '../util/clock.js';
 import type { AgentAdapter, AgentConfig } from './agentAdapter.js';
 import { type JobOwner, processJobOwner } from './jobOwner.js';
 import { ENDED_JOB_STATES, updateUnlessEnded } from './jobUpdates.js';
+import { stopRecordedProcessGroup } from './processGroup.js';
 import { ReviewLoop, type ReviewLoopDeps } from './reviewLoop.js';
 
 export const agentConfigInput = z.object({
@@ -39,6 +40,8 @@ export interface AgentDispatcherOptions extends ReviewLoopDeps {
 }
 
 const FINAL = ENDED_JOB_STATES;
+/** TERM, then KILL after this long, for the agent of an interrupted job found still running. */
+const RECOVERY_GRACE_MS = 2000;
 
 /**
  * @example
@@ -158,7 +161,9 @@ export class AgentDispatcher {
     try {
       await this.update(job.id, { state: 'Running', started_at: isoNow(this.workflow.clock) });
       emit('status', { state: 'Running' });
-      const report = await this.loop.run(job, adapter, config, signal, emit);
+      // A process agent's group, recorded so that a process recovering this job after a crash can stop it.
+      const recordProcess = (group: AgentProcessRecord) => void this.update(job.id, { agent_process: group }).catch(() => undefined);
+      const report = await this.loop.run(job, adapter, config, signal, emit, recordProcess);
       const state: JobState = report.outcome === 'approved' ? 'Completed' : 'Failed';
       emit('status', { state, outcome: report.outcome });
       await flush();
@@ -210,7 +215,8 @@ export class AgentDispatcher {
 
   /**
    * Marks jobs a stopped process left `Pending` or `Running` as `Failed`
-   * (interrupted); returns them. Jobs a live process runs (another `yard
+   * (interrupted); returns them. A crashed process could not stop its agent: what is left of the agent's
+   * recorded process group is stopped first. Jobs a live process runs (another `yard
    * implement`, another server) are left alone, as are jobs of another host,
    * which this process cannot judge.
    */
@@ -219,14 +225,18 @@ export class AgentDispatcher {
     const abandoned = (j: AgentJob) => !j.owner || this.owner.isAlive(j.owner) === false;
     const stale = (await this.list()).filter((j) => !FINAL.has(j.state) && !this.running.has(j.id) && abandoned(j));
     return Promise.all(
-      stale.map((j) =>
-        this.update(j.id, {
+      stale.map(async (j) => {
+        // A crashed owner could not stop its agent, which may still be changing the worktree.
+        const stopped = j.agent_process !== undefined && (await stopRecordedProcessGroup(j.agent_process, RECOVERY_GRACE_MS));
+        return this.update(j.id, {
           state: 'Failed',
           outcome: 'interrupted',
-          error: 'the process running this job stopped',
+          error: stopped
+            ? 'the process running this job stopped; its agent was still running and has been stopped'
+            : 'the process running this job stopped',
           finished_at: isoNow(this.workflow.clock),
-        }),
-      ),
+        });
+      }),
     );
   }
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { afterEach, beforeEach, test } from 'node:test';
 import { tempRepo } from '../../test/gitFixture.js';
-import { makeWorkflow } from '../../test/helpers.js';
+import { workflowWithLoginPackage } from '../../test/helpers.js';
 import { GitRepository } from '../git/gitRepository.js';
 import type { Workflow } from '../workflow.js';
 import { MockAgentAdapter } from './agentAdapter.js';
@@ -14,9 +14,7 @@ let repo: Awaited<ReturnType<typeof tempRepo>>;
 let workflow: Workflow;
 beforeEach(async () => {
   repo = await tempRepo();
-  workflow = makeWorkflow().workflow;
-  await workflow.createFeature({ slug: '001-login', title: 'Login', actor: 'alice' });
-  await workflow.createWorkPackage('001-login', { title: 'Form', actor: 'alice' });
+  workflow = await workflowWithLoginPackage();
 });
 afterEach(() => repo.cleanup());
 

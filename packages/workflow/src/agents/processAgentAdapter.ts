@@ -21,7 +21,7 @@ import {
   OutputBuffer,
   reportedPrUrl,
 } from './agentAdapter.js';
-import { stopProcessGroup, trackProcessGroup } from './processGroup.js';
+import { describeProcessGroup, stopProcessGroup, trackProcessGroup } from './processGroup.js';
 
 /** Options of {@link ProcessAgentAdapter}. */
 export interface ProcessAgentOptions {
@@ -74,6 +74,10 @@ export class ProcessAgentAdapter implements AgentAdapter {
         detached: true,
       });
       const untrack = child.pid !== undefined ? trackProcessGroup(child.pid) : () => undefined;
+      if (child.pid !== undefined && hooks.onProcessStarted) {
+        const started = hooks.onProcessStarted.bind(hooks);
+        void describeProcessGroup(child.pid).then((group) => group && started(group));
+      }
       let ended: 'timeout' | 'cancelled' | undefined;
       let stopping: Promise<void> | undefined;
       const stopGroup = () => {

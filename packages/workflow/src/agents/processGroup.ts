@@ -6,7 +6,17 @@
  * The adapter starts the agent as the leader of a process group of its own
  * (`detached`), and this module signals the whole group: TERM, then KILL
  * for whatever is still there after the grace period.
+ *
+ * An agent's group outlives a `yard` that is killed outright (SIGKILL, the
+ * OOM killer): nothing of this process runs to stop it. So a job records its
+ * agent's group ({@link describeProcessGroup}), and the process that later
+ * finds the job interrupted stops what is left of that very group
+ * ({@link stopRecordedProcessGroup}), and never a later group that was given
+ * the same number.
  */
+
+import { hostname } from 'node:os';
+import { currentProcessIdentity, type ProcessIdentity, processIdentity } from '@switchyard/audit-chain';
 
 /** How often the group is looked at while waiting for it to end. */
 const POLL_MS = 25;
@@ -76,4 +86,46 @@ export function trackProcessGroup(pgid: number): () => void {
   return () => {
     if (live.delete(pgid) && live.size === 0) process.off('exit', killLiveGroups);
   };
+}
+
+/**
+ * An agent's process group as its job records it: the identity of its leader (`pid` is the group id), enough to
+ * find that very group again from another process.
+ */
+export type RecordedProcessGroup = ProcessIdentity;
+
+/** The record of the group `pgid` leads, or undefined when its leader is already gone. */
+export function describeProcessGroup(pgid: number): Promise<RecordedProcessGroup | undefined> {
+  return processIdentity(pgid);
+}
+
+/**
+ * Whether the group a job recorded still runs here, as that group. A group keeps its id while any member runs
+ * (Linux gives no new process the id of a live group), so a group whose leader has gone but whose members remain
+ * is the recorded one. A leader that runs must be the recorded process: the same boot and start time. What this
+ * process cannot judge (another host, another PID namespace, no `/proc`) counts as not the recorded group.
+ */
+export async function isRecordedGroupRunning(recorded: RecordedProcessGroup): Promise<boolean> {
+  if (recorded.host !== hostname() || !processGroupAlive(recorded.pid)) return false;
+  const here = await currentProcessIdentity();
+  if (recorded.boot_id === undefined || recorded.boot_id !== here.boot_id) return false;
+  if (recorded.pid_ns !== undefined && recorded.pid_ns !== here.pid_ns) return false;
+  const leader = await processIdentity(recorded.pid);
+  if (leader === undefined) return true;
+  return recorded.start_ticks !== undefined && leader.start_ticks === recorded.start_ticks;
+}
+
+/**
+ * Stops what is left of a recorded group (TERM, KILL after `graceMs`) if it still runs as that group; resolves
+ * whether it did.
+ *
+ * @example
+ * ```ts
+ * if (job.agent_process && (await stopRecordedProcessGroup(job.agent_process, 2000))) console.log('stopped');
+ * ```
+ */
+export async function stopRecordedProcessGroup(recorded: RecordedProcessGroup, graceMs: number): Promise<boolean> {
+  if (!(await isRecordedGroupRunning(recorded))) return false;
+  await stopProcessGroup(recorded.pid, graceMs);
+  return true;
 }

@@ -16,7 +16,7 @@ import type { AgentEvent } from '../events.js';
 import { type GitRepository, workPackageBranch } from '../git/gitRepository.js';
 import { abortableSleep } from '../util/abortableSleep.js';
 import type { Workflow } from '../workflow.js';
-import { type AgentAdapter, type AgentConfig, headOf } from './agentAdapter.js';
+import { type AgentAdapter, type AgentConfig, type AgentRunHooks, headOf } from './agentAdapter.js';
 import type { CiStatus, CiStatusSource, Reviewer } from './reviewers.js';
 
 /** How a job ended. */
@@ -64,6 +64,7 @@ export class ReviewLoop {
     config: AgentConfig,
     signal: AbortSignal,
     emit: (kind: AgentEvent['kind'], data: Record<string, unknown>) => void,
+    onProcessStarted?: AgentRunHooks['onProcessStarted'],
   ): Promise<LoopReport> {
     const { workflow } = this.deps;
     const slug = job.feature_slug;
@@ -102,6 +103,7 @@ export class ReviewLoop {
       last = await adapter.run({ feature_slug: slug, work_package: wp, context, prompt, worktree, attempt: cycle }, config, {
         signal,
         onOutput: (chunk) => emit('output', { cycle, chunk }),
+        ...(onProcessStarted ? { onProcessStarted } : {}),
       });
       signal.throwIfAborted();
       if (last.pr_url) wp = await workflow.updateWorkPackage(slug, seq, { pr_url: last.pr_url, actor: agentActor });

@@ -44,6 +44,16 @@ export interface AgentResult {
   output: string;
 }
 
+/** A process as a job records it: its PID and what tells it from a later process given the same PID. */
+export interface AgentProcessRecord {
+  pid: number;
+  host: string;
+  boot_id?: string;
+  /** Field 22 of `/proc/<pid>/stat`: when the process started, in clock ticks from boot. */
+  start_ticks?: number;
+  pid_ns?: string;
+}
+
 export interface AgentJob {
   /** UUID v4. */
   id: string;
@@ -53,6 +63,11 @@ export interface AgentJob {
   kind: string;
   /** The process running the job (`<host>:<pid>:<start>`; see `JobOwner`); absent on jobs recorded before owners were. */
   owner?: string;
+  /**
+   * The agent command's process group, while a `process` agent runs: its leader's identity, so that the process
+   * that recovers the job after a crash of the owner can stop what the agent left running (see `processGroup`).
+   */
+  agent_process?: AgentProcessRecord;
   state: JobState;
   review_cycles: number;
   max_review_cycles: number;
