@@ -4,6 +4,7 @@
 //   pnpm bench relay           only bench/*relay*.bench.ts
 //   pnpm bench -- --smoke      quick pass, as CI runs it
 //   pnpm bench compare [...]   CPU per request of proxies over several processes each (bench/relay/compare.ts)
+//   pnpm bench instructions [...]  instructions per request of proxies under callgrind (bench/relay/instructions.ts)
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -11,9 +12,9 @@ import { fileURLToPath } from 'node:url';
 const benchDir = fileURLToPath(new URL('../bench/', import.meta.url));
 const args = process.argv.slice(2);
 const tsx = import.meta.resolve('tsx');
-if (args[0] === 'compare') {
-  // Not a *.bench.ts: it runs only when asked for, with its own arguments.
-  const run = spawnSync(process.execPath, [`${benchDir}relay/compare.ts`, ...args.slice(1)], {
+if (args[0] === 'compare' || args[0] === 'instructions') {
+  // Not *.bench.ts: they run only when asked for, with their own arguments.
+  const run = spawnSync(process.execPath, [`${benchDir}relay/${args[0]}.ts`, ...args.slice(1)], {
     stdio: 'inherit',
     env: { ...process.env, NODE_OPTIONS: [process.env.NODE_OPTIONS ?? '', `--import=${tsx}`].join(' ').trim() },
   });
