@@ -2,7 +2,8 @@
  * Crash safety: `yard implement` killed with SIGKILL while its agent runs
  * leaves a consistent database and a verifiable audit chain, and the next
  * `yard implement` fails the orphaned job and runs the package again
- * instead of refusing it forever ("already has job … (Running)"). Hung up
+ * instead of refusing it forever ("already has job … (Running)"), stopping
+ * first the agent the killed process left running. Hung up
  * (its terminal closed), it cancels the running job and stops its agent.
  */
 import assert from 'node:assert/strict';
@@ -33,9 +34,9 @@ before(async () => {
 });
 after(() => repo.cleanup());
 
-test('implement killed mid-job: the chain verifies, and the next implement recovers the job and finishes the package', async () => {
+test('implement killed mid-job: the chain verifies, and the next implement stops the agent left running, recovers the job and finishes the package', async () => {
   // Its own process group, so the kill takes yard down at once. The agent runs in a group of its own,
-  // which no kill of yard's reaches: it is killed by its pid below, as if it had died with yard.
+  // which no kill of yard's reaches: it runs on after yard is gone, until the next yard stops it.
   const agentPid = join(repo.root, '.git', 'crash-agent.pid');
   const killed = spawn(process.execPath, [...YARD.args, 'implement', SLUG, '--agent-command', process.execPath, '--agent-arg', AGENT], {
     cwd: repo.root,
@@ -59,7 +60,20 @@ test('implement killed mid-job: the chain verifies, and the next implement recov
   );
   process.kill(-killed.pid!, 'SIGKILL');
   await exited;
-  process.kill(Number(await readFile(agentPid, 'utf8')), 'SIGKILL');
+  const agent = Number(await readFile(agentPid, 'utf8'));
+  const agentRuns = () => {
+    try {
+      process.kill(agent, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  after(() => {
+    // A failing run must not leave the agent behind on the test machine.
+    if (agentRuns()) process.kill(agent, 'SIGKILL');
+  });
+  assert.equal(agentRuns(), true, 'the agent outlives the yard that started it');
 
   const verified = await json<{ valid: boolean }>('audit:verify', '--feature-slug', SLUG);
   assert.equal(verified.valid, true);
@@ -67,7 +81,11 @@ test('implement killed mid-job: the chain verifies, and the next implement recov
 
   const again = await yardProcess(['implement', SLUG, '--agent-command', process.execPath, '--agent-arg', AGENT], { cwd: repo.root });
   assert.equal(again.code, 0, again.stderr);
-  assert.match(again.stderr, new RegExp(`job ${running[0]!.id} failed: the process running it stopped`));
+  assert.match(
+    again.stderr,
+    new RegExp(`job ${running[0]!.id} failed: the process running this job stopped; its agent was still running and has been stopped`),
+  );
+  assert.equal(agentRuns(), false, 'the next yard stopped the agent before it ran the package again');
   const jobs = await json<{ id: string; state: string; outcome: string }[]>('jobs', 'list', '--feature', SLUG);
   assert.deepEqual(jobs.map((j) => [j.id === running[0]!.id, j.state, j.outcome]).sort(), [
     [false, 'Completed', 'approved'],

@@ -126,7 +126,7 @@ export function implementCommand(ctx: CommandContext, slug: string, opts: Implem
     const feature = await rt.workflow.getFeature(slug);
     // A job whose process was killed would hold its package forever ("already has job"); jobs live processes run stay.
     for (const job of await dispatcher.recoverInterrupted())
-      say(`[${job.feature_slug} wp${job.wp_sequence}] job ${job.id} failed: the process running it stopped`);
+      say(`[${job.feature_slug} wp${job.wp_sequence}] job ${job.id} failed: ${job.error ?? 'the process running it stopped'}`);
     if (feature.state !== 'IMPLEMENTING') {
       const moved = await rt.workflow.advance(slug, 'implement', { actor: rt.actor });
       say(`${slug}: ${moved.from} -> ${moved.to}`);
