@@ -95,6 +95,51 @@ test('implement killed mid-job: the chain verifies, and the next implement stops
   assert.equal((await json<{ valid: boolean }>('audit:verify', '--feature-slug', SLUG)).valid, true);
 });
 
+test('jobs cancel of a job whose yard was killed stops the agent that yard left running', async () => {
+  const slug = '003-cancel-orphan';
+  await json('specify', slug, '--title', 'Orphan', '--description', 'Cancel what a killed yard left.');
+  await json('governance:enforce', '--feature-slug', slug, '--rule', 'wp-ci-before-review', '--action', 'disable', '--config', 'yard.yaml');
+  await json('plan', slug, '--force', '--wp', 'Form');
+  const agentPid = join(repo.root, '.git', 'orphan-agent.pid');
+  const killed = spawn(process.execPath, [...YARD.args, 'implement', slug, '--agent-command', process.execPath, '--agent-arg', AGENT], {
+    cwd: repo.root,
+    env: { ...process.env, AGENT_SLEEP_MS: '60000', AGENT_PID_FILE: agentPid },
+    detached: true,
+    stdio: 'ignore',
+  });
+  const exited = new Promise((resolve) => killed.once('exit', resolve));
+  let job: { id: string; agent_process?: { pid: number } } | undefined;
+  await eventually(
+    'the job to record its running agent',
+    async () => {
+      [job] = await json<{ id: string; agent_process?: { pid: number } }[]>('jobs', 'list', '--feature', slug, '--state', 'Running');
+      return job?.agent_process !== undefined && existsSync(agentPid) && readFileSync(agentPid, 'utf8').length > 0;
+    },
+    60_000,
+  );
+  process.kill(-killed.pid!, 'SIGKILL');
+  await exited;
+  const agent = Number(readFileSync(agentPid, 'utf8'));
+  const agentRuns = () => {
+    try {
+      process.kill(agent, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  after(() => {
+    if (agentRuns()) process.kill(agent, 'SIGKILL');
+  });
+  assert.equal(agentRuns(), true, 'the agent outlives the yard that started it');
+
+  const cancelled = await yardProcess(['jobs', 'cancel', job!.id], { cwd: repo.root });
+  assert.equal(cancelled.code, 0, cancelled.stderr);
+  assert.match(cancelled.stdout, /cancelled; its agent, left running by a process that is gone, was stopped/);
+  assert.equal(agentRuns(), false);
+  assert.equal((await json<{ state: string }>('jobs', 'show', job!.id)).state, 'Cancelled');
+});
+
 test('implement hung up (its terminal closed): the running job is cancelled and its agent stopped, though it runs in a group of its own', async () => {
   const slug = '002-hangup';
   await json('specify', slug, '--title', 'Hangup', '--description', 'Stop with the terminal.');

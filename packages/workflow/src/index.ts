@@ -30,6 +30,7 @@ export { AgentSessionAdapter, type AgentSessionOptions } from './agents/agentSes
 export { type JobOwner, processJobOwner } from './agents/jobOwner.js';
 export { ENDED_JOB_STATES, updateUnlessEnded } from './agents/jobUpdates.js';
 export { ProcessAgentAdapter, type ProcessAgentOptions } from './agents/processAgentAdapter.js';
+export { isRecordedGroupRunning, type RecordedProcessGroup, stopRecordedProcessGroup } from './agents/processGroup.js';
 export {
   type CiStatus,
   type CiStatusSource,

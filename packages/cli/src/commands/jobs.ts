@@ -3,12 +3,15 @@
  * `yard jobs list|show|cancel` over the agent jobs in the store, and
  * `yard sync push|pull|status` over the sync engine.
  */
-import { type AgentJob, updateUnlessEnded } from '@switchyard/workflow';
+import { type AgentJob, processJobOwner, stopRecordedProcessGroup, updateUnlessEnded } from '@switchyard/workflow';
 import { CliError } from '../errors.js';
 import { emit } from '../output.js';
 import type { CommandContext } from '../program.js';
 import type { Runtime } from '../runtime.js';
 import { withRuntime } from './shared.js';
+
+/** TERM, then KILL after this long, for an agent left running by a process that is gone. */
+const AGENT_STOP_GRACE_MS = 2000;
 
 const JOB_COLUMNS = ['id', 'feature_slug', 'wp_sequence', 'kind', 'state', 'outcome', 'review_cycles', 'created_at', 'finished_at'];
 
@@ -43,7 +46,9 @@ export function jobsShow(ctx: CommandContext, id: string) {
 /**
  * `yard jobs cancel <id>`: marks a pending or running job Cancelled. The
  * process running it (`yard implement`, `yard serve`) sees that within a
- * second and stops the agent. A job that already ended is shown as it is.
+ * second and stops the agent. When that process is gone (killed outright),
+ * nothing would: the agent's recorded process group is stopped here. A job
+ * that already ended is shown as it is.
  */
 export function jobsCancel(ctx: CommandContext, id: string) {
   return withRuntime(ctx, async (rt) => {
@@ -62,7 +67,11 @@ export function jobsCancel(ctx: CommandContext, id: string) {
       return;
     }
     rt.events.emit('workflow:agent_job', { jobId: id, state: 'Cancelled', at: rt.workflow.clock.now() });
-    emit(ctx.io, ctx.globals.output, job, { text: `job ${id} cancelled` });
+    const orphaned = job.owner !== undefined && processJobOwner().isAlive(job.owner) === false && job.agent_process !== undefined;
+    const stopped = orphaned && (await stopRecordedProcessGroup(job.agent_process!, AGENT_STOP_GRACE_MS));
+    emit(ctx.io, ctx.globals.output, job, {
+      text: stopped ? `job ${id} cancelled; its agent, left running by a process that is gone, was stopped` : `job ${id} cancelled`,
+    });
   });
 }
 
