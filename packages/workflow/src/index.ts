@@ -28,7 +28,7 @@ export {
 export { AgentDispatcher, type AgentDispatcherOptions } from './agents/agentDispatcher.js';
 export { AgentSessionAdapter, type AgentSessionOptions } from './agents/agentSessionAdapter.js';
 export { type JobOwner, processJobOwner } from './agents/jobOwner.js';
-export { ENDED_JOB_STATES, updateUnlessEnded } from './agents/jobUpdates.js';
+export { cancelInStore, ENDED_JOB_STATES, type StoredCancel, updateUnlessEnded } from './agents/jobUpdates.js';
 export { ProcessAgentAdapter, type ProcessAgentOptions } from './agents/processAgentAdapter.js';
 export { isRecordedGroupRunning, type RecordedProcessGroup, stopRecordedProcessGroup } from './agents/processGroup.js';
 export {

@@ -3,15 +3,12 @@
  * `yard jobs list|show|cancel` over the agent jobs in the store, and
  * `yard sync push|pull|status` over the sync engine.
  */
-import { type AgentJob, processJobOwner, stopRecordedProcessGroup, updateUnlessEnded } from '@switchyard/workflow';
+import { type AgentJob, cancelInStore, processJobOwner } from '@switchyard/workflow';
 import { CliError } from '../errors.js';
 import { emit } from '../output.js';
 import type { CommandContext } from '../program.js';
 import type { Runtime } from '../runtime.js';
 import { withRuntime } from './shared.js';
-
-/** TERM, then KILL after this long, for an agent left running by a process that is gone. */
-const AGENT_STOP_GRACE_MS = 2000;
 
 const JOB_COLUMNS = ['id', 'feature_slug', 'wp_sequence', 'kind', 'state', 'outcome', 'review_cycles', 'created_at', 'finished_at'];
 
@@ -53,24 +50,15 @@ export function jobsShow(ctx: CommandContext, id: string) {
 export function jobsCancel(ctx: CommandContext, id: string) {
   return withRuntime(ctx, async (rt) => {
     await getJob(rt, id);
-    const now = new Date(rt.workflow.clock.now()).toISOString();
-    // Checked and written under one lock: a job that ends meanwhile (its dispatcher finishing) keeps how it ended.
-    const { job, applied } = await updateUnlessEnded(rt.store, id, {
-      state: 'Cancelled',
-      outcome: 'cancelled',
-      error: `cancelled by ${rt.actor}`,
-      finished_at: now,
-      updated_at: now,
-    });
+    const at = new Date(rt.workflow.clock.now()).toISOString();
+    const { job, applied, agentStopped } = await cancelInStore(rt.store, id, { by: rt.actor, at, owner: processJobOwner() });
     if (!applied) {
       emit(ctx.io, ctx.globals.output, job, { text: `job ${id} already ended: ${job.state}` });
       return;
     }
     rt.events.emit('workflow:agent_job', { jobId: id, state: 'Cancelled', at: rt.workflow.clock.now() });
-    const orphaned = job.owner !== undefined && processJobOwner().isAlive(job.owner) === false && job.agent_process !== undefined;
-    const stopped = orphaned && (await stopRecordedProcessGroup(job.agent_process!, AGENT_STOP_GRACE_MS));
     emit(ctx.io, ctx.globals.output, job, {
-      text: stopped ? `job ${id} cancelled; its agent, left running by a process that is gone, was stopped` : `job ${id} cancelled`,
+      text: agentStopped ? `job ${id} cancelled; its agent, left running by a process that is gone, was stopped` : `job ${id} cancelled`,
     });
   });
 }

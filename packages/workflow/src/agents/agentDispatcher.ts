@@ -14,7 +14,7 @@ import type { AgentEvent } from '../events.js';
 import { isoNow } from '../util/clock.js';
 import type { AgentAdapter, AgentConfig } from './agentAdapter.js';
 import { type JobOwner, processJobOwner } from './jobOwner.js';
-import { ENDED_JOB_STATES, updateUnlessEnded } from './jobUpdates.js';
+import { cancelInStore, ENDED_JOB_STATES, updateUnlessEnded } from './jobUpdates.js';
 import { stopRecordedProcessGroup } from './processGroup.js';
 import { ReviewLoop, type ReviewLoopDeps } from './reviewLoop.js';
 
@@ -195,12 +195,21 @@ export class AgentDispatcher {
     return running ? running.done : this.get(jobId);
   }
 
-  /** Cancels a running job (its agent is stopped); a job that already ended is returned as it is. */
-  async cancel(jobId: string): Promise<AgentJob> {
+  /**
+   * Cancels a job; a job that already ended is returned as it is. A job this process runs ends once its agent
+   * has stopped. One another process runs is marked Cancelled in the store, where that process looks (it stops
+   * its agent within a second; see `cancelInStore`); if that process is gone, its agent is stopped here.
+   */
+  async cancel(jobId: string, by = 'a request to this server'): Promise<AgentJob> {
     const running = this.running.get(jobId);
-    if (!running) return this.get(jobId);
-    running.controller.abort(new WorkflowError('cancelled', 'the job was cancelled'));
-    return running.done;
+    if (running) {
+      running.controller.abort(new WorkflowError('cancelled', 'the job was cancelled'));
+      return running.done;
+    }
+    await this.get(jobId);
+    const { job, applied } = await cancelInStore(this.workflow.store, jobId, { by, at: isoNow(this.workflow.clock), owner: this.owner });
+    if (applied) this.workflow.events.emit('workflow:agent_job', { jobId, state: 'Cancelled', at: this.workflow.clock.now() });
+    return job;
   }
 
   async get(jobId: string): Promise<AgentJob> {

@@ -98,4 +98,34 @@ describe('recovering the job of a crashed process', { skip: !linux && 'needs /pr
     // The dispatcher of the "crashed" process sees its agent end; the job keeps the recovery's verdict.
     assert.equal((await implement.wait(job.id)).outcome, 'interrupted');
   });
+  test("a cancel through another process's dispatcher (a server's API) cancels the job in the store; the owner gone, it stops the agent", async () => {
+    const alive = new Set(['implement-process']);
+    const owner = (id: string): JobOwner => ({ id, isAlive: (other) => other === id || alive.has(other) });
+    const agent = new ProcessAgentAdapter({ command: 'sh', args: ['-c', WRAPPER], killGraceMs: 200 });
+    const deps = { workflow, git: new GitRepository(repo.root), reviewer: new HeuristicReviewer(), adapters: [agent] };
+    const implement = new AgentDispatcher({ ...deps, owner: owner('implement-process') });
+    const serve = new AgentDispatcher({ ...deps, owner: owner('serve-process') });
+
+    // The owner lives: the server marks the job Cancelled, where the owner looks, and leaves its agent to it.
+    const first = await implement.dispatch('001-login', 1);
+    await eventually('the job to record its agent', async () => (await serve.get(first.id)).agent_process !== undefined);
+    const livePgid = (await serve.get(first.id)).agent_process!.pid;
+    started.push(livePgid);
+    const cancelledElsewhere = await serve.cancel(first.id, 'bob');
+    assert.equal(cancelledElsewhere.state, 'Cancelled');
+    assert.equal(cancelledElsewhere.error, 'cancelled by bob');
+    assert.equal(processGroupAlive(livePgid), true, "the server leaves a live owner's agent to that owner");
+    await implement.cancel(first.id);
+    assert.equal((await implement.wait(first.id)).state, 'Cancelled');
+
+    // The owner is gone: nothing would stop its agent but the cancel.
+    const second = await implement.dispatch('001-login', 1);
+    await eventually('the job to record its agent', async () => (await serve.get(second.id)).agent_process !== undefined);
+    const orphanPgid = (await serve.get(second.id)).agent_process!.pid;
+    started.push(orphanPgid);
+    alive.delete('implement-process');
+    assert.equal((await serve.cancel(second.id)).state, 'Cancelled');
+    assert.equal(processGroupAlive(orphanPgid), false, 'the agent of a process that is gone was stopped');
+    await implement.wait(second.id);
+  });
 });
