@@ -334,7 +334,10 @@ export function createWorkflowApi(options: WorkflowApiOptions): OpenAPIHono {
       tags: ['jobs'],
       request: { params: z.object({ id: z.string().min(1).max(100) }) },
       responses: {
-        200: json(s.agentJob, 'the job once it stopped (as it was, if it had ended)'),
+        200: json(
+          s.agentJob,
+          'the job: once its agent stopped (a job this server runs), marked Cancelled (one another process runs: that process stops its agent), or as it was, if it had ended',
+        ),
         ...UNAUTHORIZED,
         404: E('no such job'),
         501: E('no agents here'),
