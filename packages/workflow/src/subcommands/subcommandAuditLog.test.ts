@@ -289,3 +289,33 @@ test('a log kept open (yard serve) compacts its intent journal as it goes', asyn
     await log.close();
   }
 });
+
+test('a run that records itself and exits while another process starts is recorded once, not also recovered', async () => {
+  const root = await tempDir();
+  // The run's process: its intent is journalled; its record comes later.
+  const running = await SubcommandAuditLog.open(root, { repoName: 'demo', lockTimeoutMs: 200 });
+  const intent = await running.begin({ command: 'branch:list', args: {}, actor: 'alice' });
+  let finished = false;
+  // Another process starts meanwhile and recovers the journal. At the moment it asks whether the run's process
+  // is gone, that process appends its record and exits. (Its outcome is journalled under the journal's lock,
+  // which the starting process holds: that write times out, and the record goes to the log all the same.)
+  const starting = await SubcommandAuditLog.open(root, {
+    repoName: 'demo',
+    ownerGone: async () => {
+      if (!finished) {
+        finished = true;
+        await running.finish(intent, { exit_code: 0, duration_ms: 3 });
+      }
+      return true;
+    },
+  });
+  try {
+    const records = (await logLines(root)).filter((line) => line.intent === intent.id);
+    assert.equal(records.length, 1, 'the run has one record');
+    assert.equal(records[0]!.result, undefined, 'the one record is the run’s own, not a recovered one');
+    assert.equal((await starting.verify()).valid, true);
+  } finally {
+    await starting.close();
+    await running.close();
+  }
+});

@@ -190,6 +190,8 @@ export interface SubcommandAuditLogOptions {
   lockTimeoutMs?: number;
   /** Runs between the path check and opening the file: a seam for tests that swap a directory for a symlink there. */
   beforeOpen?: ConfinedFileOptions['beforeOpen'];
+  /** Whether the process that wrote an intent is gone (default `isProcessGone`): a seam for tests that end a run at a chosen moment. */
+  ownerGone?: (owner: ProcessIdentity) => Promise<boolean>;
 }
 
 /**
@@ -221,6 +223,7 @@ export class SubcommandAuditLog {
   private readonly repoRoot: string;
   private readonly lockTimeoutMs: number;
   private readonly beforeOpen: ConfinedFileOptions['beforeOpen'];
+  private readonly ownerGone: (owner: ProcessIdentity) => Promise<boolean>;
   /**
    * What changes as the log is used, in one object that views ({@link withWarnings}) share with
    * the log they were made from: the process's identity, the highest entry id seen (a lower bound
@@ -244,6 +247,7 @@ export class SubcommandAuditLog {
     this.store = store;
     this.lockTimeoutMs = options.lockTimeoutMs ?? 10_000;
     this.beforeOpen = options.beforeOpen;
+    this.ownerGone = options.ownerGone ?? ((owner) => isProcessGone(owner));
     this.clock = options.clock ?? systemClock;
     this.events = options.events;
     this.log = new AuditLog(store, { origin, now: () => new Date(this.clock.now()) });
@@ -491,14 +495,22 @@ export class SubcommandAuditLog {
         if (line.type === 'intent')
           from = Math.min(from, Number.isSafeInteger(line.after) && (line.after as number) >= 0 ? (line.after as number) : 0);
       }
+      // Whose runs ended, judged before the log is read: a run appends its record without the journal's lock, so a
+      // process judged gone after the read could have appended its record and exited in between, and its run would
+      // be recorded twice. One gone before the read has appended all it ever will by then.
+      const ended = new Set<string>();
+      for (const line of lines) {
+        if (line.type !== 'intent') continue;
+        const owner = parseProcessIdentity(line.owner);
+        // A live owner is still running, or retrying its append.
+        if (!owner || (await this.ownerGone(owner))) ended.add(line.id);
+      }
       const recorded = Number.isFinite(from) ? await this.recordedIntents(from + 1) : new Set<string>();
       const outcomes = new Map<string, SubcommandRunOutcome>();
       for (const line of lines) if (line.type === 'outcome') outcomes.set(line.id, line);
       const recovered: RecoveredRecord[] = [];
       for (const line of lines) {
-        if (line.type !== 'intent' || recorded.has(line.id)) continue;
-        const owner = parseProcessIdentity(line.owner);
-        if (owner && !(await isProcessGone(owner))) continue; // still running, or its append is being retried
+        if (line.type !== 'intent' || recorded.has(line.id) || !ended.has(line.id)) continue;
         const outcome = outcomes.get(line.id);
         const record: SubcommandRecord = {
           command: String(line.command),
