@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { median, processCpuMs } from '../lib.js';
-import { freshBody, startReady } from './processes.js';
+import { chatOnce, startReady } from './processes.js';
 
 const MODES = ['bare', 'gateway', 'defaults'] as const;
 type Mode = (typeof MODES)[number];
@@ -131,17 +131,6 @@ console.error(
   `${instances.length} proxies (${INSTANCES} per variant); warming each for ${WARM_SECONDS} s, then ${ROUNDS} slices of ${SLICE_SECONDS} s each`,
 );
 
-async function once(pool: Pool): Promise<void> {
-  const response = await pool.request({
-    path: '/v1/chat/completions',
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
-    body: freshBody(),
-  });
-  for await (const _chunk of response.body);
-  if (response.statusCode !== 200) throw new Error(`answered ${response.statusCode}`);
-}
-
 /** A closed loop of {@link CONNECTIONS} on one proxy for `seconds`; counted unless warming. */
 async function closedLoop(instance: Instance, seconds: number, counted: boolean): Promise<void> {
   const cpuBefore = processCpuMs(instance.pid);
@@ -150,7 +139,7 @@ async function closedLoop(instance: Instance, seconds: number, counted: boolean)
   let requests = 0;
   const worker = async () => {
     while (performance.now() < end) {
-      await once(instance.pool);
+      await chatOnce(instance.pool);
       requests++;
     }
   };

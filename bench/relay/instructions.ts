@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { freshBody, startReady } from './processes.js';
+import { chatOnce, startReady } from './processes.js';
 
 const MODES = ['bare', 'gateway', 'defaults'] as const;
 type Mode = (typeof MODES)[number];
@@ -75,16 +75,7 @@ async function load(pool: Pool, total: number): Promise<void> {
   let left = total;
   await Promise.all(
     Array.from({ length: 8 }, async () => {
-      while (left-- > 0) {
-        const response = await pool.request({
-          path: '/v1/chat/completions',
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
-          body: freshBody(),
-        });
-        for await (const _chunk of response.body);
-        if (response.statusCode !== 200) throw new Error(`answered ${response.statusCode}`);
-      }
+      while (left-- > 0) await chatOnce(pool);
     }),
   );
 }

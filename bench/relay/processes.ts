@@ -1,10 +1,11 @@
 /**
  * What the relay benchmarks share: starting `upstream.ts` and `proxy.ts` processes and waiting for their
- * `READY <port>`, and a request body no earlier request sent.
+ * `READY <port>`, a request body no earlier request sent, and one chat completion through a proxy.
  */
 import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 import { openSync } from 'node:fs';
 import type { Readable } from 'node:stream';
+import type { Pool } from 'undici';
 
 /** A started benchmark process. */
 export interface Started {
@@ -41,3 +42,15 @@ let serial = 0;
 /** A body no earlier request sent (the question carries a serial number), so no cache could answer it. */
 export const freshBody = () =>
   JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: `Say something about foxes, number ${serial++}.` }] });
+
+/** One non-streamed chat completion through `pool` with a fresh body, its answer read whole; throws unless 200. */
+export async function chatOnce(pool: Pool): Promise<void> {
+  const response = await pool.request({
+    path: '/v1/chat/completions',
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer sk-bench' },
+    body: freshBody(),
+  });
+  for await (const _chunk of response.body);
+  if (response.statusCode !== 200) throw new Error(`answered ${response.statusCode}`);
+}

@@ -34,17 +34,44 @@ before(async () => {
 });
 after(() => repo.cleanup());
 
+/**
+ * Starts `yard implement <slug>` with an agent that writes its pid to `pidFile` and sleeps a minute. `detached`
+ * puts yard in a process group of its own, so that a kill of that group takes yard down at once.
+ */
+function implementWithSleepingAgent(slug: string, pidFile: string, detached: boolean) {
+  const child = spawn(process.execPath, [...YARD.args, 'implement', slug, '--agent-command', process.execPath, '--agent-arg', AGENT], {
+    cwd: repo.root,
+    env: { ...process.env, AGENT_SLEEP_MS: '60000', AGENT_PID_FILE: pidFile },
+    detached,
+    stdio: 'ignore',
+  });
+  return { child, exited: new Promise<number | null>((resolve) => child.once('exit', resolve)) };
+}
+
+/** Whether the agent has written its pid. */
+const agentStarted = (pidFile: string) => existsSync(pidFile) && readFileSync(pidFile, 'utf8').length > 0;
+
+/** Whether process `pid` still runs. A failing test must not leave it behind on the test machine: it is killed after the test. */
+function watchProcess(pid: number): () => boolean {
+  const runs = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  after(() => {
+    if (runs()) process.kill(pid, 'SIGKILL');
+  });
+  return runs;
+}
+
 test('implement killed mid-job: the chain verifies, and the next implement stops the agent left running, recovers the job and finishes the package', async () => {
   // Its own process group, so the kill takes yard down at once. The agent runs in a group of its own,
   // which no kill of yard's reaches: it runs on after yard is gone, until the next yard stops it.
   const agentPid = join(repo.root, '.git', 'crash-agent.pid');
-  const killed = spawn(process.execPath, [...YARD.args, 'implement', SLUG, '--agent-command', process.execPath, '--agent-arg', AGENT], {
-    cwd: repo.root,
-    env: { ...process.env, AGENT_SLEEP_MS: '60000', AGENT_PID_FILE: agentPid },
-    detached: true,
-    stdio: 'ignore',
-  });
-  const exited = new Promise((resolve) => killed.once('exit', resolve));
+  const { child: killed, exited } = implementWithSleepingAgent(SLUG, agentPid, true);
   let running: { id: string }[] = [];
   // Running, and its package moved to DOING: the job is marked Running a moment before the review
   // loop moves the package, and a kill between the two would leave it PLANNED (also recoverable,
@@ -54,25 +81,12 @@ test('implement killed mid-job: the chain verifies, and the next implement stops
     async () =>
       (running = await json<{ id: string }[]>('jobs', 'list', '--state', 'Running')).length === 1 &&
       (await json<{ state: string }[]>('wp', 'list', SLUG))[0]!.state === 'DOING' &&
-      existsSync(agentPid) &&
-      readFileSync(agentPid, 'utf8').length > 0,
+      agentStarted(agentPid),
     60_000,
   );
   process.kill(-killed.pid!, 'SIGKILL');
   await exited;
-  const agent = Number(await readFile(agentPid, 'utf8'));
-  const agentRuns = () => {
-    try {
-      process.kill(agent, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  after(() => {
-    // A failing run must not leave the agent behind on the test machine.
-    if (agentRuns()) process.kill(agent, 'SIGKILL');
-  });
+  const agentRuns = watchProcess(Number(await readFile(agentPid, 'utf8')));
   assert.equal(agentRuns(), true, 'the agent outlives the yard that started it');
 
   const verified = await json<{ valid: boolean }>('audit:verify', '--feature-slug', SLUG);
@@ -101,36 +115,19 @@ test('jobs cancel of a job whose yard was killed stops the agent that yard left 
   await json('governance:enforce', '--feature-slug', slug, '--rule', 'wp-ci-before-review', '--action', 'disable', '--config', 'yard.yaml');
   await json('plan', slug, '--force', '--wp', 'Form');
   const agentPid = join(repo.root, '.git', 'orphan-agent.pid');
-  const killed = spawn(process.execPath, [...YARD.args, 'implement', slug, '--agent-command', process.execPath, '--agent-arg', AGENT], {
-    cwd: repo.root,
-    env: { ...process.env, AGENT_SLEEP_MS: '60000', AGENT_PID_FILE: agentPid },
-    detached: true,
-    stdio: 'ignore',
-  });
-  const exited = new Promise((resolve) => killed.once('exit', resolve));
+  const { child: killed, exited } = implementWithSleepingAgent(slug, agentPid, true);
   let job: { id: string; agent_process?: { pid: number } } | undefined;
   await eventually(
     'the job to record its running agent',
     async () => {
       [job] = await json<{ id: string; agent_process?: { pid: number } }[]>('jobs', 'list', '--feature', slug, '--state', 'Running');
-      return job?.agent_process !== undefined && existsSync(agentPid) && readFileSync(agentPid, 'utf8').length > 0;
+      return job?.agent_process !== undefined && agentStarted(agentPid);
     },
     60_000,
   );
   process.kill(-killed.pid!, 'SIGKILL');
   await exited;
-  const agent = Number(readFileSync(agentPid, 'utf8'));
-  const agentRuns = () => {
-    try {
-      process.kill(agent, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  after(() => {
-    if (agentRuns()) process.kill(agent, 'SIGKILL');
-  });
+  const agentRuns = watchProcess(Number(readFileSync(agentPid, 'utf8')));
   assert.equal(agentRuns(), true, 'the agent outlives the yard that started it');
 
   const cancelled = await yardProcess(['jobs', 'cancel', job!.id], { cwd: repo.root });
@@ -145,30 +142,13 @@ test('implement hung up (its terminal closed): the running job is cancelled and 
   await json('specify', slug, '--title', 'Hangup', '--description', 'Stop with the terminal.');
   await json('plan', slug, '--force', '--wp', 'Form');
   const agentPid = join(repo.root, '.git', 'hangup-agent.pid');
-  const hungUp = spawn(process.execPath, [...YARD.args, 'implement', slug, '--agent-command', process.execPath, '--agent-arg', AGENT], {
-    cwd: repo.root,
-    env: { ...process.env, AGENT_SLEEP_MS: '60000', AGENT_PID_FILE: agentPid },
-    stdio: 'ignore',
-  });
-  const exited = new Promise<number | null>((resolve) => hungUp.once('exit', resolve));
-  await eventually('the agent to run', () => existsSync(agentPid) && readFileSync(agentPid, 'utf8').length > 0, 60_000);
+  const { child: hungUp, exited } = implementWithSleepingAgent(slug, agentPid, false);
+  await eventually('the agent to run', () => agentStarted(agentPid), 60_000);
   const pid = Number(readFileSync(agentPid, 'utf8'));
-  const gone = () => {
-    try {
-      process.kill(pid, 0);
-      return false;
-    } catch {
-      return true;
-    }
-  };
-  try {
-    hungUp.kill('SIGHUP');
-    assert.equal(await exited, 1, 'implement reports the job did not complete');
-    await eventually(`agent ${pid} to be gone`, gone);
-  } finally {
-    // A failing run must not leave the agent behind on the test machine.
-    if (!gone()) process.kill(pid, 'SIGKILL');
-  }
+  const agentRuns = watchProcess(pid);
+  hungUp.kill('SIGHUP');
+  assert.equal(await exited, 1, 'implement reports the job did not complete');
+  await eventually(`agent ${pid} to be gone`, () => !agentRuns());
   const jobs = await json<{ state: string }[]>('jobs', 'list', '--feature', slug);
   assert.deepEqual(
     jobs.map((j) => j.state),

@@ -15,7 +15,7 @@
  * took after the other broke the stale one.
  */
 import { randomUUID } from 'node:crypto';
-import { link, open, readFile, readlink, rename, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, link, open, readFile, readlink, rename, stat, unlink } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -227,6 +227,29 @@ async function isStale(path: string, content: string, options: Required<Omit<Fil
   return isProcessGone(lock.owner, options.procRoot);
 }
 
+/**
+ * Creates `path` holding `content` unless a file is there (`O_EXCL`), and resolves with the function that removes it
+ * while it still holds `content` (a breaker may have moved it aside and someone else taken the path since); resolves
+ * undefined when the path is taken.
+ */
+async function createOwnedFile(path: string, content: string): Promise<ReleaseLock | undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, 'wx', 0o644);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw error;
+  }
+  try {
+    await handle.writeFile(content);
+  } finally {
+    await handle.close();
+  }
+  return async () => {
+    if ((await readFile(path, 'utf8').catch(() => undefined)) === content) await unlink(path).catch(() => undefined);
+  };
+}
+
 /** How long a breaker's claim may stand before another breaker takes it for a crashed breaker's: breaking takes milliseconds. */
 const BREAK_CLAIM_MAX_AGE_MS = 10_000;
 
@@ -237,24 +260,11 @@ const BREAK_CLAIM_MAX_AGE_MS = 10_000;
  * owner is gone, or that is older than {@link BREAK_CLAIM_MAX_AGE_MS}, was left by a crashed breaker and is
  * cleared for the next attempt.
  */
-async function claimBreak(path: string, owner: ProcessIdentity, procRoot: string): Promise<(() => Promise<void>) | undefined> {
+async function claimBreak(path: string, owner: ProcessIdentity, procRoot: string): Promise<ReleaseLock | undefined> {
   const claimPath = `${path}.break`;
-  const claim = `${JSON.stringify({ ...owner, token: randomUUID() })}\n`;
-  try {
-    const handle = await open(claimPath, 'wx', 0o644);
-    try {
-      await handle.writeFile(claim);
-    } finally {
-      await handle.close();
-    }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    await clearCrashedClaim(claimPath, procRoot);
-    return undefined;
-  }
-  return async () => {
-    if ((await readFile(claimPath, 'utf8').catch(() => undefined)) === claim) await unlink(claimPath).catch(() => undefined);
-  };
+  const release = await createOwnedFile(claimPath, `${JSON.stringify({ ...owner, token: randomUUID() })}\n`);
+  if (release === undefined) await clearCrashedClaim(claimPath, procRoot);
+  return release;
 }
 
 async function clearCrashedClaim(claimPath: string, procRoot: string): Promise<void> {
@@ -321,20 +331,8 @@ export async function acquireFileLock(path: string, options: FileLockOptions = {
   const deadline = Date.now() + timeoutMs;
   let delay = 1;
   for (;;) {
-    try {
-      const handle = await open(path, 'wx', 0o644);
-      try {
-        await handle.writeFile(token);
-      } finally {
-        await handle.close();
-      }
-      return async () => {
-        const content = await readFile(path, 'utf8').catch(() => undefined);
-        if (content === token) await unlink(path).catch(() => undefined);
-      };
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
+    const release = await createOwnedFile(path, token);
+    if (release) return release;
     await breakIfStale(path, owner, judge);
     if (Date.now() > deadline) {
       throw new AuditChainError('LOCK_TIMEOUT', `timed out after ${timeoutMs} ms waiting for the lock ${path}`);

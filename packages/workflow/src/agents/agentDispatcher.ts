@@ -206,7 +206,7 @@ export class AgentDispatcher {
       running.controller.abort(new WorkflowError('cancelled', 'the job was cancelled'));
       return running.done;
     }
-    await this.get(jobId);
+    // An unknown id is refused there (NotFoundError), as `get` refuses it.
     const { job, applied } = await cancelInStore(this.workflow.store, jobId, { by, at: isoNow(this.workflow.clock), owner: this.owner });
     if (applied) this.workflow.events.emit('workflow:agent_job', { jobId, state: 'Cancelled', at: this.workflow.clock.now() });
     return job;

@@ -69,13 +69,24 @@ describe('recovering the job of a crashed process', { skip: !linux && 'needs /pr
   });
   afterEach(() => repo.cleanup());
 
-  test("stops the agent the crashed process left running, and says so in the job's error", async () => {
+  /**
+   * `yard implement` and `yard serve` on one store, each with a dispatcher running a process agent; `alive`
+   * holds the owners still running (delete `implement-process` to have it killed outright).
+   */
+  function twoProcesses() {
     const alive = new Set(['implement-process']);
     const owner = (id: string): JobOwner => ({ id, isAlive: (other) => other === id || alive.has(other) });
     const agent = new ProcessAgentAdapter({ command: 'sh', args: ['-c', WRAPPER], killGraceMs: 200 });
     const deps = { workflow, git: new GitRepository(repo.root), reviewer: new HeuristicReviewer(), adapters: [agent] };
-    const implement = new AgentDispatcher({ ...deps, owner: owner('implement-process') });
-    const serve = new AgentDispatcher({ ...deps, owner: owner('serve-process') });
+    return {
+      alive,
+      implement: new AgentDispatcher({ ...deps, owner: owner('implement-process') }),
+      serve: new AgentDispatcher({ ...deps, owner: owner('serve-process') }),
+    };
+  }
+
+  test("stops the agent the crashed process left running, and says so in the job's error", async () => {
+    const { alive, implement, serve } = twoProcesses();
 
     const job = await implement.dispatch('001-login', 1);
     let pgid = 0;
@@ -98,13 +109,9 @@ describe('recovering the job of a crashed process', { skip: !linux && 'needs /pr
     // The dispatcher of the "crashed" process sees its agent end; the job keeps the recovery's verdict.
     assert.equal((await implement.wait(job.id)).outcome, 'interrupted');
   });
+
   test("a cancel through another process's dispatcher (a server's API) cancels the job in the store; the owner gone, it stops the agent", async () => {
-    const alive = new Set(['implement-process']);
-    const owner = (id: string): JobOwner => ({ id, isAlive: (other) => other === id || alive.has(other) });
-    const agent = new ProcessAgentAdapter({ command: 'sh', args: ['-c', WRAPPER], killGraceMs: 200 });
-    const deps = { workflow, git: new GitRepository(repo.root), reviewer: new HeuristicReviewer(), adapters: [agent] };
-    const implement = new AgentDispatcher({ ...deps, owner: owner('implement-process') });
-    const serve = new AgentDispatcher({ ...deps, owner: owner('serve-process') });
+    const { alive, implement, serve } = twoProcesses();
 
     // The owner lives: the server marks the job Cancelled, where the owner looks, and leaves its agent to it.
     const first = await implement.dispatch('001-login', 1);
